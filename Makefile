@@ -1,0 +1,34 @@
+# Two commands for a new user (see README):
+#   make run   - set up and open the dashboard on the bundled snapshot (no network needed after setup)
+#   make test  - set up and run the whole test suite
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test setup test-setup rebuild bench
+
+$(BIN)/.installed: requirements.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+setup: $(BIN)/.installed
+
+run: setup
+	$(BIN)/streamlit run dashboard.py --server.address 127.0.0.1 --server.port $(PORT)
+
+# The browser tests need Chromium; install Debian's when it is missing and we are root.
+test-setup: setup
+	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+		|| echo "could not install chromium: browser tests will skip"; \
+	fi
+
+test: test-setup
+	$(BIN)/python -m pytest -q
+
+rebuild: setup
+	$(BIN)/python -m loaders rebuild --raw ../shared/data --out data

@@ -1,0 +1,80 @@
+"""Reading the processed snapshot (``data/``). Pure pandas: no Streamlit, no network, no spreadsheets.
+
+The page wraps ``load_snapshot`` in a Streamlit cache; the command-line export calls it directly, so both
+draw the same figures from the same rows.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from loaders import tidy
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass
+class Snapshot:
+    obs: pd.DataFrame  # every tidy row of every source, all releases; date/end/release as datetime64
+    catalogue: pd.DataFrame  # indexed by series id
+    manifest: dict
+    flags: pd.DataFrame
+    by_series: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def series_ids(self) -> list[str]:
+        return [s for s in self.catalogue.index if s in self.by_series]
+
+    def info(self, series_id: str) -> pd.Series:
+        return self.catalogue.loc[series_id]
+
+    def source_entry(self, source_id: str) -> dict:
+        return self.manifest.get("sources", {}).get(source_id, {})
+
+    def keys(self, series_id: str) -> list[str]:
+        df = self.by_series.get(series_id)
+        return [] if df is None else sorted(df["key"].unique())
+
+
+def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
+    data_dir = Path(data_dir)
+    frames = []
+    for p in sorted((data_dir / "observations").glob("*.csv")):
+        frames.append(pd.read_csv(p, dtype={"series": str, "key": str, "flag": str, "file": str,
+                                            "date": str, "end": str, "release": str, "value": "float64"},
+                                  keep_default_na=False, na_values={"value": [""]}))
+    obs = pd.concat(frames, ignore_index=True) if frames else tidy.empty()
+    for c in ("date", "end"):
+        obs[c] = pd.to_datetime(obs[c], format="%Y-%m-%d")
+    obs["release"] = pd.to_datetime(obs["release"].replace("", None), format="%Y-%m-%d")
+    for c in ("series", "key", "flag", "file"):
+        obs[c] = obs[c].fillna("")
+    cat_path = data_dir / "series.csv"
+    catalogue = (pd.read_csv(cat_path, dtype=str, keep_default_na=False) if cat_path.exists()
+                 else pd.DataFrame(columns=["id"])).set_index("id")
+    man_path = data_dir / "manifest.json"
+    manifest = json.loads(man_path.read_text("utf-8")) if man_path.exists() else {"sources": {}}
+    fl_path = data_dir / "quality_flags.csv"
+    flags = pd.read_csv(fl_path, dtype=str, keep_default_na=False) if fl_path.exists() else pd.DataFrame()
+    by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series", sort=True)}
+    return Snapshot(obs, catalogue, manifest, flags, by_series)
+
+
+def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timestamp | None = None) -> pd.DataFrame:
+    """One series (one breakdown member), each period from the latest release (or as published on ``as_of``)."""
+    df = snap.by_series.get(series_id)
+    if df is None:
+        return pd.DataFrame(columns=["date", "end", "value", "release", "flag", "file"])
+    df = df[df["key"] == key]
+    if as_of is not None:
+        df = df[df["release"].isna() | (df["release"] <= as_of)]
+    df = df.sort_values(["date", "release", "file"], kind="mergesort", na_position="first")
+    df = df.drop_duplicates("date", keep="last")
+    return df[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
+
+
+def days_covered(df: pd.DataFrame) -> np.ndarray:
+    return ((df["end"] - df["date"]).dt.days + 1).to_numpy()

@@ -1,0 +1,69 @@
+"""Command line: ``python -m loaders {list,status,update,rebuild,parse}``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import pipeline, registry
+from .errors import LoaderError
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m loaders", description="Fetch, parse and check the dashboard's data.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="list source ids and titles")
+    st = sub.add_parser("status", help="what the snapshot holds and how old each source is against its cadence")
+    st.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
+    up = sub.add_parser("update", help="download, parse, validate and write the named sources (default: all)")
+    up.add_argument("sources", nargs="*", help="source ids (default: every source)")
+    up.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
+    up.add_argument("--raw", default=str(pipeline.RAW), help="download cache (default: data/raw/, git-ignored)")
+    rb = sub.add_parser("rebuild", help="regenerate the snapshot from a folder of raw files")
+    rb.add_argument("--raw", default=str(pipeline.RAW), help="folder of raw files (e.g. ../shared/data)")
+    rb.add_argument("--out", default=str(pipeline.DATA), help="where to write the snapshot (default: data/)")
+    rb.add_argument("sources", nargs="*", help="only these sources (default: all, and the manifest is rewritten)")
+    pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
+    pa.add_argument("source")
+    pa.add_argument("file")
+    args = ap.parse_args(argv)
+    try:
+        return _run(args)
+    except (LoaderError, KeyError, OSError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"error: {msg}", file=sys.stderr)
+        if args.cmd in ("update", "rebuild"):
+            print("the snapshot was left unchanged.", file=sys.stderr)
+        return 1
+
+
+def _run(args) -> int:
+    if args.cmd == "list":
+        for sid, src in registry.SOURCES.items():
+            print(f"{sid}\t{src.title}")
+    elif args.cmd == "status":
+        print(pipeline.status(Path(args.data)).to_string(index=False))
+    elif args.cmd == "update":
+        ids = args.sources or list(registry.SOURCES)
+        for sid in ids:
+            registry.get(sid)
+        summary = pipeline.update(ids, Path(args.data), Path(args.raw), progress=True)
+        for sid, what in summary.items():
+            print(f"{sid}: {what}")
+    elif args.cmd == "rebuild":
+        counts = pipeline.rebuild(Path(args.raw), Path(args.out), args.sources or None, progress=True)
+        if not counts:
+            print(f"error: no raw files for any source under {args.raw}", file=sys.stderr)
+            return 1
+        for sid, n in counts.items():
+            print(f"{sid}: {n} rows")
+    elif args.cmd == "parse":
+        src = registry.get(args.source)
+        path = Path(args.file)
+        df = pipeline.parse_bytes(src, path.read_bytes(), path.name)
+        sys.stdout.write(pipeline.csv_text(df))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

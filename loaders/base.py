@@ -1,0 +1,100 @@
+"""How a source and its series are declared.
+
+A source module declares one ``Source`` (who publishes it, where, how often, under what terms, how to find
+the download URLs and how to parse a raw file) and a list of ``Series`` for the catalogue. Everything that
+is the same for every source (fetching, validation, writing, the manifest) lives once in ``fetch``,
+``tidy`` and ``pipeline``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pandas as pd
+
+# Kept short and closed so the page can group and filter by them.
+METRICS = {
+    "arrests": "Arrests (administrative arrests by ICE ERO)",
+    "book-ins": "Initial book-ins into ICE detention",
+    "detained": "People detained on a given day (headcount)",
+    "adp": "Average daily population in detention",
+    "alos": "Average length of stay in detention (days)",
+    "removals": "Removals",
+    "returns": "Returns",
+    "encounters": "Border encounters",
+    "atd": "People in Alternatives to Detention",
+    "detainers": "Detainers lodged",
+    "facility-adp": "Average daily population by facility",
+}
+AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
+FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular"}
+
+
+@dataclass(frozen=True)
+class Series:
+    """One catalogue entry. ``breakdown`` names what the ``key`` column holds ("" when there is none)."""
+
+    id: str
+    title: str
+    metric: str
+    agency: str
+    unit: str
+    frequency: str
+    definition: str
+    source: str
+    breakdown: str = ""
+    # True for series whose monthly values are totals that may be shown per day (total / days covered).
+    per_day_ok: bool = False
+
+    def __post_init__(self):
+        if self.metric not in METRICS:
+            raise ValueError(f"series {self.id}: unknown metric {self.metric!r}; known: {sorted(METRICS)}")
+        if self.frequency not in FREQUENCIES:
+            raise ValueError(f"series {self.id}: unknown frequency {self.frequency!r}")
+        if not self.id.startswith(self.source + "."):
+            raise ValueError(f"series {self.id}: id must start with its source id {self.source!r}")
+
+
+def _no_discovery(session) -> list[str]:  # pragma: no cover - trivial
+    return []
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source declared as data.
+
+    ``parse(content, name)`` is pure: raw bytes (and the file name, which for some publishers carries the
+    release date) in, a tidy frame out. It never reads the network or the disk.
+    ``discover(session)`` returns the URL(s) to download now; for most sources that is a fixed list, for
+    ICE it means reading the landing page because the file name changes with every release.
+    ``raw_globs`` find this source's raw files under a raw folder: both the project's own cache layout
+    (``<id>/*``) and the layout of the shared research copies.
+    """
+
+    id: str
+    title: str
+    publisher: str
+    landing_page: str
+    licence: str
+    cadence: str
+    cadence_days: int
+    parse: Callable[[bytes, str], pd.DataFrame]
+    series: tuple[Series, ...]
+    raw_globs: tuple[str, ...]
+    discover: Callable = _no_discovery
+    download_urls: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    # ice.gov sits behind a CDN that refuses the default python-requests agent.
+    browser_user_agent: bool = False
+    max_bytes: int = 50_000_000
+    attribution: str = ""
+    notes: str = ""
+    # "vintages": every file is a release, all kept; "replace": each download holds the whole history,
+    # so a new file replaces the rows of the file with the same name.
+    kind: str = "vintages"
+    # Integrity checks over all of a source's rows: returns a frame of findings with columns
+    # series, key, date, release, file, flag, message ("" matches any); the rows found are flagged, not fixed.
+    check: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    # Curated inputs that live in the project itself (e.g. data/reported_figures.csv), relative to its root.
+    project_files: tuple[str, ...] = ()
+    extra: dict = field(default_factory=dict)

@@ -1,0 +1,216 @@
+"""Downloading, written once for every source.
+
+Why each piece exists:
+- Retries with backoff on 429 and 5xx (urllib3 ``Retry``), because government CDNs throttle and flap.
+- Connect and read timeouts on every request, because a request without one can hang forever.
+- A byte cap while streaming, and a zip-size guard for XLSX, so a hostile or broken file cannot fill the disk
+  or the memory.
+- A sniff for HTML, because ice.gov and cbp.gov answer a moved file with a 200 and an HTML page.
+- Conditional requests (ETag / Last-Modified from the sidecar of the last download), so polling is cheap.
+- A browser-like User-Agent only where a host refuses the default one (ice.gov's CDN).
+- Atomic writes: a temporary file in the same folder, fsync, then ``os.replace``; a failed download never
+  leaves a half-written file, and never replaces the last good one.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from .errors import FetchError, ParseError
+
+BROWSER_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
+)
+PROJECT_UA = "immigration-enforcement-dashboard/1.0 (+https://github.com/; open-source research tool)"
+TIMEOUT = (10, 60)  # (connect, read) seconds
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+
+
+def make_session(*, browser_ua: bool = False, retries: int = 3, backoff: float = 0.5) -> requests.Session:
+    retry = Retry(
+        total=retries + 1,
+        connect=retries,
+        read=retries,
+        status=retries,
+        backoff_factor=backoff,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET", "HEAD"}),
+        respect_retry_after_header=True,
+        raise_on_status=False,
+    )
+    s = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    s.mount("https://", adapter)
+    s.mount("http://", adapter)
+    s.headers["User-Agent"] = BROWSER_UA if browser_ua else PROJECT_UA
+    return s
+
+
+@dataclass
+class Fetched:
+    path: Path | None  # None when the server said "not modified"
+    url: str
+    sha256: str
+    bytes: int
+    retrieved: str
+    etag: str = ""
+    last_modified: str = ""
+    not_modified: bool = False
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; snapshot files are meant to be readable
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(path.name + ".meta.json")
+
+
+def read_sidecar(path: Path) -> dict:
+    p = sidecar_path(Path(path))
+    if p.exists():
+        try:
+            return json.loads(p.read_text("utf-8"))
+        except ValueError:
+            return {}
+    return {}
+
+
+def looks_like_html(head: bytes) -> bool:
+    h = head[:1024].lstrip().lower()
+    return h.startswith(b"<!doctype html") or h.startswith(b"<html") or b"<html" in h[:512] or b"<head" in h[:512]
+
+
+def check_kind(head: bytes, kind: str, *, source: str, name: str) -> None:
+    """Reject a body that is plainly not the expected kind of file (e.g. an HTML error page)."""
+    if not head:
+        raise FetchError("the server sent an empty file", source=source, file=name)
+    if looks_like_html(head) and kind != "html":
+        raise FetchError("the server sent an HTML page instead of the file (moved or blocked?)", source=source, file=name)
+    if kind == "xlsx" and not head.startswith(b"PK\x03\x04"):
+        raise FetchError("expected an XLSX (zip) file; the body does not start like one", source=source, file=name)
+    if kind == "parquet" and not head.startswith(b"PAR1"):
+        raise FetchError("expected a Parquet file; the body does not start like one", source=source, file=name)
+    if kind == "json" and head.lstrip()[:1] not in (b"[", b"{"):
+        raise FetchError("expected JSON; the body does not start like JSON", source=source, file=name)
+
+
+def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_000_000,
+              max_members: int = 1000, max_ratio: int = 100) -> None:
+    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(content))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as e:
+        raise ParseError(f"not a readable XLSX/zip file ({e})", source=source, file=name) from None
+    if len(infos) > max_members:
+        raise ParseError(f"zip has {len(infos)} members (limit {max_members})", source=source, file=name)
+    total = sum(i.file_size for i in infos)
+    if total > max_total:
+        raise ParseError(f"zip would expand to {total:,} bytes (limit {max_total:,})", source=source, file=name)
+    for i in infos:
+        if i.file_size > 10_000_000 and i.compress_size and i.file_size / i.compress_size > max_ratio:
+            raise ParseError(f"zip member {i.filename} has a compression ratio over {max_ratio}", source=source, file=name)
+
+
+def check_url(url: str, allowed_hosts: tuple[str, ...], *, source: str) -> None:
+    u = urlparse(url)
+    if u.scheme != "https":
+        raise FetchError(f"refusing non-https URL {url}", source=source)
+    if allowed_hosts and u.hostname not in allowed_hosts:
+        raise FetchError(f"refusing URL on undeclared host {u.hostname!r} (allowed: {', '.join(allowed_hosts)})", source=source)
+
+
+def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Session | None = None,
+          max_bytes: int = 50_000_000, allowed_hosts: tuple[str, ...] = (), timeout=TIMEOUT,
+          conditional: bool = True) -> Fetched:
+    """Download ``url`` to ``dest`` atomically, with a sidecar of provenance next to it.
+
+    On any failure ``dest`` and its sidecar are left exactly as they were and a ``FetchError`` is raised.
+    """
+    dest = Path(dest)
+    name = dest.name
+    check_url(url, allowed_hosts, source=source)
+    session = session or make_session()
+    headers = {}
+    old = read_sidecar(dest) if (conditional and dest.exists()) else {}
+    if old.get("etag"):
+        headers["If-None-Match"] = old["etag"]
+    if old.get("last_modified"):
+        headers["If-Modified-Since"] = old["last_modified"]
+    retrieved = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    try:
+        resp = session.get(url, headers=headers, timeout=timeout, stream=True)
+    except requests.exceptions.RequestException as e:
+        raise FetchError(f"could not download {url}: {type(e).__name__}: {e}", source=source, file=name) from None
+    with resp:
+        if resp.status_code == 304 and old:
+            return Fetched(None, url, old.get("sha256", ""), old.get("bytes", 0), retrieved,
+                           old.get("etag", ""), old.get("last_modified", ""), not_modified=True)
+        if resp.status_code != 200:
+            raise FetchError(f"HTTP {resp.status_code} for {url} (after retries)", source=source, file=name)
+        declared = resp.headers.get("Content-Length")
+        if declared and declared.isdigit() and int(declared) > max_bytes:
+            raise FetchError(f"file is {int(declared):,} bytes, over the {max_bytes:,}-byte cap", source=source, file=name)
+        buf = bytearray()
+        try:
+            for chunk in resp.iter_content(1 << 16):
+                buf.extend(chunk)
+                if len(buf) > max_bytes:
+                    raise FetchError(f"download exceeded the {max_bytes:,}-byte cap", source=source, file=name)
+        except requests.exceptions.RequestException as e:
+            raise FetchError(f"download of {url} broke off: {type(e).__name__}: {e}", source=source, file=name) from None
+        if declared and declared.isdigit() and len(buf) != int(declared):
+            raise FetchError(f"truncated download: got {len(buf):,} of {int(declared):,} bytes", source=source, file=name)
+        data = bytes(buf)
+        check_kind(data[:2048], kind, source=source, name=name)
+        if kind == "xlsx":
+            check_zip(data, source=source, name=name)
+        meta = Fetched(dest, url, sha256_bytes(data), len(data), retrieved,
+                       resp.headers.get("ETag", ""), resp.headers.get("Last-Modified", ""))
+    atomic_write_bytes(dest, data)
+    atomic_write_text(sidecar_path(dest), json.dumps({
+        "url": url, "retrieved": retrieved, "sha256": meta.sha256, "bytes": meta.bytes,
+        "etag": meta.etag, "last_modified": meta.last_modified}, indent=2, sort_keys=True) + "\n")
+    return meta

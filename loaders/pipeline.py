@@ -1,0 +1,337 @@
+"""Fetch -> parse -> validate -> write, for every source; the snapshot and its manifest.
+
+The snapshot (``data/`` by default) holds:
+- ``observations/<source>.csv``: the tidy rows of each source, every release kept (git-diffable, sorted);
+- ``series.csv``: the catalogue of every declared series;
+- ``quality_flags.csv``: what the integrity checks found (never silently corrected);
+- ``manifest.json``: per source and per raw file: URL, retrieval time, sha256, bytes, rows, date range,
+  release and data dates, licence.
+
+Nothing is written until every file of every source in the run has parsed and validated; then each file is
+replaced atomically and the manifest last, so a failure at any step leaves the previous snapshot as it was.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import registry, tidy
+from .base import Source
+from .errors import LoaderError, LockedError, ParseError
+from .fetch import atomic_write_text, check_zip, fetch, make_session, read_sidecar, sha256_bytes
+
+PROJECT = Path(__file__).resolve().parent.parent
+DATA = PROJECT / "data"
+RAW = DATA / "raw"
+SHARED_RAW = PROJECT.parent / "shared" / "data"
+FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
+
+
+# ---------------------------------------------------------------- finding and parsing raw files
+
+def file_kind(name: str) -> str:
+    ext = name.lower().rsplit(".", 1)[-1]
+    return {"xlsx": "xlsx", "json": "json", "csv": "csv", "parquet": "parquet"}.get(ext, ext)
+
+
+def find_raw_files(source: Source, raw_dir: Path) -> list[Path]:
+    """This source's raw files under ``raw_dir`` (either layout), one per content, sorted by name."""
+    raw_dir = Path(raw_dir)
+    found: dict[str, Path] = {}
+    for pattern in source.raw_globs:
+        for p in sorted(raw_dir.glob(pattern)):
+            if p.is_file() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
+                found[p.name] = p
+    for rel in source.project_files:
+        p = PROJECT / rel
+        if p.is_file():
+            found.setdefault(p.name, p)
+    return [found[k] for k in sorted(found)]
+
+
+def parse_bytes(source: Source, content: bytes, name: str) -> pd.DataFrame:
+    """Parse one raw file and validate the result. Any failure is a ``LoaderError`` naming source and file."""
+    if file_kind(name) == "xlsx":
+        check_zip(content, source=source.id, name=name)
+    try:
+        df = source.parse(content, name)
+    except LoaderError:
+        raise
+    except Exception as e:  # a parser bug or an input it never foresaw: still name the file
+        raise ParseError(f"unexpected {type(e).__name__}: {e}", source=source.id, file=name) from e
+    df = tidy.frame(df)
+    df["file"] = name
+    return tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
+
+
+def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame) -> dict:
+    side = read_sidecar(path)
+    url = side.get("url") or next((u for u in source.download_urls if u.rsplit("/", 1)[-1] == path.name), "")
+    releases = sorted(r for r in df["release"].unique() if r)
+    return {
+        "name": path.name,
+        "url": url,
+        "retrieved": side.get("retrieved"),
+        "sha256": sha256_bytes(content),
+        "bytes": len(content),
+        "rows": int(len(df)),
+        "date_min": df["date"].min() if len(df) else None,
+        "date_max": df["end"].max() if len(df) else None,
+        "release": releases[-1] if releases else None,
+        "data_date": df["end"].max() if len(df) else None,
+        "licence": source.licence,
+    }
+
+
+def build_source(source: Source, paths: list[Path], progress=None) -> tuple[pd.DataFrame, list[dict]]:
+    frames, entries = [], []
+    for p in paths:
+        content = p.read_bytes()
+        df = parse_bytes(source, content, p.name)
+        frames.append(df)
+        entries.append(file_entry(source, p, content, df))
+        if progress:
+            progress.update(1)
+    obs = pd.concat(frames, ignore_index=True) if frames else tidy.empty()
+    return obs, entries
+
+
+def apply_checks(source: Source, obs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the source's integrity checks; mark the flagged rows; return (obs, flags)."""
+    obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series})
+    if source.check is None or obs.empty:
+        return obs, pd.DataFrame(columns=FLAG_COLUMNS)
+    flags = source.check(obs)
+    if flags is None or flags.empty:
+        return obs, pd.DataFrame(columns=FLAG_COLUMNS)
+    flags = flags.assign(source=source.id)
+    for c in FLAG_COLUMNS:
+        if c not in flags:
+            flags[c] = ""
+    flags = flags[FLAG_COLUMNS].astype(str).sort_values(FLAG_COLUMNS, kind="mergesort").drop_duplicates()
+    # Mark every observation a check points at (match on the fields the check gave; "" matches any).
+    obs = obs.copy()
+    for f in flags.itertuples(index=False):
+        m = pd.Series(True, index=obs.index)
+        for col in ("series", "key", "date", "release", "file"):
+            val = getattr(f, col)
+            if val:
+                m &= obs[col] == val
+        if m.any():
+            obs.loc[m, "flag"] = obs.loc[m, "flag"].map(lambda x, code=f.flag: _add_flag(x, code))
+    return obs, flags.reset_index(drop=True)
+
+
+def _add_flag(existing: str, code: str) -> str:
+    codes = [c for c in existing.split(";") if c]
+    if code not in codes:
+        codes.append(code)
+    return ";".join(sorted(codes))
+
+
+# ---------------------------------------------------------------- writing the snapshot
+
+def format_values(v: pd.Series) -> pd.Series:
+    """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
+    arr = v.to_numpy(dtype="float64")
+    whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
+    out = np.where(whole, pd.Series(arr).round().astype("Int64").astype(str), pd.Series(arr).map(repr))
+    return pd.Series(out, index=v.index)
+
+
+def csv_text(df: pd.DataFrame) -> str:
+    out = df.copy()
+    if "value" in out:
+        out["value"] = format_values(out["value"])
+    return out.to_csv(index=False, lineterminator="\n")
+
+
+def catalogue_frame() -> pd.DataFrame:
+    rows = [asdict(s) for s in registry.catalogue()]
+    return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
+
+
+def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
+    return {
+        "id": source.id,
+        "title": source.title,
+        "publisher": source.publisher,
+        "landing_page": source.landing_page,
+        "licence": source.licence,
+        "cadence": source.cadence,
+        "cadence_days": source.cadence_days,
+        "attribution": source.attribution,
+        "rows": int(len(obs)),
+        "date_min": obs["date"].min() if len(obs) else None,
+        "date_max": obs["end"].max() if len(obs) else None,
+        "latest_release": max((f["release"] for f in files if f.get("release")), default=None),
+        "files": sorted(files, key=lambda f: f["name"]),
+    }
+
+
+def read_manifest(data_dir: Path) -> dict:
+    p = Path(data_dir) / "manifest.json"
+    if not p.exists():
+        return {"sources": {}}
+    return json.loads(p.read_text("utf-8"))
+
+
+def write_snapshot(out_dir: Path, results: dict[str, tuple[pd.DataFrame, pd.DataFrame, list[dict]]],
+                   *, replace_all: bool = False) -> None:
+    """Write the given sources' observations and flags, the catalogue, then the manifest (last).
+
+    ``results`` maps source id -> (observations, flags, file entries); it has all been validated already.
+    With ``replace_all`` the manifest and flags hold exactly these sources; otherwise they are merged into
+    what is there.
+    """
+    out_dir = Path(out_dir)
+    (out_dir / "observations").mkdir(parents=True, exist_ok=True)
+    manifest = {"sources": {}} if replace_all else read_manifest(out_dir)
+    flags_path = out_dir / "quality_flags.csv"
+    old_flags = pd.DataFrame(columns=FLAG_COLUMNS)
+    if not replace_all and flags_path.exists():
+        old_flags = pd.read_csv(flags_path, dtype=str, keep_default_na=False)
+    texts: dict[Path, str] = {}
+    new_flags = [old_flags[~old_flags["source"].isin(results)]]
+    for sid, (obs, flags, files) in sorted(results.items()):
+        texts[out_dir / "observations" / f"{sid}.csv"] = csv_text(obs)
+        manifest["sources"][sid] = source_entry(registry.get(sid), obs, files)
+        new_flags.append(flags)
+    if replace_all:
+        for stale in (out_dir / "observations").glob("*.csv"):
+            if stale.stem not in results:
+                stale.unlink()
+    allflags = pd.concat([f for f in new_flags if len(f)], ignore_index=True) if any(len(f) for f in new_flags) \
+        else pd.DataFrame(columns=FLAG_COLUMNS)
+    allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
+    texts[flags_path] = csv_text(allflags)
+    texts[out_dir / "series.csv"] = csv_text(catalogue_frame())
+    manifest["sources"] = dict(sorted(manifest["sources"].items()))
+    manifest["format"] = "tidy observations v1: " + ",".join(tidy.COLUMNS)
+    for path, text in texts.items():
+        atomic_write_text(path, text)
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------- commands
+
+@contextlib.contextmanager
+def update_lock(data_dir: Path):
+    """One writer at a time: a second ``update`` or ``rebuild`` into the same folder stops with a clear message."""
+    Path(data_dir).mkdir(parents=True, exist_ok=True)
+    path = Path(data_dir) / ".update.lock"
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockedError(f"another update is already writing {data_dir}; wait for it to finish and try again") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False) -> dict:
+    """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes."""
+    ids = source_ids or list(registry.SOURCES)
+    plan = {sid: find_raw_files(registry.get(sid), raw_dir) for sid in ids}
+    bar = _bar(sum(len(v) for v in plan.values()), "parsing", progress)
+    results = {}
+    with update_lock(out_dir):
+        for sid, paths in plan.items():
+            if not paths:
+                continue
+            src = registry.get(sid)
+            obs, files = build_source(src, paths, bar)
+            obs, flags = apply_checks(src, obs)
+            results[sid] = (obs, flags, files)
+        if bar:
+            bar.close()
+        write_snapshot(out_dir, results, replace_all=source_ids is None)
+    return {sid: len(r[0]) for sid, r in results.items()}
+
+
+def load_source_observations(data_dir: Path, source_id: str) -> pd.DataFrame:
+    p = Path(data_dir) / "observations" / f"{source_id}.csv"
+    if not p.exists():
+        return tidy.empty()
+    df = pd.read_csv(p, dtype=str, keep_default_na=False)
+    return tidy.frame(df)
+
+
+def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, session_factory=make_session,
+           progress: bool = False) -> dict:
+    """Download the current files of each source, parse, validate, and merge into the snapshot.
+
+    All sources are fetched and parsed first; the snapshot is written only if every one succeeded.
+    """
+    data_dir, raw_dir = Path(data_dir), Path(raw_dir)
+    results, summary = {}, {}
+    with update_lock(data_dir):
+        manifest = read_manifest(data_dir)
+        for sid in source_ids:
+            src = registry.get(sid)
+            session = session_factory(browser_ua=src.browser_user_agent)
+            urls = list(src.discover(session)) or list(src.download_urls)
+            if not urls:
+                raise LoaderError("no download URL found", source=sid)
+            bar = _bar(len(urls), f"downloading {sid}", progress)
+            fetched = []
+            for url in urls:
+                dest = raw_dir / sid / url.rsplit("/", 1)[-1].split("?")[0]
+                kind = src.extra.get("file_kind") or file_kind(dest.name)
+                got = fetch(url, dest, source=sid, kind=kind, session=session, max_bytes=src.max_bytes,
+                            allowed_hosts=src.allowed_hosts)
+                if not got.not_modified:
+                    fetched.append(dest)
+                if bar:
+                    bar.update(1)
+            if bar:
+                bar.close()
+            if not fetched:
+                summary[sid] = "not modified"
+                continue
+            new_obs, new_files = build_source(src, fetched)
+            old = load_source_observations(data_dir, sid)
+            names = {p.name for p in fetched}
+            obs = pd.concat([old[~old["file"].isin(names)], new_obs], ignore_index=True)
+            obs, flags = apply_checks(src, obs)
+            old_files = [f for f in manifest.get("sources", {}).get(sid, {}).get("files", []) if f["name"] not in names]
+            results[sid] = (obs, flags, old_files + new_files)
+            summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
+        if results:
+            write_snapshot(data_dir, results)
+    return summary
+
+
+def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
+    """What the snapshot holds and how old each source is against its cadence."""
+    today = today or dt.date.today()
+    man = read_manifest(data_dir)
+    rows = []
+    for sid, src in registry.SOURCES.items():
+        e = man["sources"].get(sid)
+        if not e:
+            rows.append({"source": sid, "rows": 0, "latest_release": "", "data_to": "", "age_days": "", "status": "missing"})
+            continue
+        latest = e.get("latest_release") or e.get("date_max") or ""
+        age = (today - dt.date.fromisoformat(latest)).days if latest else None
+        state = "ok" if age is not None and age <= src.cadence_days else "overdue"
+        rows.append({"source": sid, "rows": e["rows"], "latest_release": latest, "data_to": e.get("date_max") or "",
+                     "age_days": age, "status": state})
+    return pd.DataFrame(rows)
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, desc=desc, unit="file")

@@ -1,0 +1,20 @@
+"""The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
+from __future__ import annotations
+
+from . import trac_detention
+from .base import Series, Source
+
+SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
+    trac_detention,
+)}
+
+
+def get(source_id: str) -> Source:
+    try:
+        return SOURCES[source_id]
+    except KeyError:
+        raise KeyError(f"unknown source {source_id!r}; known: {', '.join(SOURCES)}") from None
+
+
+def catalogue() -> list[Series]:
+    return [s for src in SOURCES.values() for s in src.series]

@@ -1,0 +1,135 @@
+"""The one tidy shape, its validation, and the vintage logic.
+
+Every figure is a row:
+
+=========  ==========================================================================================
+series     catalogue id, e.g. ``trac_detention.detained`` (metric, agency, unit... live in the catalogue)
+key        breakdown member ("" for none): a criminality, a state, a facility...
+date       first day the value covers (ISO date)
+end        last day the value covers, inclusive (ISO date); a snapshot has ``end == date``; a month
+           still in progress has ``end`` = the data date, so "per day" divides by the days covered
+value      the number as published (float)
+release    the date of the release it came from ("" when the source has no releases)
+flag       "" or one or more quality codes joined by ";" (see ``FLAGS``)
+file       the raw file it was parsed from; the manifest gives its URL, time, checksum
+=========  ==========================================================================================
+
+"As published on D" is, for each (series, key, date), the row of the latest release on or before D.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .errors import ValidationError
+
+COLUMNS = ["series", "key", "date", "end", "value", "release", "flag", "file"]
+IDENTITY = ["series", "key", "date"]
+FLAGS = {
+    "partial": "the period was still in progress at the data date",
+    "transposed": "ICE and CBP columns appear swapped in this release",
+    "stale-header": "the release's header date disagrees with its data",
+    "sum-mismatch": "parts do not add up to the published total",
+    "decreased": "a cumulative fiscal-year figure fell between releases",
+    "facility-mismatch": "facility figures do not add up to the national figure",
+    "digitised": "value read off a published chart, not a table",
+    "lower-bound": "known to undercount",
+    "rounded": "rounded by the publisher",
+    "bad-copy": "this copy of the file holds another release's figures",
+}
+
+
+def empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="float64" if c == "value" else "object") for c in COLUMNS})
+
+
+def frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
+    """Build a tidy frame from row dicts (missing optional columns filled), in the canonical column order."""
+    df = pd.DataFrame(rows) if not isinstance(rows, pd.DataFrame) else rows.copy()
+    if df.empty:
+        return empty()
+    for c, default in (("key", ""), ("release", ""), ("flag", ""), ("file", "")):
+        if c not in df:
+            df[c] = default
+    if "end" not in df:
+        df["end"] = df["date"]
+    for c in ("date", "end", "release"):
+        df[c] = df[c].map(_iso)
+    for c in ("series", "key", "flag", "file"):
+        df[c] = df[c].fillna("").astype(str)
+    df["value"] = pd.to_numeric(df["value"], errors="coerce").astype("float64")
+    return df[COLUMNS].reset_index(drop=True)
+
+
+def _iso(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT or v == "":
+        return ""
+    if isinstance(v, str):
+        return v
+    return pd.Timestamp(v).date().isoformat()
+
+
+def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str | None = None) -> pd.DataFrame:
+    """Check a tidy frame; raise ``ValidationError`` naming the row and field of the first problems.
+
+    Returns the frame sorted in the canonical order, so what is written is deterministic.
+    """
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValidationError(f"missing columns {missing}", source=source, file=file)
+    df = df[COLUMNS].copy()
+    problems: list[str] = []
+
+    def report(mask: pd.Series, field: str, what: str):
+        for i in np.flatnonzero(np.asarray(mask, dtype=bool))[:5]:
+            problems.append(f"row {i + 1} field {field!r}: {what} (value {df.iloc[i][field]!r})")
+
+    report(~df["series"].isin(series_ids), "series", "series id not declared in the source's catalogue")
+    dates = pd.to_datetime(df["date"], format="%Y-%m-%d", errors="coerce")
+    ends = pd.to_datetime(df["end"], format="%Y-%m-%d", errors="coerce")
+    rel = pd.to_datetime(df["release"].replace("", None), format="%Y-%m-%d", errors="coerce")
+    report(dates.isna(), "date", "not an ISO date")
+    report(ends.isna(), "end", "not an ISO date")
+    report((df["release"] != "") & rel.isna(), "release", "not an ISO date")
+    report(ends < dates, "end", "ends before it starts")
+    report(dates < pd.Timestamp("1990-01-01"), "date", "implausibly early")
+    report(dates > pd.Timestamp.today() + pd.Timedelta(days=366), "date", "in the future")
+    vals = pd.to_numeric(df["value"], errors="coerce")
+    report(~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan)), "value", "not a finite number")
+    report(vals < 0, "value", "negative")
+    bad_flag = df["flag"].map(lambda f: any(x not in FLAGS for x in f.split(";") if x))
+    report(bad_flag, "flag", "unknown flag code")
+    dup = df.duplicated(subset=["series", "key", "date", "release", "file"], keep="first")
+    report(dup, "date", "duplicate row for the same series, key, date, release and file")
+    if problems:
+        more = "" if len(problems) <= 10 else f" (and {len(problems) - 10} more)"
+        raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file)
+    df["value"] = vals.astype("float64")
+    return df.sort_values(["series", "key", "date", "release", "file"], kind="mergesort").reset_index(drop=True)
+
+
+def latest(df: pd.DataFrame) -> pd.DataFrame:
+    """Each (series, key, date) from the latest release that covers it."""
+    if df.empty:
+        return df
+    ordered = df.sort_values(["release", "file"], kind="mergesort")
+    return ordered.drop_duplicates(IDENTITY, keep="last").sort_values(IDENTITY, kind="mergesort").reset_index(drop=True)
+
+
+def as_published(df: pd.DataFrame, on: str) -> pd.DataFrame:
+    """The view a reader had on date ``on``: only releases on or before it, latest of those per period."""
+    keep = (df["release"] == "") | (df["release"] <= on)
+    return latest(df[keep])
+
+
+def revisions(df: pd.DataFrame) -> pd.DataFrame:
+    """Every change of a published value between consecutive releases of the same period."""
+    d = df[df["release"] != ""].sort_values(IDENTITY + ["release"], kind="mergesort")
+    prev = d.groupby(IDENTITY, sort=False)["value"].shift()
+    prev_rel = d.groupby(IDENTITY, sort=False)["release"].shift()
+    out = d.assign(previous=prev, previous_release=prev_rel)
+    out = out[out["previous"].notna() & (out["previous"] != out["value"])]
+    out = out.assign(change=out["value"] - out["previous"])
+    return out[IDENTITY + ["previous_release", "previous", "release", "value", "change"]].reset_index(drop=True)
