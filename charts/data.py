@@ -23,6 +23,7 @@ class Snapshot:
     catalogue: pd.DataFrame  # indexed by series id
     manifest: dict
     flags: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # "<source>.<name>" -> reference table
     by_series: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def series_ids(self) -> list[str]:
@@ -59,8 +60,10 @@ def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
     manifest = json.loads(man_path.read_text("utf-8")) if man_path.exists() else {"sources": {}}
     fl_path = data_dir / "quality_flags.csv"
     flags = pd.read_csv(fl_path, dtype=str, keep_default_na=False) if fl_path.exists() else pd.DataFrame()
+    tables = {p.stem: pd.read_csv(p, dtype=str, keep_default_na=False)
+              for p in sorted((data_dir / "tables").glob("*.csv"))}
     by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series", sort=True)}
-    return Snapshot(obs, catalogue, manifest, flags, by_series)
+    return Snapshot(obs, catalogue, manifest, flags, tables, by_series)
 
 
 def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timestamp | None = None) -> pd.DataFrame:

@@ -55,6 +55,19 @@ class Series:
             raise ValueError(f"series {self.id}: id must start with its source id {self.source!r}")
 
 
+@dataclass
+class Parsed:
+    """What a parser may return instead of a bare tidy frame: the observations plus reference tables.
+
+    ``tables`` hold attributes that are not time series (e.g. each facility's city, state, AOR and type).
+    Each is written to ``data/tables/<source>.<name>.csv``; rows from several files are concatenated and
+    de-duplicated, so include a column such as ``release`` when the attributes change between releases.
+    """
+
+    obs: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
 def _no_discovery(session) -> list[str]:  # pragma: no cover - trivial
     return []
 
@@ -64,7 +77,7 @@ class Source:
     """A source declared as data.
 
     ``parse(content, name)`` is pure: raw bytes (and the file name, which for some publishers carries the
-    release date) in, a tidy frame out. It never reads the network or the disk.
+    release date) in, a tidy frame (or a ``Parsed`` with reference tables) out. It never reads the network or the disk.
     ``discover(session)`` returns the URL(s) to download now; for most sources that is a fixed list, for
     ICE it means reading the landing page because the file name changes with every release.
     ``raw_globs`` find this source's raw files under a raw folder: both the project's own cache layout

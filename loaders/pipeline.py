@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import registry, tidy
-from .base import Source
+from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import atomic_write_text, check_zip, fetch, make_session, read_sidecar, sha256_bytes
 
@@ -59,17 +59,27 @@ def find_raw_files(source: Source, raw_dir: Path) -> list[Path]:
 
 def parse_bytes(source: Source, content: bytes, name: str) -> pd.DataFrame:
     """Parse one raw file and validate the result. Any failure is a ``LoaderError`` naming source and file."""
+    return parse_file(source, content, name).obs
+
+
+def parse_file(source: Source, content: bytes, name: str) -> Parsed:
+    """Like ``parse_bytes``, keeping the reference tables a parser may return beside the observations."""
     if file_kind(name) == "xlsx":
         check_zip(content, source=source.id, name=name)
     try:
-        df = source.parse(content, name)
+        out = source.parse(content, name)
     except LoaderError:
         raise
     except Exception as e:  # a parser bug or an input it never foresaw: still name the file
         raise ParseError(f"unexpected {type(e).__name__}: {e}", source=source.id, file=name) from e
-    df = tidy.frame(df)
+    parsed = out if isinstance(out, Parsed) else Parsed(out)
+    df = tidy.frame(parsed.obs)
     df["file"] = name
-    return tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
+    df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
+    for tname, t in parsed.tables.items():
+        if not isinstance(t, pd.DataFrame) or not tname.replace("_", "").isalnum():
+            raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
+    return Parsed(df, dict(parsed.tables))
 
 
 def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame) -> dict:
@@ -91,17 +101,24 @@ def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame) -> 
     }
 
 
-def build_source(source: Source, paths: list[Path], progress=None) -> tuple[pd.DataFrame, list[dict]]:
-    frames, entries = [], []
+def build_source(source: Source, paths: list[Path], progress=None) -> tuple[pd.DataFrame, list[dict], dict]:
+    frames, entries, tables = [], [], {}
     for p in paths:
         content = p.read_bytes()
-        df = parse_bytes(source, content, p.name)
-        frames.append(df)
-        entries.append(file_entry(source, p, content, df))
+        parsed = parse_file(source, content, p.name)
+        frames.append(parsed.obs)
+        for tname, t in parsed.tables.items():
+            tables.setdefault(tname, []).append(t)
+        entries.append(file_entry(source, p, content, parsed.obs))
         if progress:
             progress.update(1)
     obs = pd.concat(frames, ignore_index=True) if frames else tidy.empty()
-    return obs, entries
+    return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
+
+
+def combine_tables(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    t = pd.concat(parts, ignore_index=True).astype(str).drop_duplicates()
+    return t.sort_values(list(t.columns), kind="mergesort").reset_index(drop=True)
 
 
 def apply_checks(source: Source, obs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -184,11 +201,11 @@ def read_manifest(data_dir: Path) -> dict:
     return json.loads(p.read_text("utf-8"))
 
 
-def write_snapshot(out_dir: Path, results: dict[str, tuple[pd.DataFrame, pd.DataFrame, list[dict]]],
-                   *, replace_all: bool = False) -> None:
-    """Write the given sources' observations and flags, the catalogue, then the manifest (last).
+def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False) -> None:
+    """Write the given sources' observations, tables and flags, the catalogue, then the manifest (last).
 
-    ``results`` maps source id -> (observations, flags, file entries); it has all been validated already.
+    ``results`` maps source id -> (observations, flags, file entries, reference tables); it has all been
+    validated already.
     With ``replace_all`` the manifest and flags hold exactly these sources; otherwise they are merged into
     what is there.
     """
@@ -201,13 +218,21 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple[pd.DataFrame, pd.Data
         old_flags = pd.read_csv(flags_path, dtype=str, keep_default_na=False)
     texts: dict[Path, str] = {}
     new_flags = [old_flags[~old_flags["source"].isin(results)]]
-    for sid, (obs, flags, files) in sorted(results.items()):
+    for sid, (obs, flags, files, tables) in sorted(results.items()):
         texts[out_dir / "observations" / f"{sid}.csv"] = csv_text(obs)
-        manifest["sources"][sid] = source_entry(registry.get(sid), obs, files)
+        entry = source_entry(registry.get(sid), obs, files)
+        entry["tables"] = {}
+        for tname, t in sorted(tables.items()):
+            texts[out_dir / "tables" / f"{sid}.{tname}.csv"] = t.to_csv(index=False, lineterminator="\n")
+            entry["tables"][tname] = {"file": f"tables/{sid}.{tname}.csv", "rows": int(len(t))}
+        manifest["sources"][sid] = entry
         new_flags.append(flags)
     if replace_all:
         for stale in (out_dir / "observations").glob("*.csv"):
             if stale.stem not in results:
+                stale.unlink()
+        for stale in (out_dir / "tables").glob("*.csv"):
+            if stale.name not in {f"{sid}.{t}.csv" for sid, r in results.items() for t in r[3]}:
                 stale.unlink()
     allflags = pd.concat([f for f in new_flags if len(f)], ignore_index=True) if any(len(f) for f in new_flags) \
         else pd.DataFrame(columns=FLAG_COLUMNS)
@@ -250,9 +275,9 @@ def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, p
             if not paths:
                 continue
             src = registry.get(sid)
-            obs, files = build_source(src, paths, bar)
+            obs, files, tables = build_source(src, paths, bar)
             obs, flags = apply_checks(src, obs)
-            results[sid] = (obs, flags, files)
+            results[sid] = (obs, flags, files, tables)
         if bar:
             bar.close()
         write_snapshot(out_dir, results, replace_all=source_ids is None)
@@ -299,13 +324,18 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
             if not fetched:
                 summary[sid] = "not modified"
                 continue
-            new_obs, new_files = build_source(src, fetched)
+            new_obs, new_files, new_tables = build_source(src, fetched)
             old = load_source_observations(data_dir, sid)
             names = {p.name for p in fetched}
             obs = pd.concat([old[~old["file"].isin(names)], new_obs], ignore_index=True)
             obs, flags = apply_checks(src, obs)
             old_files = [f for f in manifest.get("sources", {}).get(sid, {}).get("files", []) if f["name"] not in names]
-            results[sid] = (obs, flags, old_files + new_files)
+            tables = {}
+            for tname, t in new_tables.items():
+                old_t = data_dir / "tables" / f"{sid}.{tname}.csv"
+                prev = [pd.read_csv(old_t, dtype=str, keep_default_na=False)] if old_t.exists() else []
+                tables[tname] = combine_tables(prev + [t])
+            results[sid] = (obs, flags, old_files + new_files, tables)
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
             write_snapshot(data_dir, results)
