@@ -1,68 +1,366 @@
-"""The page. It reads the processed snapshot through a cache and calls the figure builders.
+"""The page: overview, trends against events, event study, sources and methods.
 
-It never downloads, never parses a spreadsheet: refresh the data with ``python -m loaders update``.
+It reads the processed snapshot through a cache, keeps the view in the URL, and calls the builders in
+``charts``. It never downloads and never parses a spreadsheet (refresh with ``python -m loaders update``).
+Data-derived text is shown with plain-text elements only, never as HTML.
 """
 from __future__ import annotations
 
 import datetime as dt
+import re
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from charts import data as cdata
-from charts.figures import Line, build_trend_figure
+from charts import export, methods
+from charts.compose import render
+from charts.figures import build_study_figure, source_lines
+from charts.overview import headlines
+from charts.study import event_study, window_series
+from charts.view import GRANULARITIES, PRESETS, ROLLING, View
+from loaders import tidy
 
 st.set_page_config(page_title="US immigration enforcement: trends and events", layout="wide")
+DATA = cdata.DATA
 
+
+# ---------------------------------------------------------------- cached data (read-only, shared by sessions)
 
 @st.cache_resource(show_spinner=False)
 def snapshot() -> cdata.Snapshot:
-    # One shared, read-only copy for every session: cache_data would copy the frames on every rerun.
-    return cdata.load_snapshot()
+    # cache_resource hands every session the same object; cache_data would copy the frames on every rerun.
+    return cdata.load_snapshot(DATA)
+
+
+@st.cache_resource(show_spinner=False)
+def bundled_events() -> pd.DataFrame | None:
+    try:
+        from loaders.events import load_events
+    except ImportError:
+        return None
+    return load_events(DATA / "events.csv", DATA / "user_events.csv")
+
+
+@st.cache_resource(show_spinner=False)
+def reported_figures() -> pd.DataFrame | None:
+    try:
+        from loaders.reported_figures import load_reported
+    except ImportError:
+        return None
+    path = DATA / "reported_figures.csv"
+    return load_reported(path) if path.exists() else None
 
 
 snap = snapshot()
-st.title("US immigration enforcement: trends and events")
-
 ids = snap.series_ids()
+st.title("US immigration enforcement: trends and events")
 if not ids:
-    st.error("The data snapshot is empty. Run `python -m loaders rebuild --raw ../shared/data` or "
-             "`python -m loaders update`.")
+    st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
     st.stop()
 
-default_id = "trac_detention.detained_total" if "trac_detention.detained_total" in ids else ids[0]
-series_id = st.selectbox("Series", ids, index=ids.index(default_id), key="series",
-                         format_func=lambda s: snap.info(s)["title"])
-info = snap.info(series_id)
-keys = snap.keys(series_id)
-key = st.selectbox(f"{info['breakdown'].capitalize()}", keys, key="key") if info["breakdown"] else ""
-rows = cdata.series_rows(snap, series_id, key)
-lo, hi = rows["date"].min().date(), rows["end"].max().date()
-start, end = st.date_input("Date range", value=(max(lo, dt.date(2025, 1, 20)) if hi > dt.date(2025, 1, 20) else lo, hi),
-                           min_value=lo, max_value=hi, key="range") if len(rows) else (lo, hi)
-st.caption(info["definition"])
+events = bundled_events()
+if events is not None and st.session_state.get("uploaded_events") is not None:
+    events = pd.concat([events, st.session_state["uploaded_events"]], ignore_index=True)
+reported = reported_figures()
 
-view = rows[(rows["date"] >= pd.Timestamp(start)) & (rows["date"] <= pd.Timestamp(end))]
-src = snap.source_entry(info["source"])
-if view.empty:
-    st.info(f"No figures for this series between {start} and {end}. It has data from {lo} to {hi}: widen the range.")
-    st.stop()
 
-data_date = view["end"].max().date().isoformat()
-release = view["release"].max()
-source_line = (f"Source: {src.get('publisher', info['source'])}, {src.get('title', '')}; "
-               f"latest release used {release.date().isoformat() if pd.notna(release) else 'n/a'}, data to {data_date}.")
-fig = build_trend_figure(
-    [Line(info["title"] + (f": {key}" if key else ""), view["date"].to_numpy(), view["value"].to_numpy(),
-          unit=info["unit"], flagged=(view["flag"] != "").to_numpy())],
-    title=info["title"] + (f" ({key})" if key else ""),
-    subtitle=f"{start} to {end}",
-    sources=[source_line] + ([src["attribution"]] if src.get("attribution") else []),
-    y_title=info["unit"],
-)
-st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
-st.markdown(f"**Data to {data_date}** · {source_line}")
-with st.expander("Data behind the chart"):
-    st.dataframe(view.assign(date=view["date"].dt.date, end=view["end"].dt.date,
-                             release=view["release"].dt.date), hide_index=True)
+# ---------------------------------------------------------------- the view <-> widgets <-> URL
+
+def ref_label(ref: str) -> str:
+    sid, _, key = ref.partition("|")
+    info = snap.info(sid)
+    return info["title"] + (f": {key}" if key else "")
+
+
+def series_options() -> list[str]:
+    opts = []
+    for sid in ids:
+        info = snap.info(sid)
+        keys = snap.keys(sid)
+        if not info["breakdown"] or keys == [""]:
+            opts.append(sid)
+        elif len(keys) <= 15:
+            opts += [f"{sid}|{k}" for k in keys]
+    return opts
+
+
+OPTIONS = series_options()
+BIG_BREAKDOWNS = [sid for sid in ids if snap.info(sid)["breakdown"] and len(snap.keys(sid)) > 15]
+
+if "view_seeded" not in st.session_state:
+    v0 = View.from_query(st.query_params.to_dict())
+    known = [r for r in v0.series if r in OPTIONS or r.split("|")[0] in BIG_BREAKDOWNS]
+    v0.series = known or [r for r in View().series if r in OPTIONS] or OPTIONS[:1]
+    st.session_state.update({
+        "w_series": [r for r in v0.series if r in OPTIONS],
+        "w_extra": [r for r in v0.series if r not in OPTIONS],
+        "w_preset": v0.preset,
+        "w_range": (v0.start or dt.date(2025, 1, 20), v0.end or dt.date.today()),
+        "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
+        "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or dt.date(2025, 1, 20),
+        "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,
+        "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or dt.date.today(),
+        "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,
+    })
+    st.session_state["view_seeded"] = True
+
+
+def current_view() -> View:
+    s = st.session_state
+    preset = s["w_preset"]
+    rng = s["w_range"] if isinstance(s["w_range"], (tuple, list)) and len(s["w_range"]) == 2 else (None, None)
+    index_event = s["w_index_event"] if s["w_index_on"] and s["w_index_event"] else ""
+    return View(
+        series=list(s["w_series"]) + list(s["w_extra"]),
+        preset=preset, start=rng[0] if preset == "custom" else None, end=rng[1] if preset == "custom" else None,
+        granularity=s["w_gran"], per_day=s["w_perday"], rolling=s["w_roll"],
+        index_at=s["w_index_at"] if s["w_index_on"] and not index_event else None, index_event=index_event,
+        log=s["w_log"], fiscal_axis=s["w_fiscal"], as_of=s["w_asof"] if s["w_asof_on"] else None,
+        events=s["w_events"], categories=list(s["w_cats"]), event_text=s["w_evtext"], reported=s["w_reported"],
+    )
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+# ---------------------------------------------------------------- headline figures
+
+def show_headlines() -> None:
+    hs = headlines(snap)
+    cols = st.columns(len(hs)) if hs else []
+    for col, h in zip(cols, hs):
+        with col.container(border=True):
+            delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
+            st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
+                      help=h.definition)
+            st.caption(f"{h.unit}, {h.period}. Data date {h.data_date}; release {h.release or 'n/a'}. "
+                       f"Source: {h.publisher}.")
+            if h.overdue_days:
+                st.badge(f"Overdue by {h.overdue_days} days", color="orange",
+                         help="Later than the source's usual release cadence; newer figures may exist.")
+
+
+show_headlines()
+tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"])
+
+# ---------------------------------------------------------------- trends
+
+with tab_trends:
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        st.multiselect("Series", OPTIONS, key="w_series", format_func=ref_label,
+                       help="Each series says what it counts: arrests are not book-ins, ICE is not CBP.")
+    with c2:
+        st.selectbox("Date range", list(PRESETS), key="w_preset", format_func=PRESETS.get)
+        if st.session_state["w_preset"] == "custom":
+            st.date_input("Custom range", key="w_range", min_value=dt.date(1999, 10, 1), max_value=dt.date(2030, 12, 31))
+    if BIG_BREAKDOWNS:
+        with st.expander("Breakdowns with many members (facilities, states, field offices, countries)"):
+            b_sid = st.selectbox("Series with a breakdown", BIG_BREAKDOWNS, format_func=lambda s: snap.info(s)["title"],
+                                 key="w_big_sid")
+            picked = st.multiselect(f"{snap.info(b_sid)['breakdown'].capitalize()} (up to 8)", snap.keys(b_sid),
+                                    max_selections=8, key="w_big_keys")
+            if st.button("Add to chart", key="w_big_add"):
+                st.session_state["w_extra"] = list(dict.fromkeys(list(st.session_state["w_extra"]) +
+                                                                 [f"{b_sid}|{k}" for k in picked]))[:12]
+                st.rerun()
+            if st.session_state["w_extra"]:
+                st.multiselect("Breakdown members on the chart", st.session_state["w_extra"], key="w_extra",
+                               format_func=ref_label)
+    with st.expander("Chart options", expanded=False):
+        o1, o2, o3 = st.columns(3)
+        with o1:
+            st.radio("Granularity", list(GRANULARITIES), key="w_gran", format_func=GRANULARITIES.get, horizontal=True)
+            st.checkbox("Show period totals per day", key="w_perday",
+                        help="Monthly or weekly totals divided by the days each period covers.")
+            st.radio("Rolling average", list(ROLLING), key="w_roll", format_func=ROLLING.get, horizontal=True)
+        with o2:
+            st.checkbox("Index = 100 at a date or event", key="w_index_on")
+            if st.session_state["w_index_on"]:
+                st.date_input("Index date", key="w_index_at")
+                if events is not None and len(events):
+                    ev_ids = [""] + events.sort_values("date")["id"].astype(str).tolist()
+                    labels = {str(r.id): f"{pd.Timestamp(r.date).date()} {r.title}" for r in events.itertuples()}
+                    st.selectbox("...or at an event", ev_ids, key="w_index_event",
+                                 format_func=lambda e: "(use the date)" if e == "" else labels.get(e, e))
+            st.checkbox("Log scale", key="w_log")
+            st.checkbox("Fiscal-year axis labels", key="w_fiscal", help="US fiscal years start on 1 October.")
+        with o3:
+            st.checkbox("As published on a date", key="w_asof_on",
+                        help="Only releases out by that date; later revisions are listed below the chart.")
+            if st.session_state["w_asof_on"]:
+                st.date_input("Published on or before", key="w_asof")
+            st.checkbox("Show reported figures", key="w_reported",
+                        help="Figures stated by officials or the press, drawn as dashed period markers.")
+    with st.expander("Events on the chart", expanded=False):
+        e1, e2 = st.columns([2, 3])
+        with e1:
+            st.checkbox("Show events", key="w_events")
+        cats = sorted(events["category"].unique()) if events is not None and len(events) else []
+        with e2:
+            st.multiselect("Categories (none = all)", cats, key="w_cats")
+        st.text_input("Only events whose title or description contains", key="w_evtext", max_chars=80)
+        st.caption("Add your own events (CSV with columns date, date_precision, title, category, description, "
+                   "source_name, source_url; at most 200 rows and 256 KB). Rows are checked one by one.")
+        up = st.file_uploader("Your events file", type=["csv"], key="w_upload")
+        if up is not None:
+            try:
+                from loaders.events import validate_events
+                acc, rej = validate_events(up.getvalue(), up.name, max_rows=200)
+            except Exception as e:  # the validator's own error for a file it cannot read at all
+                st.error(f"Could not read {up.name}: {e}")
+            else:
+                acc = acc.assign(origin="uploaded")
+                st.session_state["uploaded_events"] = acc
+                st.success(f"{len(acc)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
+                if len(rej):
+                    st.dataframe(rej, hide_index=True)
+                events = pd.concat([bundled_events(), acc], ignore_index=True) if bundled_events() is not None else acc
+
+    view = current_view()
+    st.query_params.from_dict(view.to_query())
+    if not view.series:
+        st.info("Choose at least one series above.")
+        st.stop()
+    r = render(snap, view, events=events, reported=reported)
+    if r.figure is None or r.table.empty:
+        st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
+    else:
+        title = r.figure.layout.title.text.split("<br>")[0].replace("<b>", "").replace("</b>", "")
+        st.plotly_chart(r.figure, width="stretch", key="trend_chart", config={
+            "displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": slug(title), "width": 1200,
+                                     "height": int(r.figure.layout.height or 600), "scale": 1}})
+        latest = r.table.sort_values("end").iloc[-1]
+        st.text(f"Data to {latest['end']} (latest point: {latest['value']:,.0f} {latest['unit']}, "
+                f"{latest['label']}).\n" + "\n".join(source_lines(snap, r.prepared)))
+        for p in r.prepared:
+            with st.popover(f"What is: {p.label[:70]}"):
+                st.text(snap.info(p.series_id)["definition"])
+        if r.events is not None and len(r.events):
+            from charts.events import events_csv, events_legend_table
+            st.subheader("Events on the chart")
+            st.dataframe(events_legend_table(r.events), hide_index=True,
+                         column_config={"url": st.column_config.LinkColumn("source link")})
+            st.download_button("Events in view (CSV with citations)", data=events_csv(r.events),
+                               file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+        with st.expander("Data behind the chart", expanded=False):
+            st.dataframe(r.table, hide_index=True)
+        if view.as_of:
+            after = snap.obs[snap.obs["series"].isin([p.series_id for p in r.prepared]) &
+                             (snap.obs["release"] > pd.Timestamp(view.as_of))]
+            before = snap.obs[snap.obs["series"].isin([p.series_id for p in r.prepared]) &
+                              (snap.obs["release"] <= pd.Timestamp(view.as_of))]
+            as_str = pd.concat([before, after]).assign(
+                date=lambda d: d["date"].dt.date.astype(str), end=lambda d: d["end"].dt.date.astype(str),
+                release=lambda d: d["release"].dt.date.astype(str))
+            rev = tidy.revisions(as_str)
+            rev = rev[rev["release"] > view.as_of.isoformat()]
+            st.subheader(f"Revisions published after {view.as_of}")
+            st.dataframe(rev, hide_index=True) if len(rev) else st.text("No later revisions to these periods.")
+
+        st.subheader("Export")
+        src_lines = source_lines(snap, r.prepared)
+        d1, d2, d3, d4 = st.columns(4)
+        d1.download_button("CSV of the data shown", data=export.to_csv(r.table, sources=src_lines, title=title),
+                           file_name=f"{slug(title)}.csv", mime="text/csv", on_click="ignore", key="dl_csv")
+        d2.download_button("Interactive HTML (works offline)", data=lambda fig=r.figure: export.to_html(fig),
+                           file_name=f"{slug(title)}.html", mime="text/html", on_click="ignore", key="dl_html")
+        if export.find_browser():
+            d3.download_button("PNG image", data=lambda fig=r.figure: export.to_image(fig, "png"),
+                               file_name=f"{slug(title)}.png", mime="image/png", on_click="ignore", key="dl_png")
+            d4.download_button("SVG image", data=lambda fig=r.figure: export.to_image(fig, "svg"),
+                               file_name=f"{slug(title)}.svg", mime="image/svg+xml", on_click="ignore", key="dl_svg")
+        else:
+            d3.warning("PNG and SVG need Chrome or Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`). "
+                       "CSV and HTML work without it.")
+        f1, f2 = st.columns(2)
+        f1.download_button("Full dataset (CSV, zip, with manifest)", data=lambda: export.full_dataset_zip(DATA, "csv"),
+                           file_name="immigration-enforcement-data-csv.zip", mime="application/zip",
+                           on_click="ignore", key="dl_full_csv")
+        f2.download_button("Full dataset (Parquet, zip, with manifest)",
+                           data=lambda: export.full_dataset_zip(DATA, "parquet"),
+                           file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
+                           on_click="ignore", key="dl_full_parquet")
+        st.text("Citation for this view:")
+        st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
+
+# ---------------------------------------------------------------- event study
+
+with tab_study:
+    st.caption("Mean per day in a window before and after a date, and the same windows a year earlier. "
+               "This describes what happened around the date; it does not show that the event caused it.")
+    s1, s2, s3 = st.columns([3, 3, 1])
+    study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label,
+                             index=OPTIONS.index(st.session_state["w_series"][0])
+                             if st.session_state["w_series"] and st.session_state["w_series"][0] in OPTIONS else 0)
+    ev_choices = ["(a date)"]
+    ev_labels = {}
+    if events is not None and len(events):
+        for row in events.sort_values("date").itertuples():
+            ev_choices.append(str(row.id))
+            ev_labels[str(row.id)] = f"{pd.Timestamp(row.date).date()} {row.title}"
+    default_ev = next((e for e, lab in ev_labels.items() if "Hott" in lab or "reassign" in lab.lower()), ev_choices[0])
+    study_ev = s2.selectbox("Event", ev_choices, key="w_study_event", index=ev_choices.index(default_ev),
+                            format_func=lambda e: ev_labels.get(e, e))
+    window = s3.number_input("Days", min_value=7, max_value=365, value=30, step=1, key="w_study_days")
+    if study_ev == "(a date)":
+        study_date = st.date_input("Date", value=dt.date(2025, 2, 11), key="w_study_date")
+        study_title = f"{study_date}"
+    else:
+        study_date = pd.Timestamp(events.loc[events["id"].astype(str) == study_ev, "date"].iloc[0]).date()
+        study_title = ev_labels[study_ev]
+    sid, _, key = study_sid.partition("|")
+    info = snap.info(sid)
+    flow = str(info.get("per_day_ok")) == "True" or info["frequency"] == "daily" and info["metric"] in ("arrests", "book-ins", "encounters", "removals")
+    rows = cdata.series_rows(snap, sid, key)
+    res = event_study(rows, study_date, int(window), flow=flow)
+    unit = info["unit"] + (" per day" if flow else "")
+    if res.before.mean_per_day is None or res.after.mean_per_day is None:
+        st.info(f"This series has no data on one side of {study_date} within {window} days "
+                f"(it runs {rows['date'].min().date()} to {rows['end'].max().date()}).")
+    else:
+        m1, m2, m3 = st.columns(3)
+        m1.metric(f"Mean per day, {window} days before", f"{res.before.mean_per_day:,.1f}")
+        m2.metric(f"Mean per day, {window} days from the date", f"{res.after.mean_per_day:,.1f}",
+                  delta=f"{res.change:+,.1f} ({res.change_pct:+.1f}%)" if res.change_pct is not None else None,
+                  delta_color="off")
+        if res.year_earlier_change is not None:
+            m3.metric("Same windows a year earlier: change", f"{res.year_earlier_change:+,.1f}",
+                      delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
+                      delta_color="off")
+        st.dataframe(res.table(), hide_index=True)
+        win = window_series(rows, study_date, int(window), flow=flow)
+        st.plotly_chart(build_study_figure(
+            win, title=f"{ref_label(study_sid)} around {study_title}",
+            subtitle=f"{window} days before and after {study_date}, and the same days a year earlier ({unit})",
+            unit=unit, sources=source_lines(snap, r.prepared if r.prepared and r.prepared[0].series_id == sid else
+                                            render(snap, View(series=[study_sid], preset='all')).prepared)),
+            width="stretch", key="study_chart", config={"displaylogo": False})
+        st.caption("Descriptive, not causal: many things change at once, and monthly data spread evenly over "
+                   "their days hide what happened within a month.")
+
+# ---------------------------------------------------------------- sources and methods
+
+with tab_sources:
+    st.subheader("Sources and files")
+    rows = []
+    for sid_, e in snap.manifest.get("sources", {}).items():
+        for f in e.get("files", []):
+            rows.append({"source": sid_, "publisher": e.get("publisher"), "file": f["name"], "release": f.get("release"),
+                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "local copy",
+                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"), "url": f.get("url")})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
+    st.subheader("Series definitions")
+    st.dataframe(snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
+                                               "definition", "source"]], hide_index=True)
+    st.subheader("What the words mean")
+    for head, body in methods.DEFINITIONS:
+        st.markdown(f"**{head}.** {body}")
+    st.subheader("Known data-quality problems and what the dashboard does")
+    st.dataframe(pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"]), hide_index=True)
+    if len(snap.flags):
+        st.text(f"Integrity checks flagged {len(snap.flags)} item(s) in the current snapshot:")
+        st.dataframe(snap.flags, hide_index=True)

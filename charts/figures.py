@@ -33,8 +33,9 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
     fig = go.Figure()
     for i, ln in enumerate(lines):
         colour = PALETTE[i % len(PALETTE)]
+        x, y = break_gaps(ln.x, ln.y)
         fig.add_trace(go.Scatter(
-            x=ln.x, y=ln.y, name=ln.label, mode="lines+markers" if len(ln.x) < 80 else "lines",
+            x=x, y=y, name=ln.label, mode="lines+markers" if len(ln.x) < 80 else "lines",
             line=dict(color=colour, width=2), marker=dict(size=5),
             hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {ln.unit}" if ln.unit else "") + "<extra>" + ln.label[:60] + "</extra>",
         ))
@@ -69,6 +70,141 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
     return fig
 
 
+def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Insert a blank where the spacing jumps (a source that stopped publishing), so the line breaks there
+    instead of drawing a straight line across months with no data."""
+    if len(x) < 3 or not np.issubdtype(np.asarray(x).dtype, np.datetime64):
+        return x, y
+    step = np.diff(np.asarray(x, dtype="datetime64[D]")).astype("int64")
+    typical = np.median(step)
+    gaps = np.flatnonzero(step > max(2.5 * typical, typical + 20))
+    if not len(gaps):
+        return x, y
+    xs = np.insert(np.asarray(x, dtype="datetime64[ns]"), gaps + 1, np.datetime64("NaT"))
+    ys = np.insert(np.asarray(y, dtype="float64"), gaps + 1, np.nan)
+    return xs, ys
+
+
 def _esc(text: str) -> str:
     """Plotly renders a small HTML subset in text; data-derived strings must show as plain text."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ---------------------------------------------------------------- a whole view
+
+def source_lines(snap, prepared) -> list[str]:
+    """One line per source in view: who published it, which release was used, and how far the data run."""
+    lines = []
+    for sid in dict.fromkeys(p.source for p in prepared):
+        entry = snap.source_entry(sid)
+        parts = [p for p in prepared if p.source == sid]
+        rel = [p.frame["release"].max() for p in parts if len(p.frame) and p.frame["release"].notna().any()]
+        to = [p.frame["end"].max() for p in parts if len(p.frame)]
+        text = f"Source: {entry.get('publisher', sid)}, {entry.get('title', '')}"
+        if rel:
+            text += f"; latest release used {max(rel).date().isoformat()}"
+        if to:
+            text += f"; data to {max(to).date().isoformat()}"
+        lines.append(text + ".")
+        if entry.get("attribution"):
+            lines.append(entry["attribution"] + ".")
+    return lines
+
+
+def subtitle_for(view, lo, hi, prepared) -> str:
+    bits = [f"{lo.isoformat()} to {hi.isoformat()}"]
+    if view.as_of:
+        bits.append(f"as published on {view.as_of.isoformat()}")
+    if view.per_day:
+        bits.append("period totals shown per day")
+    notes = sorted({n for p in prepared for n in p.notes if not n.startswith(p.label)})
+    bits += notes
+    if view.log:
+        bits.append("log scale")
+    return " · ".join(bits)
+
+
+def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
+    import datetime as _dt
+    start = _dt.date(lo.year - 1, 10, 1)
+    vals, text = [], []
+    d = start
+    while d <= hi:
+        if d >= lo - _dt.timedelta(days=366):
+            vals.append(d)
+            text.append(f"FY{d.year + 1}")
+        d = _dt.date(d.year + 1, 10, 1)
+    return vals, text
+
+
+def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
+                      generated_on: dt.date | None = None) -> go.Figure:
+    """The trend chart for a view, as the page shows it and as every export writes it."""
+    lines = []
+    flagged_notes = set()
+    for p in prepared:
+        f = p.frame
+        flagged = (f["flag"] != "").to_numpy()
+        for codes in f.loc[flagged, "flag"]:
+            flagged_notes.update(c for c in codes.split(";") if c)
+        lines.append(Line(p.label, f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"), unit=p.unit,
+                          flagged=flagged))
+    units = sorted({p.unit for p in prepared})
+    notes = []
+    if flagged_notes:
+        from loaders.tidy import FLAGS
+        notes.append("Open circles mark " + "; ".join(f"{c}: {FLAGS.get(c, c)}" for c in sorted(flagged_notes)) + ".")
+    if reported is not None and len(reported):
+        notes.append("Dashed segments: figures reported by officials or the press over the period they cover "
+                     "(not official series).")
+    if events_in_view is not None and len(events_in_view):
+        try:
+            from .events import events_legend_text
+            notes.append("Events: " + events_legend_text(events_in_view))
+        except ImportError:  # pragma: no cover - events module arrives separately
+            pass
+    title = prepared[0].label if len(prepared) == 1 else " vs ".join(p.label.split(" (")[0] for p in prepared[:3])
+    fig = build_trend_figure(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
+                             sources=source_lines(snap, prepared), y_title=" / ".join(units), log_y=view.log,
+                             notes=notes, generated_on=generated_on)
+    fig.update_xaxes(range=[lo.isoformat(), hi.isoformat()])
+    if view.fiscal_axis:
+        vals, text = fiscal_ticks(lo, hi)
+        fig.update_xaxes(tickvals=vals, ticktext=text)
+    if reported is not None and len(reported):
+        add_reported(fig, reported)
+    if events_in_view is not None and len(events_in_view):
+        try:
+            from .events import add_events_to_figure
+            add_events_to_figure(fig, events_in_view)
+        except ImportError:  # pragma: no cover
+            pass
+    return fig
+
+
+def add_reported(fig: go.Figure, reported) -> None:
+    """Reported figures as horizontal segments spanning the period each covers, with the source on hover."""
+    xs, ys, hover = [], [], []
+    for r in reported.itertuples(index=False):
+        xs += [r.period_start, r.period_end, None]
+        ys += [r.value, r.value, None]
+        h = _esc(f"{r.value:,.0f} {r.unit}, {r.period_start:%Y-%m-%d} to {r.period_end:%Y-%m-%d}<br>"
+                 f"reported by {r.reported_by} ({r.source_quality})")
+        hover += [h, h, None]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name="Reported figures (not official series)",
+                             line=dict(color=NEUTRAL, width=3, dash="dash"), marker=dict(symbol="diamond", size=7),
+                             text=hover, hovertemplate="%{text}<extra>reported</extra>", connectgaps=False))
+
+
+def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources: list[str],
+                       generated_on: dt.date | None = None) -> go.Figure:
+    lines = []
+    for label, g in windows.groupby("window", sort=False):
+        lines.append(Line(label, g["days_from_date"].to_numpy(), g["value"].to_numpy(dtype="float64"), unit=unit))
+    fig = build_trend_figure(lines, title=title, subtitle=subtitle, sources=sources, y_title=unit,
+                             notes=["Descriptive comparison, not evidence of cause: other things changed too."],
+                             generated_on=generated_on, height=420)
+    fig.update_xaxes(title="days from the date (0 = the date)")
+    fig.update_traces(hovertemplate="day %{x}: %{y:,.1f}")
+    fig.add_vline(x=0, line=dict(color=NEUTRAL, width=1, dash="dot"))
+    return fig

@@ -1,0 +1,121 @@
+"""Command-line export of the page's charts: ``python -m charts export ...``.
+
+A view is given either as a permalink's query string (copied from the page's address bar) or with options;
+options given explicitly override the query string. The figure is built by the same code as the page.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from . import data as cdata
+from . import export
+from .compose import render
+from .view import View
+
+
+def load_context(data_dir: Path):
+    snap = cdata.load_snapshot(data_dir)
+    events = reported = None
+    try:
+        from loaders.events import load_events
+        events = load_events(data_dir / "events.csv", data_dir / "user_events.csv")
+    except (ImportError, FileNotFoundError):
+        pass
+    try:
+        from loaders.reported_figures import load_reported
+        reported = load_reported(data_dir / "reported_figures.csv")
+    except (ImportError, FileNotFoundError):
+        pass
+    return snap, events, reported
+
+
+def view_from_args(args) -> View:
+    q = {}
+    if args.query:
+        text = args.query
+        if "://" in text or text.startswith("/"):
+            text = urlparse(text).query
+        q = {k: v[-1] for k, v in parse_qs(text.lstrip("?")).items()}
+    for name in ("series", "preset", "start", "end", "granularity", "rolling", "index_at", "index_event", "as_of",
+                 "categories", "event_text"):
+        val = getattr(args, name, None)
+        if val not in (None, ""):
+            q[name] = val
+    if args.start or args.end:
+        q["preset"] = "custom"
+    for flag in ("per_day", "log", "fiscal_axis"):
+        if getattr(args, flag):
+            q[flag] = "1"
+    if args.no_events:
+        q["events"] = "0"
+    if args.no_reported:
+        q["reported"] = "0"
+    return View.from_query(q)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m charts", description="Export the dashboard's charts.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    ex = sub.add_parser("export", help="write one chart (png, svg, html) or its data (csv) to a file")
+    ex.add_argument("--query", help="a permalink or its query string, e.g. 'series=...&preset=all'")
+    ex.add_argument("--series", help="comma-separated series ids (id or id|key); see data/series.csv")
+    ex.add_argument("--preset", help="since-2025-01-20, last-90-days, fiscal-ytd, calendar-year, all, custom")
+    ex.add_argument("--start", help="first date (YYYY-MM-DD); implies a custom range")
+    ex.add_argument("--end", help="last date (YYYY-MM-DD)")
+    ex.add_argument("--granularity", help="native, weekly or monthly")
+    ex.add_argument("--rolling", help="0, 7 or 30 (days; daily series only)")
+    ex.add_argument("--per-day", dest="per_day", action="store_true", help="show period totals per day")
+    ex.add_argument("--index-at", dest="index_at", help="index = 100 at this date")
+    ex.add_argument("--index-event", dest="index_event", help="index = 100 at this event id")
+    ex.add_argument("--as-of", dest="as_of", help="as published on this date")
+    ex.add_argument("--log", action="store_true", help="log scale")
+    ex.add_argument("--fiscal-axis", dest="fiscal_axis", action="store_true", help="fiscal-year axis labels")
+    ex.add_argument("--categories", help="event categories to show, comma-separated")
+    ex.add_argument("--event-text", dest="event_text", help="show only events whose text contains this")
+    ex.add_argument("--no-events", action="store_true", help="leave events off")
+    ex.add_argument("--no-reported", action="store_true", help="leave reported figures off")
+    ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
+    ex.add_argument("--width", type=int, default=1200)
+    ex.add_argument("--out", required=True, help="output file")
+    ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
+    args = ap.parse_args(argv)
+
+    out = Path(args.out)
+    fmt = args.format or out.suffix.lstrip(".").lower()
+    if fmt not in ("png", "svg", "html", "csv"):
+        print(f"error: cannot tell the format from {out.name!r}; use --format", file=sys.stderr)
+        return 2
+    view = view_from_args(args)
+    snap, events, reported = load_context(Path(args.data))
+    missing = [r for r in view.series if r.split("|")[0] not in snap.by_series]
+    if missing:
+        print(f"error: unknown series {', '.join(missing)}; see data/series.csv for ids", file=sys.stderr)
+        return 2
+    r = render(snap, view, events=events, reported=reported)
+    if r.figure is None or r.table.empty:
+        print(f"error: no data for this view between {r.lo} and {r.hi}", file=sys.stderr)
+        return 1
+    try:
+        if fmt == "csv":
+            from .figures import source_lines
+            payload = export.to_csv(r.table, sources=source_lines(snap, r.prepared),
+                                    title=r.figure.layout.title.text.split("<br>")[0].replace("<b>", "").replace("</b>", ""))
+        elif fmt == "html":
+            payload = export.to_html(r.figure)
+        else:
+            payload = export.to_image(r.figure, fmt, width=args.width)
+    except export.ExportUnavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(payload)
+    print(f"wrote {out} ({len(payload):,} bytes; {r.lo} to {r.hi}; {len(r.table)} points)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Exports that carry their sources: PNG, SVG, offline HTML, CSV of exactly what is displayed, the full
+dataset, and a citation.
+
+Images go through kaleido with the system's Chrome or Chromium. Starting a browser per image costs 4-5 s
+here; kaleido's sync server keeps one alive (about 0.3 s an image). Its result queue is shared between
+callers, so exports are serialised with a lock or one session could receive another's image.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import shutil
+import threading
+import warnings
+import zipfile
+
+import pandas as pd
+import plotly.graph_objects as go
+
+DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
+_LOCK = threading.Lock()
+_SERVER_STARTED = False
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+class ExportUnavailable(RuntimeError):
+    """Image export needs Chrome or Chromium, and none was found."""
+
+
+def find_browser() -> str | None:
+    path = os.environ.get("BROWSER_PATH")
+    if path and os.path.exists(path):
+        return path
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int | None = None, scale: float = 1) -> bytes:
+    """PNG or SVG bytes, reusing one browser across calls."""
+    global _SERVER_STARTED
+    if fmt not in ("png", "svg"):
+        raise ValueError("format must be png or svg")
+    browser = find_browser()
+    if not browser:
+        raise ExportUnavailable("Image export needs Chrome or Chromium. Install one (on Debian or Ubuntu: "
+                                "`sudo apt-get install chromium`) or set BROWSER_PATH; CSV and HTML exports "
+                                "work without it.")
+    os.environ.setdefault("BROWSER_PATH", browser)
+    import kaleido
+    h = height or int(fig.layout.height or 600)
+    with _LOCK:
+        if not _SERVER_STARTED:
+            kaleido.start_sync_server(silence_warnings=True)
+            _SERVER_STARTED = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "kopts ignored when using a server": expected
+            return fig.to_image(format=fmt, width=width, height=h, scale=scale)
+
+
+def to_html(fig: go.Figure) -> bytes:
+    """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
+
+
+def neutralise(value):
+    """OWASP CSV injection: a text cell a spreadsheet would treat as a formula gets a leading quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].map(neutralise)
+    return out
+
+
+def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None) -> bytes:
+    """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows."""
+    head = [f"# {neutralise(title)}"] if title else []
+    head += [f"# {s}" for s in sources]
+    head.append(f"# Exported {(generated_on or dt.date.today()).isoformat()} from {DASHBOARD}")
+    body = safe_frame(df).to_csv(index=False, lineterminator="\n")
+    return ("\n".join(h.replace("\n", " ") for h in head) + "\n" + body).encode("utf-8")
+
+
+def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None) -> str:
+    """Plain-text citation for the view: each source with its release, then the dashboard."""
+    parts = []
+    for sid in dict.fromkeys(p.source for p in prepared):
+        e = snap.source_entry(sid)
+        rel = [p.frame["release"].max() for p in prepared if p.source == sid and len(p.frame)
+               and p.frame["release"].notna().any()]
+        rel_txt = f", release of {max(rel).date().isoformat()}" if rel else ""
+        parts.append(f"{e.get('publisher', sid)}, \"{e.get('title', sid)}\"{rel_txt}, {e.get('landing_page', '')}.")
+    when = (retrieved or dt.date.today()).isoformat()
+    parts.append(f"Compiled with {DASHBOARD}" + (f", {url}" if url else "") + f", accessed {when}.")
+    return " ".join(parts)
+
+
+def full_dataset_zip(data_dir, fmt: str = "csv") -> bytes:
+    """Every observation of the snapshot (CSV or Parquet) with the manifest and the catalogue."""
+    from .data import load_snapshot
+    snap = load_snapshot(data_dir)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        obs = snap.obs.copy()
+        for c in ("date", "end", "release"):
+            obs[c] = obs[c].dt.date.astype(str).replace("NaT", "")
+        if fmt == "parquet":
+            b = io.BytesIO()
+            obs.to_parquet(b, index=False)
+            z.writestr("observations.parquet", b.getvalue())
+        else:
+            z.writestr("observations.csv", safe_frame(obs).to_csv(index=False, lineterminator="\n"))
+        z.writestr("series.csv", safe_frame(snap.catalogue.reset_index()).to_csv(index=False, lineterminator="\n"))
+        z.writestr("manifest.json", json.dumps(snap.manifest, indent=2, sort_keys=True))
+        if len(snap.flags):
+            z.writestr("quality_flags.csv", safe_frame(snap.flags).to_csv(index=False, lineterminator="\n"))
+    return buf.getvalue()

@@ -1,0 +1,118 @@
+"""Event study: the mean per day in a window before and after a date, and the same windows a year earlier.
+
+Descriptive, not causal: a change after an event can have many causes, and the page says so.
+
+Every series is first turned into one value per calendar day:
+- a flow published as period totals (monthly book-ins, weekly arrests) becomes its per-day rate spread over
+  the days each period covers, so a window that cuts a month in half takes half a month's days;
+- a daily flow is used as is;
+- a level (people detained, average daily population) is carried forward from each observation to the next,
+  so the mean is the average level over the window.
+Days with no value (before the first or after the last observation) are left out, and the window reports
+how many days it actually covers.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+def daily_values(df: pd.DataFrame, *, flow: bool) -> pd.Series:
+    """One value per day, indexed by date (see the module docstring for flows vs levels)."""
+    if df.empty:
+        return pd.Series(dtype="float64")
+    df = df.sort_values("date")
+    if flow:
+        days = ((df["end"] - df["date"]).dt.days + 1).to_numpy()
+        rate = df["value"].to_numpy() / days
+        idx = np.concatenate([pd.date_range(s, e, freq="D").to_numpy() for s, e in zip(df["date"], df["end"])])
+        vals = np.repeat(rate, days)
+        return pd.Series(vals, index=pd.DatetimeIndex(idx)).groupby(level=0).last()
+    s = df.set_index("date")["value"]
+    s = s[~s.index.duplicated(keep="last")]
+    full = pd.date_range(s.index.min(), df["end"].max(), freq="D")
+    return s.reindex(full).ffill()
+
+
+@dataclass
+class Window:
+    start: dt.date
+    end: dt.date
+    days_with_data: int
+    mean_per_day: float | None
+
+
+@dataclass
+class StudyResult:
+    event_date: dt.date
+    days: int
+    before: Window
+    after: Window
+    change: float | None
+    change_pct: float | None
+    year_earlier_before: Window
+    year_earlier_after: Window
+    year_earlier_change: float | None
+    year_earlier_change_pct: float | None
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for label, b, a, ch, pct in (
+            ("Around the date", self.before, self.after, self.change, self.change_pct),
+            ("Same windows a year earlier", self.year_earlier_before, self.year_earlier_after,
+             self.year_earlier_change, self.year_earlier_change_pct),
+        ):
+            rows.append({"comparison": label, "before": f"{b.start} to {b.end}", "mean per day before": b.mean_per_day,
+                         "after": f"{a.start} to {a.end}", "mean per day after": a.mean_per_day,
+                         "change": ch, "change %": pct,
+                         "days with data (before/after)": f"{b.days_with_data}/{a.days_with_data}"})
+        return pd.DataFrame(rows)
+
+
+def _window(daily: pd.Series, start: dt.date, end: dt.date) -> Window:
+    part = daily[(daily.index >= pd.Timestamp(start)) & (daily.index <= pd.Timestamp(end))].dropna()
+    return Window(start, end, int(len(part)), float(part.mean()) if len(part) else None)
+
+
+def _change(b: Window, a: Window) -> tuple[float | None, float | None]:
+    if b.mean_per_day is None or a.mean_per_day is None:
+        return None, None
+    ch = a.mean_per_day - b.mean_per_day
+    return ch, (ch / b.mean_per_day * 100 if b.mean_per_day else None)
+
+
+def event_study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool) -> StudyResult:
+    """``days`` before the date (excluding it) against ``days`` from the date on (including it)."""
+    if days < 1:
+        raise ValueError("the window must be at least one day")
+    daily = daily_values(df, flow=flow)
+
+    def pair(d: dt.date):
+        b = _window(daily, d - dt.timedelta(days=days), d - dt.timedelta(days=1))
+        a = _window(daily, d, d + dt.timedelta(days=days - 1))
+        return b, a
+
+    b, a = pair(event_date)
+    try:
+        earlier = event_date.replace(year=event_date.year - 1)
+    except ValueError:  # 29 February
+        earlier = event_date - dt.timedelta(days=365)
+    yb, ya = pair(earlier)
+    ch, pct = _change(b, a)
+    ych, ypct = _change(yb, ya)
+    return StudyResult(event_date, days, b, a, ch, pct, yb, ya, ych, ypct)
+
+
+def window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool) -> pd.DataFrame:
+    """Daily values around the date and a year earlier, on a shared axis of days from the date (for the chart)."""
+    daily = daily_values(df, flow=flow)
+    out = []
+    for label, d in (("around the date", event_date), ("a year earlier", event_date - dt.timedelta(days=365))):
+        lo, hi = pd.Timestamp(d - dt.timedelta(days=days)), pd.Timestamp(d + dt.timedelta(days=days - 1))
+        part = daily[(daily.index >= lo) & (daily.index <= hi)].dropna()
+        out.append(pd.DataFrame({"days_from_date": (part.index - pd.Timestamp(d)).days, "value": part.to_numpy(),
+                                 "date": part.index, "window": label}))
+    return pd.concat(out, ignore_index=True)

@@ -1,0 +1,266 @@
+"""A view: which series, which dates, which transforms. It round-trips through URL query parameters, so
+the page, a shared link and ``python -m charts export`` all describe the same chart the same way.
+
+``prepare(snap, view)`` turns a view into the frames that are drawn (and exported as "the data displayed").
+Transforms run in a fixed order: vintage ("as published on") -> per day -> granularity -> rolling average ->
+index = 100 -> date range. Each step is a plain pandas function that can be tested on its own.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+import pandas as pd
+
+from . import data as cdata
+
+INAUGURATION = dt.date(2025, 1, 20)
+PRESETS = {
+    "since-2025-01-20": "Since 20 Jan 2025",
+    "last-90-days": "Last 90 days",
+    "fiscal-ytd": "Fiscal year to date",
+    "calendar-year": "Calendar year to date",
+    "all": "All data",
+    "custom": "Custom range",
+}
+GRANULARITIES = {"native": "As published", "weekly": "Weekly", "monthly": "Monthly"}
+ROLLING = {0: "None", 7: "7-day average", 30: "30-day average"}
+DEFAULT_SERIES = ("trac_detention.detained_total",)
+
+
+def fiscal_year_start(d: dt.date) -> dt.date:
+    return dt.date(d.year if d.month >= 10 else d.year - 1, 10, 1)
+
+
+@dataclass
+class View:
+    series: list[str] = field(default_factory=lambda: list(DEFAULT_SERIES))  # "id" or "id|key"
+    preset: str = "since-2025-01-20"
+    start: dt.date | None = None  # only for preset "custom"
+    end: dt.date | None = None
+    granularity: str = "native"
+    per_day: bool = False
+    rolling: int = 0
+    index_at: dt.date | None = None
+    index_event: str = ""  # an event id; resolved to its date by the caller
+    log: bool = False
+    fiscal_axis: bool = False
+    as_of: dt.date | None = None
+    events: bool = True
+    categories: list[str] = field(default_factory=list)  # empty = all
+    event_text: str = ""
+    reported: bool = True
+
+    # ---- URL round trip: short, stable parameter names; defaults are left out of the URL.
+    def to_query(self) -> dict[str, str]:
+        q: dict[str, str] = {}
+        default = View()
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v == getattr(default, f.name):
+                continue
+            if isinstance(v, list):
+                q[f.name] = ",".join(v)
+            elif isinstance(v, bool):
+                q[f.name] = "1" if v else "0"
+            elif isinstance(v, dt.date):
+                q[f.name] = v.isoformat()
+            else:
+                q[f.name] = str(v)
+        return q
+
+    @classmethod
+    def from_query(cls, q) -> "View":
+        """Read a view from query parameters; unknown or malformed values fall back to the defaults."""
+        v = cls()
+        get = (lambda k: q.get(k)) if hasattr(q, "get") else (lambda k: None)
+        for f in fields(cls):
+            raw = get(f.name)
+            if raw is None or raw == "":
+                continue
+            if isinstance(raw, list):
+                raw = raw[-1]
+            raw = str(raw)[:2000]
+            cur = getattr(v, f.name)
+            try:
+                if isinstance(cur, list):
+                    val = [s for s in raw.split(",") if s][:12]
+                elif isinstance(cur, bool):
+                    val = raw in ("1", "true", "True", "yes")
+                elif isinstance(cur, int):
+                    val = int(raw)
+                elif f.name in ("start", "end", "index_at", "as_of"):
+                    val = dt.date.fromisoformat(raw)
+                else:
+                    val = raw
+            except ValueError:
+                continue
+            setattr(v, f.name, val)
+        if v.preset not in PRESETS:
+            v.preset = "since-2025-01-20"
+        if v.granularity not in GRANULARITIES:
+            v.granularity = "native"
+        if v.rolling not in ROLLING:
+            v.rolling = 0
+        return v
+
+    def date_range(self, data_min: dt.date, data_max: dt.date, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
+        """The range the preset means, given the data's extent ("today" is the latest data date)."""
+        last = data_max
+        p = self.preset
+        if p == "custom" and self.start and self.end:
+            lo, hi = self.start, self.end
+        elif p == "since-2025-01-20":
+            lo, hi = INAUGURATION, last
+        elif p == "last-90-days":
+            lo, hi = last - dt.timedelta(days=89), last
+        elif p == "fiscal-ytd":
+            lo, hi = fiscal_year_start(last), last
+        elif p == "calendar-year":
+            lo, hi = dt.date(last.year, 1, 1), last
+        else:
+            lo, hi = data_min, data_max
+        return (min(lo, hi), max(lo, hi))
+
+
+def with_changes(view: View, **changes) -> View:
+    return replace(view, **changes)
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    sid, _, key = ref.partition("|")
+    return sid, key
+
+
+@dataclass
+class Prepared:
+    ref: str
+    series_id: str
+    key: str
+    label: str
+    unit: str
+    source: str
+    frame: pd.DataFrame  # date, end, value, release, flag, file (after transforms, within range)
+    notes: list[str] = field(default_factory=list)
+
+
+def per_day(df: pd.DataFrame) -> pd.DataFrame:
+    """Period totals divided by the days each covers (a partial month divides by the days to its data date)."""
+    out = df.copy()
+    out["value"] = out["value"].to_numpy() / cdata.days_covered(out)
+    return out
+
+
+def is_daily(df: pd.DataFrame) -> bool:
+    return len(df) > 1 and bool(((df["end"] - df["date"]).dt.days == 0).all()) and \
+        df["date"].diff().dt.days.dropna().median() <= 1
+
+
+def resample(df: pd.DataFrame, rule: str, how: str) -> pd.DataFrame:
+    """Weekly ("W-SUN" periods starting Monday) or monthly ("MS"); flows are summed, levels averaged."""
+    if df.empty:
+        return df
+    s = df.set_index("date")["value"]
+    freq = "W-MON" if rule == "weekly" else "MS"
+    label = "left"
+    g = s.resample(freq, label=label, closed="left")
+    vals = g.sum(min_count=1) if how == "sum" else g.mean()
+    counts = g.count()
+    ends = df.set_index("date")["end"].resample(freq, label=label, closed="left").max()
+    flags = df.set_index("date")["flag"].resample(freq, label=label, closed="left").agg(
+        lambda x: ";".join(sorted({c for f in x for c in str(f).split(";") if c})))
+    out = pd.DataFrame({"date": vals.index, "value": vals.to_numpy(), "end": ends.to_numpy(), "flag": flags.to_numpy()})
+    out = out[counts.to_numpy() > 0]
+    period_end = (out["date"] + (pd.Timedelta(days=6) if rule == "weekly" else pd.offsets.MonthEnd(0)))
+    partial = out["end"] < period_end
+    out.loc[partial, "flag"] = out.loc[partial, "flag"].map(lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
+    out["release"] = pd.NaT
+    out["file"] = ""
+    return out[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
+
+
+def rolling_mean(df: pd.DataFrame, days: int) -> pd.DataFrame:
+    if df.empty or not days:
+        return df
+    out = df.copy()
+    s = out.set_index("date")["value"].rolling(f"{days}D", min_periods=max(1, int(days * 0.8))).mean()
+    out["value"] = s.to_numpy()
+    return out[out["value"].notna()].reset_index(drop=True)
+
+
+def index_to(df: pd.DataFrame, at: pd.Timestamp) -> tuple[pd.DataFrame, str]:
+    """Rebase so the value at (or just before) ``at`` is 100."""
+    before = df[df["date"] <= at]
+    base_row = before.iloc[-1] if len(before) else (df.iloc[0] if len(df) else None)
+    if base_row is None or not base_row["value"]:
+        return df, "could not index: no non-zero value at or before the base date"
+    out = df.copy()
+    out["value"] = out["value"] / base_row["value"] * 100
+    return out, f"indexed to 100 at {base_row['date'].date().isoformat()}"
+
+
+def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = None) -> tuple[list[Prepared], dt.date, dt.date]:
+    """The frames to draw for a view, and the date range they were cut to."""
+    prepared = []
+    raw = []
+    for ref in view.series:
+        sid, key = split_ref(ref)
+        if sid not in snap.by_series:
+            continue
+        as_of = pd.Timestamp(view.as_of) if view.as_of else None
+        raw.append((ref, sid, key, cdata.series_rows(snap, sid, key, as_of)))
+    if not raw:
+        today = dt.date.today()
+        return [], today, today
+    data_min = min(r[3]["date"].min() for r in raw if len(r[3])).date() if any(len(r[3]) for r in raw) else dt.date.today()
+    data_max = max(r[3]["end"].max() for r in raw if len(r[3])).date() if any(len(r[3]) for r in raw) else dt.date.today()
+    lo, hi = view.date_range(data_min, data_max)
+    base = index_date or view.index_at
+    for ref, sid, key, df in raw:
+        info = snap.info(sid)
+        notes = []
+        unit = info["unit"]
+        flow = str(info.get("per_day_ok", "False")) == "True"
+        if view.per_day and flow:
+            df = per_day(df)
+            unit = f"{unit} per day"
+        if view.granularity != "native" and len(df):
+            daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
+            if daily_or_weekly:
+                how = "mean" if (not flow or view.per_day) else "sum"
+                df = resample(df, view.granularity, how)
+                notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
+            else:
+                notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
+        if view.rolling:
+            if is_daily(df):
+                df = rolling_mean(df, view.rolling)
+                notes.append(f"{view.rolling}-day rolling average")
+            else:
+                notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
+        if base is not None and len(df):
+            df, note = index_to(df, pd.Timestamp(base))
+            notes.append(note)
+            unit = "index (100 at base date)"
+        df = df[(df["end"] >= pd.Timestamp(lo)) & (df["date"] <= pd.Timestamp(hi))].reset_index(drop=True)
+        label = info["title"] + (f": {key}" if key else "")
+        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, notes))
+    return prepared, lo, hi
+
+
+def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
+    """Exactly the numbers drawn, one row per point: what the CSV export writes."""
+    frames = []
+    for p in prepared:
+        f = p.frame
+        frames.append(pd.DataFrame({
+            "series": p.series_id, "key": p.key, "label": p.label, "unit": p.unit,
+            "date": f["date"].dt.date.astype(str), "end": f["end"].dt.date.astype(str),
+            "value": f["value"].to_numpy(),
+            "release": f["release"].dt.date.astype(str).replace("NaT", "") if "release" in f else "",
+            "flag": f["flag"].to_numpy(), "source": p.source,
+        }))
+    if not frames:
+        return pd.DataFrame(columns=["series", "key", "label", "unit", "date", "end", "value", "release", "flag", "source"])
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,88 @@
+"""The view model and its transforms: URL round trip, presets, per day, resampling, rolling, index."""
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from charts import view as V
+from charts.study import daily_values, event_study
+
+
+def frame(dates, values, ends=None, flags=None):
+    d = pd.to_datetime(dates)
+    return pd.DataFrame({"date": d, "end": pd.to_datetime(ends) if ends is not None else d,
+                         "value": np.asarray(values, dtype=float), "release": pd.NaT,
+                         "flag": flags or [""] * len(d), "file": ""})
+
+
+def test_query_round_trip_and_defaults_left_out():
+    v = V.View(series=["a.b", "c.d|Texas"], preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 6, 30),
+               granularity="weekly", per_day=True, rolling=7, index_at=dt.date(2025, 2, 11), log=True,
+               fiscal_axis=True, as_of=dt.date(2025, 3, 1), events=False, categories=["personnel", "legal"],
+               event_text="Hott", reported=False)
+    q = v.to_query()
+    assert q["series"] == "a.b,c.d|Texas" and q["per_day"] == "1" and q["rolling"] == "7"
+    assert V.View.from_query(q) == v
+    assert V.View().to_query() == {}
+
+
+def test_bad_query_values_fall_back():
+    v = V.View.from_query({"preset": "bogus", "rolling": "13", "start": "not-a-date", "granularity": "hourly",
+                           "series": "x" * 5000})
+    assert v.preset == "since-2025-01-20" and v.rolling == 0 and v.start is None and v.granularity == "native"
+    assert len(v.series[0]) <= 2000
+
+
+@pytest.mark.parametrize("preset, expect", [
+    ("since-2025-01-20", (dt.date(2025, 1, 20), dt.date(2026, 7, 11))),
+    ("last-90-days", (dt.date(2026, 4, 13), dt.date(2026, 7, 11))),
+    ("fiscal-ytd", (dt.date(2025, 10, 1), dt.date(2026, 7, 11))),
+    ("calendar-year", (dt.date(2026, 1, 1), dt.date(2026, 7, 11))),
+    ("all", (dt.date(2019, 5, 4), dt.date(2026, 7, 11))),
+])
+def test_presets(preset, expect):
+    assert V.View(preset=preset).date_range(dt.date(2019, 5, 4), dt.date(2026, 7, 11)) == expect
+
+
+def test_per_day_divides_by_days_covered_including_partial_month():
+    df = frame(["2025-01-01", "2025-02-01"], [310, 140], ends=["2025-01-31", "2025-02-14"])
+    assert V.per_day(df)["value"].tolist() == [10.0, 10.0]
+
+
+def test_weekly_and_monthly_resampling_sum_flows_and_mark_partial():
+    days = pd.date_range("2025-01-01", "2025-02-10", freq="D")
+    df = frame(days, np.ones(len(days)))
+    m = V.resample(df, "monthly", "sum")
+    assert m["value"].tolist() == [31.0, 10.0]
+    assert m["flag"].tolist() == ["", "partial"]
+    w = V.resample(df, "weekly", "mean")
+    assert (w["value"] == 1).all() and w["date"].dt.day_of_week.eq(0).all()
+
+
+def test_rolling_mean_on_daily():
+    days = pd.date_range("2025-01-01", periods=14, freq="D")
+    df = frame(days, np.arange(14))
+    r = V.rolling_mean(df, 7)
+    assert r.iloc[-1]["value"] == pytest.approx(np.mean(np.arange(7, 14)))
+
+
+def test_index_to_base_date():
+    df = frame(["2025-01-01", "2025-02-01", "2025-03-01"], [50, 100, 150])
+    out, note = V.index_to(df, pd.Timestamp("2025-02-11"))
+    assert out["value"].tolist() == [50.0, 100.0, 150.0] and "2025-02-01" in note
+
+
+def test_event_study_flow_spreads_months_over_days():
+    df = frame(["2025-01-01", "2025-02-01", "2025-03-01"], [310, 560, 620],
+               ends=["2025-01-31", "2025-02-28", "2025-03-31"])
+    res = event_study(df, dt.date(2025, 2, 1), 28, flow=True)
+    assert res.before.mean_per_day == pytest.approx(10) and res.after.mean_per_day == pytest.approx(20)
+    assert res.change == pytest.approx(10) and res.change_pct == pytest.approx(100)
+    assert res.year_earlier_before.mean_per_day is None  # no data a year earlier: said, not invented
+
+
+def test_event_study_level_carries_forward():
+    df = frame(["2025-01-01", "2025-01-15"], [100, 200], ends=["2025-01-01", "2025-01-31"])
+    d = daily_values(df, flow=False)
+    assert d["2025-01-14"] == 100 and d["2025-01-20"] == 200
