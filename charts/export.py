@@ -85,7 +85,7 @@ def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
 def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None) -> bytes:
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows."""
     head = [f"# {neutralise(title)}"] if title else []
-    head += [f"# {s}" for s in sources]
+    head += [f"# {neutralise(s)}" for s in sources]
     head.append(f"# Exported {(generated_on or dt.date.today()).isoformat()} from {DASHBOARD}")
     body = safe_frame(df).to_csv(index=False, lineterminator="\n")
     return ("\n".join(h.replace("\n", " ") for h in head) + "\n" + body).encode("utf-8")
