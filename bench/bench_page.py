@@ -1,0 +1,186 @@
+"""Page speed: the project's dashboard.py against a trivial Streamlit page with one Plotly chart, same run.
+
+    .venv/bin/python bench/bench_page.py [--trials 6] [--reruns 10] [--bundled]
+
+1. Time to the first chart: a fresh browser context (empty cache) opens each page; the clock runs from
+   ``page.goto`` until Streamlit reports ``data-test-script-state='notRunning'`` and a Plotly chart has drawn its
+   SVG traces. Trials alternate between the two pages. Target: project / trivial <= 1.3.
+2. Rerun after a date-range change: on a loaded page, the "Date range" select box is switched to another preset
+   (the trivial page switches its own select box, which changes its chart's data). Two numbers:
+   - server time: each page runs under a wrapper (bench/common.py ``write_wrapper``) that executes the real
+     script and appends its run time (perf_counter around the whole script) to a log, one line per script run;
+     the line written by the rerun is that rerun's server time. Target: median <= 100 ms.
+   - browser time: from the click on the new option until the chart's drawn SVG has changed and the script
+     state is back to ``notRunning``. Target: project / trivial <= 1.3.
+By default the project page reads a snapshot rebuilt from ../shared/data with every registered source (what
+the page will hold once the lead regenerates data/); ``--bundled`` uses the committed data/ instead.
+Headless Chromium (/usr/bin/chromium) through Playwright; servers are stopped by their process ids.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, median, read_runs,  # noqa: E402
+                    verdict, write_wrapper)
+
+TRIVIAL = '''\
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+choice = st.selectbox("Series", ["A", "B", "C", "D", "E"])
+rng = np.random.default_rng(ord(choice))
+x = pd.date_range("2025-01-20", periods=400, freq="D")
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=rng.normal(0, 10, 400).cumsum() + 1000, mode="lines")), key="chart")
+'''
+READY = """() => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    && !!document.querySelector(".js-plotly-plot .main-svg .scatterlayer .trace")"""
+SIGNATURE = """() => { const p = document.querySelector(".js-plotly-plot"); if (!p) return "";
+    const ticks = [...p.querySelectorAll(".xtick text, .ytick text")].map(e => e.textContent).join("|");
+    const line = p.querySelector(".scatterlayer .trace path.js-line");
+    return ticks + "#" + (line ? line.getAttribute("d") : ""); }"""
+CHANGED = """(before) => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    && (%s)() !== before""" % SIGNATURE
+PROJECT_CHOICES = ("Date range", ["All data", "Last 90 days", "Calendar year to date", "Fiscal year to date",
+                                  "Since 20 Jan 2025"])
+TRIVIAL_CHOICES = ("Series", ["B", "C", "D", "E", "A"])
+
+
+class Page:
+    def __init__(self, name: str, server: Server, log: Path, choices):
+        self.name, self.server, self.log, (self.label, self.options) = name, server, log, choices
+        self.first: list[float] = []
+        self.browser_rerun: list[float] = []
+        self.server_rerun: list[float] = []
+        self.first_server: list[float] = []
+
+
+def load(browser, page: Page, keep: bool = False):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = ctx.new_page()
+    n0 = len(read_runs(page.log))
+    t0 = time.perf_counter()
+    tab.goto(page.server.url)
+    tab.wait_for_function(READY, polling="raf", timeout=120_000)
+    took = time.perf_counter() - t0
+    runs = read_runs(page.log)[n0:]
+    if keep:
+        return ctx, tab, took, runs
+    ctx.close()
+    return None, None, took, runs
+
+
+def rerun(tab, page: Page, option: str) -> tuple[float, float | None]:
+    box = tab.locator("[data-testid='stSelectbox']").filter(has_text=page.label).first
+    box.locator("input").click()
+    opt = tab.get_by_role("option", name=option, exact=True)
+    opt.wait_for(state="visible")
+    before = tab.evaluate(SIGNATURE)
+    n0 = len(read_runs(page.log))
+    t0 = time.perf_counter()
+    opt.click()
+    tab.wait_for_function(CHANGED, arg=before, polling="raf", timeout=60_000)
+    took = time.perf_counter() - t0
+    deadline = time.time() + 5
+    while len(read_runs(page.log)) <= n0 and time.time() < deadline:  # the log line follows the script's end
+        time.sleep(0.01)
+    runs = read_runs(page.log)[n0:]
+    return took, (runs[-1][1] if runs else None)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trials", type=int, default=6, help="first-chart loads per page (alternating)")
+    ap.add_argument("--reruns", type=int, default=10, help="date-range changes per page (alternating)")
+    ap.add_argument("--bundled", action="store_true", help="use the committed data/ instead of a full rebuild")
+    args = ap.parse_args()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as e:
+        print(f"skipped: playwright is not importable ({e})")
+        return 0
+    if not Path(CHROMIUM).exists():
+        print(f"skipped: no Chromium at {CHROMIUM}")
+        return 0
+    header("Page: time to first chart and rerun, dashboard.py vs a trivial one-chart page")
+    with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
+        tmp = Path(tmp)
+        if args.bundled:
+            data_dir, desc = ROOT / "data", "bundled data/"
+        else:
+            (tmp / "data").mkdir()
+            data_dir, desc = full_snapshot(tmp / "data")
+        print(f"   project page data: {desc}")
+        (tmp / "trivial.py").write_text(TRIVIAL, "utf-8")
+        servers = []
+        try:
+            pages = []
+            for name, target, choices, data in (("trivial", tmp / "trivial.py", TRIVIAL_CHOICES, None),
+                                                ("project", ROOT / "dashboard.py", PROJECT_CHOICES, data_dir)):
+                log = tmp / f"{name}.runs"
+                srv = Server(write_wrapper(tmp / f"run_{name}.py", target, log, data))
+                servers.append(srv)
+                pages.append(Page(name, srv, log, choices))
+            for pg in pages:
+                print(f"   {pg.name}: server healthy after {pg.server.wait_healthy():.2f} s (port {pg.server.port})")
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                for pg in pages:  # the first view after start fills the caches; reported, not in the ratio
+                    _, _, took, runs = load(browser, pg)
+                    print(f"   {pg.name}: first view after server start {took:.2f} s "
+                          f"(server script {runs[0][1] * 1000:.0f} ms)" if runs else "")
+                for i in range(args.trials):
+                    for pg in (pages if i % 2 == 0 else pages[::-1]):
+                        _, _, took, runs = load(browser, pg)
+                        pg.first.append(took)
+                        pg.first_server += [r[1] for r in runs[:1]]
+                loaded = {pg.name: load(browser, pg, keep=True) for pg in pages}
+                for k in range(args.reruns):
+                    for pg in (pages if k % 2 == 0 else pages[::-1]):
+                        _, tab, _, _ = loaded[pg.name]
+                        took, server_s = rerun(tab, pg, pg.options[k % len(pg.options)])
+                        pg.browser_rerun.append(took)
+                        if server_s is not None:
+                            pg.server_rerun.append(server_s)
+                for ctx, *_ in loaded.values():
+                    ctx.close()
+                browser.close()
+        finally:
+            for srv in servers:
+                srv.stop()
+    triv, proj = pages
+    print()
+    print(f"{'':28}{'trivial':>12}{'project':>12}{'ratio':>8}")
+
+    def row(label, a, b, unit="s", scale=1.0):
+        print(f"{label:28}{median(a) * scale:>11.3f}{unit}{median(b) * scale:>11.3f}{unit}{median(b) / median(a):>8.2f}")
+    row("first chart, median", triv.first, proj.first)
+    row("first chart, best", [min(triv.first)], [min(proj.first)])
+    row("script run on first view", triv.first_server, proj.first_server)
+    row("rerun, browser, median", triv.browser_rerun, proj.browser_rerun)
+    row("rerun, server, median", triv.server_rerun, proj.server_rerun)
+    print()
+    print("all first-chart times (s):   trivial " + " ".join(f"{t:.2f}" for t in triv.first)
+          + " | project " + " ".join(f"{t:.2f}" for t in proj.first))
+    print("all rerun browser times (s): trivial " + " ".join(f"{t:.2f}" for t in triv.browser_rerun)
+          + " | project " + " ".join(f"{t:.2f}" for t in proj.browser_rerun))
+    print("all rerun server times (ms): trivial " + " ".join(f"{t * 1000:.0f}" for t in triv.server_rerun)
+          + " | project " + " ".join(f"{t * 1000:.0f}" for t in proj.server_rerun))
+    r_first = median(proj.first) / median(triv.first)
+    r_rerun = median(proj.browser_rerun) / median(triv.browser_rerun)
+    srv = median(proj.server_rerun)
+    print()
+    print(f"target first chart <= 1.3x trivial: {r_first:.2f}x  {verdict(r_first <= 1.3)}")
+    print(f"target rerun server median <= 100 ms: {srv * 1000:.0f} ms  {verdict(srv <= 0.1)}")
+    print(f"target rerun in browser <= 1.3x trivial: {r_rerun:.2f}x  {verdict(r_rerun <= 1.3)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

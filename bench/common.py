@@ -1,0 +1,189 @@
+"""Shared helpers for the hand-run benchmarks in bench/ (not collected by pytest).
+
+Timing is best-of-N wall clock (``time.perf_counter``) unless a script says otherwise; every script prints its
+ratios side by side from one run, so the machine's speed cancels out.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "data"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+PACKAGES = ("streamlit", "pandas", "numpy", "pyarrow", "duckdb", "plotly", "kaleido", "choreographer",
+            "python-calamine", "openpyxl", "playwright")
+
+
+def machine() -> str:
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")), platform.processor())
+    mem = next((int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines()
+                if ln.startswith("MemTotal")), 0)
+    vers = []
+    for p in PACKAGES:
+        try:
+            vers.append(f"{p} {version(p)}")
+        except PackageNotFoundError:
+            vers.append(f"{p} (absent)")
+    return (f"{os.cpu_count()} CPUs ({cpu}), {mem / 2**20:.1f} GiB RAM, Python {platform.python_version()}, "
+            + ", ".join(vers))
+
+
+def header(title: str) -> None:
+    print(f"== {title}  ({time.strftime('%Y-%m-%d %H:%M')})")
+    print(f"   {machine()}")
+
+
+def best_of(fn, n: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), times
+
+
+def median(xs) -> float:
+    return statistics.median(xs)
+
+
+def verdict(ok: bool) -> str:
+    return "MET" if ok else "MISSED"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- Streamlit servers
+
+class Server:
+    """``streamlit run`` in its own process group, started from the project root (so .streamlit/config.toml
+    applies to every page alike) and stopped by its process id."""
+
+    def __init__(self, script: Path, env: dict | None = None):
+        self.script = Path(script)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        streamlit = Path(sys.executable).with_name("streamlit")
+        cmd = [str(streamlit), "run", str(self.script), "--server.address", "127.0.0.1",
+               "--server.port", str(self.port), "--server.headless", "true"]
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})}, start_new_session=True)
+
+    def wait_healthy(self, timeout: float = 60) -> float:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {Path(self.log.name).read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "_stcore/health", timeout=1) as r:
+                    if r.read().strip() == b"ok":
+                        return time.perf_counter() - t0
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"streamlit on port {self.port} not healthy after {timeout} s")
+
+    def vm_hwm_kib(self) -> int:
+        return _status_kib(self.proc.pid, "VmHWM")
+
+    def vm_rss_kib(self) -> int:
+        return _status_kib(self.proc.pid, "VmRSS")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)  # this process only, by its id
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log.name)
+
+
+def _status_kib(pid: int, field: str) -> int:
+    for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if ln.startswith(field + ":"):
+            return int(ln.split()[1])
+    raise KeyError(field)
+
+
+# ---------------------------------------------------------------- the data the page reads
+
+CURATED = ("events.csv", "reported_figures.csv", "user_events.csv")
+
+
+def full_snapshot(out: Path) -> tuple[Path, str]:
+    """Every registered source rebuilt from ../shared/data into ``out`` (plus the curated files the page reads),
+    so the page is measured with everything loaded. Falls back to the bundled data/ when that fails."""
+    from loaders import pipeline, registry
+    try:
+        counts = pipeline.rebuild(SHARED, out)
+    except Exception as e:  # measuring the bundled snapshot is still useful; say so
+        return ROOT / "data", f"bundled data/ (rebuild from {SHARED} failed: {e})"
+    for name in CURATED:
+        if (ROOT / "data" / name).exists():
+            shutil.copy(ROOT / "data" / name, out / name)
+    rows = sum(counts.values())
+    return out, (f"all {len(counts)} of {len(registry.SOURCES)} registered sources with raw files, rebuilt from "
+                 f"../shared/data: {rows:,} rows ({', '.join(f'{k} {v:,}' for k, v in counts.items())})")
+
+
+WRAPPER = '''\
+# Generated by bench/: runs {target} exactly as Streamlit would and appends the script's run time to {log}.
+import sys, time
+_t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+try:
+    {patch}
+    _code = sys.modules.setdefault("_bench_code_cache", type(sys)("_bench_code_cache")).__dict__
+    if "code" not in _code:
+        with open({target!r}, encoding="utf-8") as _f:
+            _code["code"] = compile(_f.read(), {target!r}, "exec")
+    exec(_code["code"], {{"__name__": "__main__", "__file__": {target!r}}})
+finally:
+    with open({log!r}, "a") as _f:
+        _f.write(f"{{time.time():.6f}} {{time.perf_counter() - _t0:.6f}}\\n")
+'''
+
+
+def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None) -> Path:
+    """A script that runs ``target`` and logs each run's server-side duration (one line per script run).
+
+    The compiled code is cached across reruns (Streamlit caches its own compiled script the same way), so the
+    wrapper adds only two ``perf_counter`` calls and one small file append to each run.
+    """
+    patch = (f"import charts.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
+             if data_dir else "pass")
+    path.write_text(WRAPPER.format(target=str(target), log=str(log), root=str(ROOT), patch=patch), "utf-8")
+    return path
+
+
+def read_runs(log: Path) -> list[tuple[float, float]]:
+    if not log.exists():
+        return []
+    return [tuple(map(float, ln.split())) for ln in log.read_text().splitlines() if ln.strip()]
