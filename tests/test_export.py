@@ -106,6 +106,7 @@ def test_cli_export_csv_matches_page_render(tmp_path):
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     body = pd.read_csv(out, comment="#")
+    assert len(body) > 20
     page = render(SNAP, View.from_query(dict(p.split("=") for p in q.split("&")))).table
     assert body["value"].tolist() == pytest.approx(page["value"].tolist())
 
