@@ -1,13 +1,14 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import ddp_facility_daily, ddp_records, trac_detention
+from . import ddp_arrests_aggregates, ddp_facility_daily, ddp_records, trac_detention
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
     trac_detention,
     ddp_facility_daily,
     ddp_records,
+    ddp_arrests_aggregates,
 )}
 
 
