@@ -1,7 +1,7 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import ddp_arrests_aggregates, ddp_facility_daily, ddp_records, trac_detention
+from . import ddp_arrests_aggregates, ddp_facility_daily, ddp_records, reported_figures, trac_detention
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
@@ -9,6 +9,7 @@ SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
     ddp_facility_daily,
     ddp_records,
     ddp_arrests_aggregates,
+    reported_figures,
 )}
 
 
