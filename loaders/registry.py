@@ -1,12 +1,17 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import ice_detention_stats, trac_detention
+from . import (ddp_arrests_aggregates, ddp_facility_daily, ddp_records, ice_detention_stats, reported_figures,
+               trac_detention)
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
     trac_detention,
     ice_detention_stats,
+    ddp_facility_daily,
+    ddp_records,
+    ddp_arrests_aggregates,
+    reported_figures,
 )}
 
 
