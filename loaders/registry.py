@@ -1,11 +1,14 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import trac_detention
+from . import cbp_encounters, ohss_khsm, ohss_monthly, trac_detention
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
     trac_detention,
+    cbp_encounters,
+    ohss_monthly,
+    ohss_khsm,
 )}
 
 
