@@ -189,6 +189,8 @@ def release_of(name: str, last_month: str) -> tuple[str, str]:
 
 def _sum(df: pd.DataFrame, series: str, by: str | list[str] | None = None, mask=None) -> pd.DataFrame:
     d = df if mask is None else df[mask]
+    if d.empty:  # e.g. a file with no Border Patrol rows: no series, rather than zeros
+        return pd.DataFrame(columns=["series", "key", "date", "value"])
     by_cols = [by] if isinstance(by, str) else list(by or [])
     g = d.groupby(["date"] + by_cols, sort=True)["value"].sum().reset_index()
     key = g[by_cols].astype(str).agg(" ".join, axis=1) if by_cols else ""
