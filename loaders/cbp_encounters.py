@@ -24,8 +24,8 @@ Quirks, and what this module does about each:
   current year-to-date window, for CBP's dashboard comparisons; it carries no data and is ignored.
 - Rows are fine-grained (component x demographic x citizenship x title x encounter type; in the nationwide
   files also region and AOR or state); every series here is a sum of ``Encounter Count`` over the rows, never
-  an estimate. The Southwest file groups citizenship into five buckets (``Citizenship Grouping``); the
-  nationwide files give every country in upper case. Nationwide citizenship is left out: it would add
+  an estimate. The Southwest file groups citizenship into five buckets (``Citizenship Grouping``: four named
+  countries and Other); the nationwide files give every country in upper case. Nationwide citizenship is left out: it would add
   thousands of rows per monthly release to the snapshot, and the page does not use it.
 - The state file has no ``Component`` or ``Encounter Type`` column; it only gives the by-state series, so
   the nationwide totals come from one file (the AOR file) and never from two that might disagree.
@@ -95,8 +95,9 @@ SERIES = (
        "units); UAC (unaccompanied children); Accompanied Minors (children with an adult at ports of entry).",
        breakdown="demographic"),
     _s("swb_by_citizenship", "Southwest border encounters by citizenship group (CBP file)", "CBP (USBP+OFO)",
-       "Southwest land border encounters by CBP's citizenship grouping: the four largest countries named, all "
-       "others together as Other. The file gives no finer split.", breakdown="citizenship"),
+       "Southwest land border encounters by CBP's citizenship grouping: Mexico, Guatemala, Honduras and El "
+       "Salvador by name, every other country together as Other (so Other mixes many nationalities, e.g. "
+       "Venezuelans and Cubans). The file gives no finer split.", breakdown="citizenship"),
     _s("nationwide_total", "CBP encounters nationwide, all of CBP (CBP file)", "CBP (USBP+OFO)",
        "All CBP encounters in the country: Border Patrol apprehensions on every border and the coasts plus Office "
        "of Field Operations inadmissibles at land, sea and air ports of entry." + _T42),
