@@ -261,3 +261,25 @@ def test_real_excerpts_have_the_layouts_the_parser_reads(shared_data):
                                  "nationwide-encounters-fy22-fy25-state.csv")
     assert series(state, "nationwide_by_state", "NY")["2022-04-01"] == 1460 + 305 + 6
     assert not [p for p in pipeline.find_raw_files(SRC, shared_data) if p.name.startswith("EXCERPT")]
+
+
+@responses.activate
+def test_update_discovers_downloads_and_keeps_both_releases(tmp_path):
+    """End to end through ``pipeline.update``: landing pages -> CSV links -> download -> parse -> snapshot."""
+    base = "https://www.cbp.gov/sites/default/files/"
+    swb_page = '<a href="/sites/default/files/2025-09/sbo-encounters-fy22-fy25-aug.csv">CSV</a>'
+    nat_page = '<a href="/sites/default/files/2025-09/nationwide-encounters-fy22-fy25-aug-state.csv">State</a>'
+    responses.get(cbp_encounters.LANDING_SWB, body=swb_page)
+    responses.get(cbp_encounters.LANDING_NATIONWIDE, body=nat_page)
+    responses.get(base + "2025-09/sbo-encounters-fy22-fy25-aug.csv", body=swb_file(2022, 2025, last_month="AUG"))
+    responses.get(base + "2025-09/nationwide-encounters-fy22-fy25-aug-state.csv", body=csv_bytes(STATE_HEADER, [
+        ["2025 (FYTD)", "FYTD", "AUG", "Southwest Land Border", "TX", "Single Adults", "MEXICO", "Title 8", "70"]]))
+    data, raw = tmp_path / "data", tmp_path / "raw"
+    summary = pipeline.update(["cbp_encounters"], data, raw)
+    assert summary["cbp_encounters"].endswith("from 2 new file(s)")
+    obs = pipeline.load_source_observations(data, "cbp_encounters")
+    assert series(obs, "nationwide_by_state", "TX")["2025-08-01"] == 70
+    assert series(obs, "swb_usbp")["2025-08-01"] == 2025 * 1000 + 100
+    man = pipeline.read_manifest(data)["sources"]["cbp_encounters"]
+    assert {f["url"] for f in man["files"]} == {base + "2025-09/sbo-encounters-fy22-fy25-aug.csv",
+                                               base + "2025-09/nationwide-encounters-fy22-fy25-aug-state.csv"}
