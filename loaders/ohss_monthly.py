@@ -210,7 +210,9 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
         if _norm(b) == "total" and _fiscal_year(a):
             fy = _fiscal_year(a)[0]
             continue
-        if fiscal.month_number(b) and not str(a).strip():
+        # Month rows leave column A blank; accept a repeated fiscal year there too rather than drop the row.
+        if fiscal.month_number(b) and (not str(a).strip() or _fiscal_year(a)):
+            fy = _fiscal_year(a)[0] if str(a).strip() else fy
             if fy is None:
                 raise ParseError(f"sheet {sheet!r} row {i + 1}: month {b!r} before any fiscal-year Total row",
                                  source=ID, file=file)

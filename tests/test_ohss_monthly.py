@@ -156,6 +156,17 @@ def test_title_month_that_disagrees_with_the_data_is_flagged():
     assert set(df.flag) == {"rounded;stale-header"}
 
 
+def test_month_row_with_its_fiscal_year_repeated_is_kept():
+    wb = openpyxl.load_workbook(io.BytesIO(small_workbook()))
+    ws = wb["ICE Book-Ins by Arrest Agency"]
+    assert ws.cell(row=5, column=2).value == "October" and ws.cell(row=5, column=1).value is None
+    ws.cell(row=5, column=1).value = 2023
+    buf = io.BytesIO()
+    wb.save(buf)
+    df = pipeline.parse_bytes(SRC, buf.getvalue(), NAME)
+    assert series(df, "book_ins_total")["2022-10-01"] == 30 and len(series(df, "book_ins_total")) == 23
+
+
 def test_missing_required_table_is_named():
     with pytest.raises(ParseError, match="ERO Administrative Arrests by Criminality") as e:
         ohss_monthly.parse(small_workbook(drop=("arrests",)), NAME)
