@@ -7,8 +7,10 @@ exported image, in a few compact legend lines), so a busy month never piles labe
 All event text is data. Plotly renders a subset of HTML in hover text, so it is escaped here; the hover
 text is set with ``hovertext`` rather than ``hovertemplate`` so ``%{...}`` in a title is not expanded either.
 
-Plotly's ``add_vline(annotation_text=...)`` fails on date axes (it averages the x values), so lines are plain
-shapes and the numbers are a scatter trace on a hidden overlay axis that runs 0..1 from bottom to top.
+Lines are plain shapes with no annotation text: ``add_vline(annotation_text=...)`` has been unreliable on date
+axes (it positions the label by arithmetic on x), and text labels are what overlap in busy periods. The numbers
+are one scatter trace on a hidden overlay axis running 0..1 from bottom to top, so they sit along the top
+whatever the data's scale, and hover works on them.
 """
 from __future__ import annotations
 

@@ -182,8 +182,9 @@ def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     key = allrows["date"].dt.strftime("%Y-%m-%d") + "\x00" + allrows["title"].map(_title_key)
     dup_key = key.duplicated(keep="first")
     dup_id = allrows["id"].duplicated(keep="first") & ~dup_key
-    first_key = dict(zip(key[~dup_key][::-1], allrows.index[~dup_key][::-1]))
-    first_id = dict(zip(allrows["id"][~allrows["id"].duplicated()], allrows.index[~allrows["id"].duplicated()]))
+    first_key = dict(zip(key[~dup_key], allrows.index[~dup_key]))
+    first_id_mask = ~allrows["id"].duplicated(keep="first")
+    first_id = dict(zip(allrows["id"][first_id_mask], allrows.index[first_id_mask]))
     rejected = []
     for i in allrows.index[dup_key | dup_id]:
         r = allrows.loc[i]

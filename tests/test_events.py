@@ -490,3 +490,16 @@ def test_csv_shaped_input_never_raises_anything_else(rows, encoding):
         assert got_ok | got_bad == body
     else:
         assert got_ok | got_bad <= set(range(2, len(rows) + 2))
+
+
+def test_an_upload_merges_after_the_bundled_events_and_repeats_are_reported(bundled):
+    upload, rejected = lev.validate_events(events_file(
+        row(date="2025-03-09", title="todd lyons NAMED acting ICE director", category="personnel"),
+        row(date="2025-03-10", title="My newsroom's own event", category="political")), "mine.csv", today=TODAY)
+    assert rejected.empty
+    merged, dupes = lev.merge_events(bundled, upload)
+    assert len(merged) == len(bundled) + 1
+    assert merged.loc[merged["origin"] == "upload", "title"].tolist() == ["My newsroom's own event"]
+    assert dupes[["row", "field", "origin"]].values.tolist() == [[2, "title", "upload"]]
+    assert "same date and title as bundled event" in dupes["reason"].iloc[0]
+    assert merged["date"].is_monotonic_increasing
