@@ -63,6 +63,10 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
         xaxis=dict(title=None),
         hovermode="x unified",
     )
+    import textwrap
+    footer = [w for t in footer for w in textwrap.wrap(t, 170, break_long_words=False)]
+    n_footer = len(footer)
+    fig.update_layout(height=height + 16 * n_footer, margin=dict(b=70 + 16 * n_footer))
     fig.add_annotation(
         text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-40, showarrow=False, align="left", font=dict(size=11, color=NEUTRAL),
@@ -160,7 +164,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     if events_in_view is not None and len(events_in_view):
         try:
             from .events import events_legend_text
-            notes.append("Events: " + events_legend_text(events_in_view))
+            notes += events_legend_text(events_in_view, max_lines=10, width=170)
         except ImportError:  # pragma: no cover - events module arrives separately
             pass
     title = prepared[0].label if len(prepared) == 1 else " vs ".join(p.label.split(" (")[0] for p in prepared[:3])
@@ -179,6 +183,13 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             add_events_to_figure(fig, events_in_view)
         except ImportError:  # pragma: no cover
             pass
+        else:
+            # Markers ride along the top of the plot: leave them room above the data, and keep hover per point
+            # so an event's box does not merge with the series values.
+            ymax = max((float(np.nanmax(ln.y)) for ln in lines if len(ln.y) and np.isfinite(ln.y).any()), default=None)
+            if ymax and not view.log:
+                fig.update_yaxes(range=[0, ymax * 1.18])
+            fig.update_layout(hovermode="closest")
     return fig
 
 
