@@ -12,8 +12,8 @@
      the line written by the rerun is that rerun's server time. Target: median <= 100 ms.
    - browser time: from the click on the new option until the chart's drawn SVG has changed and the script
      state is back to ``notRunning``. Target: project / trivial <= 1.3.
-By default the project page reads a snapshot rebuilt from ../shared/data with every registered source (what
-the page will hold once the lead regenerates data/); ``--bundled`` uses the committed data/ instead.
+The project page reads the committed snapshot (data/, every source); ``--rebuild`` regenerates one from
+../shared/data into a temporary folder first and uses that.
 Headless Chromium (/usr/bin/chromium) through Playwright; servers are stopped by their process ids.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, median, read_runs,  # noqa: E402
-                    verdict, write_wrapper)
+                    snapshot_summary, verdict, write_wrapper)
 
 TRIVIAL = '''\
 import numpy as np
@@ -98,7 +98,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trials", type=int, default=6, help="first-chart loads per page (alternating)")
     ap.add_argument("--reruns", type=int, default=10, help="date-range changes per page (alternating)")
-    ap.add_argument("--bundled", action="store_true", help="use the committed data/ instead of a full rebuild")
+    ap.add_argument("--rebuild", action="store_true", help="rebuild every source from ../shared/data into a "
+                    "temporary folder and use it instead of the committed data/")
     args = ap.parse_args()
     try:
         from playwright.sync_api import sync_playwright
@@ -111,9 +112,8 @@ def main() -> int:
     header("Page: time to first chart and rerun, dashboard.py vs a trivial one-chart page")
     with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
         tmp = Path(tmp)
-        if args.bundled:
-            data_dir, desc = ROOT / "data", "bundled data/"
-        else:
+        data_dir, desc = ROOT / "data", snapshot_summary(ROOT / "data")
+        if args.rebuild:
             (tmp / "data").mkdir()
             data_dir, desc = full_snapshot(tmp / "data")
         print(f"   project page data: {desc}")

@@ -161,9 +161,14 @@ sys.path.insert(0, {root!r})
 try:
     {patch}
     _code = sys.modules.setdefault("_bench_code_cache", type(sys)("_bench_code_cache")).__dict__
-    if "code" not in _code:
+    if "code" not in _code:  # compiled as Streamlit compiles a script: with "magic" when it is enabled
+        from streamlit import config as _config
+        from streamlit.runtime.scriptrunner import magic as _magic
         with open({target!r}, encoding="utf-8") as _f:
-            _code["code"] = compile(_f.read(), {target!r}, "exec")
+            _body = _f.read()
+        if _config.get_option("runner.magicEnabled"):
+            _body = _magic.add_magic(_body, {target!r})
+        _code["code"] = compile(_body, {target!r}, "exec", flags=0, dont_inherit=1)
     exec(_code["code"], {{"__name__": "__main__", "__file__": {target!r}}})
 finally:
     with open({log!r}, "a") as _f:
@@ -174,8 +179,9 @@ finally:
 def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None) -> Path:
     """A script that runs ``target`` and logs each run's server-side duration (one line per script run).
 
-    The compiled code is cached across reruns (Streamlit caches its own compiled script the same way), so the
-    wrapper adds only two ``perf_counter`` calls and one small file append to each run.
+    The code is compiled once the way Streamlit compiles a script (with "magic") and cached across reruns, as
+    Streamlit caches its own, so the wrapper adds only two ``perf_counter`` calls and one small file append to
+    each run.
     """
     patch = (f"import charts.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
              if data_dir else "pass")
@@ -187,3 +193,10 @@ def read_runs(log: Path) -> list[tuple[float, float]]:
     if not log.exists():
         return []
     return [tuple(map(float, ln.split())) for ln in log.read_text().splitlines() if ln.strip()]
+
+
+def snapshot_summary(data_dir: Path) -> str:
+    import json
+    man = json.loads((Path(data_dir) / "manifest.json").read_text("utf-8"))["sources"]
+    rows = sum(e.get("rows", 0) for e in man.values())
+    return f"{data_dir}: {len(man)} sources, {rows:,} observation rows"
