@@ -76,6 +76,8 @@ def ref_label(ref: str) -> str:
 def series_options() -> list[str]:
     opts = []
     for sid in ids:
+        if sid.startswith("reported_figures."):
+            continue  # claims, not series: drawn as period markers beside the series they speak to
         info = snap.info(sid)
         keys = snap.keys(sid)
         if not info["breakdown"] or keys == [""]:
@@ -129,9 +131,11 @@ def slug(text: str) -> str:
 
 def show_headlines() -> None:
     hs = headlines(snap)
-    cols = st.columns(len(hs)) if hs else []
-    for col, h in zip(cols, hs):
-        with col.container(border=True):
+    per_row = 3
+    for i, h in enumerate(hs):
+        if i % per_row == 0:
+            cols = st.columns(per_row)
+        with cols[i % per_row].container(border=True):
             delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)

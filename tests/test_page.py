@@ -91,13 +91,13 @@ def test_series_choice_changes_chart_and_url():
 
 @pytest.mark.parametrize("preset, first", [("all", "2019-05-04"), ("calendar-year", "2026-")])
 def test_presets_change_range(preset, first):
-    at = app()
+    at = app({"series": "trac_detention.detained_total"})
     rerun(at, "w_preset", preset)
     assert min(xs(trend(at))).startswith(first)
 
 
 def test_custom_range_and_empty_state():
-    at = app()
+    at = app({"series": "trac_detention.detained_total"})
     rerun(at, "w_preset", "custom")
     rerun(at, "w_range", (dt.date(2019, 6, 1), dt.date(2019, 12, 31)))
     fig = trend(at)
