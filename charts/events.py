@@ -74,10 +74,12 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame) -> go.Fig
     ev = number_events(events_in_view)
     if ev.empty:
         return fig
-    for _, e in ev.iterrows():
-        fig.add_shape(type="line", xref="x", yref="paper", x0=_iso(e["date"]), x1=_iso(e["date"]), y0=0, y1=1,
-                      line=dict(color=_colour(e["category"]), width=1, dash="dot"), layer="below",
-                      name=f"event {e['number']}")
+    # All lines in one assignment: each add_shape re-validates every shape already on the figure, which made
+    # 80 events cost 0.7 s (quadratic) against 0.01 s for the same shapes set at once.
+    lines = [dict(type="line", xref="x", yref="paper", x0=_iso(d), x1=_iso(d), y0=0, y1=1,
+                  line=dict(color=_colour(c), width=1, dash="dot"), layer="below", name=f"event {n}")
+             for d, c, n in zip(ev["date"], ev["category"], ev["number"])]
+    fig.update_layout(shapes=list(fig.layout.shapes) + lines)
     lanes = _lanes(ev["date"])
     fig.add_trace(go.Scatter(
         x=[_iso(d) for d in ev["date"]], y=lanes, yaxis="y9", mode="markers+text", name=TRACE_NAME,
