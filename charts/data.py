@@ -25,19 +25,30 @@ class Snapshot:
     flags: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # "<source>.<name>" -> reference table
     by_series: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # Lookups repeated many times per page run (catalogue rows, sorted breakdown members), kept once computed.
+    # A snapshot is read-only once loaded, so they cannot go stale; the returned objects are shared: don't mutate.
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def series_ids(self) -> list[str]:
         return [s for s in self.catalogue.index if s in self.by_series]
 
     def info(self, series_id: str) -> pd.Series:
-        return self.catalogue.loc[series_id]
+        hit = self._memo.get(("info", series_id))
+        if hit is None:
+            hit = self._memo[("info", series_id)] = self.catalogue.loc[series_id]
+        return hit
 
     def source_entry(self, source_id: str) -> dict:
         return self.manifest.get("sources", {}).get(source_id, {})
 
     def keys(self, series_id: str) -> list[str]:
-        df = self.by_series.get(series_id)
-        return [] if df is None else sorted(df["key"].unique())
+        hit = self._memo.get(("keys", series_id))
+        if hit is None:
+            df = self.by_series.get(series_id)
+            hit = [] if df is None else sorted(df["key"].unique())
+            if df is not None:
+                self._memo[("keys", series_id)] = hit
+        return list(hit)
 
 
 def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
