@@ -54,6 +54,7 @@ def reported_figures() -> pd.DataFrame | None:
 
 snap = snapshot()
 ids = snap.series_ids()
+st.session_state["_full_run"] = st.session_state.get("_full_run", 0) + 1
 st.title("US immigration enforcement: trends and events")
 if not ids:
     st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
@@ -171,7 +172,15 @@ tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study"
 
 # ---------------------------------------------------------------- trends
 
-with tab_trends:
+@st.fragment
+def trends_panel() -> None:
+    """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines,
+    the event study or the sources tab (which do not depend on it). When something the event study shows does
+    depend on it (its source line, the events it offers), the whole page is rerun, so the page always ends up
+    exactly as a full run would draw it."""
+    global events, r
+    full_run = st.session_state.get("_trends_drawn_in") != st.session_state["_full_run"]
+    st.session_state["_trends_drawn_in"] = st.session_state["_full_run"]
     c1, c2 = st.columns([3, 2])
     with c1:
         st.multiselect("Series", OPTIONS, key="w_series", format_func=ref_label,
@@ -256,6 +265,8 @@ with tab_trends:
     st.query_params.from_dict(view.to_query())
     if not view.series:
         st.info("Choose at least one series above.")
+        if not full_run:
+            st.rerun(scope="app")  # the whole page stops here, as it always has
         st.stop()
     r = render(snap, view, events=events, reported=reported)
     if r.figure is None or r.table.empty:
@@ -321,6 +332,22 @@ with tab_trends:
                            on_click="ignore", key="dl_full_parquet")
         st.text("Citation for this view:")
         st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
+    if not full_run and study_inputs(st.session_state.get("w_study_series")) != st.session_state.get("_study_inputs"):
+        st.rerun(scope="app")
+
+
+def study_inputs(study_sid: str | None) -> tuple:
+    """What the event-study tab takes from the trends tab: the source lines of the trend's series when the
+    study shows the same series, and the events (bundled and uploaded) it offers."""
+    sid = (study_sid or "").partition("|")[0]
+    src = tuple(source_lines(snap, r.prepared)) if r.prepared and r.prepared[0].series_id == sid else None
+    ev = None if events is None else tuple(zip(events["id"].astype(str), events["date"].astype(str), events["title"]))
+    return src, ev
+
+
+with tab_trends:
+    trends_panel()
+
 
 # ---------------------------------------------------------------- event study
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
@@ -357,6 +384,7 @@ with tab_study:
     study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label,
                              index=OPTIONS.index(st.session_state["w_series"][0])
                              if st.session_state["w_series"] and st.session_state["w_series"][0] in OPTIONS else 0)
+    st.session_state["_study_inputs"] = study_inputs(study_sid)  # see trends_panel
     ev_choices = ["(a date)"]
     ev_labels = {}
     if events is not None and len(events):
