@@ -50,6 +50,8 @@ def machine() -> str:
 def header(title: str) -> None:
     print(f"== {title}  ({time.strftime('%Y-%m-%d %H:%M')})")
     print(f"   {machine()}")
+    print(f"   load average before the run: {' '.join(Path('/proc/loadavg').read_text().split()[:3])} "
+          "(other work on the machine inflates every time below)")
 
 
 def best_of(fn, n: int) -> tuple[float, list[float]]:

@@ -1,0 +1,131 @@
+"""Ingest: parse every ICE detention-statistics workbook with the project's loader, against the floor of merely
+reading the same sheets with python-calamine, and against a plain openpyxl read. One run, side by side.
+
+    .venv/bin/python bench/bench_ingest.py [--runs 5]
+
+- project: ``loaders.pipeline.parse_file(registry.get("ice_detention_stats"), bytes, name)`` per file (zip
+  check, parse, tidy frame, validation), the files' bytes already in memory;
+- calamine floor: open each workbook with python-calamine and ``to_python(skip_empty_area=False)`` exactly the
+  sheets the loader reads (recorded by watching one project parse of each file), nothing else;
+- openpyxl: ``load_workbook(read_only=True, data_only=True)`` and ``iter_rows(values_only=True)`` of the same
+  sheets.
+Best of ``--runs`` for each. Target: project / calamine floor <= 1.5.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import SHARED, best_of, header, verdict  # noqa: E402
+
+FOLDER = SHARED / "ice-detention-stats"
+
+
+class _Recorder:
+    """Stands in for CalamineWorkbook during one parse, to learn which sheets the loader reads."""
+
+    def __init__(self, wb, seen: list[str]):
+        self._wb, self._seen = wb, seen
+
+    def get_sheet_by_name(self, name):
+        self._seen.append(name)
+        return self._wb.get_sheet_by_name(name)
+
+    def get_sheet_by_index(self, i):
+        self._seen.append(self._wb.sheet_names[i])
+        return self._wb.get_sheet_by_index(i)
+
+    def __getattr__(self, attr):
+        return getattr(self._wb, attr)
+
+
+def sheets_read(parse, content: bytes, name: str) -> list[str]:
+    import python_calamine
+    real = python_calamine.CalamineWorkbook
+    seen: list[str] = []
+
+    class Recording:
+        @staticmethod
+        def from_filelike(f):
+            return _Recorder(real.from_filelike(f), seen)
+
+        @staticmethod
+        def from_path(p):
+            return _Recorder(real.from_path(p), seen)
+
+    python_calamine.CalamineWorkbook = Recording
+    try:
+        parse(content, name)
+    finally:
+        python_calamine.CalamineWorkbook = real
+    return list(dict.fromkeys(seen))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    try:
+        from loaders import pipeline, registry
+        source = registry.get("ice_detention_stats")
+    except (ImportError, KeyError) as e:
+        print(f"skipped: the ICE loader is not available ({e})")
+        return 0
+    files = sorted(p for p in FOLDER.glob("original_xlsx*/*.xlsx"))
+    if not files:
+        print(f"skipped: no workbooks under {FOLDER}/original_xlsx*/")
+        return 0
+    import openpyxl
+    from python_calamine import CalamineWorkbook
+
+    header("Ingest: ICE detention-statistics workbooks")
+    blobs = {p.name: p.read_bytes() for p in files}
+    sheets = {n: sheets_read(lambda c, nm: pipeline.parse_file(source, c, nm), b, n) for n, b in blobs.items()}
+    cells = 0
+    for n, b in blobs.items():
+        wb = CalamineWorkbook.from_filelike(io.BytesIO(b))
+        cells += sum(len(r) for s in sheets[n] for r in wb.get_sheet_by_name(s).to_python(skip_empty_area=False))
+    print(f"   {len(files)} workbooks, {sum(map(len, blobs.values())) / 2**20:.1f} MB, "
+          f"{sum(map(len, sheets.values()))} sheets read by the loader, {cells:,} cells in them")
+
+    rows = []
+
+    def project():
+        for n, b in blobs.items():
+            rows.append(len(pipeline.parse_file(source, b, n).obs))
+
+    def calamine():
+        for n, b in blobs.items():
+            wb = CalamineWorkbook.from_filelike(io.BytesIO(b))
+            for s in sheets[n]:
+                wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
+
+    def plain_openpyxl():
+        for n, b in blobs.items():
+            wb = openpyxl.load_workbook(io.BytesIO(b), read_only=True, data_only=True)
+            for s in sheets[n]:
+                for _ in wb[s].iter_rows(values_only=True):
+                    pass
+            wb.close()
+
+    results = {}
+    for label, fn, n in (("project (parse_file)", project, args.runs), ("calamine floor", calamine, args.runs),
+                         ("openpyxl read_only", plain_openpyxl, max(1, min(args.runs, 2)))):
+        best, times = best_of(fn, n)
+        results[label] = best
+        print(f"   {label:24} best {best:7.3f} s   (runs: {' '.join(f'{t:.3f}' for t in times)})")
+    print(f"   tidy rows from the project parse: {sum(rows[:len(blobs)]):,}")
+    floor = results["calamine floor"]
+    ratio = results["project (parse_file)"] / floor
+    print()
+    print(f"project / calamine floor: {ratio:.2f}x   openpyxl / calamine floor: {results['openpyxl read_only'] / floor:.1f}x"
+          f"   openpyxl / project: {results['openpyxl read_only'] / results['project (parse_file)']:.1f}x")
+    print(f"target project within 1.5x of the floor: {ratio:.2f}x  {verdict(ratio <= 1.5)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Memory: peak resident memory of the Streamlit server with the page loaded and every source in the snapshot.
+
+    .venv/bin/python bench/bench_memory.py [--sessions 3] [--rebuild]
+
+Starts ``streamlit run dashboard.py`` (its own process, stopped by its id), reads the server's VmRSS/VmHWM
+from /proc/<pid>/status when it is healthy, then opens the page in headless Chromium until the first chart is
+drawn, switches the date range once, opens the event-study and sources tabs, and reads VmHWM (the process's
+peak resident set) again. ``--sessions`` opens that many browser tabs at once to show what each extra session
+costs. The same is done for the trivial one-chart page of bench_page.py as a reference. By default the page
+reads the committed snapshot (data/, every source); ``--rebuild`` rebuilds every source from ../shared/data
+into a temporary folder and uses that instead.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_page import READY, TRIVIAL  # noqa: E402
+from common import (CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, snapshot_summary,  # noqa: E402
+                    write_wrapper)
+
+
+def measure(browser, server: Server, sessions: int, project: bool) -> dict:
+    out = {"idle_rss": server.vm_rss_kib()}
+    ctxs = []
+    for i in range(sessions):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = ctx.new_page()
+        tab.goto(server.url)
+        tab.wait_for_function(READY, polling="raf", timeout=120_000)
+        if project:
+            box = tab.locator("[data-testid='stSelectbox']").filter(has_text="Date range").first
+            box.locator("input").click()
+            tab.get_by_role("option", name="All data", exact=True).click()
+            tab.wait_for_function(READY, polling="raf", timeout=60_000)
+            for name in ("Event study", "Sources and methods"):
+                tab.get_by_role("tab", name=name).click()
+            tab.wait_for_timeout(500)
+        ctxs.append(ctx)
+        out[f"hwm_after_{i + 1}"] = server.vm_hwm_kib()
+    out["rss_end"] = server.vm_rss_kib()
+    for ctx in ctxs:
+        ctx.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sessions", type=int, default=3)
+    ap.add_argument("--rebuild", action="store_true")
+    args = ap.parse_args()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as e:
+        print(f"skipped: playwright is not importable ({e})")
+        return 0
+    if not Path(CHROMIUM).exists():
+        print(f"skipped: no Chromium at {CHROMIUM}")
+        return 0
+    header("Memory: Streamlit server peak resident set with the page loaded")
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        tmp = Path(tmp)
+        data_dir, desc = ROOT / "data", snapshot_summary(ROOT / "data")
+        if args.rebuild:
+            (tmp / "data").mkdir()
+            data_dir, desc = full_snapshot(tmp / "data")
+        print(f"   project page data: {desc}")
+        (tmp / "trivial.py").write_text(TRIVIAL, "utf-8")
+        results = {}
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for name, target, data in (("trivial", tmp / "trivial.py", None), ("project", ROOT / "dashboard.py", data_dir)):
+                srv = Server(write_wrapper(tmp / f"run_{name}.py", target, tmp / f"{name}.runs", data))
+                try:
+                    srv.wait_healthy()
+                    results[name] = measure(browser, srv, args.sessions, name == "project")
+                finally:
+                    srv.stop()
+            browser.close()
+    print()
+    for name, r in results.items():
+        steps = ", ".join(f"after {k.split('_')[-1]} session(s) {v / 1024:.0f} MB" for k, v in r.items()
+                          if k.startswith("hwm_after"))
+        print(f"{name:8} idle RSS {r['idle_rss'] / 1024:.0f} MB; peak (VmHWM) {steps}; RSS at the end "
+              f"{r['rss_end'] / 1024:.0f} MB")
+    proj = results["project"]
+    first = proj["hwm_after_1"] / 1024
+    last = proj[f"hwm_after_{args.sessions}"] / 1024
+    print(f"project page, every source loaded: peak {first:.0f} MB with one session; "
+          f"{(last - first) / max(1, args.sessions - 1):.0f} MB more per extra session")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
