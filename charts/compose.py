@@ -49,7 +49,12 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
         wanted |= REPORTED_MATCH.get((info["metric"], per_day), set())
     if not wanted:
         return None
-    r = reported[reported["metric"].isin(wanted)]
+    r = reported.assign(period_start=pd.to_datetime(reported["period_start"]),
+                        period_end=pd.to_datetime(reported["period_end"]))
+    one_day = r["period_start"] == r["period_end"]
+    # A count for a single day is a per-day figure as it stands (ICE's daily posts): it may sit on a per-day chart.
+    daily_counts = one_day & r["metric"].isin({"ice_arrests"}) & bool(wanted & {"ice_arrests_per_day"})
+    r = r[r["metric"].isin(wanted) | daily_counts]
     r = r[(r["period_end"] >= pd.Timestamp(lo)) & (r["period_start"] <= pd.Timestamp(hi))]
     return r if len(r) else None
 

@@ -63,6 +63,10 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
         xaxis=dict(title=None),
         hovermode="x unified",
     )
+    import textwrap
+    footer = [w for t in footer for w in textwrap.wrap(t, 170, break_long_words=False)]
+    n_footer = len(footer)
+    fig.update_layout(height=height + 16 * n_footer, margin=dict(b=70 + 16 * n_footer))
     fig.add_annotation(
         text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-40, showarrow=False, align="left", font=dict(size=11, color=NEUTRAL),

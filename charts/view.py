@@ -40,7 +40,7 @@ class View:
     start: dt.date | None = None  # only for preset "custom"
     end: dt.date | None = None
     granularity: str = "native"
-    per_day: bool = False
+    per_day: bool = True  # flows published as period totals are shown per day unless turned off
     rolling: int = 0
     index_at: dt.date | None = None
     index_event: str = ""  # an event id; resolved to its date by the caller

@@ -21,6 +21,8 @@ METRICS = {
     "alos": "Average length of stay in detention (days)",
     "removals": "Removals",
     "returns": "Returns",
+    # Some DHS tables count the two together and cannot be split; never mix these into "removals".
+    "removals-and-returns": "Removals and returns counted together (not separable in the table)",
     "encounters": "Border encounters",
     "atd": "People in Alternatives to Detention",
     "detainers": "Detainers lodged",

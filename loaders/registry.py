@@ -1,11 +1,20 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import trac_detention
+from . import (cbp_encounters, ddp_arrests_aggregates, ddp_facility_daily, ddp_records, ice_detention_stats,
+               ohss_khsm, ohss_monthly, reported_figures, trac_detention)
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
+    ice_detention_stats,
     trac_detention,
+    ddp_facility_daily,
+    ddp_records,
+    ddp_arrests_aggregates,
+    cbp_encounters,
+    ohss_monthly,
+    ohss_khsm,
+    reported_figures,
 )}
 
 

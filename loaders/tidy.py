@@ -38,6 +38,7 @@ FLAGS = {
     "lower-bound": "known to undercount",
     "rounded": "rounded by the publisher",
     "bad-copy": "this copy of the file holds another release's figures",
+    "with-duplicates": "raw record count: rows the publisher marks as likely duplicates are included",
 }
 
 

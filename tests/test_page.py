@@ -108,7 +108,7 @@ def test_custom_range_and_empty_state():
 
 
 def test_per_day_and_monthly_granularity():
-    at = app({"series": "trac_detention.book_ins_ice", "preset": "all"})
+    at = app({"series": "trac_detention.book_ins_ice", "preset": "all", "per_day": "0"})
     totals = dict(points(trend(at)))
     rerun(at, "w_perday", True)
     per = dict(points(trend(at)))

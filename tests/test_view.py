@@ -18,11 +18,11 @@ def frame(dates, values, ends=None, flags=None):
 
 def test_query_round_trip_and_defaults_left_out():
     v = V.View(series=["a.b", "c.d|Texas"], preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 6, 30),
-               granularity="weekly", per_day=True, rolling=7, index_at=dt.date(2025, 2, 11), log=True,
+               granularity="weekly", per_day=False, rolling=7, index_at=dt.date(2025, 2, 11), log=True,
                fiscal_axis=True, as_of=dt.date(2025, 3, 1), events=False, categories=["personnel", "legal"],
                event_text="Hott", reported=False)
     q = v.to_query()
-    assert q["series"] == "a.b,c.d|Texas" and q["per_day"] == "1" and q["rolling"] == "7"
+    assert q["series"] == "a.b,c.d|Texas" and q["per_day"] == "0" and q["rolling"] == "7"
     assert V.View.from_query(q) == v
     assert V.View().to_query() == {}
 

@@ -1,0 +1,158 @@
+"""Figures reported by officials and the press (curated in this project: ``data/reported_figures.csv``).
+
+Not a dataset anyone publishes: each row is one figure as somebody reported it (ICE's daily posts of late January
+2025, DHS statements, newspaper analyses, TRAC bulletins, analysts), with the period it covers, who reported it,
+the URL where it was read and a source-quality tier. Curated from the project's research notes
+(``shared/research/reported_figures.csv`` and companions); the notes are written afresh.
+
+Rules the file follows, checked on every load (errors name the file, row and field):
+- ``period_start``/``period_end`` are real ISO dates and the end is not before the start; a statement made on one
+  day about a goal (a target) uses that day for both.
+- ``metric`` is one of ``METRICS`` and is never mixed: an ICE arrest is not a book-in, DHS-wide arrests are not
+  ICE arrests, a target is not a count.
+- ``value`` is a number. "Fewer than 600" is stored as 600 with "upper bound" in ``unit``; a range is two rows.
+- ``url`` is an http(s) address of the page the figure was read on. Only an ``unverified`` row may have none
+  (the "787 a day" figure, whose original could not be found).
+- ``source_quality`` is one of ``QUALITY``. Where sources disagree, both rows are kept.
+
+The page draws these as markers spanning their period, apart from the official series, with the full row on
+hover (``load_reported``). Tidy rows: series ``reported_figures.<metric>``, date = period start, end = period
+end, key = "<reported_by> #<row>" so two reports of one period never collide.
+"""
+from __future__ import annotations
+
+import io
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from . import tidy
+from .base import Series, Source
+from .errors import ParseError
+
+ID = "reported_figures"
+FILE = "data/reported_figures.csv"
+COLUMNS = ["period_start", "period_end", "metric", "value", "unit", "reported_by", "url", "source_quality", "note"]
+QUALITY = {
+    "official": "published by the agency itself (ICE, DHS) on its own site or account",
+    "primary news": "the outlet or analyst that did the reporting, read on its own site",
+    "syndicated copy": "a copy of the report on another site (republisher, aggregator, summary)",
+    "unverified": "the original could not be found; kept because it is widely quoted",
+}
+# metric -> (catalogue metric, agency, title, definition)
+METRICS = {
+    "ice_arrests": ("arrests", "ICE", "ICE arrests over a period, as reported",
+                    "A total of ICE arrests over the stated period as someone reported it."),
+    "ice_arrests_per_day": ("arrests", "ICE", "ICE arrests per day, as reported",
+                            "A daily rate (or one day's count) of ICE arrests as someone reported it."),
+    "ice_book_ins": ("book-ins", "ICE", "Book-ins into ICE detention over a period, as reported",
+                     "Initial book-ins into detention after ICE arrests, as reported. Not arrests."),
+    "ice_book_ins_per_day": ("book-ins", "ICE", "Book-ins into ICE detention per day, as reported",
+                             "A daily rate of book-ins after ICE arrests, as reported. Not arrests."),
+    "dhs_arrests": ("arrests", "DHS", "Arrests by all DHS components, as claimed",
+                    "DHS-wide arrest totals (ICE, CBP and others together) from DHS statements. Not ICE arrests."),
+    "detained_population": ("detained", "ICE+CBP", "People in ICE detention, as reported",
+                            "A headcount of people in ICE detention on a day, as reported."),
+    "removals": ("removals", "ICE", "ICE removals, as reported", "Removals (deportations) by ICE, as reported."),
+    "dhs_removals": ("removals", "DHS", "Removals and returns claimed by DHS",
+                     "DHS-wide figures that may mix removals with border returns. Not ICE removals."),
+    "target_per_day": ("arrests", "ICE", "Arrest targets per day set for ICE, as reported",
+                       "A goal officials set for ICE arrests per day. Not a count of anything."),
+}
+
+SERIES = tuple(
+    Series(f"{ID}.{m}", t, metric, agency, "as reported", "irregular",
+           d + " Each marker is one report; see its source and quality tier. Not an official statistical series.",
+           ID, breakdown="report")
+    for m, (metric, agency, t, d) in METRICS.items()
+)
+
+
+def _fail(name: str, row: int, field: str, msg: str):
+    raise ParseError(f"row {row} field {field!r}: {msg}", source=ID, file=name)
+
+
+def _date(v: str, name: str, row: int, field: str) -> str:
+    s = str(v).strip()
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+            raise ValueError
+        pd.Timestamp(s)
+        return s
+    except ValueError:
+        _fail(name, row, field, f"{v!r} is not a real YYYY-MM-DD date")
+
+
+def read_rows(content: bytes, name: str) -> pd.DataFrame:
+    """The curated file, checked row by row; the full columns plus ``row`` (the line number in the file)."""
+    try:
+        df = pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False)
+    except Exception as e:
+        raise ParseError(f"not a readable CSV ({e})", source=ID, file=name) from None
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ParseError(f"missing column(s) {missing}", source=ID, file=name)
+    if df.empty:
+        raise ParseError("no rows", source=ID, file=name)
+    values = []
+    for i, r in enumerate(df.to_dict("records"), start=2):
+        start = _date(r["period_start"], name, i, "period_start")
+        end = _date(r["period_end"], name, i, "period_end")
+        if end < start:
+            _fail(name, i, "period_end", f"{end} is before period_start {start}")
+        if r["metric"] not in METRICS:
+            _fail(name, i, "metric", f"{r['metric']!r} is not one of {sorted(METRICS)}")
+        try:
+            v = float(r["value"].replace(",", ""))
+            if not math.isfinite(v) or v < 0:
+                raise ValueError
+        except ValueError:
+            _fail(name, i, "value", f"{r['value']!r} is not a non-negative number")
+        if r["source_quality"] not in QUALITY:
+            _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
+        url = r["url"].strip()
+        if url and not re.match(r"https?://[^\s/]+\.[^\s]+$", url):
+            _fail(name, i, "url", f"{url!r} is not an http(s) URL")
+        if not url and r["source_quality"] != "unverified":
+            _fail(name, i, "url", "empty; only an 'unverified' row may lack a URL")
+        for f in ("unit", "reported_by", "note"):
+            if not r[f].strip():
+                _fail(name, i, f, "empty")
+        values.append(v)
+    out = df[COLUMNS].copy()
+    out["value"] = values
+    out.insert(0, "row", range(2, len(df) + 2))
+    return out
+
+
+def load_reported(path: str | Path = None) -> pd.DataFrame:
+    """Every reported figure with all its columns (for hover text), validated. Defaults to the project's file."""
+    p = Path(path) if path else Path(__file__).resolve().parent.parent / FILE
+    return read_rows(p.read_bytes(), p.name)
+
+
+def parse(content: bytes, name: str = "") -> pd.DataFrame:
+    df = read_rows(content, name)
+    rows = [{"series": f"{ID}.{r.metric}", "key": f"{r.reported_by} #{r.row}", "date": r.period_start,
+             "end": r.period_end, "value": r.value} for r in df.itertuples(index=False)]
+    return tidy.frame(rows)
+
+
+SOURCE = Source(
+    id=ID,
+    title="Figures reported by officials and the press (curated)",
+    publisher="This project, from ICE, DHS, news outlets, TRAC and analysts (each row names its source)",
+    landing_page="data/reported_figures.csv in this repository",
+    licence="Figures are facts as reported; each row links its source",
+    cadence="curated by hand when new figures are reported",
+    cadence_days=3650,
+    parse=parse,
+    series=SERIES,
+    raw_globs=(),
+    project_files=(FILE,),
+    attribution="Reported figures: see each marker's source and quality tier",
+    kind="replace",
+    extra={"file_kind": "csv"},
+)

@@ -1,0 +1,505 @@
+"""Events timeline: the bundled file, validation of any events file, merging, the overlay and the exports."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from charts import events as cev
+from charts.figures import Line, build_trend_figure
+from loaders import events as lev
+from loaders.errors import ValidationError
+
+HEADER = ",".join(lev.COLUMNS)
+TODAY = dt.date(2026, 6, 30)
+
+
+def row(**kw) -> str:
+    """One CSV line of a valid event, with fields overridden by ``kw``."""
+    ev = {"id": "", "date": "2025-03-01", "date_precision": "exact", "title": "A sourced event",
+          "category": "policy", "description": "Something happened.", "source_name": "Agency",
+          "source_url": "https://example.org/page"}
+    ev.update(kw)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([ev[c] for c in lev.COLUMNS])
+    return buf.getvalue()[:-1]
+
+
+def events_file(*lines: str) -> bytes:
+    return ("\n".join([HEADER, *lines]) + "\n").encode("utf-8")
+
+
+@pytest.fixture
+def bundled() -> pd.DataFrame:
+    return lev.read_bundled()
+
+
+@pytest.fixture
+def user_file(tmp_path):
+    p = tmp_path / "user_events.csv"
+    p.write_bytes(events_file(
+        row(id="mine-1", date="2025-05-02", title="Local council vote on jail contract", category="political"),
+        row(date="2025-02-11", title="ERO chief Russell Hott and deputy Peter Berg reassigned", category="personnel"),
+        row(date="2025-13-40", title="Broken date"),
+    ))
+    return p
+
+
+# ----- the bundled file -----
+
+def test_bundled_file_validates_and_is_sorted(bundled):
+    assert (bundled["origin"] == "bundled").all()
+    assert bundled["date"].is_monotonic_increasing
+    assert bundled["id"].is_unique
+    assert (bundled["description"].str.len() > 20).all()
+    assert bundled["source_url"].str.match(r"https?://[^/\s]+").all()
+    assert set(bundled["category"]) <= set(lev.CATEGORIES)
+
+
+def test_bundled_file_has_at_least_60_events_since_2025(bundled):
+    recent = bundled[bundled["date"] >= "2025-01-01"]
+    assert len(recent) >= 60
+    assert recent["date"].max() >= pd.Timestamp("2026-04-01")
+
+
+@pytest.mark.parametrize("date,category,words", [
+    ("2025-02-11", "personnel", ["Hott", "Berg"]),
+    ("2025-02-21", "personnel", ["Vitello"]),
+    ("2025-03-09", "personnel", ["Lyons", "acting ICE director"]),
+    ("2025-05-21", "policy", ["3,000"]),
+    ("2025-07-04", "funding", ["One Big Beautiful Bill"]),
+    ("2025-06-06", "operation", ["Los Angeles"]),
+    ("2025-06-07", "operation", ["Los Angeles"]),
+    ("2025-09-08", "operation", ["Midway Blitz"]),
+    ("2025-10-24", "personnel", ["field office directors"]),
+    ("2025-10-28", "personnel", ["field office"]),
+    ("2025-10-01", "funding", ["shutdown"]),
+    ("2025-11-12", "funding", ["Shutdown ends"]),
+    ("2026-02-14", "funding", ["DHS funding lapses"]),
+    ("2026-04-30", "funding", ["DHS shutdown ends"]),
+    ("2025-02-13", "political", ["Homan", "Adams"]),
+    ("2025-02-14", "political", ["Homan", "Adams"]),
+    ("2020-03-20", "policy", ["Title 42"]),
+    ("2023-05-11", "policy", ["Title 42"]),
+    ("2020-04-01", "statistic-report", ["COVID-19"]),
+])
+def test_bundled_file_has_the_required_events_on_their_dates(bundled, date, category, words):
+    day = bundled[(bundled["date"] == pd.Timestamp(date)) & (bundled["category"] == category)]
+    text = (day["title"] + " " + day["description"]).str.casefold()
+    assert any(all(w.casefold() in t for w in words) for t in text), f"no {category} event on {date} about {words}"
+
+
+def test_bundled_file_marks_uncertain_dates_as_approximate(bundled):
+    by_title = bundled.set_index("title")
+    assert by_title.loc["Five ICE field office directors removed", "date_precision"] == "approximate"
+    assert by_title.loc["DHS shutdown ends after about 75 days", "date_precision"] == "approximate"
+    assert by_title.loc["ERO chief Russell Hott and deputy Peter Berg reassigned", "date_precision"] == "exact"
+
+
+@pytest.mark.shared
+def test_bundled_descriptions_are_not_copied_from_the_research_notes(bundled, shared_data):
+    research = pd.read_csv(shared_data.parent / "research" / "events.csv", dtype=str)
+
+    def runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
+        words = re.findall(r"[\w',.$-]+", text.casefold())
+        return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+    theirs = set().union(*(runs(d) for d in research["description"]))
+    copied = [t for t, d in zip(bundled["title"], bundled["description"]) if runs(d) & theirs]
+    assert copied == []
+
+
+# ----- validation of any file -----
+
+@pytest.mark.parametrize("line,field,reason", [
+    (row(date="2025-02-30"), "date", "not a real calendar date"),
+    (row(date="11/02/2025"), "date", "not an ISO date"),
+    (row(date="1989-12-31"), "date", "before 1990"),
+    (row(date="2099-01-01"), "date", "in the future"),
+    (row(date_precision="roughly"), "date_precision", "not one of"),
+    (row(category="riot"), "category", "not one of"),
+    (row(source_url="javascript:alert(1)"), "source_url", "scheme 'javascript:' not allowed"),
+    (row(source_url="data:text/html,<script>alert(1)</script>"), "source_url", "not allowed"),
+    (row(source_url="/relative/page"), "source_url", "not allowed"),
+    (row(source_url="https://"), "source_url", "no host"),
+    (row(source_url=""), "source_url", "needs a source link"),
+    (row(source_name=""), "source_name", "needs a source"),
+    (row(title=""), "title", "empty"),
+    (row(title="x" * 121), "title", "121 characters; the limit is 120"),
+    (row(description="y" * 501), "description", "the limit is 500"),
+    (row(source_name="z" * 121), "source_name", "the limit is 120"),
+    (row(source_url="https://example.org/" + "a" * 490), "source_url", "the limit is 500"),
+    (row(title="Bell\x07 character"), "title", "control character U+0007"),
+    (row(description="escape \x1b[31m red"), "description", "control character U+001B"),
+    (row(title="line\nbreak"), "title", "control character U+000A"),
+    (row(title="abc\u202edcba"), "title", "control character U+202E"),
+    (row(title='=HYPERLINK("http://evil.example","click")'), "title", "formula"),
+    (row(source_name="@SUM(A1:A9)"), "source_name", "formula"),
+    (row(description="+1 (555) call now"), "description", "formula"),
+    (row(id="has space"), "id", "letters, digits"),
+])
+def test_a_bad_row_is_rejected_naming_row_and_field(line, field, reason):
+    accepted, rejected = lev.validate_events(events_file(row(title="Good one"), line, row(title="Good two")),
+                                             "upload.csv", today=TODAY)
+    assert list(accepted["title"]) == ["Good one", "Good two"]
+    assert list(accepted["row"]) == [2, 4]
+    hit = rejected[(rejected["row"] == 3) & (rejected["field"] == field)]
+    assert len(hit) == 1, rejected.to_dict("records")
+    assert reason in hit["reason"].iloc[0]
+
+
+def test_every_problem_of_a_row_is_listed():
+    _, rejected = lev.validate_events(events_file(row(date="2025-02-30", category="x", source_url="ftp://a")),
+                                      "u.csv", today=TODAY)
+    assert set(rejected["field"]) == {"date", "category", "source_url"}
+    assert set(rejected["row"]) == {2}
+
+
+def test_duplicates_are_rejected_naming_the_first_row():
+    accepted, rejected = lev.validate_events(events_file(
+        row(title="Same thing"), row(title="Other"), row(title="  same   THING ")), "u.csv", today=TODAY)
+    assert len(accepted) == 2
+    assert rejected.to_dict("records") == [{"row": 4, "field": "title",
+                                            "reason": "duplicate of row 2 (same date and title)"}]
+
+
+def test_duplicate_ids_are_rejected():
+    _, rejected = lev.validate_events(events_file(row(id="a1", title="One"), row(id="a1", title="Two")), "u.csv",
+                                      today=TODAY)
+    assert rejected[["row", "field"]].values.tolist() == [[3, "id"]]
+
+
+def test_bytes_that_are_not_utf8_are_rejected_with_their_offset():
+    content = HEADER.encode() + b"\n" + row(title="Good").encode() + b"\n" + \
+        row(title="Caf\udce9 closes").encode("utf-8", "surrogateescape") + b"\n"
+    offset = content.index(b"\xe9")
+    accepted, rejected = lev.validate_events(content, "latin1.csv", today=TODAY)
+    assert list(accepted["title"]) == ["Good"]
+    rec = rejected.to_dict("records")
+    assert rec == [{"row": 3, "field": "title",
+                    "reason": f"not UTF-8 text: byte 0xe9 at offset {offset}; save the file as UTF-8"}]
+
+
+def test_a_utf8_bom_and_crlf_line_ends_are_accepted():
+    content = b"\xef\xbb\xbf" + events_file(row(title="Caf\u00e9 raid")).replace(b"\n", b"\r\n")
+    accepted, rejected = lev.validate_events(content, "excel.csv", today=TODAY)
+    assert rejected.empty
+    assert accepted["title"].tolist() == ["Caf\u00e9 raid"]
+
+
+def test_markup_is_kept_as_plain_text_not_rejected():
+    payload = "<img src=x onerror=alert(1)>"
+    accepted, rejected = lev.validate_events(events_file(row(title=payload, description="<b>bold</b> & co")),
+                                             "u.csv", today=TODAY)
+    assert rejected.empty
+    assert accepted["title"].iloc[0] == payload
+
+
+def test_text_is_trimmed_and_codes_lowercased_and_blank_ids_filled():
+    accepted, _ = lev.validate_events(events_file(row(title="  Padded  ", category=" Policy ", date_precision="EXACT")),
+                                      "u.csv", today=TODAY)
+    e = accepted.iloc[0]
+    assert (e["title"], e["category"], e["date_precision"], e["id"]) == ("Padded", "policy", "exact", "upload-2")
+
+
+def test_a_row_with_the_wrong_number_of_fields_is_rejected():
+    _, rejected = lev.validate_events(events_file(row(), "2025-01-01,exact,too few"), "u.csv", today=TODAY)
+    assert rejected[["row", "field"]].values.tolist() == [[3, "(row)"]]
+    assert "3 fields; the header has 8" in rejected["reason"].iloc[0]
+
+
+def test_extra_columns_and_blank_lines_are_ignored():
+    content = (HEADER + ",notes\n" + row() + ",mine\n\n,,,,,,,,\n").encode()
+    accepted, rejected = lev.validate_events(content, "u.csv", today=TODAY)
+    assert len(accepted) == 1 and rejected.empty
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "empty"),
+    (b"   \n", "empty"),
+    (b"date,title\n2025-01-01,x\n", "missing column(s) id, date_precision, category"),
+    (("id,date,date,date_precision,title,category,description,source_name,source_url\n").encode(), "named twice"),
+    (HEADER.encode() + b'\n,2025-01-01,exact,"unclosed,policy,,s,https://a.b\n', "not a readable CSV"),
+])
+def test_file_level_problems_raise_naming_the_file(content, message):
+    with pytest.raises(ValidationError, match=re.escape(message)) as err:
+        lev.validate_events(content, "upload.csv", today=TODAY)
+    assert "upload.csv" in str(err.value)
+
+
+def test_size_limit():
+    content = events_file(*(row(title=f"Event {i}") for i in range(20)))
+    lev.validate_events(content, "u.csv", max_bytes=len(content), today=TODAY)
+    with pytest.raises(ValidationError, match="the limit is"):
+        lev.validate_events(content, "u.csv", max_bytes=len(content) - 1, today=TODAY)
+
+
+def test_row_limit():
+    content = events_file(*(row(title=f"Event {i}") for i in range(11)))
+    with pytest.raises(ValidationError, match="11 event rows; the limit is 10"):
+        lev.validate_events(content, "u.csv", max_rows=10, today=TODAY)
+    accepted, _ = lev.validate_events(content, "u.csv", max_rows=11, today=TODAY)
+    assert len(accepted) == 11
+
+
+def test_a_bad_row_in_the_bundled_file_raises_naming_file_row_and_field(tmp_path):
+    p = tmp_path / "events.csv"
+    p.write_bytes(events_file(row(title="Fine"), row(title="Bad", category="gossip")))
+    with pytest.raises(ValidationError) as err:
+        lev.read_bundled(p)
+    msg = str(err.value)
+    assert str(p) in msg and "row 3" in msg and "field category" in msg
+
+
+# ----- merging with the local user file -----
+
+def test_user_file_is_merged_with_origin_and_its_problems_listed(tmp_path, user_file):
+    bundled_path = tmp_path / "events.csv"
+    bundled_path.write_bytes(events_file(
+        row(id="b1", date="2025-02-11", title="ERO chief Russell Hott and deputy Peter Berg reassigned",
+            category="personnel"),
+        row(id="b2", date="2025-07-04", title="One Big Beautiful Bill Act signed", category="funding")))
+    merged = lev.load_events(bundled_path)  # finds user_events.csv beside it
+    assert merged["origin"].tolist() == ["bundled", "user", "bundled"]
+    assert merged["id"].tolist() == ["b1", "mine-1", "b2"]
+    problems = merged.attrs["rejected"]
+    assert sorted(problems["row"].tolist()) == [3, 4]
+    dup = problems[problems["row"] == 3].iloc[0]
+    assert dup["field"] == "title" and "bundled event on row 2" in dup["reason"]
+    assert (problems["file"] == str(user_file)).all()
+
+
+def test_a_broken_user_file_never_hides_the_bundled_events(tmp_path):
+    bundled_path = tmp_path / "events.csv"
+    bundled_path.write_bytes(events_file(row(id="b1")))
+    user = tmp_path / "mine.csv"
+    user.write_bytes(b"not,an,events,file\n1,2,3,4\n")
+    merged = lev.load_events(bundled_path, user)
+    assert merged["id"].tolist() == ["b1"]
+    assert merged.attrs["rejected"]["field"].tolist() == ["(file)"]
+    assert "missing column" in merged.attrs["rejected"]["reason"].iloc[0]
+
+
+def test_the_real_bundled_file_loads_without_a_user_file(tmp_path):
+    merged = lev.load_events(lev.BUNDLED, tmp_path / "absent.csv")
+    assert len(merged) == len(lev.read_bundled())
+    assert merged.attrs["rejected"].empty
+
+
+# ----- filtering, overlay, legend -----
+
+@pytest.fixture
+def view(bundled) -> pd.DataFrame:
+    return cev.filter_events(bundled, "2025-01-01", "2025-03-31")
+
+
+def test_filter_by_dates_categories_and_text(bundled, view):
+    assert view["date"].between("2025-01-01", "2025-03-31").all()
+    assert view["number"].tolist() == list(range(1, len(view) + 1))
+    people = cev.filter_events(bundled, "2025-01-01", None, categories=["personnel"])
+    assert set(people["category"]) == {"personnel"}
+    hott = cev.filter_events(bundled, text="  HOTT ")
+    assert hott["title"].tolist() == ["ERO chief Russell Hott and deputy Peter Berg reassigned"]
+    assert cev.filter_events(bundled, text="washington post")["source_name"].str.contains("Washington Post").any()
+    assert cev.filter_events(bundled, categories=[]).empty
+    assert len(cev.filter_events(bundled, text="")) == len(bundled)
+
+
+def test_regex_characters_in_the_search_text_are_literal(bundled):
+    hay = bundled["title"] + "\n" + bundled["description"] + "\n" + bundled["source_name"]
+    assert len(cev.filter_events(bundled, text="(")) == hay.str.contains("(", regex=False).sum() > 0
+    assert cev.filter_events(bundled, text="[unclosed").empty
+
+
+def _trend(start="2024-12-01", end="2025-04-30") -> go.Figure:
+    x = pd.date_range(start, end, freq="7D").to_numpy()
+    return build_trend_figure([Line("Detained", x, np.linspace(39000, 47000, len(x)))], title="t", subtitle="s",
+                              sources=["Source: test"])
+
+
+def test_figure_gets_one_line_and_one_numbered_marker_per_event(view):
+    fig = cev.add_events_to_figure(_trend(), view)
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == len(view)
+    assert [s.x0 for s in lines] == [d.date().isoformat() for d in view["date"]]
+    assert all(s.yref == "paper" and s.line.width == 1 for s in lines)
+    markers = [t for t in fig.data if t.name == cev.TRACE_NAME]
+    assert len(markers) == 1
+    m = markers[0]
+    assert list(m.text) == [str(n) for n in cev.events_legend_table(view)["number"]]
+    assert list(m.x) == cev.events_legend_table(view)["date"].tolist()
+    assert fig.layout.yaxis9.range == (0, 1) and fig.layout.yaxis9.overlaying == "y"
+    assert all(0.7 < y < 1 for y in m.y)
+    assert not fig.layout.annotations or all("Hott" not in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_numbers_follow_date_order_whatever_the_input_order(view):
+    shuffled = view.sample(frac=1, random_state=3)
+    fig = cev.add_events_to_figure(_trend(), shuffled)
+    m = [t for t in fig.data if t.name == cev.TRACE_NAME][0]
+    assert list(m.x) == sorted(m.x)
+    assert cev.events_legend_table(shuffled)["title"].tolist() == view["title"].tolist()
+
+
+def test_close_events_are_staggered_not_stacked(view):
+    m = [t for t in cev.add_events_to_figure(_trend(), view).data if t.name == cev.TRACE_NAME][0]
+    same_day = [y for x, y in zip(m.x, m.y) if x == "2025-01-29"]
+    assert len(same_day) == 2 and len(set(same_day)) == 2
+
+
+def test_no_events_leaves_the_figure_alone():
+    fig = _trend()
+    before = fig.to_json()
+    cev.add_events_to_figure(fig, cev.filter_events(lev.read_bundled(), "1991-01-01", "1991-12-31"))
+    assert fig.to_json() == before
+
+
+def test_hover_shows_date_title_description_source_and_escapes_html():
+    accepted, _ = lev.validate_events(events_file(row(
+        title="<img src=x onerror=alert(1)> %{x}", description="Tom & Jerry <script>alert(2)</script>",
+        source_name="<b>Paper</b>", date_precision="approximate")), "u.csv", today=TODAY)
+    fig = cev.add_events_to_figure(_trend(), accepted)
+    m = [t for t in fig.data if t.name == cev.TRACE_NAME][0]
+    hover = m.hovertext[0]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in hover
+    assert "Tom &amp; Jerry &lt;script&gt;" in hover
+    assert "Source: &lt;b&gt;Paper&lt;/b&gt;" in hover
+    assert "2025-03-01 (approximate date)" in hover
+    assert "<img" not in hover and "<script" not in hover
+    assert m.hoverinfo == "text" and m.hovertemplate is None  # %{x} is not a template here
+
+
+def test_category_colours_are_distinct_and_cover_every_category():
+    assert set(cev.CATEGORY_COLOURS) == set(cev.event_categories) == set(lev.CATEGORIES)
+    assert len(set(cev.CATEGORY_COLOURS.values())) == len(cev.CATEGORY_COLOURS)
+    assert all(cev.event_categories[k] for k in lev.CATEGORIES)
+
+
+def test_legend_table_columns_and_labels(view):
+    table = cev.events_legend_table(view)
+    assert table.columns.tolist() == ["number", "date", "date_precision", "title", "category", "source_name",
+                                      "source_url"]
+    assert table["number"].tolist() == list(range(1, len(view) + 1))
+    assert set(table["category"]) <= set(cev.event_categories.values())
+    assert table["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+
+
+def test_legend_text_is_compact_numbered_and_bounded(view):
+    lines = cev.events_legend_text(view, max_lines=2, width=120)
+    assert len(lines) == 2 and all(len(s) <= 120 for s in lines)
+    assert lines[0].startswith("Events: 1 2025-01-20 ")
+    shown = re.findall(r"(?:^|; |Events: )(\d+) \d{4}-\d{2}-\d{2}", " ; ".join(lines))
+    more = int(re.search(r"… (\d+) more", lines[-1]).group(1))
+    assert len(shown) + more == len(view)
+    everything = cev.events_legend_text(view, max_lines=100, width=120)
+    assert "more in the events table" not in everything[-1]
+    assert sum(len(re.findall(r"\d{4}-\d{2}-\d{2}", s)) for s in everything) == len(view)
+    assert cev.events_legend_text(view.iloc[:0]) == []
+
+
+def test_legend_text_marks_approximate_dates(bundled):
+    v = cev.filter_events(bundled, "2025-10-20", "2025-10-31")
+    assert "2025-10-24~ Five ICE field office directors removed" in " ".join(cev.events_legend_text(v))
+
+
+# ----- exports -----
+
+def test_neutralise_for_csv():
+    for s in ("=1+2", "+1", "-CONROE", "@SUM(1)", "\tx", "\rx", "\nx"):
+        assert cev.neutralise_for_csv(s) == "'" + s
+    assert lev.neutralise_for_csv("Plain title") == "Plain title"
+    assert lev.neutralise_for_csv(-5) == -5
+    assert lev.neutralise_for_csv("") == ""
+
+
+def test_events_csv_neutralises_formulas_and_cites_sources(view):
+    evil = view.iloc[:2].copy()
+    evil.loc[evil.index[0], "title"] = '=HYPERLINK("http://evil.example","click")'
+    evil.loc[evil.index[1], "source_name"] = "-2+3, Inc"
+    data = cev.events_csv(evil, generated_on=dt.date(2026, 7, 1))
+    text = data.decode("utf-8")
+    lines = text.splitlines()
+    assert lines[0].startswith("# Events timeline exported 2026-07-01")
+    assert lines[1].startswith("# Sources: ") and "," not in lines[1] and '"' not in lines[1]
+    back = pd.read_csv(io.BytesIO(data), comment="#", dtype=str, keep_default_na=False)
+    assert back["title"].iloc[0] == "'=HYPERLINK(\"http://evil.example\",\"click\")"
+    assert back["source_name"].iloc[1] == "'-2+3, Inc"
+    assert back["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert back["number"].tolist() == ["1", "2"]
+    assert {"source_name", "source_url", "description", "category_label"} <= set(back.columns)
+    for cell in (c for r in csv.reader(io.StringIO(text)) for c in r):
+        assert not cell.startswith(("=", "+", "-", "@")), cell
+
+
+def test_events_csv_round_trips_unicode_and_the_whole_view(view):
+    data = cev.events_csv(view)
+    back = pd.read_csv(io.BytesIO(data), comment="#", dtype=str, keep_default_na=False, encoding="utf-8")
+    assert back["title"].tolist() == cev.events_legend_table(view)["title"].tolist()
+    assert back["source_url"].tolist() == cev.events_legend_table(view)["source_url"].tolist()
+
+
+def test_events_csv_of_nothing_still_has_its_header():
+    data = cev.events_csv(lev.read_bundled().iloc[:0])
+    back = pd.read_csv(io.BytesIO(data), comment="#")
+    assert back.empty and "source_url" in back.columns
+
+
+# ----- property tests -----
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=3000))
+def test_any_bytes_give_a_result_or_a_validation_error(content):
+    try:
+        accepted, rejected = lev.validate_events(content, "fuzz.csv", max_bytes=2000, today=TODAY)
+    except ValidationError:
+        return
+    assert list(rejected.columns) == ["row", "field", "reason"]
+    assert set(accepted.columns) >= set(lev.COLUMNS)
+
+
+_cell = st.one_of(st.text(max_size=40), st.sampled_from(["2025-01-01", "policy", "exact", "https://a.example/x",
+                                                         "javascript:x", "=1", "\x00", "\ud800x", "\"", ","]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(_cell, min_size=0, max_size=10), max_size=15), st.sampled_from(["utf-8", "latin-1"]))
+def test_csv_shaped_input_never_raises_anything_else(rows, encoding):
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(lev.COLUMNS)
+    for r in rows:
+        w.writerow(r)
+    content = buf.getvalue().encode(encoding, errors="surrogatepass" if encoding == "utf-8" else "replace")
+    try:
+        accepted, rejected = lev.validate_events(content, "fuzz.csv", today=TODAY)
+    except ValidationError:
+        return
+    # Every non-blank data row is either accepted or listed as rejected: nothing disappears.
+    got_ok, got_bad = set(accepted["row"]), set(rejected["row"])
+    assert not got_ok & got_bad
+    body = {i + 2 for i, r in enumerate(rows) if any(str(c).strip() for c in r)}
+    if encoding == "utf-8":
+        assert got_ok | got_bad == body
+    else:
+        assert got_ok | got_bad <= set(range(2, len(rows) + 2))
+
+
+def test_an_upload_merges_after_the_bundled_events_and_repeats_are_reported(bundled):
+    upload, rejected = lev.validate_events(events_file(
+        row(date="2025-03-09", title="todd lyons NAMED acting ICE director", category="personnel"),
+        row(date="2025-03-10", title="My newsroom's own event", category="political")), "mine.csv", today=TODAY)
+    assert rejected.empty
+    merged, dupes = lev.merge_events(bundled, upload)
+    assert len(merged) == len(bundled) + 1
+    assert merged.loc[merged["origin"] == "upload", "title"].tolist() == ["My newsroom's own event"]
+    assert dupes[["row", "field", "origin"]].values.tolist() == [[2, "title", "upload"]]
+    assert "same date and title as bundled event" in dupes["reason"].iloc[0]
+    assert merged["date"].is_monotonic_increasing

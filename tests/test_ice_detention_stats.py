@@ -1,0 +1,521 @@
+"""ICE detention-statistics workbooks: discovery, file-name dates, parsing, vintages, integrity checks, DDP cross-check."""
+import datetime as dt
+import time
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+import requests
+import responses
+
+from loaders import fetch, ice_detention_stats as ice, pipeline, tidy
+from loaders.errors import FetchError, ParseError
+from tests.ice_workbook_factory import Release, build
+
+SRC = ice.SOURCE
+S = "ice_detention_stats."
+D = dt.date
+
+
+def parse(rel: Release) -> pd.DataFrame:
+    return pipeline.parse_bytes(SRC, build(rel), rel.name)
+
+
+def value(df, series, key="", date=None, release=None):
+    m = (df.series == S + series) & (df.key == key)
+    if date:
+        m &= df.date == date
+    if release:
+        m &= df.release == release
+    vals = df.loc[m, "value"].tolist()
+    assert len(vals) == 1, f"{series} {key} {date} {release}: {vals}"
+    return vals[0]
+
+
+def findings(releases: list[Release]) -> pd.DataFrame:
+    obs = pd.concat([parse(r) for r in releases], ignore_index=True)
+    return ice.check(tidy.validate(obs, source=SRC.id, series_ids={s.id for s in SRC.series}))
+
+
+# ---------------------------------------------------------------- a typical release, mid-February 2025
+
+@pytest.fixture
+def feb_release() -> Release:
+    return Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137)
+
+
+# ---------------------------------------------------------------- discovery
+
+LANDING_HTML = """<html><body><h1>Detention Management</h1>
+<a href="/doclib/detention/FY26_detentionStats_04092026.xlsx">FY2026 Detention Statistics</a>
+<a href="https://www.ice.gov/doclib/detention/FY25_detentionStats09242025.xlsx">FY2025</a>
+<a href="/doclib/detention/FY26_detentionStats_04092026.xlsx">again</a>
+<a href="/doclib/detention/atd-report.xlsx">ATD</a>
+<a href="/doclib/detention/FY19-detentionstats.pdf">pdf</a>
+<a href="http://www.ice.gov/doclib/detention/FY21_detention-stats_0301.xlsx?v=2">old</a>
+</body></html>"""
+
+
+@responses.activate
+def test_discover_finds_the_workbook_links():
+    responses.get(ice.LANDING, body=LANDING_HTML)
+    urls = ice.discover(fetch.make_session(browser_ua=True))
+    assert urls == ["https://www.ice.gov/doclib/detention/FY26_detentionStats_04092026.xlsx",
+                    "https://www.ice.gov/doclib/detention/FY25_detentionStats09242025.xlsx",
+                    "https://www.ice.gov/doclib/detention/FY21_detention-stats_0301.xlsx?v=2"]
+    assert responses.calls[0].request.headers["User-Agent"] == fetch.BROWSER_UA
+    assert SRC.browser_user_agent and SRC.discover is ice.discover
+
+
+@responses.activate
+def test_discover_without_a_workbook_link_says_so():
+    responses.get(ice.LANDING, body="<html><body><a href='/detain'>Detention</a></body></html>")
+    with pytest.raises(FetchError, match="no .xlsx link containing 'detentionstats'"):
+        ice.discover(requests.Session())
+
+
+@responses.activate
+def test_discover_http_error():
+    responses.get(ice.LANDING, status=403)
+    with pytest.raises(FetchError, match="HTTP 403"):
+        ice.discover(requests.Session())
+
+
+# ---------------------------------------------------------------- dates in file names
+
+@pytest.mark.parametrize("name, expected", [
+    ("FY25_detentionStats09242025.xlsx", D(2025, 9, 24)),      # MMDDYYYY
+    ("FY26_detentionStats_02122026.xlsx", D(2026, 2, 12)),     # with underscore
+    ("FY22_detentionStats03172022b.xlsx", D(2022, 3, 17)),     # letter suffix
+    ("FY21_detentionStats060921.xlsx", D(2021, 6, 9)),         # MMDDYY
+    ("FY23_detentionStats230316.xlsx", D(2023, 3, 16)),        # YYMMDD: 23/03/16 is no MMDDYY date
+    ("FY21_detention-stats_0301.xlsx", D(2021, 3, 1)),         # MMDD, year from the fiscal year
+    ("FY21_detention-stats_1115.xlsx", D(2020, 11, 15)),       # Oct-Dec belong to the year before the FY
+    ("20250106074944-FY25_detentionStats01032025.xlsx", D(2025, 1, 3)),  # Wayback prefix
+    ("fy24_DETENTIONSTATS12202023.xlsx", D(2023, 12, 20)),     # casing
+    ("FY24_detentionStats.xlsx", None),                        # undated end-of-year file
+    ("FY19-detentionstats.xlsx", None),
+    ("FY22-detentionStats.xlsx", None),
+])
+def test_release_date_from_every_name_variant(name, expected):
+    assert ice.release_date_from_name(name) == expected
+
+
+def test_six_digit_dates_disambiguated_by_fiscal_year():
+    # 110322 reads as Nov 3 2022 (MMDDYY) in FY23, but in FY11 only YYMMDD (2011-03-22) lies in the window.
+    assert ice.release_date_from_name("FY23_detentionStats110322.xlsx") == D(2022, 11, 3)
+    assert ice.release_date_from_name("FY11_detentionStats110322.xlsx") == D(2011, 3, 22)
+    with pytest.raises(ParseError, match="no date inside fiscal year 2025"):
+        ice.release_date_from_name("FY25_detentionStats13452025.xlsx")
+
+
+def test_undated_file_takes_the_iids_date_as_release(feb_release):
+    df = parse(replace(feb_release, name="FY25_detentionStats.xlsx"))
+    assert set(df.release) == {"2025-02-18"}
+
+
+# ---------------------------------------------------------------- parsing a workbook with the real layout
+
+def test_parses_every_table(feb_release):
+    p = pipeline.parse_file(SRC, build(feb_release), feb_release.name)
+    df = p.obs
+    assert set(df.release) == {"2025-02-27"}
+    # currently detained: a snapshot at the IIDS data date
+    assert value(df, "detained_ice") == 22622 and value(df, "detained_cbp") == 21137
+    assert value(df, "detained_total") == 43759
+    snap = df[df.series == S + "detained_ice"].iloc[0]
+    assert snap.date == snap.end == "2025-02-18"
+    crim = df[df.series == S + "detained_ice_by_criminality"]
+    assert set(crim.key) == {"Convicted criminal", "Pending criminal charges", "Other immigration violator"}
+    assert crim.value.sum() == 22622
+    # book-ins: the "ICE  " row (two trailing spaces), the month holding the data date partial, later months missing
+    bi = df[df.series == S + "book_ins_ice"].set_index("date")
+    assert bi.loc["2025-01-01", "value"] == 11753 and bi.loc["2025-01-01", "end"] == "2025-01-31"
+    assert bi.loc["2025-01-01", "flag"] == ""
+    assert bi.loc["2025-02-01", "flag"] == "partial" and bi.loc["2025-02-01", "end"] == "2025-02-18"
+    assert "2025-03-01" not in bi.index  # ICE prints 0 for March: missing, not zero
+    assert value(df, "book_ins_total", date="2025-01-01") == 11753 + 10237
+    # ADP by agency and criminality, ALOS, FYTD figures, removals
+    assert value(df, "adp_ice", date="2024-10-01") == pytest.approx(14285.19)
+    assert value(df, "adp_total_by_criminality", "Convicted criminal", "2024-10-01") == \
+        pytest.approx(14285.19 * 0.55 + 24426.58 * 0.06)
+    assert value(df, "alos_cbp", date="2024-11-01") == 80
+    assert value(df, "removals_fytd", "FY2025") == 95474 and value(df, "removals_famu_fytd", "FY2025") == 9337
+    assert value(df, "adp_total_fytd", "FY2025") > 0
+    # facilities: FYTD ADP keyed by name; a repeated name gets its city and state
+    fac = df[df.series == S + "facility_adp_fytd"]
+    assert {"CLINTON COUNTY JAIL (PLATTSBURGH, NY)", "CLINTON COUNTY JAIL (LOCK HAVEN, PA)",
+            "STEWART DETENTION CENTER"} <= set(fac.key)
+    assert (fac.date == "2025-02-18").all()
+    # reference tables
+    rel = p.tables["releases"].iloc[0]
+    assert (rel.release_date, rel.data_date, rel.footnote_data_through, rel.fiscal_year) == \
+        ("2025-02-27", "2025-02-18", "2025-02-22", 2025)
+    t = p.tables["facilities"].set_index("key")
+    assert t.loc["STEWART DETENTION CENTER", ["city", "state", "aor", "facility_type"]].tolist() == \
+        ["LUMPKIN", "GA", "ATL", "DIGSA"]
+
+
+def test_per_day_is_left_to_the_page(feb_release):
+    """No per-day series is stored: book-ins say per_day_ok and carry the days they cover in date..end."""
+    df = parse(feb_release)
+    assert not any("per_day" in s for s in df.series.unique())
+    assert next(s for s in SRC.series if s.id == S + "book_ins_ice").per_day_ok
+    feb = df[(df.series == S + "book_ins_ice") & (df.date == "2025-02-01")].iloc[0]
+    days = (D.fromisoformat(feb.end) - D.fromisoformat(feb.date)).days + 1
+    assert days == 18 and feb.value / days == pytest.approx(4597 / 18)
+
+
+def test_robust_to_shifted_rows_renamed_sheets_and_an_extra_table(feb_release):
+    base = parse(feb_release)
+    moved = parse(replace(feb_release, shift=7, extra_table=True, detention_sheet=" Detention EOFY2025 ",
+                          facilities_sheet="Facilities EOYFY25 "))
+    cols = ["series", "key", "date", "end", "value", "release", "flag"]
+    pd.testing.assert_frame_equal(base[cols], moved[cols])
+
+
+@pytest.mark.parametrize("omit, sheet, table", [
+    ("detained", "Detention FY25", "ICE Currently Detained by Criminality and Arresting Agency"),
+    ("book_ins", "Detention FY25", "ICE Initial Book-Ins by Arresting Agency and Month"),
+    ("adp", "Detention FY25", "ICE Average Daily Population by Arresting Agency"),
+    ("removals", "Detention FY25", "ICE Removals"),
+    ("iids", "Facilities FY25", "Integrated Decision Support"),
+])
+def test_missing_table_names_sheet_and_table(feb_release, omit, sheet, table):
+    with pytest.raises(ParseError) as e:
+        ice.parse(build(replace(feb_release, omit=(omit,))), feb_release.name)
+    msg = str(e.value)
+    assert f"sheet {sheet!r}" in msg and table in msg and feb_release.name in msg
+
+
+def test_missing_sheet_and_length_of_stay_optional(feb_release):
+    with pytest.raises(ParseError, match="no Facilities sheet"):
+        ice.parse(build(replace(feb_release, facilities_sheet="Facility list")), feb_release.name)
+    df = parse(replace(feb_release, omit=("alos",)))  # ALOS is parsed "where present"
+    assert not df.series.str.contains("alos").any() and (df.series == S + "adp_ice").any()
+
+
+def test_nothing_half_parsed_reaches_the_snapshot(feb_release, tmp_path):
+    raw = tmp_path / "raw" / "ice_detention_stats"
+    raw.mkdir(parents=True)
+    (raw / feb_release.name).write_bytes(build(feb_release))
+    out = tmp_path / "snap"
+    pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
+    before = (out / "observations" / "ice_detention_stats.csv").read_bytes()
+    bad = replace(feb_release, name="FY25_detentionStats03142025.xlsx", omit=("removals",))
+    (raw / bad.name).write_bytes(build(bad))
+    with pytest.raises(ParseError, match="ICE Removals"):
+        pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
+    assert (out / "observations" / "ice_detention_stats.csv").read_bytes() == before
+
+
+# ---------------------------------------------------------------- vintages
+
+def test_two_releases_of_a_fiscal_year_both_kept(feb_release):
+    jan = Release("FY25_detentionStats01162025.xlsx", 2025, D(2025, 1, 6), D(2025, 1, 11), ice=14557, cbp=25146,
+                  book_ins_ice=[8614, 7558, 7885, 2100], removals=76939)
+    obs = pd.concat([parse(jan), parse(feb_release)], ignore_index=True)
+    bi = obs[obs.series == S + "book_ins_ice"]
+    assert set(bi.release) == {"2025-01-16", "2025-02-27"}
+    latest = tidy.latest(bi).set_index("date")
+    assert latest.loc["2025-01-01", "value"] == 11753 and latest.loc["2025-01-01", "release"] == "2025-02-27"
+    then = tidy.as_published(bi, "2025-01-31").set_index("date")
+    assert then.loc["2025-01-01", "value"] == 2100 and then.loc["2025-01-01", "flag"] == "partial"
+    rev = tidy.revisions(bi)
+    assert ((rev.date == "2025-01-01") & (rev.previous == 2100) & (rev.value == 11753)).any()
+    assert ice.check(obs).empty  # a normal pair of releases raises nothing
+
+
+# ---------------------------------------------------------------- integrity checks on the known bad releases
+
+def _feb_2025_releases():
+    """ICE's releases around the 2025-02-27 transposition, with the detained counts DDP parsed from them."""
+    kw = dict(book_ins_ice=[8612, 7579, 7883, 11755, 12819], removals=103868)
+    return [
+        Release("FY25_detentionStats02142025.xlsx", 2025, D(2025, 2, 8), D(2025, 2, 10), ice=19304, cbp=21865,
+                removals=95474),
+        Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=21137, cbp=22622,
+                transpose=False, ice_mix=(0.06, 0.04, 0.90), cbp_mix=(0.51, 0.33, 0.16), **kw),
+        Release("FY25_detentionStats03052025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137,
+                ice_mix=(0.51, 0.33, 0.16), cbp_mix=(0.06, 0.04, 0.90), **kw),
+        Release("FY25_detentionStats03142025.xlsx", 2025, D(2025, 3, 3), D(2025, 3, 8), ice=25732, cbp=20537,
+                removals=113541, book_ins_ice=[8612, 7579, 7883, 11755, 14000, 1500]),
+    ]
+
+
+def test_transposition_2025_02_27_is_flagged():
+    f = findings(_feb_2025_releases())
+    t = f[f.flag == "transposed"]
+    assert set(t.release) == {"2025-02-27"}
+    assert "21137/22622" in t.message.iloc[0] and "22622/21137" in t.message.iloc[0]
+    # the pipeline marks the rows themselves
+    obs = pd.concat([parse(r) for r in _feb_2025_releases()], ignore_index=True)
+    marked, _ = pipeline.apply_checks(SRC, obs)
+    flagged = marked[marked.flag.str.contains("transposed")]
+    assert set(flagged.release) == {"2025-02-27"} and set(flagged.series) >= {S + "detained_ice", S + "detained_cbp"}
+
+
+def test_transposition_written_as_ice_wrote_it():
+    """The same error built the other way: true figures, then the ICE and CBP columns swapped in the workbook."""
+    rels = _feb_2025_releases()
+    rels[1] = replace(rels[2], name="FY25_detentionStats02272025.xlsx", transpose=True)
+    df = parse(rels[1])
+    assert value(df, "detained_ice") == 21137 and value(df, "detained_cbp") == 22622  # what the file says
+    f = findings(rels)
+    assert set(f[f.flag == "transposed"].release) == {"2025-02-27"}
+
+
+def test_transposition_pattern_in_general_not_by_date():
+    """Any two consecutive releases whose ICE and CBP counts trade places (within 1%) are caught."""
+    a = Release("FY22_detentionStats_03022022.xlsx", 2022, D(2022, 2, 22), ice=4889, cbp=13095, removals=20673,
+                book_ins_ice=[6000, 6100, 6200, 6300, 6400], book_ins_cbp=[9000, 9100, 9200, 9300, 9400])
+    b = replace(a, name="FY22_detentionStats_03172022.xlsx", iids=D(2022, 3, 7), ice=13160, cbp=4900,
+                ice_mix=a.cbp_mix, cbp_mix=a.ice_mix, removals=23499)
+    c = replace(a, name="FY22_detentionStats_03312022.xlsx", iids=D(2022, 3, 14), ice=5060, cbp=15673, removals=25986)
+    f = findings([a, b, c])
+    assert set(f[f.flag == "transposed"].release) == {"2022-03-17"}
+    # a swap with no criminality evidence either way flags both sides of the pair
+    b2 = replace(b, ice_mix=a.ice_mix, cbp_mix=a.cbp_mix)
+    f2 = findings([a, b2])
+    assert set(f2[f2.flag == "transposed"].release) == {"2022-03-02", "2022-03-17"}
+    assert "one of the two" in f2[f2.flag == "transposed"].message.iloc[0]
+
+
+def test_stale_header_2025_02_14_is_flagged():
+    """Header (IIDS) date Jan 21 2025 kept from the 2025-02-03 release while the data ran to Feb 8."""
+    feb03 = Release("FY25_detentionStats02032025.xlsx", 2025, D(2025, 1, 21), D(2025, 1, 25), ice=14882, cbp=24356,
+                    book_ins_ice=[8614, 7558, 7885, 6552], removals=85769)
+    feb14 = Release("FY25_detentionStats02142025.xlsx", 2025, D(2025, 1, 21), D(2025, 2, 8), ice=19304, cbp=21865,
+                    book_ins_ice=[8614, 7579, 7887, 11758, 4597], removals=95474)
+    df = parse(feb14)
+    assert (df.flag.str.contains("stale-header")).all()
+    feb = df[(df.series == S + "book_ins_ice") & (df.date == "2025-02-01")].iloc[0]
+    assert feb.value == 4597 and feb.end == "2025-02-08" and "partial" in feb.flag
+    f = findings([feb03, feb14])
+    stale = f[f.flag == "stale-header"]
+    assert set(stale.release) == {"2025-02-14"}
+    assert stale.message.str.contains("repeats the IIDS data date 2025-01-21").any()
+    assert stale.message.str.contains("footnotes say the data run to 2025-02-08|header date", regex=True).any()
+
+
+def test_stale_header_from_data_past_every_date_in_the_file():
+    """No footnote date either: a real figure for February in a file dated Jan 21 can only mean a stale header."""
+    feb14 = Release("FY25_detentionStats02142025.xlsx", 2025, D(2025, 1, 21), None, ice=19304, cbp=21865,
+                    book_ins_ice=[8614, 7579, 7887, 11758, 4597])
+    feb14 = replace(feb14, through=None)
+    b = build(feb14)
+    # build() writes zeros after `through or iids`; put February back as ICE's stale file had it
+    import io
+    from openpyxl import load_workbook
+    wb = load_workbook(io.BytesIO(b))
+    wb["Detention FY25"]["N22"] = 4597
+    buf = io.BytesIO()
+    wb.save(buf)
+    df = pipeline.parse_bytes(SRC, buf.getvalue(), feb14.name)
+    feb = df[(df.series == S + "book_ins_ice") & (df.date == "2025-02-01")].iloc[0]
+    assert feb.value == 4597 and feb.flag == "partial;stale-header"
+    assert df[df.series == S + "detained_ice"].flag.iloc[0] == ""  # the rest of the file has no evidence against it
+    assert (ice.check(df).flag == "stale-header").any()
+
+
+def test_header_sheet_date_disagreeing_with_iids(feb_release):
+    df = parse(replace(feb_release, header_text_date="01/21/2025"))
+    assert df.flag.str.contains("stale-header").all()
+
+
+def test_facility_inconsistency_2025_07_17_is_flagged():
+    """National FY ADP 45,562 and 56,816 detained, but the facility ADPs summed to 42,221."""
+    base = dict(book_ins_ice=[8609, 7580, 7884, 11753, 17378, 19123, 18215, 23642, 31590, 27457],
+                book_ins_cbp=[15004, 13543, 14238, 10237, 4252, 3798, 4602, 5238, 5114, 3805])
+    jul07 = Release("FY25_detentionStats07072025.xlsx", 2025, D(2025, 6, 23), ice=41447, cbp=16414,
+                    adp_fytd=44881.87, facility_total=0.99 * 44881.87, removals=212645, **base)
+    jul17 = Release("FY25_detentionStats07172025.xlsx", 2025, D(2025, 7, 7), ice=41349, cbp=15467,
+                    adp_fytd=45562.26, facility_total=42220.71, removals=228282, **base)
+    f = findings([jul07, jul17])
+    fm = f[f.flag == "facility-mismatch"]
+    assert set(fm.release) == {"2025-07-17"}
+    assert "42,221" in fm.message.iloc[0] and "45,562" in fm.message.iloc[0] and "56816 detained" in fm.message.iloc[0]
+
+
+def test_cumulative_removals_must_not_fall_within_a_fiscal_year(feb_release):
+    later = replace(feb_release, name="FY25_detentionStats03142025.xlsx", iids=D(2025, 3, 3), through=D(2025, 3, 8),
+                    removals=90000)
+    next_fy = replace(feb_release, name="FY26_detentionStats11202025.xlsx", fy=2026, iids=D(2025, 11, 10),
+                      through=D(2025, 11, 12), removals=56392, book_ins_ice=[8000], book_ins_cbp=[1000],
+                      adp_ice=[50000.0], adp_cbp=[12000.0])
+    f = findings([feb_release, later, next_fy])
+    dec = f[f.flag == "decreased"]
+    assert list(zip(dec.series, dec.release)) == [(S + "removals_fytd", "2025-03-14")]
+    assert "95474" in dec.message.iloc[0]
+
+
+def test_parts_must_add_up(feb_release):
+    f = findings([replace(feb_release, book_ins_total_error=250)])
+    sm = f[f.flag == "sum-mismatch"]
+    assert list(zip(sm.series, sm.date)) == [(S + "book_ins_total", "2024-11-01")]
+
+
+def test_flag_codes_are_declared():
+    assert {"partial", "transposed", "stale-header", "sum-mismatch", "decreased", "facility-mismatch"} <= set(tidy.FLAGS)
+
+
+# ---------------------------------------------------------------- the real workbooks
+
+REAL = "ice-detention-stats/original_xlsx"
+
+
+def _real(shared_data):
+    files = sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx"))
+    out = {p.name: pipeline.parse_file(SRC, p.read_bytes(), p.name) for p in files}
+    return out
+
+
+@pytest.fixture(scope="module")
+def real(request):
+    from tests.conftest import SHARED
+    if not SHARED.is_dir():
+        pytest.skip(f"real source files not found at {SHARED}")
+    return _real(SHARED)
+
+
+@pytest.mark.shared
+def test_real_files_all_parse(shared_data, real):
+    assert len(real) == 11
+    fys = sorted(p.tables["releases"].fiscal_year.iloc[0] for p in real.values())
+    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025, 2026, 2026]
+    obs = pd.concat([p.obs for p in real.values()], ignore_index=True)
+    assert ice.check(obs).empty  # none of these eleven releases is one of the known bad ones
+    rel = pd.concat([p.tables["releases"] for p in real.values()]).set_index("file")
+    assert rel.loc["FY25_detentionStats09242025.xlsx", "data_date"] == "2025-09-15"
+    assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
+    assert rel.loc["FY26_detentionStats_02122026.xlsx", "data_date"] == "2026-02-05"
+    assert rel.loc["FY24_detentionStats.xlsx", "release_date"] == "2024-10-07"  # undated: the IIDS date
+
+
+@pytest.mark.shared
+def test_real_sample_values(real):
+    fy25 = real["FY25_detentionStats09242025.xlsx"].obs
+    assert value(fy25, "detained_total") == 59762 and value(fy25, "detained_ice") == 46015
+    assert value(fy25, "detained_cbp") == 13747
+    bi = fy25[fy25.series == S + "book_ins_ice"].set_index("date")
+    assert bi.loc["2025-01-01", "value"] == 11753 and bi.loc["2025-06-01", "value"] == 31590
+    sep = bi.loc["2025-09-01"]
+    assert sep.value == 21293 and sep.flag == "partial" and sep.end == "2025-09-15"
+    assert bi.value.sum() == 222832
+    assert value(fy25, "removals_fytd", "FY2025") == 319980
+    assert value(fy25, "adp_total", date="2024-10-01") == pytest.approx(38711.77, abs=0.01)
+    assert value(fy25, "adp_total_fytd", "FY2025") == pytest.approx(48404.48, abs=0.01)
+    fy24 = real["FY24_detentionStats.xlsx"].obs
+    assert value(fy24, "detained_total") == 37684 and value(fy24, "removals_fytd", "FY2024") == 271484
+    assert fy24[fy24.series == S + "book_ins_ice"].value.sum() == 90615
+    assert not fy24[fy24.series == S + "book_ins_ice"].flag.any()  # EOY file pulled Oct 7: no partial month
+    fy19 = real["FY19-detentionstats.xlsx"].obs
+    assert value(fy19, "detained_total") == 50922 and value(fy19, "removals_fytd", "FY2019") == 267258
+    assert set(fy19[fy19.series == S + "adp_ice_by_criminality"].key) == {"Convicted criminal", "Non-criminal"}
+    assert value(fy19, "removals_family_detention_fytd", "FY2019") == 1069
+    fy26 = real["FY26_detentionStats_02122026.xlsx"].obs
+    cbp = fy26[fy26.series == S + "book_ins_cbp"].set_index("date")
+    assert list(cbp.index) == ["2025-10-01", "2025-11-01", "2025-12-01", "2026-01-01", "2026-02-01"]  # blanks missing
+    assert cbp.loc["2026-02-01", "end"] == "2026-02-05"
+
+
+# DDP's file_date for each of our files: the date in the name; for undated end-of-year files DDP writes
+# "<FY>-12-31". Exception: DDP stored the FY25 end-of-year bytes as FY25_detentionStats09252025.xlsx.
+DDP_DATE_EXCEPTIONS = {"FY25_detentionStats09242025.xlsx": "2025-09-25"}
+# Known bad DDP rows (never compared): 2026-01-08 holds FY2020 figures (a wrong copy of the file) and
+# 2025-02-27 carries ICE's own ICE/CBP transposition; neither release is among our eleven files.
+DDP_BAD = {"2026-01-08", "2025-02-27"}
+
+
+def _ddp_date(file, fy, named):
+    return DDP_DATE_EXCEPTIONS.get(file) or (named or f"{fy}-12-31")
+
+
+@pytest.mark.shared
+def test_agrees_with_deportation_data_project_parse(shared_data, real):
+    d = shared_data / "ice-detention-stats" / "ddp_parsed_parquet"
+    load = lambda n: pd.read_parquet(d / f"{n}.parquet").assign(file_date=lambda x: x.file_date.astype(str),
+                                                                pull_date=lambda x: x.pull_date.astype(str))
+    det, bi, adp = load("currently-detained-by-criminality"), load("book-ins-by-arresting-agency"), load("adp-by-agency-criminality")
+    rem, famu = load("removals"), load("famu-removals")
+    crim = {"Total": "", "Convicted Criminal": "Convicted criminal", "Pending Criminal Charges": "Pending criminal charges",
+            "Other Immigration Violator": "Other immigration violator"}
+    compared = 0
+    for file, p in real.items():
+        r = p.tables["releases"].iloc[0]
+        named = ice.release_date_from_name(file)
+        fd = _ddp_date(file, r.fiscal_year, named and named.isoformat())
+        assert fd not in DDP_BAD
+        obs = p.obs
+        # DDP dates several FY21 files "2021-12-31"; its pull date (our IIDS date) tells them apart.
+        pick = lambda t: t[(t.file_date == fd) & ((t.pull_date == r.data_date) | (t.file_date != "2021-12-31"))]
+        det_, bi_, adp_, rem_, famu_ = (pick(t) for t in (det, bi, adp, rem, famu))
+        # currently detained, every agency and criminality row
+        rows = det_[det_.fiscal_year == r.fiscal_year]
+        assert len(rows) >= 3, file
+        for x in rows.itertuples():
+            key = crim[x.criminality.strip()]
+            for a in ("ice", "cbp", "total"):
+                sid = f"detained_{a}_by_criminality" if key else f"detained_{a}"
+                assert value(obs, sid, key) == getattr(x, a), (file, x.criminality, a)
+        # monthly book-ins: every month we keep matches; every month we drop is a 0 or blank in DDP's copy
+        b = bi_
+        for x in b.itertuples():
+            a = x.arresting_agency.strip().lower()
+            ours = obs[(obs.series == S + f"book_ins_{a}") & (obs.date == str(x.date))]
+            if len(ours):
+                assert ours.value.iloc[0] == x.n_book_ins, (file, a, x.date)
+            else:
+                assert pd.isna(x.n_book_ins) or x.n_book_ins == 0, (file, a, x.date)
+        # monthly ADP, agency rows
+        a_rows = adp_[adp_.agency.str.strip().isin(["CBP Average", "ICE Average", "Average"])]
+        for x in a_rows.itertuples():
+            a = {"CBP Average": "cbp", "ICE Average": "ice", "Average": "total"}[x.agency.strip()]
+            ours = obs[(obs.series == S + f"adp_{a}") & (obs.date == str(x.date))]
+            if len(ours):
+                assert ours.value.iloc[0] == pytest.approx(x.adp, abs=0.01), (file, a, x.date)
+            else:
+                assert x.adp == 0, (file, a, x.date)
+        # removals and FAMU / family-detention removals
+        key = f"FY{r.fiscal_year}"
+        assert value(obs, "removals_fytd", key) == rem_.removals.iloc[0]
+        fam = famu_.famu_removals.iloc[0]
+        ours = obs[obs.series.isin([S + "removals_famu_fytd", S + "removals_family_detention_fytd"])]
+        assert ours.value.tolist() == [fam], file
+        compared += 1
+    assert compared == 11
+
+
+@pytest.mark.shared
+def test_checks_on_ddp_history_find_the_known_bad_releases(shared_data):
+    """DDP's parse of all ~134 releases, turned into our rows: the transposition is found at 2025-02-27 only."""
+    d = shared_data / "ice-detention-stats" / "ddp_parsed_parquet"
+    det = pd.read_parquet(d / "currently-detained-by-criminality.parquet")
+    det["file_date"] = det.file_date.astype(str)
+    det = det[det.file_date != "2026-01-08"]  # DDP's wrong copy (FY2020 figures), documented above
+    rows = []
+    for x in det.itertuples():
+        key = {"Total": "", "Convicted Criminal": "Convicted criminal"}.get(x.criminality.strip())
+        if key is None:
+            continue
+        for a in ("ice", "cbp"):
+            rows.append({"series": S + (f"detained_{a}_by_criminality" if key else f"detained_{a}"), "key": key,
+                         "date": str(x.pull_date), "value": getattr(x, a), "release": x.file_date,
+                         "file": f"ddp-{x.file_date}"})
+    obs = tidy.frame(pd.DataFrame(rows).drop_duplicates(["series", "key", "release"]))
+    f = ice.check(obs)
+    assert set(f[f.flag == "transposed"].release) == {"2025-02-27"}
+    assert "2025-02-14" in set(f[f.flag == "stale-header"].release)
+
+
+@pytest.mark.shared
+def test_rebuild_end_to_end(shared_data, tmp_path):
+    t = time.perf_counter()
+    counts = pipeline.rebuild(shared_data, tmp_path / "snap", ["ice_detention_stats"])
+    took = time.perf_counter() - t
+    assert counts["ice_detention_stats"] > 4000
+    out = pd.read_csv(tmp_path / "snap" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
+    assert out.file.nunique() == 11
+    assert (tmp_path / "snap" / "tables" / "ice_detention_stats.releases.csv").exists()
+    assert (tmp_path / "snap" / "tables" / "ice_detention_stats.facilities.csv").exists()
+    assert took < 15  # about 1 s here; generous for slow CI machines

@@ -1,0 +1,89 @@
+import pandas as pd
+import pytest
+
+from loaders import pipeline, registry, reported_figures
+from loaders.errors import ParseError
+
+SRC = reported_figures.SOURCE
+HEADER = "period_start,period_end,metric,value,unit,reported_by,url,source_quality,note\n"
+GOOD = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day (upper bound),Washington Post,https://example.org/a,syndicated copy,fewer than 600\n"
+
+
+def test_project_file_loads_and_keeps_distinct_rows():
+    full = reported_figures.load_reported()
+    assert list(full.columns) == ["row"] + reported_figures.COLUMNS
+    df = pipeline.parse_bytes(SRC, (pipeline.PROJECT / reported_figures.FILE).read_bytes(), "reported_figures.csv")
+    assert len(df) == len(full)
+    assert not df.duplicated(["series", "key", "date"]).any()
+    assert "reported_figures" in registry.SOURCES
+    assert pipeline.find_raw_files(SRC, pipeline.PROJECT / "nowhere")[0].name == "reported_figures.csv"
+
+
+def test_required_figures_present():
+    full = reported_figures.load_reported()
+    ice_daily = full[(full.metric == "ice_arrests") & (full.period_start == full.period_end)
+                     & full.period_start.between("2025-01-23", "2025-01-31")]
+    assert ice_daily.set_index("period_start")["value"].to_dict() == {
+        "2025-01-23": 538, "2025-01-24": 593, "2025-01-25": 286, "2025-01-26": 956, "2025-01-27": 1179,
+        "2025-01-28": 969, "2025-01-29": 1016, "2025-01-30": 913, "2025-01-31": 864}
+    r787 = full[full.value == 787].iloc[0]
+    assert (r787.metric, r787.source_quality, r787.period_start, r787.period_end) == \
+        ("ice_arrests_per_day", "unverified", "2025-01-25", "2025-01-31")
+    assert "NewsNation" in r787.reported_by and "could not find" in r787.note
+    # the daily posts give about 883 a day over the same week, which the note points to
+    week = ice_daily[ice_daily.period_start >= "2025-01-25"]["value"].mean()
+    assert round(week) == 883
+    feb = full[(full.period_start == "2025-02-01") & (full.metric == "ice_arrests_per_day")]
+    assert feb["value"].tolist() == [600] and "upper bound" in feb["unit"].item()
+    june = full[(full.metric == "ice_arrests_per_day") & full.period_start.str.startswith("2025-06-0")]
+    assert {2000, 1900} <= set(june["value"])  # conflicting peaks kept side by side
+    assert 3000 in set(full[full.metric == "target_per_day"]["value"])
+    assert (full.metric == "dhs_arrests").sum() >= 1 and (full.metric == "detained_population").sum() >= 5
+    assert set(full.source_quality) <= set(reported_figures.QUALITY)
+
+
+@pytest.mark.parametrize("line, field, what", [
+    ("2025-02-30,2025-03-01,ice_arrests,1,x,y,https://e.org/a,official,n\n", "period_start", "real YYYY-MM-DD"),
+    ("2025-03-02,2025-03-01,ice_arrests,1,x,y,https://e.org/a,official,n\n", "period_end", "before period_start"),
+    ("2025-03-01,2025-03-01,arrests_ish,1,x,y,https://e.org/a,official,n\n", "metric", "not one of"),
+    ("2025-03-01,2025-03-01,ice_arrests,about 5,x,y,https://e.org/a,official,n\n", "value", "not a non-negative"),
+    ("2025-03-01,2025-03-01,ice_arrests,5,x,y,ftp://e.org/a,official,n\n", "url", "http"),
+    ("2025-03-01,2025-03-01,ice_arrests,5,x,y,,official,n\n", "url", "only an 'unverified'"),
+    ("2025-03-01,2025-03-01,ice_arrests,5,x,y,https://e.org/a,rumour,n\n", "source_quality", "not one of"),
+    ("2025-03-01,2025-03-01,ice_arrests,5,x,,https://e.org/a,official,n\n", "reported_by", "empty"),
+])
+def test_bad_rows_named(line, field, what):
+    with pytest.raises(ParseError) as e:
+        reported_figures.parse((HEADER + GOOD + line).encode(), "reported_figures.csv")
+    msg = str(e.value)
+    assert "reported_figures.csv" in msg and "row 3" in msg and f"field {field!r}" in msg and what in msg
+
+
+def test_unverified_row_may_lack_url_and_keys_do_not_collide(tmp_path):
+    body = HEADER + GOOD + GOOD.replace("fewer than 600", "same period; second report") + \
+        "2025-01-25,2025-01-31,ice_arrests_per_day,787,arrests/day,NewsNation,,unverified,original not found\n"
+    p = tmp_path / "r.csv"
+    p.write_text(body)
+    full = reported_figures.load_reported(p)
+    assert full["url"].tolist()[-1] == "" and full["row"].tolist() == [2, 3, 4]
+    df = reported_figures.parse(body.encode(), "r.csv")
+    assert df["key"].is_unique
+    assert set(df.series) == {"reported_figures.ice_arrests_per_day"}
+    assert df.set_index("key").loc["NewsNation #4", "end"] == "2025-01-31"
+
+
+def test_missing_column():
+    with pytest.raises(ParseError, match="missing column"):
+        reported_figures.parse(b"period_start,value\n2025-01-01,1\n", "reported_figures.csv")
+
+
+@pytest.mark.shared
+def test_daily_posts_match_research_copy(shared_data):
+    research = pd.read_csv(shared_data.parent / "research" / "reported_figures.csv", dtype=str)
+    daily = research[(research.metric == "ice_arrests_daily") & (research.period_start <= "2025-01-31")]
+    posts = daily.set_index("period_start")["value"].astype(float)
+    assert len(posts) == 9
+    full = reported_figures.load_reported()
+    ours = full[(full.metric == "ice_arrests") & (full.period_start == full.period_end)].set_index("period_start")
+    for day, v in posts.items():
+        assert ours.loc[day, "value"] == v
