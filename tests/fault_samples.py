@@ -41,8 +41,46 @@ def trac_detention_sample() -> tuple[str, bytes]:
     return "pop_agen_table.json", json.dumps(recs).encode()
 
 
+def ddp_records_sample() -> tuple[str, bytes]:
+    """A few rows in the layout of DDP's arrests-latest.parquet (the real files are 37-144 MB)."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    days = [dt.date(2025, 3, 1), dt.date(2025, 3, 1), dt.date(2025, 3, 2), dt.date(2025, 3, 3)]
+    table = pa.table({
+        "apprehension_date": pa.array(days, pa.date32()),
+        "apprehension_aor": ["Miami Area of Responsibility", "Dallas Area of Responsibility",
+                             "Miami Area of Responsibility", None],
+        "apprehension_state_filled_in": ["FLORIDA", "TEXAS", "FLORIDA", ""],
+        "apprehension_criminality": ["1 Convicted Criminal", "3 Other Immigration Violator",
+                                     "2 Pending Criminal Charges", "1 Convicted Criminal"],
+        "apprehension_method": ["Located", "CAP Local Incarceration", "Located", "Non-Custodial Arrest"],
+        "unique_identifier": ["P1", "P2", "P1", None],
+        "duplicate_likely": pa.array([False, False, False, None], pa.bool_()),
+        "duplicate_drop_row": pa.array([False, False, False, None], pa.bool_()),
+    })
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    return "arrests-latest.parquet", out.getvalue()
+
+
+def ohss_monthly_sample() -> tuple[str, bytes]:
+    """The OHSS tables' own test builder (the real workbook is 670 KB: too slow to rewrite per case)."""
+    from tests import test_ohss_monthly as t
+    return t.NAME, t.small_workbook()
+
+
+def ohss_khsm_sample() -> tuple[str, bytes]:
+    from tests import test_ohss_khsm as t
+    return t.NAME, t.khsm_workbook()
+
+
 BUILDERS = {
     "trac_detention": trac_detention_sample,
+    "ddp_records": ddp_records_sample,
+    "ohss_monthly_tables": ohss_monthly_sample,
+    "ohss_khsm": ohss_khsm_sample,
 }
 
 
@@ -69,11 +107,12 @@ def sample(source_id: str) -> tuple[str, bytes] | None:
     if source_id in BUILDERS:
         return BUILDERS[source_id]()
     src = registry.get(source_id)
-    if not SHARED.is_dir():
-        return None
-    files = [p for p in pipeline.find_raw_files(src, SHARED) if SHARED in p.parents]
+    # Curated files that live in the project (e.g. data/reported_figures.csv) are always at hand.
+    files = [ROOT / rel for rel in src.project_files if (ROOT / rel).is_file()]
+    if SHARED.is_dir():
+        files += [p for p in pipeline.find_raw_files(src, SHARED) if SHARED in p.parents]
     files = [p for p in files if p.stat().st_size <= MAX_SAMPLE_BYTES]
-    for p in sorted(files, key=lambda p: (p.stat().st_size, p.name)):
+    for p in sorted(files, key=lambda p: (ROOT not in p.parents, p.stat().st_size, p.name)):
         content = p.read_bytes()
         try:
             pipeline.parse_file(src, content, p.name)
@@ -128,6 +167,8 @@ def xlsx_swap_columns(content: bytes) -> bytes:
     """Columns swapped pairwise, headers with them (B<->C, E<->F, ...)."""
     def edit(wb):
         for ws in wb.worksheets:
+            for rng in list(ws.merged_cells.ranges):
+                ws.unmerge_cells(str(rng))
             for row in ws.iter_rows():
                 cells = list(row)
                 for a in range(1, len(cells) - 1, 3):
@@ -249,8 +290,14 @@ def _replace_column(content: bytes, pattern: re.Pattern, bad: str, skip_years: b
     return None
 
 
+_MONTH = re.compile(r"^\s*(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s*$", re.I)
+_YEAR = re.compile(r"^\s*(FY)?\s*(19|20)\d{2}\s*$")
+
+
 def csv_bad_date(content: bytes) -> bytes | None:
-    return _replace_column(content, _DATE, "2025-13-45")
+    """A date that does not exist; where dates are split into year and month columns, a month that does not."""
+    return (_replace_column(content, _DATE, "2025-13-45") or _replace_column(content, _MONTH, "Smarch")
+            or _replace_column(content, _YEAR, "20x5"))
 
 
 def csv_bad_number(content: bytes) -> bytes | None:
