@@ -65,6 +65,31 @@ def ddp_records_sample() -> tuple[str, bytes]:
     return "arrests-latest.parquet", out.getvalue()
 
 
+def ddp_facility_daily_sample() -> tuple[str, bytes]:
+    """DDP's facility-day table layout (the real file is 1.3 MB): two facilities over two months."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    days = [dt.date(2025, 1, 30) + dt.timedelta(days=i) for i in range(5)]
+    n = len(days)
+    i32 = pa.int32()
+    table = pa.table({
+        "detention_facility_code": ["STEWART"] * n + ["ADAMSMS"] * n,
+        "date": pa.array(days * 2, pa.date32()),
+        "n_detained": pa.array([1800 + i for i in range(n)] + [2100 - i for i in range(n)], i32),
+        "n_detained_at_midnight": pa.array([1750 + i for i in range(n)] + [2050 - i for i in range(n)], i32),
+        "n_detained_male": pa.array([1700] * n + [2000] * n, i32),
+        "n_detained_female": pa.array([100] * n + [90] * n, i32),
+        "n_detained_convicted_criminal": pa.array([600] * n + [700] * n, i32),
+        "n_detained_possibly_under_18": pa.array([0] * n + [1] * n, i32),
+        "detention_facility": ["STEWART DETENTION CENTER"] * n + ["ADAMS COUNTY DET CENTER"] * n,
+    })
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    return "facilities-daily-population-latest.parquet", out.getvalue()
+
+
 def ohss_monthly_sample() -> tuple[str, bytes]:
     """The OHSS tables' own test builder (the real workbook is 670 KB: too slow to rewrite per case)."""
     from tests import test_ohss_monthly as t
@@ -79,6 +104,7 @@ def ohss_khsm_sample() -> tuple[str, bytes]:
 BUILDERS = {
     "trac_detention": trac_detention_sample,
     "ddp_records": ddp_records_sample,
+    "ddp_facility_daily": ddp_facility_daily_sample,
     "ohss_monthly_tables": ohss_monthly_sample,
     "ohss_khsm": ohss_khsm_sample,
 }
@@ -341,6 +367,14 @@ def parquet_all_nulls(content: bytes) -> bytes:
                                                       for n in t.column_names}))
 
 
+def parquet_all_text(content: bytes) -> bytes:
+    """Every column written as text (a re-export through a CSV step loses the types)."""
+    import pyarrow as pa
+    return _parquet_edit(content, lambda t: pa.table({n: pa.array([None if v is None else str(v)
+                                                                   for v in t.column(n).to_pylist()], pa.string())
+                                                      for n in t.column_names}))
+
+
 # (name, kind, mutation, what a tolerant parser must produce: "same" = the original's rows, "valid" = any
 # valid frame; otherwise it must raise a LoaderError naming the file)
 MUTATIONS = [
@@ -359,4 +393,5 @@ MUTATIONS = [
     ("Parquet column missing", "parquet", parquet_drop_first_column, "same"),
     ("Parquet columns reordered", "parquet", parquet_reverse_columns, "same"),
     ("Parquet nulls", "parquet", parquet_all_nulls, "valid"),
+    ("Parquet columns as text", "parquet", parquet_all_text, "valid"),
 ]
