@@ -59,9 +59,15 @@ if not ids:
     st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
     st.stop()
 
-events = bundled_events()
-if events is not None and st.session_state.get("uploaded_events") is not None:
-    events = pd.concat([events, st.session_state["uploaded_events"]], ignore_index=True)
+def with_uploaded(uploaded: pd.DataFrame | None) -> pd.DataFrame | None:
+    base = bundled_events()
+    if base is None or uploaded is None or uploaded.empty:
+        return base
+    from loaders.events import merge_events
+    return merge_events(base, uploaded)[0]
+
+
+events = with_uploaded(st.session_state.get("uploaded_events"))
 reported = reported_figures()
 
 
@@ -76,6 +82,8 @@ def ref_label(ref: str) -> str:
 def series_options() -> list[str]:
     opts = []
     for sid in ids:
+        if sid.startswith("reported_figures."):
+            continue  # claims, not series: drawn as period markers beside the series they speak to
         info = snap.info(sid)
         keys = snap.keys(sid)
         if not info["breakdown"] or keys == [""]:
@@ -129,9 +137,11 @@ def slug(text: str) -> str:
 
 def show_headlines() -> None:
     hs = headlines(snap)
-    cols = st.columns(len(hs)) if hs else []
-    for col, h in zip(cols, hs):
-        with col.container(border=True):
+    per_row = 3
+    for i, h in enumerate(hs):
+        if i % per_row == 0:
+            cols = st.columns(per_row)
+        with cols[i % per_row].container(border=True):
             delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)
@@ -212,12 +222,21 @@ with tab_trends:
             except Exception as e:  # the validator's own error for a file it cannot read at all
                 st.error(f"Could not read {up.name}: {e}")
             else:
-                acc = acc.assign(origin="uploaded")
+                from loaders.events import merge_events
+                merged, dups = merge_events(bundled_events(), acc) if bundled_events() is not None else (acc, rej[:0])
+                rej = pd.concat([rej, dups.drop(columns=["origin"], errors="ignore")], ignore_index=True)
                 st.session_state["uploaded_events"] = acc
-                st.success(f"{len(acc)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
+                events = merged
+                st.success(f"{len(acc) - len(dups)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
                 if len(rej):
-                    st.dataframe(rej, hide_index=True)
-                events = pd.concat([bundled_events(), acc], ignore_index=True) if bundled_events() is not None else acc
+                    st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+                    st.dataframe(rej, hide_index=True, key="w_upload_rejected")
+                if len(acc) and st.button("Keep these events in my local events file (data/user_events.csv)",
+                                          key="w_upload_save"):
+                    from loaders.events import save_user_events
+                    path = save_user_events(acc)
+                    bundled_events.clear()
+                    st.success(f"Saved to {path}; they will load with the bundled events next time.")
 
     view = current_view()
     st.query_params.from_dict(view.to_query())

@@ -144,27 +144,32 @@ def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it."""
+    from loaders.tidy import FLAGS, INFO_FLAGS
     lines = []
-    flagged_notes = set()
+    flagged_notes, info_notes = set(), {}
     for p in prepared:
         f = p.frame
-        flagged = (f["flag"] != "").to_numpy()
-        for codes in f.loc[flagged, "flag"]:
-            flagged_notes.update(c for c in codes.split(";") if c)
+        codes = f["flag"].map(lambda x: {c for c in x.split(";") if c})
+        flagged = codes.map(lambda c: bool(c - INFO_FLAGS)).to_numpy(dtype=bool)
+        for cs in codes:
+            flagged_notes.update(cs - INFO_FLAGS)
+            for c in cs & INFO_FLAGS:
+                info_notes.setdefault(c, set()).add(p.label)
         lines.append(Line(p.label, f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"), unit=p.unit,
                           flagged=flagged))
     units = sorted({p.unit for p in prepared})
     notes = []
     if flagged_notes:
-        from loaders.tidy import FLAGS
         notes.append("Open circles mark " + "; ".join(f"{c}: {FLAGS.get(c, c)}" for c in sorted(flagged_notes)) + ".")
+    for c, labels in sorted(info_notes.items()):
+        notes.append(f"Note ({c}): {FLAGS.get(c, c)}, in " + "; ".join(sorted(labels)) + ".")
     if reported is not None and len(reported):
         notes.append("Dashed segments: figures reported by officials or the press over the period they cover "
                      "(not official series).")
     if events_in_view is not None and len(events_in_view):
         try:
             from .events import events_legend_text
-            notes.append("Events: " + events_legend_text(events_in_view))
+            notes += events_legend_text(events_in_view, max_lines=10, width=170)
         except ImportError:  # pragma: no cover - events module arrives separately
             pass
     title = prepared[0].label if len(prepared) == 1 else " vs ".join(p.label.split(" (")[0] for p in prepared[:3])
@@ -183,6 +188,13 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             add_events_to_figure(fig, events_in_view)
         except ImportError:  # pragma: no cover
             pass
+        else:
+            # Markers ride along the top of the plot: leave them room above the data, and keep hover per point
+            # so an event's box does not merge with the series values.
+            ymax = max((float(np.nanmax(ln.y)) for ln in lines if len(ln.y) and np.isfinite(ln.y).any()), default=None)
+            if ymax and not view.log:
+                fig.update_layout(yaxis_range=[0, ymax * 1.18])  # the main axis only, not the markers' overlay
+            fig.update_layout(hovermode="closest")
     return fig
 
 

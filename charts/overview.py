@@ -1,8 +1,8 @@
 """Headline figures: the latest value of a few key measures, each with its dates, source, change against
 the previous release and a staleness badge.
 
-Each headline names candidate series in order of preference; the first one in the snapshot is used, so the
-page keeps working while sources come and go, and always says which series it shows.
+Each headline names candidate series; the one with the most recent data is used (the first listed on a tie),
+so the page keeps working while sources come and go, and always says which series it shows.
 """
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from .study import daily_values
 HEADLINES = (
     ("People in ICE detention", "latest",
      ("ice_detention_stats.detained_total", "trac_detention.detained_total")),
-    ("ICE arrests or book-ins per day, last 30 days of data", "last30",
-     ("ddp_records.arrests_national", "ddp_arrests_aggregates.monthly_national", "ice_detention_stats.book_ins_ice",
-      "trac_detention.book_ins_ice")),
+    ("ICE arrests per day, last 30 days of data", "last30",
+     ("ddp_records.arrests_daily", "ddp_arrests_aggregates.monthly_national_chart_data")),
+    ("ICE book-ins per day, last 30 days of data", "last30",
+     ("ice_detention_stats.book_ins_ice", "trac_detention.book_ins_ice")),
     ("ICE removals, fiscal year to date", "latest",
      ("ice_detention_stats.removals_fytd",)),
     ("Border encounters, latest month", "last-period",
@@ -73,25 +74,30 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headli
     today = today or dt.date.today()
     out = []
     for label, how, candidates in HEADLINES:
-        sid = next((c for c in candidates if c in snap.by_series), None)
-        if sid is None:
+        present = [c for c in candidates if c in snap.by_series]
+        if not present:
             continue
+        # The freshest figure wins (ICE's own workbook when it is as recent as its mirrors); the card names it.
+        sid = max(present, key=lambda c: (snap.by_series[c]["end"].max(), -present.index(c)))
         info = snap.info(sid)
         flow = str(info.get("per_day_ok")) == "True"
-        rows = cdata.series_rows(snap, sid, "")
+        # Fiscal-year-to-date series are keyed by fiscal year: the headline is the latest year's.
+        keys = snap.keys(sid)
+        key = "" if "" in keys else max(keys)
+        rows = cdata.series_rows(snap, sid, key)
         value, period, data_date = _compute(rows, how, flow)
         releases = sorted(snap.by_series[sid]["release"].dropna().unique())
         release = pd.Timestamp(releases[-1]).date() if releases else None
         prev = prev_rel = None
         if len(releases) > 1:
             prev_rel = pd.Timestamp(releases[-2]).date()
-            prev, _, _ = _compute(cdata.series_rows(snap, sid, "", pd.Timestamp(prev_rel)), how, flow)
+            prev, _, _ = _compute(cdata.series_rows(snap, sid, key, pd.Timestamp(prev_rel)), how, flow)
         entry = snap.source_entry(info["source"])
         latest = release or data_date
         cadence = int(entry.get("cadence_days") or 0)
         overdue = (today - latest).days - cadence if latest and cadence else None
         unit = info["unit"] + (" per day" if how == "last30" else "")
-        out.append(Headline(label, sid, info["title"], value, unit, period, data_date, release, info["source"],
+        out.append(Headline(label, sid, info["title"] + (f" ({key})" if key else ""), value, unit, period, data_date, release, info["source"],
                             entry.get("publisher", info["source"]), prev, prev_rel,
                             overdue if overdue and overdue > 0 else None, info["definition"]))
     return out

@@ -16,6 +16,7 @@ import pandas as pd
 from . import data as cdata
 
 INAUGURATION = dt.date(2025, 1, 20)
+DEFAULT_CATEGORIES = ("personnel", "policy", "funding")
 PRESETS = {
     "since-2025-01-20": "Since 20 Jan 2025",
     "last-90-days": "Last 90 days",
@@ -26,7 +27,9 @@ PRESETS = {
 }
 GRANULARITIES = {"native": "As published", "weekly": "Weekly", "monthly": "Monthly"}
 ROLLING = {0: "None", 7: "7-day average", 30: "30-day average"}
-DEFAULT_SERIES = ("trac_detention.detained_total",)
+# What a journalist asks first: ICE arrests per day since the inauguration (DDP's counts from ICE's own
+# records: a weekly series to October 2025, then a monthly one to July 2026).
+DEFAULT_SERIES = ("ddp_arrests_aggregates.weekly_national_digitised", "ddp_arrests_aggregates.monthly_national_chart_data")
 
 
 def fiscal_year_start(d: dt.date) -> dt.date:
@@ -48,7 +51,8 @@ class View:
     fiscal_axis: bool = False
     as_of: dt.date | None = None
     events: bool = True
-    categories: list[str] = field(default_factory=list)  # empty = all
+    # The default keeps the chart legible: leadership changes, policy and funding (the demotions among them).
+    categories: list[str] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))  # empty = all
     event_text: str = ""
     reported: bool = True
 
@@ -61,7 +65,7 @@ class View:
             if v == getattr(default, f.name):
                 continue
             if isinstance(v, list):
-                q[f.name] = ",".join(v)
+                q[f.name] = ",".join(v) if v else "all"  # an empty category list means every category
             elif isinstance(v, bool):
                 q[f.name] = "1" if v else "0"
             elif isinstance(v, dt.date):
@@ -85,7 +89,7 @@ class View:
             cur = getattr(v, f.name)
             try:
                 if isinstance(cur, list):
-                    val = [s for s in raw.split(",") if s][:12]
+                    val = [] if raw == "all" else [s for s in raw.split(",") if s][:12]
                 elif isinstance(cur, bool):
                     val = raw in ("1", "true", "True", "yes")
                 elif isinstance(cur, int):

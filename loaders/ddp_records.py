@@ -116,10 +116,10 @@ def series_id(table: RecordTable, breakdown: str = "") -> str:
 
 
 def declare_series(table: RecordTable) -> list[Series]:
-    out = [Series(series_id(table), f"{table.noun.capitalize()} per day (DDP records)", table.metric, "ICE",
+    out = [Series(series_id(table), f"{table.noun[:1].upper() + table.noun[1:]} per day (DDP records)", table.metric, "ICE",
                   table.metric, "daily", table.definition, ID)]
     for b in table.breakdowns:
-        out.append(Series(series_id(table, b), f"{table.noun.capitalize()} per day by {BREAKDOWN_TITLES[b]} "
+        out.append(Series(series_id(table, b), f"{table.noun[:1].upper() + table.noun[1:]} per day by {BREAKDOWN_TITLES[b]} "
                           "(DDP records)", table.metric, "ICE", table.metric, "daily",
                           table.definition + f" Split by {BREAKDOWN_TITLES[b]} as recorded by ICE; blank values are "
                           f"counted as {NOT_RECORDED!r}.", ID, breakdown=b))

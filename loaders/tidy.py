@@ -42,6 +42,11 @@ FLAGS = {
 }
 
 
+# Flags that describe a whole series (how it was obtained) rather than a problem with a point: charts state
+# them once in a note instead of ringing every point.
+INFO_FLAGS = {"digitised", "lower-bound", "rounded", "with-duplicates"}
+
+
 def empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="float64" if c == "value" else "object") for c in COLUMNS})
 

@@ -86,3 +86,9 @@ def test_event_study_level_carries_forward():
     df = frame(["2025-01-01", "2025-01-15"], [100, 200], ends=["2025-01-01", "2025-01-31"])
     d = daily_values(df, flow=False)
     assert d["2025-01-14"] == 100 and d["2025-01-20"] == 200
+
+
+def test_all_categories_round_trip():
+    v = V.View(categories=[])
+    assert v.to_query() == {"categories": "all"} and V.View.from_query(v.to_query()).categories == []
+    assert V.View().categories == list(V.DEFAULT_CATEGORIES)
