@@ -355,20 +355,34 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
 
 @contextlib.contextmanager
 def _staging(raw_dir: Path, source_ids: list[str]):
-    """A fresh ``.incoming-*`` folder per source inside the raw cache (same filesystem, so moves are atomic),
-    removed afterwards whatever happened; leftovers of a killed run are removed first."""
+    """A fresh ``.incoming-<pid>-*`` folder per source inside the raw cache (same filesystem, so moves are
+    atomic), removed afterwards whatever happened. Leftovers of a killed run are removed first; those of a
+    live process are not (two updates into different snapshots may share one raw cache)."""
     made = {}
     try:
         for sid in source_ids:
             d = Path(raw_dir) / sid
             d.mkdir(parents=True, exist_ok=True)
             for old in d.glob(".incoming-*"):
-                shutil.rmtree(old, ignore_errors=True)
-            made[sid] = Path(tempfile.mkdtemp(prefix=".incoming-", dir=d))
+                if not _alive(old.name.split("-")[1]):
+                    shutil.rmtree(old, ignore_errors=True)
+            made[sid] = Path(tempfile.mkdtemp(prefix=f".incoming-{os.getpid()}-", dir=d))
         yield made
     finally:
         for d in made.values():
             shutil.rmtree(d, ignore_errors=True)
+
+
+def _alive(pid: str) -> bool:
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:

@@ -110,6 +110,16 @@ BUILDERS = {
 }
 
 
+def snapshot_bytes(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*"))
+            if p.is_file() and p.name != ".update.lock"}
+
+
+def leftovers(root: Path) -> list[str]:
+    """Temporary files of a download or a write, and staging folders of an update."""
+    return [str(p) for p in root.rglob("*") if p.name.endswith(".part") or p.name.startswith(".incoming-")]
+
+
 # ---------------------------------------------------------------- finding a sample
 
 def kind_of(src: Source, name: str) -> str:

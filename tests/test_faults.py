@@ -32,19 +32,12 @@ from loaders.__main__ import main as cli
 from loaders.errors import FetchError, LoaderError
 from loaders.fetch import fetch, make_session
 from tests import fault_samples as fs
+from tests.fault_samples import leftovers, snapshot_bytes
 
 SOURCE_IDS = sorted(registry.SOURCES)
 DOWNLOADABLE = [s for s in SOURCE_IDS if fs.downloadable(registry.get(s))]
 
 
-def snapshot_bytes(d: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*"))
-            if p.is_file() and p.name != ".update.lock"}
-
-
-def leftovers(root: Path) -> list[str]:
-    """Temporary files of a download or a write, and staging folders of an update."""
-    return [str(p) for p in root.rglob("*") if p.name.endswith(".part") or p.name.startswith(".incoming-")]
 
 
 def need_sample(sid: str) -> tuple[str, bytes]:
