@@ -34,15 +34,19 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
     for i, ln in enumerate(lines):
         colour = PALETTE[i % len(PALETTE)]
         x, y = break_gaps(ln.x, ln.y)
+        # Labels carry data (facility and office names from the files): escaped for the legend and the hover
+        # box, and "%" doubled-up so a name cannot inject a hovertemplate field such as %{customdata}.
+        label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
         fig.add_trace(go.Scatter(
-            x=x, y=y, name=ln.label, mode="lines+markers" if len(ln.x) < 80 else "lines",
+            x=x, y=y, name=label, mode="lines+markers" if len(ln.x) < 80 else "lines",
             line=dict(color=colour, width=2), marker=dict(size=5),
-            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {ln.unit}" if ln.unit else "") + "<extra>" + ln.label[:60] + "</extra>",
+            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
+                          + _template_literal(_esc(ln.label[:60])) + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             fig.add_trace(go.Scatter(
                 x=ln.x[ln.flagged], y=ln.y[ln.flagged], mode="markers", showlegend=False,
-                name=ln.label + " (flagged)", marker=dict(symbol="circle-open", size=11, color=colour, line=dict(width=2)),
+                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=11, color=colour, line=dict(width=2)),
                 hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} (partial or flagged)<extra></extra>",
             ))
     footer = list(sources)
@@ -87,6 +91,11 @@ def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs = np.insert(np.asarray(x, dtype="datetime64[ns]"), gaps + 1, np.datetime64("NaT"))
     ys = np.insert(np.asarray(y, dtype="float64"), gaps + 1, np.nan)
     return xs, ys
+
+
+def _template_literal(text: str) -> str:
+    """Plotly reads %{...} in a hovertemplate as a field; a lone "{" after "%" cannot start one if split."""
+    return text.replace("%{", "%\u200b{")
 
 
 def _esc(text: str) -> str:
