@@ -380,6 +380,8 @@ with tab_sources:
     st.subheader("What the words mean")
     for head, body in methods.DEFINITIONS:
         st.markdown(f"**{head}.** {body}")
+    st.subheader("Where sources measure the same thing")
+    st.dataframe(pd.DataFrame(methods.COMPARISONS, columns=["measure", "how the sources differ"]), hide_index=True)
     st.subheader("Known data-quality problems and what the dashboard does")
     st.dataframe(pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"]), hide_index=True)
     if len(snap.flags):
