@@ -35,7 +35,7 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
         colour = PALETTE[i % len(PALETTE)]
         x, y = break_gaps(ln.x, ln.y)
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
-        # box, and "%" doubled-up so a name cannot inject a hovertemplate field such as %{customdata}.
+        # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
         label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
         fig.add_trace(go.Scatter(
             x=x, y=y, name=label, mode="lines+markers" if len(ln.x) < 80 else "lines",
