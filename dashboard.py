@@ -17,7 +17,7 @@ from charts import export, methods
 from charts.compose import render
 from charts.figures import build_study_figure, source_lines
 from charts.overview import headlines
-from charts.study import event_study, window_series
+from charts.study import carry_days, event_study, window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View
 from loaders import tidy
 
@@ -218,10 +218,14 @@ with tab_trends:
             else:
                 acc = acc.assign(origin="uploaded")
                 st.session_state["uploaded_events"] = acc
-                st.success(f"{len(acc)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
-                if len(rej):
-                    st.dataframe(rej, hide_index=True)
+                with st.container(key="upload_report"):
+                    st.success(f"{len(acc)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
+                    if len(rej):
+                        st.dataframe(rej, hide_index=True)
                 events = pd.concat([bundled_events(), acc], ignore_index=True) if bundled_events() is not None else acc
+        elif st.session_state.pop("uploaded_events", None) is not None:
+            # The file was removed from the uploader: its events leave the chart on this run, not the next.
+            events = bundled_events()
 
     view = current_view()
     st.query_params.from_dict(view.to_query())
@@ -245,11 +249,12 @@ with tab_trends:
                 st.text(snap.info(p.series_id)["definition"])
         if r.events is not None and len(r.events):
             from charts.events import events_csv, events_legend_table
-            st.subheader("Events on the chart")
-            st.dataframe(events_legend_table(r.events), hide_index=True,
-                         column_config={"url": st.column_config.LinkColumn("source link")})
-            st.download_button("Events in view (CSV with citations)", data=events_csv(r.events),
-                               file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+            with st.container(key="events_legend"):
+                st.subheader("Events on the chart")
+                st.dataframe(events_legend_table(r.events), hide_index=True,
+                             column_config={"source_url": st.column_config.LinkColumn("source link")})
+                st.download_button("Events in view (CSV with citations)", data=events_csv(r.events),
+                                   file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
         with st.expander("Data behind the chart", expanded=False):
             st.dataframe(r.table, hide_index=True)
         if view.as_of:
@@ -320,7 +325,8 @@ with tab_study:
     info = snap.info(sid)
     flow = str(info.get("per_day_ok")) == "True" or info["frequency"] == "daily" and info["metric"] in ("arrests", "book-ins", "encounters", "removals")
     rows = cdata.series_rows(snap, sid, key)
-    res = event_study(rows, study_date, int(window), flow=flow)
+    carry = carry_days(info["frequency"])
+    res = event_study(rows, study_date, int(window), flow=flow, max_carry_days=carry)
     unit = info["unit"] + (" per day" if flow else "")
     if res.before.mean_per_day is None or res.after.mean_per_day is None:
         st.info(f"This series has no data on one side of {study_date} within {window} days "
@@ -336,7 +342,7 @@ with tab_study:
                       delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
                       delta_color="off")
         st.dataframe(res.table(), hide_index=True)
-        win = window_series(rows, study_date, int(window), flow=flow)
+        win = window_series(rows, study_date, int(window), flow=flow, max_carry_days=carry)
         st.plotly_chart(build_study_figure(
             win, title=f"{ref_label(study_sid)} around {study_title}",
             subtitle=f"{window} days before and after {study_date}, and the same days a year earlier ({unit})",
