@@ -59,9 +59,15 @@ if not ids:
     st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
     st.stop()
 
-events = bundled_events()
-if events is not None and st.session_state.get("uploaded_events") is not None:
-    events = pd.concat([events, st.session_state["uploaded_events"]], ignore_index=True)
+def with_uploaded(uploaded: pd.DataFrame | None) -> pd.DataFrame | None:
+    base = bundled_events()
+    if base is None or uploaded is None or uploaded.empty:
+        return base
+    from loaders.events import merge_events
+    return merge_events(base, uploaded)[0]
+
+
+events = with_uploaded(st.session_state.get("uploaded_events"))
 reported = reported_figures()
 
 
@@ -216,13 +222,22 @@ with tab_trends:
             except Exception as e:  # the validator's own error for a file it cannot read at all
                 st.error(f"Could not read {up.name}: {e}")
             else:
-                acc = acc.assign(origin="uploaded")
+                from loaders.events import merge_events
+                merged, dups = merge_events(bundled_events(), acc) if bundled_events() is not None else (acc, rej[:0])
+                rej = pd.concat([rej, dups.drop(columns=["origin"], errors="ignore")], ignore_index=True)
                 st.session_state["uploaded_events"] = acc
+                events = merged
                 with st.container(key="upload_report"):
-                    st.success(f"{len(acc)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
+                    st.success(f"{len(acc) - len(dups)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
                     if len(rej):
-                        st.dataframe(rej, hide_index=True)
-                events = pd.concat([bundled_events(), acc], ignore_index=True) if bundled_events() is not None else acc
+                        st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+                        st.dataframe(rej, hide_index=True, key="w_upload_rejected")
+                if len(acc) and st.button("Keep these events in my local events file (data/user_events.csv)",
+                                          key="w_upload_save"):
+                    from loaders.events import save_user_events
+                    path = save_user_events(acc)
+                    bundled_events.clear()
+                    st.success(f"Saved to {path}; they will load with the bundled events next time.")
         elif st.session_state.pop("uploaded_events", None) is not None:
             # The file was removed from the uploader: its events leave the chart on this run, not the next.
             events = bundled_events()
@@ -369,6 +384,8 @@ with tab_sources:
     st.subheader("What the words mean")
     for head, body in methods.DEFINITIONS:
         st.markdown(f"**{head}.** {body}")
+    st.subheader("Where sources measure the same thing")
+    st.dataframe(pd.DataFrame(methods.COMPARISONS, columns=["measure", "how the sources differ"]), hide_index=True)
     st.subheader("Known data-quality problems and what the dashboard does")
     st.dataframe(pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"]), hide_index=True)
     if len(snap.flags):

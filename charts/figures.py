@@ -35,14 +35,15 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
         colour = PALETTE[i % len(PALETTE)]
         x, y = break_gaps(ln.x, ln.y)
         fig.add_trace(go.Scatter(
-            x=x, y=y, name=ln.label, mode="lines+markers" if len(ln.x) < 80 else "lines",
+            x=x, y=y, name=_esc(ln.label), mode="lines+markers" if len(ln.x) < 80 else "lines",
             line=dict(color=colour, width=2), marker=dict(size=5),
-            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {ln.unit}" if ln.unit else "") + "<extra>" + ln.label[:60] + "</extra>",
+            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {_esc(ln.unit)}" if ln.unit else "")
+            + "<extra>" + _esc(ln.label[:60]).replace("%", "%%") + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             fig.add_trace(go.Scatter(
                 x=ln.x[ln.flagged], y=ln.y[ln.flagged], mode="markers", showlegend=False,
-                name=ln.label + " (flagged)", marker=dict(symbol="circle-open", size=11, color=colour, line=dict(width=2)),
+                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=11, color=colour, line=dict(width=2)),
                 hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} (partial or flagged)<extra></extra>",
             ))
     footer = list(sources)

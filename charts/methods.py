@@ -49,3 +49,22 @@ QUALITY_NOTES = (
      "Figures from officials and the press are drawn as dashed period markers, never joined to official "
      "series, each with who reported it and a source-quality tier."),
 )
+
+# Where two sources measure the same thing: how they differ, so a reader can put them side by side.
+COMPARISONS = (
+    ("People detained: ICE workbook, TRAC, DDP",
+     "ICE's workbook gives the headcount on its data-pull date. TRAC republishes the same numbers dated a few "
+     "days later (its snapshot date). DDP's daily counts are sums over facilities of people held, from ICE's "
+     "records; they track ICE's snapshots within about half a percent."),
+    ("ICE arrests vs ICE book-ins",
+     "DDP's arrest series count administrative arrests from ICE's records (after dropping repeat records). "
+     "ICE's workbooks and TRAC count initial book-ins into detention after an ICE arrest: fewer than arrests "
+     "when people are released or removed without detention, and including pick-ups from jails."),
+    ("ERO arrests: DHS monthly tables vs DDP",
+     "DHS's monthly tables give ERO administrative arrests rounded to 10 through August 2024; DDP's counts come "
+     "from later FOIA releases of record-level data and run to 2026. Where both exist they agree within a few "
+     "percent."),
+    ("Border encounters: CBP vs DHS",
+     "CBP publishes exact monthly encounters and revises them until the fiscal year closes; DHS's tables round "
+     "to 10 and may carry an earlier or later pull, so they differ by a few encounters."),
+)

@@ -1,8 +1,8 @@
 """Headline figures: the latest value of a few key measures, each with its dates, source, change against
 the previous release and a staleness badge.
 
-Each headline names candidate series in order of preference; the first one in the snapshot is used, so the
-page keeps working while sources come and go, and always says which series it shows.
+Each headline names candidate series; the one with the most recent data is used (the first listed on a tie),
+so the page keeps working while sources come and go, and always says which series it shows.
 """
 from __future__ import annotations
 
@@ -74,9 +74,11 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headli
     today = today or dt.date.today()
     out = []
     for label, how, candidates in HEADLINES:
-        sid = next((c for c in candidates if c in snap.by_series), None)
-        if sid is None:
+        present = [c for c in candidates if c in snap.by_series]
+        if not present:
             continue
+        # The freshest figure wins (ICE's own workbook when it is as recent as its mirrors); the card names it.
+        sid = max(present, key=lambda c: (snap.by_series[c]["end"].max(), -present.index(c)))
         info = snap.info(sid)
         flow = str(info.get("per_day_ok")) == "True"
         # Fiscal-year-to-date series are keyed by fiscal year: the headline is the latest year's.

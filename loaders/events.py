@@ -335,3 +335,18 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     df["row"] = df["row"].astype("int64")
     df["origin"] = df["origin"].astype("object")
     return df
+
+
+def save_user_events(new: pd.DataFrame, path: Path | str = USER) -> Path:
+    """Add validated events to the reader's local events file (git-ignored), keeping what was there.
+
+    The file is rewritten atomically; rows already present (same date and title, or id) are not repeated.
+    """
+    from .fetch import atomic_write_text
+    path = Path(path)
+    old = validate_events(path.read_bytes(), str(path), origin="user")[0] if path.is_file() else None
+    kept, _ = merge_events(old, new.assign(origin="user"))
+    out = kept[COLUMNS].copy()
+    out["date"] = out["date"].dt.strftime("%Y-%m-%d")
+    atomic_write_text(path, out.to_csv(index=False, lineterminator="\n"))
+    return path

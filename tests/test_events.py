@@ -503,3 +503,18 @@ def test_an_upload_merges_after_the_bundled_events_and_repeats_are_reported(bund
     assert dupes[["row", "field", "origin"]].values.tolist() == [[2, "title", "upload"]]
     assert "same date and title as bundled event" in dupes["reason"].iloc[0]
     assert merged["date"].is_monotonic_increasing
+
+
+def test_save_user_events_appends_without_repeats(tmp_path):
+    from loaders.events import load_events, save_user_events, validate_events
+    good = (b"id,date,date_precision,title,category,description,source_name,source_url\n"
+            b"my-1,2025-03-01,exact,My local event,policy,Something I track,My notes,https://example.org/a\n")
+    acc, rej = validate_events(good, "mine.csv")
+    assert len(acc) == 1 and rej.empty
+    user = tmp_path / "user_events.csv"
+    save_user_events(acc, user)
+    save_user_events(acc, user)  # the same row again is not repeated
+    assert user.read_text().count("My local event") == 1
+    from tests.conftest import ROOT
+    merged = load_events(ROOT / "data" / "events.csv", user)
+    assert "My local event" in set(merged["title"]) and set(merged["origin"]) == {"bundled", "user"}

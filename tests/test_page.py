@@ -171,3 +171,83 @@ def test_sources_tab_lists_manifest_files():
     frames = [d.value for d in at.dataframe]
     files = next(f for f in frames if "sha256" in f.columns)
     assert "pop_agen_table.json" in set(files["file"])
+
+
+def event_numbers(fig) -> list[str]:
+    tr = [t for t in fig["data"] if t.get("yaxis") == "y9"]
+    return list(tr[0]["text"]) if tr else []
+
+
+def test_event_categories_and_text_filter_follow_on_chart_and_table():
+    at = app({"preset": "since-2025-01-20"})
+    default = event_numbers(trend(at))
+    legend = next(d.value for d in at.dataframe if "category" in d.value.columns and "number" in d.value.columns)
+    assert len(default) == len(legend) > 0
+    assert set(legend["category"].str.lower()) <= {"personnel", "policy", "funding"}
+    assert any("Hott" in t for t in legend["title"])
+    rerun(at, "w_cats", ["personnel"])
+    only = event_numbers(trend(at))
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert len(only) == len(legend) < len(default) and set(legend["category"].str.lower()) == {"personnel"}
+    rerun(at, "w_evtext", "Vitello")
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert len(legend) >= 1 and all("Vitello" in (t + d) for t, d in zip(legend["title"], legend.get("description", legend["title"])))
+    rerun(at, "w_events", False)
+    assert event_numbers(trend(at)) == []
+
+
+def test_reported_figures_toggle():
+    at = app()
+    names = [t.get("name") for t in trend(at)["data"]]
+    assert "Reported figures (not official series)" in names
+    rerun(at, "w_reported", False)
+    assert "Reported figures (not official series)" not in [t.get("name") for t in trend(at)["data"]]
+
+
+def test_weekly_and_rolling_on_a_daily_series():
+    at = app({"series": "ddp_facility_daily.detained_midnight", "preset": "custom", "start": "2025-01-01",
+              "end": "2025-03-31"})
+    daily = points(trend(at))
+    assert len(daily) >= 89
+    rerun(at, "w_roll", 7)
+    rolled = dict(points(trend(at)))
+    d = dict(daily)
+    key = next(k for k in rolled if k.startswith("2025-02-15"))
+    window = [v for k, v in d.items() if "2025-02-09" <= k[:10] <= "2025-02-15"]
+    assert rolled[key] == pytest.approx(sum(window) / 7)
+    rerun(at, "w_roll", 0)
+    rerun(at, "w_gran", "weekly")
+    weekly = points(trend(at))
+    assert 12 <= len(weekly) <= 14 and "weekly averages" in layout_text(trend(at))
+
+
+def test_index_at_an_event():
+    at = app({"series": "trac_detention.detained_total", "preset": "all"})
+    rerun(at, "w_index_on", True)
+    ev = at.selectbox(key="w_index_event")
+    hott = next(o for o in ev.options if o and "hott" in o.lower())
+    rerun(at, "w_index_event", hott)
+    fig = trend(at)
+    assert "indexed to 100 at 2025-02" in layout_text(fig)
+    pts = dict(points(fig))
+    base = max(k for k in pts if k[:10] <= "2025-02-11")
+    assert pts[base] == pytest.approx(100)
+    assert at.query_params["index_event"].startswith("2025-02-11-ero-chief")
+
+
+def test_upload_bad_events_lists_rejected_rows_and_adds_good_ones():
+    at = app({"categories": "all"})
+    bad = ("id,date,date_precision,title,category,description,source_name,source_url\n"
+           "ok-1,2025-04-01,exact,My newsroom's own event,policy,Added by a reader,Newsroom,https://example.org/x\n"
+           "bad-1,2025-13-40,exact,Bad date,policy,,Newsroom,https://example.org/y\n"
+           "bad-2,2025-04-02,exact,Unknown category,rumour,,Newsroom,https://example.org/z\n"
+           "bad-3,2025-04-03,exact,Script link,policy,,Newsroom,javascript:alert(1)\n"
+           "bad-4,2025-04-04,exact,=HYPERLINK(\"http://x\"),policy,,Newsroom,https://example.org/w\n").encode()
+    at.file_uploader(key="w_upload").set_value(("mine.csv", bad, "text/csv"))
+    at.run()
+    assert not at.exception
+    assert any("1 event(s) accepted" in s.value and "4 row(s) rejected" in s.value for s in at.success)
+    rej = next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["row", "field", "reason"])
+    assert set(rej["row"]) == {3, 4, 5, 6} and {"date", "category", "source_url", "title"} <= set(rej["field"])
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert "My newsroom's own event" in set(legend["title"])
