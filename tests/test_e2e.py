@@ -8,7 +8,7 @@ turns to ``running`` after an interaction, so a wait never passes on the state f
 each test waits for the chart itself to show what it expects (Plotly draws after the script has finished).
 
 The run leaves a screenshot per test in tests/artifacts/ (git-ignored) and the full default page in
-docs/screenshot.png, which the README shows.
+docs/screenshot.png, which the README shows (rewritten only when the page looks different).
 """
 from __future__ import annotations
 
@@ -263,7 +263,6 @@ def save_full_page(page, path: Path) -> None:
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(height)})
     page.wait_for_function("(w) => document.querySelector('[data-testid=stMain]').scrollHeight <= w", arg=int(height))
     page.wait_for_timeout(500)  # Plotly's resize handler redraws on a debounce
-    path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))
     page.set_viewport_size(VIEWPORT)
 
@@ -303,10 +302,19 @@ def test_default_page_shows_real_data(page, server):
             assert f"Data date {h.data_date}" in captions
     assert re.search(r"Data to \d{4}-\d{2}-\d{2} \(latest point", page.locator("[data-testid='stText']").first.inner_text())
 
-    save_full_page(page, README_SHOT)
-    from PIL import Image
-    with Image.open(README_SHOT) as im:
+    shot = ARTIFACTS / "default_page_full.png"
+    save_full_page(page, shot)
+    from PIL import Image, ImageChops
+    with Image.open(shot) as im:
         assert im.width == VIEWPORT["width"] and im.height >= VIEWPORT["height"]
+        # docs/screenshot.png is committed: rewrite it only when the page looks different, not on every run.
+        same = False
+        if README_SHOT.exists():
+            with Image.open(README_SHOT) as old:
+                same = old.size == im.size and ImageChops.difference(old.convert("RGB"), im.convert("RGB")).getbbox() is None
+    if not same:
+        README_SHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, README_SHOT)
 
 
 def test_date_range_changes_chart_and_figures(page, server):
