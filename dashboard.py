@@ -17,6 +17,7 @@ from charts import export, methods
 from charts.compose import render
 from charts.figures import build_study_figure, source_lines
 from charts.overview import headlines
+from charts.plain import markdown_literal
 from charts.study import carry_days, event_study, window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View
 from loaders import tidy
@@ -220,7 +221,7 @@ with tab_trends:
                 from loaders.events import validate_events
                 acc, rej = validate_events(up.getvalue(), up.name, max_rows=200)
             except Exception as e:  # the validator's own error for a file it cannot read at all
-                st.error(f"Could not read {up.name}: {e}")
+                st.error(f"Could not read {markdown_literal(up.name)}: {markdown_literal(e)}")
             else:
                 from loaders.events import merge_events
                 merged, dups = merge_events(bundled_events(), acc) if bundled_events() is not None else (acc, rej[:0])
@@ -228,7 +229,8 @@ with tab_trends:
                 st.session_state["uploaded_events"] = acc
                 events = merged
                 with st.container(key="upload_report"):
-                    st.success(f"{len(acc) - len(dups)} event(s) accepted from {up.name}; {len(rej)} row(s) rejected.")
+                    st.success(f"{len(acc) - len(dups)} event(s) accepted from {markdown_literal(up.name)}; "
+                               f"{len(rej)} row(s) rejected.")
                     if len(rej):
                         st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
                         st.dataframe(rej, hide_index=True, key="w_upload_rejected")
@@ -237,7 +239,7 @@ with tab_trends:
                     from loaders.events import save_user_events
                     path = save_user_events(acc)
                     bundled_events.clear()
-                    st.success(f"Saved to {path}; they will load with the bundled events next time.")
+                    st.success(f"Saved to {markdown_literal(path)}; they will load with the bundled events next time.")
         elif st.session_state.pop("uploaded_events", None) is not None:
             # The file was removed from the uploader: its events leave the chart on this run, not the next.
             events = bundled_events()

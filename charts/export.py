@@ -68,14 +68,21 @@ def to_html(fig: go.Figure) -> bytes:
 
 
 def neutralise(value):
-    """OWASP CSV injection: a text cell a spreadsheet would treat as a formula gets a leading quote."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
+    """OWASP CSV injection: a text cell a spreadsheet would treat as a formula gets a leading quote.
+
+    A bare carriage return is turned into a line feed first: the CSV writer (line ends "\n") does not quote a
+    cell for a CR, so a spreadsheet would start a new row at it, and a "=..." after it would be a formula."""
+    if isinstance(value, str):
+        if "\r" in value:
+            value = value.replace("\r\n", "\n").replace("\r", "\n")
+        if value.startswith(FORMULA_START):
+            return "'" + value
     return value
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
+    out.columns = [neutralise(c) for c in out.columns]  # wide exports name columns after data (facility names)
     for c in out.columns:
         if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
             out[c] = out[c].map(neutralise)

@@ -34,11 +34,14 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
     for i, ln in enumerate(lines):
         colour = PALETTE[i % len(PALETTE)]
         x, y = break_gaps(ln.x, ln.y)
+        # Labels carry data (facility and office names from the files): escaped for the legend and the hover
+        # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
+        label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
         fig.add_trace(go.Scatter(
-            x=x, y=y, name=_esc(ln.label), mode="lines+markers" if len(ln.x) < 80 else "lines",
+            x=x, y=y, name=label, mode="lines+markers" if len(ln.x) < 80 else "lines",
             line=dict(color=colour, width=2), marker=dict(size=5),
-            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {_esc(ln.unit)}" if ln.unit else "")
-            + "<extra>" + _esc(ln.label[:60]).replace("%", "%%") + "</extra>",
+            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
+                          + _template_literal(_esc(ln.label[:60])) + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             fig.add_trace(go.Scatter(
@@ -88,6 +91,11 @@ def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs = np.insert(np.asarray(x, dtype="datetime64[ns]"), gaps + 1, np.datetime64("NaT"))
     ys = np.insert(np.asarray(y, dtype="float64"), gaps + 1, np.nan)
     return xs, ys
+
+
+def _template_literal(text: str) -> str:
+    """Plotly reads %{...} in a hovertemplate as a field; a lone "{" after "%" cannot start one if split."""
+    return text.replace("%{", "%\u200b{")
 
 
 def _esc(text: str) -> str:

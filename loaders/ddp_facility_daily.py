@@ -33,6 +33,7 @@ import io
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import tidy
@@ -86,7 +87,25 @@ def read_table(content: bytes, name: str):
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise ParseError(f"missing column(s) {missing}; found {table.column_names}", source=ID, file=name)
+    # The SQL below compares and sums these columns; a column of another type (e.g. counts written as text)
+    # would fail inside DuckDB with an error that names neither the file nor the column.
+    for col in COLUMNS:
+        t = table.schema.field(col).type
+        want = _expected_type(col)
+        if not _TYPE_OK[want](t):
+            raise ParseError(f"column {col!r} has type {t}, expected {want}", source=ID, file=name)
     return table
+
+
+_TYPE_OK = {
+    "a date": lambda t: pa.types.is_date(t) or pa.types.is_timestamp(t),
+    "text": lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+    "numbers": lambda t: pa.types.is_integer(t) or pa.types.is_floating(t),
+}
+
+
+def _expected_type(col: str) -> str:
+    return "a date" if col == "date" else "numbers" if col.startswith("n_") else "text"
 
 
 def check_values(con, name: str) -> None:
@@ -122,7 +141,7 @@ def national_rows(con, release: str) -> pd.DataFrame:
     return out
 
 
-def facility_rows(con, release: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def facility_rows(con, release: str, name: str = "") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Monthly mean midnight count per facility, and the code -> name reference table."""
     ref = con.sql("""
         select detention_facility_code as code, any_value(detention_facility) as name,
@@ -131,7 +150,7 @@ def facility_rows(con, release: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         from t group by 1 order by 1""").df()
     if (ref["n_names"] > 1).any():
         code = ref.loc[ref["n_names"] > 1, "code"].iloc[0]
-        raise ParseError(f"facility code {code!r} has more than one name", source=ID)
+        raise ParseError(f"facility code {code!r} has more than one name", source=ID, file=name)
     shared = ref.groupby("name")["code"].transform("size") > 1
     ref["key"] = ref["name"].where(~shared, ref["name"] + " [" + ref["code"] + "]")
     con.register("ref", ref[["code", "key"]])
@@ -158,7 +177,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
     check_values(con, name)
     ((last,),) = con.sql("select max(date) from t").fetchall()
     release = pd.Timestamp(last).date().isoformat()
-    monthly, ref = facility_rows(con, release)
+    monthly, ref = facility_rows(con, release, name)
     obs = tidy.frame(pd.concat([national_rows(con, release), monthly], ignore_index=True))
     return Parsed(obs, {"facilities": ref.assign(release=release)})
 

@@ -164,17 +164,20 @@ def check_url(url: str, allowed_hosts: tuple[str, ...], *, source: str) -> None:
 
 def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Session | None = None,
           max_bytes: int = 50_000_000, allowed_hosts: tuple[str, ...] = (), timeout=TIMEOUT,
-          conditional: bool = True) -> Fetched:
+          conditional: bool = True, previous: Path | None = None) -> Fetched:
     """Download ``url`` to ``dest`` atomically, with a sidecar of provenance next to it.
 
     On any failure ``dest`` and its sidecar are left exactly as they were and a ``FetchError`` is raised.
+    ``previous`` is the last good copy whose ETag/Last-Modified make the request conditional (default:
+    ``dest``); ``update`` downloads into a staging folder and keeps the last good copy until the new one parsed.
     """
     dest = Path(dest)
     name = dest.name
     check_url(url, allowed_hosts, source=source)
     session = session or make_session()
     headers = {}
-    old = read_sidecar(dest) if (conditional and dest.exists()) else {}
+    prev = Path(previous) if previous else dest
+    old = read_sidecar(prev) if (conditional and prev.exists()) else {}
     if old.get("etag"):
         headers["If-None-Match"] = old["etag"]
     if old.get("last_modified"):

@@ -348,7 +348,12 @@ def _sheet(wb, pattern: str, what: str, name: str, required: bool = True) -> _Sh
         raise ParseError(f"no {what} sheet (no sheet name matching /{pattern}/; sheets: {wb.sheet_names})",
                          source=ID, file=name)
     s = hits[0]
-    return _Sheet(s, wb.get_sheet_by_name(s).to_python(skip_empty_area=False), name)
+    from python_calamine import CalamineError
+    try:
+        cells = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
+    except CalamineError as e:  # the zip opened but this sheet's XML is broken (corrupt or cut-off download)
+        raise ParseError(f"sheet {s!r} is not readable ({type(e).__name__}: {e})", source=ID, file=name) from None
+    return _Sheet(s, cells, name)
 
 
 # ---------------------------------------------------------------- table readers

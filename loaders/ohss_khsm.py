@@ -34,7 +34,7 @@ import io
 import re
 
 import pandas as pd
-from python_calamine import CalamineWorkbook
+from python_calamine import CalamineError, CalamineWorkbook
 
 from . import fiscal, tidy
 from .base import Series, Source
@@ -156,7 +156,11 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
         if wanted not in names:
             raise ParseError(f"no sheet named {wanted!r} (sheets: {wb.sheet_names})", source=ID, file=name)
         sheet = names[wanted]
-        found[sid] = read_sheet(sheet, wb.get_sheet_by_name(sheet).to_python(), key_column, name)
+        try:
+            cells = wb.get_sheet_by_name(sheet).to_python()
+        except CalamineError as e:  # the zip opened but this sheet's XML is broken
+            raise ParseError(f"sheet {sheet!r} is not readable ({type(e).__name__}: {e})", source=ID, file=name) from None
+        found[sid] = read_sheet(sheet, cells, key_column, name)
     last = max(d for recs in found.values() for d, _, _ in recs)
     release, extra = release_of(name, last)
     flag = "rounded" + (";" + extra if extra else "")

@@ -17,6 +17,8 @@ import datetime as dt
 import fcntl
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -26,7 +28,7 @@ import pandas as pd
 from . import registry, tidy
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
-from .fetch import atomic_write_text, check_zip, fetch, make_session, read_sidecar, sha256_bytes
+from .fetch import atomic_write_text, check_zip, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
@@ -299,8 +301,10 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
     All sources are fetched and parsed first; the snapshot is written only if every one succeeded.
     """
     data_dir, raw_dir = Path(data_dir), Path(raw_dir)
-    results, summary = {}, {}
-    with update_lock(data_dir):
+    for sid in source_ids:
+        registry.get(sid)  # an unknown id fails before anything is created
+    results, summary, staged = {}, {}, {}
+    with update_lock(data_dir), _staging(raw_dir, source_ids) as staging:
         manifest = read_manifest(data_dir)
         for sid in source_ids:
             src = registry.get(sid)
@@ -311,12 +315,16 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
             bar = _bar(len(urls), f"downloading {sid}", progress)
             fetched = []
             for url in urls:
-                dest = raw_dir / sid / url.rsplit("/", 1)[-1].split("?")[0]
-                kind = src.extra.get("file_kind") or file_kind(dest.name)
+                name = url.rsplit("/", 1)[-1].split("?")[0]
+                # Downloads land in a staging folder: the cached copy is the last good one until the new
+                # file has parsed and the snapshot is written (a bad body must not replace it).
+                dest = staging[sid] / name
+                kind = src.extra.get("file_kind") or file_kind(name)
                 got = fetch(url, dest, source=sid, kind=kind, session=session, max_bytes=src.max_bytes,
-                            allowed_hosts=src.allowed_hosts)
+                            allowed_hosts=src.allowed_hosts, previous=raw_dir / sid / name)
                 if not got.not_modified:
                     fetched.append(dest)
+                    staged[dest] = raw_dir / sid / name
                 if bar:
                     bar.update(1)
             if bar:
@@ -339,7 +347,42 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
             write_snapshot(data_dir, results)
+        for tmp, final in staged.items():
+            os.replace(tmp, final)
+            os.replace(sidecar_path(tmp), sidecar_path(final))
     return summary
+
+
+@contextlib.contextmanager
+def _staging(raw_dir: Path, source_ids: list[str]):
+    """A fresh ``.incoming-<pid>-*`` folder per source inside the raw cache (same filesystem, so moves are
+    atomic), removed afterwards whatever happened. Leftovers of a killed run are removed first; those of a
+    live process are not (two updates into different snapshots may share one raw cache)."""
+    made = {}
+    try:
+        for sid in source_ids:
+            d = Path(raw_dir) / sid
+            d.mkdir(parents=True, exist_ok=True)
+            for old in d.glob(".incoming-*"):
+                if not _alive(old.name.split("-")[1]):
+                    shutil.rmtree(old, ignore_errors=True)
+            made[sid] = Path(tempfile.mkdtemp(prefix=f".incoming-{os.getpid()}-", dir=d))
+        yield made
+    finally:
+        for d in made.values():
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _alive(pid: str) -> bool:
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
