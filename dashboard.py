@@ -18,7 +18,7 @@ from charts.compose import render
 from charts.figures import build_study_figure, source_lines
 from charts.overview import headlines
 from charts.plain import markdown_literal
-from charts.study import event_study, window_series
+from charts.study import carry_days, event_study, window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View
 from loaders import tidy
 
@@ -251,17 +251,21 @@ def trends_panel() -> None:
                 rej = pd.concat([rej, dups.drop(columns=["origin"], errors="ignore")], ignore_index=True)
                 st.session_state["uploaded_events"] = acc
                 events = merged
-                st.success(f"{len(acc) - len(dups)} event(s) accepted from {markdown_literal(up.name)}; "
-                           f"{len(rej)} row(s) rejected.")
-                if len(rej):
-                    st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
-                    st.dataframe(rej, hide_index=True, key="w_upload_rejected")
+                with st.container(key="upload_report"):
+                    st.success(f"{len(acc) - len(dups)} event(s) accepted from {markdown_literal(up.name)}; "
+                               f"{len(rej)} row(s) rejected.")
+                    if len(rej):
+                        st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+                        st.dataframe(rej, hide_index=True, key="w_upload_rejected")
                 if len(acc) and st.button("Keep these events in my local events file (data/user_events.csv)",
                                           key="w_upload_save"):
                     from loaders.events import save_user_events
                     path = save_user_events(acc)
                     bundled_events.clear()
                     st.success(f"Saved to {markdown_literal(path)}; they will load with the bundled events next time.")
+        elif st.session_state.pop("uploaded_events", None) is not None:
+            # The file was removed from the uploader: its events leave the chart on this run, not the next.
+            events = bundled_events()
 
     view = current_view()
     st.query_params.from_dict(view.to_query())
@@ -287,11 +291,12 @@ def trends_panel() -> None:
                 st.text(snap.info(p.series_id)["definition"])
         if r.events is not None and len(r.events):
             from charts.events import events_csv, events_legend_table
-            st.subheader("Events on the chart")
-            st.dataframe(events_legend_table(r.events), hide_index=True,
-                         column_config={"url": st.column_config.LinkColumn("source link")})
-            st.download_button("Events in view (CSV with citations)", data=lambda ev=r.events: events_csv(ev),
-                               file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+            with st.container(key="events_legend"):
+                st.subheader("Events on the chart")
+                st.dataframe(events_legend_table(r.events), hide_index=True,
+                             column_config={"source_url": st.column_config.LinkColumn("source link")})
+                st.download_button("Events in view (CSV with citations)", data=lambda ev=r.events: events_csv(ev),
+                                   file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
         with st.expander("Data behind the chart", expanded=False):
             st.dataframe(r.table, hide_index=True)
         if view.as_of:
@@ -361,7 +366,8 @@ def study_numbers(study_sid: str, study_date: dt.date, window: int):
     info = snap.info(sid)
     flow = str(info.get("per_day_ok")) == "True" or info["frequency"] == "daily" and info["metric"] in ("arrests", "book-ins", "encounters", "removals")
     rows = cdata.series_rows(snap, sid, key)
-    return flow, rows["date"].min(), rows["end"].max(), event_study(rows, study_date, window, flow=flow)
+    res = event_study(rows, study_date, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
+    return flow, rows["date"].min(), rows["end"].max(), res
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -369,7 +375,8 @@ def study_figure(study_sid: str, study_date: dt.date, window: int, *, title: str
                  sources: tuple[str, ...], today: dt.date):
     sid, _, key = study_sid.partition("|")
     flow = study_numbers(study_sid, study_date, window)[0]
-    win = window_series(cdata.series_rows(snap, sid, key), study_date, window, flow=flow)
+    win = window_series(cdata.series_rows(snap, sid, key), study_date, window, flow=flow,
+                        max_carry_days=carry_days(snap.info(sid)["frequency"]))
     return build_study_figure(win, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
                               generated_on=today)
 

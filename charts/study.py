@@ -7,7 +7,9 @@ Every series is first turned into one value per calendar day:
   the days each period covers, so a window that cuts a month in half takes half a month's days;
 - a daily flow is used as is;
 - a level (people detained, average daily population) is carried forward from each observation to the next,
-  so the mean is the average level over the window.
+  so the mean is the average level over the window; but for no longer than the source's usual spacing
+  (``CARRY_DAYS``: 14 days for a biweekly count, 31 for a monthly one), so months without a release are a gap,
+  not a flat line that would report "no change" across an event.
 Days with no value (before the first or after the last observation) are left out, and the window reports
 how many days it actually covers.
 """
@@ -20,8 +22,18 @@ import numpy as np
 import pandas as pd
 
 
-def daily_values(df: pd.DataFrame, *, flow: bool) -> pd.Series:
-    """One value per day, indexed by date (see the module docstring for flows vs levels)."""
+# How many days (the observation's own included) a level may stand for, by catalogue frequency.
+CARRY_DAYS = {"daily": 1, "weekly": 7, "biweekly": 14, "monthly": 31}
+DEFAULT_CARRY_DAYS = 31
+
+
+def carry_days(frequency: str) -> int:
+    return CARRY_DAYS.get(str(frequency), DEFAULT_CARRY_DAYS)
+
+
+def daily_values(df: pd.DataFrame, *, flow: bool, max_carry_days: int = DEFAULT_CARRY_DAYS) -> pd.Series:
+    """One value per day, indexed by date (see the module docstring for flows vs levels). A level stands for
+    at most ``max_carry_days`` days from its observation (or to its ``end``, if that is later)."""
     if df.empty:
         return pd.Series(dtype="float64")
     df = df.sort_values("date")
@@ -31,10 +43,13 @@ def daily_values(df: pd.DataFrame, *, flow: bool) -> pd.Series:
         idx = np.concatenate([pd.date_range(s, e, freq="D").to_numpy() for s, e in zip(df["date"], df["end"])])
         vals = np.repeat(rate, days)
         return pd.Series(vals, index=pd.DatetimeIndex(idx)).groupby(level=0).last()
-    s = df.set_index("date")["value"]
-    s = s[~s.index.duplicated(keep="last")]
-    full = pd.date_range(s.index.min(), df["end"].max(), freq="D")
-    return s.reindex(full).ffill()
+    d = df.drop_duplicates("date", keep="last")
+    full = pd.date_range(d["date"].min(), d["end"].max(), freq="D")
+    # Each observation's last valid day: its own end, or the carry limit, whichever is later.
+    until = np.maximum(d["end"].to_numpy(), (d["date"] + pd.Timedelta(days=max(1, max_carry_days) - 1)).to_numpy())
+    pos = np.searchsorted(d["date"].to_numpy(), full.to_numpy(), side="right") - 1
+    ok = full.to_numpy() <= until[pos]
+    return pd.Series(np.where(ok, d["value"].to_numpy()[pos], np.nan), index=full).dropna()
 
 
 @dataclass
@@ -84,11 +99,12 @@ def _change(b: Window, a: Window) -> tuple[float | None, float | None]:
     return ch, (ch / b.mean_per_day * 100 if b.mean_per_day else None)
 
 
-def event_study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool) -> StudyResult:
+def event_study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,
+                max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
     """``days`` before the date (excluding it) against ``days`` from the date on (including it)."""
     if days < 1:
         raise ValueError("the window must be at least one day")
-    daily = daily_values(df, flow=flow)
+    daily = daily_values(df, flow=flow, max_carry_days=max_carry_days)
 
     def pair(d: dt.date):
         b = _window(daily, d - dt.timedelta(days=days), d - dt.timedelta(days=1))
@@ -106,9 +122,10 @@ def event_study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool)
     return StudyResult(event_date, days, b, a, ch, pct, yb, ya, ych, ypct)
 
 
-def window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool) -> pd.DataFrame:
+def window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,
+                  max_carry_days: int = DEFAULT_CARRY_DAYS) -> pd.DataFrame:
     """Daily values around the date and a year earlier, on a shared axis of days from the date (for the chart)."""
-    daily = daily_values(df, flow=flow)
+    daily = daily_values(df, flow=flow, max_carry_days=max_carry_days)
     out = []
     for label, d in (("around the date", event_date), ("a year earlier", event_date - dt.timedelta(days=365))):
         lo, hi = pd.Timestamp(d - dt.timedelta(days=days)), pd.Timestamp(d + dt.timedelta(days=days - 1))

@@ -88,6 +88,17 @@ def test_event_study_level_carries_forward():
     assert d["2025-01-14"] == 100 and d["2025-01-20"] == 200
 
 
+def test_event_study_level_is_not_carried_across_a_publication_gap():
+    # ICE's biweekly detention count has no release between January and September 2025: an event in February
+    # must find no data after it, not the January count carried forward as "no change".
+    df = frame(["2024-12-23", "2025-01-06", "2025-09-15"], [39152, 39703, 59762],
+               ends=["2024-12-23", "2025-01-06", "2025-09-15"])
+    d = daily_values(df, flow=False, max_carry_days=14)
+    assert d["2025-01-19"] == 39703 and "2025-01-20" not in d.index and d["2025-09-15"] == 59762
+    res = event_study(df, dt.date(2025, 2, 11), 30, flow=False, max_carry_days=14)
+    assert res.before.days_with_data == 8 and res.after.mean_per_day is None and res.change is None
+
+
 def test_all_categories_round_trip():
     v = V.View(categories=[])
     assert v.to_query() == {"categories": "all"} and V.View.from_query(v.to_query()).categories == []
