@@ -271,7 +271,11 @@ def _mdy(s: str) -> dt.date | None:
 # ---------------------------------------------------------------- workbook access
 
 def _label(v) -> str:
-    return re.sub(r"\s+", " ", str(v)).strip() if v is not None else ""
+    """A cell as a label: whitespace runs collapsed (labels carry stray and doubled spaces). Runs on every
+    cell searched, so it avoids a regex."""
+    if v is None:
+        return ""
+    return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
 
 
 def _num(v) -> float | None:
@@ -304,7 +308,7 @@ class _Sheet:
         rx = re.compile(pattern, re.I)
         for r, row in enumerate(self.rows):
             for c, v in enumerate(row):
-                if isinstance(v, str) and rx.search(_label(v)):
+                if isinstance(v, str) and v and rx.search(_label(v)):
                     return r, c
         if required:
             raise self.fail(f"table {table!r} not found (no cell matching /{pattern}/)")

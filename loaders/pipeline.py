@@ -75,7 +75,8 @@ def parse_file(source: Source, content: bytes, name: str) -> Parsed:
     except Exception as e:  # a parser bug or an input it never foresaw: still name the file
         raise ParseError(f"unexpected {type(e).__name__}: {e}", source=source.id, file=name) from e
     parsed = out if isinstance(out, Parsed) else Parsed(out)
-    df = tidy.frame(parsed.obs)
+    # Parsers normally hand back tidy.frame(...) already; build it again only when they did not.
+    df = parsed.obs if list(parsed.obs.columns) == tidy.COLUMNS else tidy.frame(parsed.obs)
     df["file"] = name
     df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
     for tname, t in parsed.tables.items():

@@ -18,6 +18,7 @@ file       the raw file it was parsed from; the manifest gives its URL, time, ch
 """
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import numpy as np
@@ -62,14 +63,26 @@ def frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     if "end" not in df:
         df["end"] = df["date"]
     for c in ("date", "end", "release"):
-        df[c] = df[c].map(_iso)
+        df[c] = _iso_column(df[c])
     for c in ("series", "key", "flag", "file"):
         df[c] = df[c].fillna("").astype(str)
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype("float64")
     return df[COLUMNS].reset_index(drop=True)
 
 
+def _iso_column(col: pd.Series) -> pd.Series:
+    """ISO text for a column of dates: text stays as given (the validator names a bad one), datetime64
+    columns are formatted in one step, anything else value by value."""
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return col.dt.strftime("%Y-%m-%d").fillna("").astype(object)
+    return col.map(_iso)
+
+
 def _iso(v) -> str:
+    if type(v) is str:
+        return v
+    if type(v) is dt.date:  # the common case from parsers; pd.Timestamp() on it would cost 20x more
+        return v.isoformat()
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT or v == "":
         return ""
     if isinstance(v, str):
@@ -113,7 +126,15 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
         more = "" if len(problems) <= 10 else f" (and {len(problems) - 10} more)"
         raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file)
     df["value"] = vals.astype("float64")
-    return df.sort_values(["series", "key", "date", "release", "file"], kind="mergesort").reset_index(drop=True)
+    return sort_canonical(df)
+
+
+def sort_canonical(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in (series, key, date, release, file) order. One joined key sorts as fast as five columns sort
+    slowly ("\x00" sorts before every character, so the order is the same)."""
+    joined = df["series"] + "\x00" + df["key"] + "\x00" + df["date"] + "\x00" + df["release"] + "\x00" + df["file"]
+    order = np.argsort(joined.to_numpy(dtype=object), kind="stable")
+    return df.iloc[order].reset_index(drop=True)
 
 
 def latest(df: pd.DataFrame) -> pd.DataFrame:
