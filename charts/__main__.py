@@ -6,7 +6,6 @@ options given explicitly override the query string. The figure is built by the s
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse

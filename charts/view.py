@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, fields, replace
 
-import numpy as np
 import pandas as pd
 
 from . import data as cdata

@@ -47,7 +47,7 @@ import pandas as pd
 from . import fiscal, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
-from .fetch import TIMEOUT
+from .fetch import read_page
 
 ID = "cbp_encounters"
 LANDING_SWB = "https://www.cbp.gov/document/stats/southwest-land-border-encounters"
@@ -246,17 +246,9 @@ def find_file_links(html: str, base_url: str) -> list[str]:
 
 def discover(session) -> list[str]:
     """Read both landing pages and return every encounter CSV they link to (each is a release)."""
-    import requests
-
     urls: list[str] = []
     for page in (LANDING_SWB, LANDING_NATIONWIDE):
-        try:
-            resp = session.get(page, timeout=TIMEOUT)
-        except requests.exceptions.RequestException as e:
-            raise FetchError(f"could not read the landing page {page}: {type(e).__name__}: {e}", source=ID) from None
-        if resp.status_code != 200:
-            raise FetchError(f"HTTP {resp.status_code} for the landing page {page}", source=ID)
-        found = find_file_links(resp.text, page)
+        found = find_file_links(read_page(session, page, source=ID), page)
         if not found:
             raise FetchError(f"no encounter CSV link found on {page}; has the page layout or file naming changed?",
                              source=ID)

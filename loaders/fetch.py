@@ -217,3 +217,17 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
         "url": url, "retrieved": retrieved, "sha256": meta.sha256, "bytes": meta.bytes,
         "etag": meta.etag, "last_modified": meta.last_modified}, indent=2, sort_keys=True) + "\n")
     return meta
+
+
+def read_page(session: requests.Session, url: str, *, source: str, timeout=TIMEOUT) -> str:
+    """A landing page's HTML, for sources whose file names change with each release and must be read from it.
+
+    Failures are a ``FetchError`` naming the page; the caller decides which links on it are the files.
+    """
+    try:
+        resp = session.get(url, timeout=timeout)
+    except requests.exceptions.RequestException as e:
+        raise FetchError(f"could not read the landing page {url}: {type(e).__name__}: {e}", source=source) from None
+    if resp.status_code != 200:
+        raise FetchError(f"HTTP {resp.status_code} for the landing page {url}", source=source)
+    return resp.text

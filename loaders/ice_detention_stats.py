@@ -59,6 +59,7 @@ import pandas as pd
 from . import tidy
 from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
+from .fetch import read_page
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
@@ -185,15 +186,7 @@ def find_workbook_links(html: str, base: str = LANDING) -> list[str]:
 
 def discover(session) -> list[str]:
     """Read the landing page (the file name changes with every release) and return the workbook link(s)."""
-    import requests
-
-    try:
-        r = session.get(LANDING, timeout=(10, 60))
-    except requests.exceptions.RequestException as e:
-        raise FetchError(f"could not read the landing page {LANDING}: {type(e).__name__}: {e}", source=ID) from None
-    if r.status_code != 200:
-        raise FetchError(f"HTTP {r.status_code} for the landing page {LANDING}", source=ID)
-    links = find_workbook_links(r.text, LANDING)
+    links = find_workbook_links(read_page(session, LANDING, source=ID), LANDING)
     if not links:
         raise FetchError(f"the landing page {LANDING} has no .xlsx link containing 'detentionstats'; "
                          "the page layout or the file naming changed", source=ID)

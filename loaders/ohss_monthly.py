@@ -48,7 +48,7 @@ from python_calamine import CalamineWorkbook
 from . import fiscal, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
-from .fetch import TIMEOUT
+from .fetch import read_page
 
 ID = "ohss_monthly_tables"
 LANDING = ("https://ohss.dhs.gov/topics/immigration/immigration-enforcement/"
@@ -409,15 +409,7 @@ def find_file_links(html: str, base_url: str) -> list[str]:
 
 def discover(session) -> list[str]:
     """Every monthly-tables workbook the landing page links to (each one is a release)."""
-    import requests
-
-    try:
-        resp = session.get(LANDING, timeout=TIMEOUT)
-    except requests.exceptions.RequestException as e:
-        raise FetchError(f"could not read the landing page {LANDING}: {type(e).__name__}: {e}", source=ID) from None
-    if resp.status_code != 200:
-        raise FetchError(f"HTTP {resp.status_code} for the landing page {LANDING}", source=ID)
-    urls = find_file_links(resp.text, LANDING)
+    urls = find_file_links(read_page(session, LANDING, source=ID), LANDING)
     if not urls:
         raise FetchError(f"no monthly-tables workbook linked from {LANDING}; has the page or the file naming changed?",
                          source=ID)
