@@ -2,7 +2,6 @@
 import datetime as dt
 import io
 import json
-import shutil
 import subprocess
 import sys
 import zipfile

@@ -3,7 +3,6 @@ import json
 import os
 
 import pytest
-import requests
 import responses
 from responses.registries import OrderedRegistry
 

@@ -45,7 +45,6 @@ def ys(fig, i=0):
 
 
 def rerun(at, key, value):
-    w = at.get_widget(key) if hasattr(at, "get_widget") else None
     for kind in ("multiselect", "selectbox", "checkbox", "radio", "date_input", "text_input", "number_input"):
         try:
             el = getattr(at, kind)(key=key)
