@@ -427,7 +427,9 @@ with tab_study:
             m3.metric("Same windows a year earlier: change", f"{res.year_earlier_change:+,.1f}",
                       delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
                       delta_color="off")
-        st.dataframe(res.table(), hide_index=True)
+        st.dataframe(res.table(), hide_index=True, column_config={
+            c: st.column_config.NumberColumn(format="%.1f") for c in
+            ("mean per day before", "mean per day after", "change", "change %")})
         sources = (tuple(source_lines(snap, r.prepared)) if r.prepared and r.prepared[0].series_id == sid
                    else full_range_sources(study_sid))
         st.plotly_chart(study_figure(

@@ -27,7 +27,7 @@ class Line:
     flag_notes: list[str] = field(default_factory=list)
 
 
-def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources: list[str],
+def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources: list[str], x_title: str = "",
                        y_title: str = "", log_y: bool = False, notes: list[str] | None = None,
                        generated_on: dt.date | None = None, height: int = 560) -> go.Figure:
     fig = go.Figure()
@@ -64,16 +64,16 @@ def build_trend_figure(lines: list[Line], *, title: str, subtitle: str, sources:
         template="plotly_white",
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, xanchor="left"),
         yaxis=dict(title=y_title, type="log" if log_y else "linear", rangemode="tozero" if not log_y else None),
-        xaxis=dict(title=None),
+        xaxis=dict(title=x_title or None),
         hovermode="x unified",
     )
     import textwrap
     footer = [w for t in footer for w in textwrap.wrap(t, 170, break_long_words=False)]
     n_footer = len(footer)
-    fig.update_layout(height=height + 16 * n_footer, margin=dict(b=70 + 16 * n_footer))
+    fig.update_layout(height=height + 16 * n_footer, margin=dict(b=(92 if x_title else 70) + 16 * n_footer))
     fig.add_annotation(
         text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-        yanchor="top", yshift=-40, showarrow=False, align="left", font=dict(size=11, color=NEUTRAL),
+        yanchor="top", yshift=-62 if x_title else -40, showarrow=False, align="left", font=dict(size=11, color=NEUTRAL),
     )
     return fig
 
@@ -228,8 +228,7 @@ def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources
         lines.append(Line(label, g["days_from_date"].to_numpy(), g["value"].to_numpy(dtype="float64"), unit=unit))
     fig = build_trend_figure(lines, title=title, subtitle=subtitle, sources=sources, y_title=unit,
                              notes=["Descriptive comparison, not evidence of cause: other things changed too."],
-                             generated_on=generated_on, height=420)
-    fig.update_xaxes(title="days from the date (0 = the date)")
+                             generated_on=generated_on, height=420, x_title="days from the date (0 = the date)")
     fig.update_traces(hovertemplate="day %{x}: %{y:,.1f}")
     fig.add_vline(x=0, line=dict(color=NEUTRAL, width=1, dash="dot"))
     return fig
