@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import READY, TRIVIAL  # noqa: E402
-from common import (CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, snapshot_summary,  # noqa: E402
+from common import (browser_missing, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, snapshot_summary,  # noqa: E402
                     write_wrapper)
 
 
@@ -52,14 +52,11 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--rebuild", action="store_true")
     args = ap.parse_args()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as e:
-        print(f"skipped: playwright is not importable ({e})")
+    why = browser_missing()
+    if why:
+        print(why)
         return 0
-    if not Path(CHROMIUM).exists():
-        print(f"skipped: no Chromium at {CHROMIUM}")
-        return 0
+    from playwright.sync_api import sync_playwright
     header("Memory: Streamlit server peak resident set with the page loaded")
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         tmp = Path(tmp)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, median, read_runs,  # noqa: E402
+from common import (browser_missing, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, median, read_runs,  # noqa: E402
                     snapshot_summary, verdict, write_wrapper)
 
 TRIVIAL = '''\
@@ -107,14 +107,11 @@ def main() -> int:
     ap.add_argument("--rebuild", action="store_true", help="rebuild every source from ../shared/data into a "
                     "temporary folder and use it instead of the committed data/")
     args = ap.parse_args()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as e:
-        print(f"skipped: playwright is not importable ({e})")
+    why = browser_missing()
+    if why:
+        print(why)
         return 0
-    if not Path(CHROMIUM).exists():
-        print(f"skipped: no Chromium at {CHROMIUM}")
-        return 0
+    from playwright.sync_api import sync_playwright
     header("Page: time to first chart and rerun, dashboard.py vs a trivial one-chart page")
     with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
         tmp = Path(tmp)

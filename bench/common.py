@@ -32,6 +32,17 @@ PACKAGES = ("streamlit", "pandas", "numpy", "pyarrow", "duckdb", "plotly", "kale
             "python-calamine", "openpyxl", "playwright")
 
 
+def browser_missing() -> str | None:
+    """Why a browser benchmark cannot run here, or None when Playwright and Chromium are both there."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as e:
+        return f"skipped: playwright is not importable ({e})"
+    if not Path(CHROMIUM).exists():
+        return f"skipped: no Chromium at {CHROMIUM}"
+    return None
+
+
 def machine() -> str:
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())

@@ -22,15 +22,8 @@ def shared_data() -> Path:
 @pytest.fixture
 def trac_population_json() -> bytes:
     """A small pop_agen_table.json with the real layout (newest first, MM/DD/YYYY, int fields)."""
-    recs = [
-        {"date": "09/21/2025", "ice_all": 46015, "cbp_all": 13747, "total_all": 59762, "ice_other": 1, "cbp_other": 2,
-         "total_other": 3, "ice_pend": 4, "cbp_pend": 5, "total_pend": 9, "ice_conv": 46010, "cbp_conv": 13740,
-         "total_conv": 59750},
-        {"date": "01/26/2025", "ice_all": 14882, "cbp_all": 24356, "total_all": 39238, "ice_other": 10, "cbp_other": 20,
-         "total_other": 30, "ice_pend": 40, "cbp_pend": 50, "total_pend": 90, "ice_conv": 14832, "cbp_conv": 24286,
-         "total_conv": 39118},
-    ]
-    return json.dumps(recs).encode()
+    from tests.fault_samples import trac_detention_sample
+    return trac_detention_sample()[1]
 
 
 @pytest.fixture
