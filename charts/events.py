@@ -71,27 +71,37 @@ def number_events(df: pd.DataFrame) -> pd.DataFrame:
 
 def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame) -> go.Figure:
     """Draw each event as a thin vertical line plus a numbered marker along the top; return the figure."""
-    ev = number_events(events_in_view)
-    if ev.empty:
+    layer = event_layers(events_in_view)
+    if not layer["traces"]:
         return fig
     # All lines in one assignment: each add_shape re-validates every shape already on the figure, which made
     # 80 events cost 0.7 s (quadratic) against 0.01 s for the same shapes set at once.
-    lines = [dict(type="line", xref="x", yref="paper", x0=_iso(d), x1=_iso(d), y0=0, y1=1,
-                  line=dict(color=_colour(c), width=1, dash="dot"), layer="below", name=f"event {n}")
-             for d, c, n in zip(ev["date"], ev["category"], ev["number"])]
-    fig.update_layout(shapes=list(fig.layout.shapes) + lines)
-    lanes = _lanes(ev["date"])
-    fig.add_trace(go.Scatter(
-        x=[_iso(d) for d in ev["date"]], y=lanes, yaxis="y9", mode="markers+text", name=TRACE_NAME,
+    fig.update_layout(shapes=list(fig.layout.shapes) + layer["shapes"], **layer["layout"])
+    fig.add_traces(layer["traces"])
+    return fig
+
+
+def event_layers(events_in_view: pd.DataFrame) -> dict:
+    """The event layer as plain dicts: ``shapes`` (one thin line per event), ``traces`` (the numbered markers
+    on a hidden overlay axis) and ``layout`` (that axis). Figure builders add them in one step."""
+    ev = number_events(events_in_view)
+    if ev.empty:
+        return {"shapes": [], "traces": [], "layout": {}}
+    dates = [_iso(d) for d in ev["date"]]
+    colours = [_colour(c) for c in ev["category"]]
+    shapes = [dict(type="line", xref="x", yref="paper", x0=d, x1=d, y0=0, y1=1,
+                   line=dict(color=c, width=1, dash="dot"), layer="below", name=f"event {n}")
+              for d, c, n in zip(dates, colours, ev["number"])]
+    marker_trace = dict(
+        type="scatter", x=dates, y=_lanes(ev["date"]), yaxis="y9", mode="markers+text", name=TRACE_NAME,
         text=[str(n) for n in ev["number"]], textposition="middle center",
         textfont=dict(size=10, color="#222222"),
-        marker=dict(size=18, symbol="circle", color="white",
-                    line=dict(width=2, color=[_colour(c) for c in ev["category"]])),
-        hovertext=[hover_text(e) for _, e in ev.iterrows()], hoverinfo="text", showlegend=False,
+        marker=dict(size=18, symbol="circle", color="white", line=dict(width=2, color=colours)),
+        hovertext=[hover_text(e) for e in ev.to_dict("records")], hoverinfo="text", showlegend=False,
         cliponaxis=False,
-    ))
-    fig.update_layout(**{OVERLAY_AXIS: dict(range=[0, 1], overlaying="y", visible=False, fixedrange=True)})
-    return fig
+    )
+    return {"shapes": shapes, "traces": [marker_trace],
+            "layout": {OVERLAY_AXIS: dict(range=[0, 1], overlaying="y", visible=False, fixedrange=True)}}
 
 
 def hover_text(event) -> str:

@@ -130,3 +130,21 @@ def test_cli_export_png(tmp_path):
     assert r.returncode == 0, r.stderr
     from PIL import Image
     assert Image.open(out).size[0] == 900
+
+
+@pytest.mark.parametrize("query", [
+    {},
+    {"series": "trac_detention.detained_total,trac_detention.detained_ice", "preset": "all", "fiscal_axis": "1"},
+    {"series": "ice_detention_stats.book_ins_ice", "log": "1", "categories": "all"},
+    {"series": "ddp_facility_daily.detained_midnight", "rolling": "7", "index_at": "2025-01-20"},
+])
+def test_page_figures_are_valid_plotly(query):
+    """The page builds figures without Plotly's per-property check (for speed); they must pass it all the same."""
+    import plotly.graph_objects as go
+    from loaders.events import load_events
+    from loaders.reported_figures import load_reported
+    r = render(SNAP, View.from_query(query), events=load_events(cdata.DATA / "events.csv"),
+               reported=load_reported(cdata.DATA / "reported_figures.csv"))
+    checked = go.Figure(r.figure.to_plotly_json())  # raises on any invalid property
+    assert checked.to_plotly_json()["layout"]["title"] == r.figure.to_plotly_json()["layout"]["title"]
+    assert len(checked.data) == len(r.figure.data)
