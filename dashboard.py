@@ -55,7 +55,6 @@ def reported_figures() -> pd.DataFrame | None:
 
 snap = snapshot()
 ids = snap.series_ids()
-st.session_state["_full_run"] = st.session_state.get("_full_run", 0) + 1
 st.title("US immigration enforcement: trends and events")
 if not ids:
     st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
@@ -123,6 +122,16 @@ if "view_seeded" not in st.session_state:
     })
     st.session_state["view_seeded"] = True
 
+# Streamlit forgets a widget's value when a run does not draw it, and the lazy tabs draw one tab a run:
+# writing each value back makes it ordinary session state that outlives a visit to another tab.
+KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
+                "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
+                "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
+                "w_study_days", "w_study_date")
+for _k in KEPT_WIDGETS:
+    if _k in st.session_state:
+        st.session_state[_k] = st.session_state[_k]
+
 
 def current_view() -> View:
     s = st.session_state
@@ -169,19 +178,17 @@ def show_headlines() -> None:
 
 
 show_headlines()
-tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"])
+# Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
+tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"],
+                                             key="tab", on_change="rerun")
 
 # ---------------------------------------------------------------- trends
 
 @st.fragment
 def trends_panel() -> None:
-    """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines,
-    the event study or the sources tab (which do not depend on it). When something the event study shows does
-    depend on it (its source line, the events it offers), the whole page is rerun, so the page always ends up
-    exactly as a full run would draw it."""
-    global events, r
-    full_run = st.session_state.get("_trends_drawn_in") != st.session_state["_full_run"]
-    st.session_state["_trends_drawn_in"] = st.session_state["_full_run"]
+    """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
+    (the other tabs are not built while this one is open)."""
+    global events
     c1, c2 = st.columns([3, 2])
     with c1:
         st.multiselect("Series", OPTIONS, key="w_series", format_func=ref_label,
@@ -271,9 +278,7 @@ def trends_panel() -> None:
     st.query_params.from_dict(view.to_query())
     if not view.series:
         st.info("Choose at least one series above.")
-        if not full_run:
-            st.rerun(scope="app")  # the whole page stops here, as it always has
-        st.stop()
+        return
     r = render(snap, view, events=events, reported=reported)
     if r.figure is None or r.table.empty:
         st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
@@ -339,21 +344,11 @@ def trends_panel() -> None:
                            on_click="ignore", key="dl_full_parquet")
         st.text("Citation for this view:")
         st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
-    if not full_run and study_inputs(st.session_state.get("w_study_series")) != st.session_state.get("_study_inputs"):
-        st.rerun(scope="app")
-
-
-def study_inputs(study_sid: str | None) -> tuple:
-    """What the event-study tab takes from the trends tab: the source lines of the trend's series when the
-    study shows the same series, and the events (bundled and uploaded) it offers."""
-    sid = (study_sid or "").partition("|")[0]
-    src = tuple(source_lines(snap, r.prepared)) if r.prepared and r.prepared[0].series_id == sid else None
-    ev = None if events is None else tuple(zip(events["id"].astype(str), events["date"].astype(str), events["title"]))
-    return src, ev
 
 
 with tab_trends:
-    trends_panel()
+    if tab_trends.open is not False:
+        trends_panel()
 
 
 # ---------------------------------------------------------------- event study
@@ -386,14 +381,13 @@ def full_range_sources(study_sid: str) -> tuple[str, ...]:
     return tuple(source_lines(snap, render(snap, View(series=[study_sid], preset='all')).prepared))
 
 
-with tab_study:
+def study_panel() -> None:
     st.caption("Mean per day in a window before and after a date, and the same windows a year earlier. "
                "This describes what happened around the date; it does not show that the event caused it.")
     s1, s2, s3 = st.columns([3, 3, 1])
     study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label,
                              index=OPTIONS.index(st.session_state["w_series"][0])
                              if st.session_state["w_series"] and st.session_state["w_series"][0] in OPTIONS else 0)
-    st.session_state["_study_inputs"] = study_inputs(study_sid)  # see trends_panel
     ev_choices = ["(a date)"]
     ev_labels = {}
     if events is not None and len(events):
@@ -430,8 +424,7 @@ with tab_study:
         st.dataframe(res.table(), hide_index=True, column_config={
             c: st.column_config.NumberColumn(format="%.1f") for c in
             ("mean per day before", "mean per day after", "change", "change %")})
-        sources = (tuple(source_lines(snap, r.prepared)) if r.prepared and r.prepared[0].series_id == sid
-                   else full_range_sources(study_sid))
+        sources = full_range_sources(study_sid)
         st.plotly_chart(study_figure(
             study_sid, study_date, int(window), title=f"{ref_label(study_sid)} around {study_title}",
             subtitle=f"{window} days before and after {study_date}, and the same days a year earlier ({unit})",
@@ -439,6 +432,11 @@ with tab_study:
             width="stretch", key="study_chart", config={"displaylogo": False})
         st.caption("Descriptive, not causal: many things change at once, and monthly data spread evenly over "
                    "their days hide what happened within a month.")
+
+
+with tab_study:
+    if tab_study.open:
+        study_panel()
 
 # ---------------------------------------------------------------- sources and methods
 
@@ -457,7 +455,7 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(rows), catalogue, notes
 
 
-with tab_sources:
+def sources_panel() -> None:
     files_table, catalogue_table, notes_table = sources_tables()
     st.subheader("Sources and files")
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
@@ -473,3 +471,8 @@ with tab_sources:
     if len(snap.flags):
         st.text(f"Integrity checks flagged {len(snap.flags)} item(s) in the current snapshot:")
         st.dataframe(snap.flags, hide_index=True)
+
+
+with tab_sources:
+    if tab_sources.open:
+        sources_panel()

@@ -150,8 +150,24 @@ def test_permalink_restores_view():
     assert at.multiselect(key="w_series").value == ["trac_detention.detained_cbp"]
 
 
-def test_event_study_by_date():
+def open_tab(at, label: str) -> AppTest:
+    """Tabs are lazy (only the open one is built): open one as a click would."""
+    at.session_state["tab"] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_only_the_open_tab_is_built():
     at = app()
+    assert not any(m.label.startswith("Mean per day") for m in at.metric)
+    open_tab(at, "Event study")
+    assert any(m.label.startswith("Mean per day") for m in at.metric)
+    assert not [c for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or "")]
+
+
+def test_event_study_by_date():
+    at = open_tab(app(), "Event study")
     rerun(at, "w_study_series", "trac_detention.book_ins_ice")
     if at.selectbox(key="w_study_event").value != "(a date)":
         rerun(at, "w_study_event", "(a date)")
@@ -166,7 +182,7 @@ def test_event_study_by_date():
 
 
 def test_sources_tab_lists_manifest_files():
-    at = app()
+    at = open_tab(app(), "Sources and methods")
     frames = [d.value for d in at.dataframe]
     files = next(f for f in frames if "sha256" in f.columns)
     assert "pop_agen_table.json" in set(files["file"])
@@ -250,3 +266,12 @@ def test_upload_bad_events_lists_rejected_rows_and_adds_good_ones():
     assert set(rej["row"]) == {3, 4, 5, 6} and {"date", "category", "source_url", "title"} <= set(rej["field"])
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
     assert "My newsroom's own event" in set(legend["title"])
+
+
+def test_choices_survive_a_visit_to_another_tab():
+    at = app({"series": "trac_detention.detained_cbp", "preset": "all", "log": "1"})
+    open_tab(at, "Sources and methods")
+    open_tab(at, "Trends and events")
+    assert at.multiselect(key="w_series").value == ["trac_detention.detained_cbp"]
+    assert trend(at)["layout"]["yaxis"]["type"] == "log"
+    assert at.query_params["series"] == "trac_detention.detained_cbp"
