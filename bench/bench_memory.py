@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import READY, TRIVIAL  # noqa: E402
-from common import (browser_missing, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, snapshot_summary,  # noqa: E402
+from common import (browser_missing, prepare_pages, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, header,  # noqa: E402
                     write_wrapper)
 
 
@@ -60,12 +60,7 @@ def main() -> int:
     header("Memory: Streamlit server peak resident set with the page loaded")
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         tmp = Path(tmp)
-        data_dir, desc = ROOT / "data", snapshot_summary(ROOT / "data")
-        if args.rebuild:
-            (tmp / "data").mkdir()
-            data_dir, desc = full_snapshot(tmp / "data")
-        print(f"   project page data: {desc}")
-        (tmp / "trivial.py").write_text(TRIVIAL, "utf-8")
+        data_dir, desc = prepare_pages(tmp, args.rebuild, TRIVIAL)
         results = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

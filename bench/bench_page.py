@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (browser_missing, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, full_snapshot, header, median, read_runs,  # noqa: E402
-                    snapshot_summary, verdict, write_wrapper)
+from common import (browser_missing, prepare_pages, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, header, median, read_runs,  # noqa: E402
+                    verdict, write_wrapper)
 
 TRIVIAL = '''\
 import numpy as np
@@ -115,12 +115,7 @@ def main() -> int:
     header("Page: time to first chart and rerun, dashboard.py vs a trivial one-chart page")
     with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
         tmp = Path(tmp)
-        data_dir, desc = ROOT / "data", snapshot_summary(ROOT / "data")
-        if args.rebuild:
-            (tmp / "data").mkdir()
-            data_dir, desc = full_snapshot(tmp / "data")
-        print(f"   project page data: {desc}")
-        (tmp / "trivial.py").write_text(TRIVIAL, "utf-8")
+        data_dir, desc = prepare_pages(tmp, args.rebuild, TRIVIAL)
         servers = []
         try:
             pages = []

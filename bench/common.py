@@ -253,3 +253,15 @@ def snapshot_summary(data_dir: Path) -> str:
     man = json.loads((Path(data_dir) / "manifest.json").read_text("utf-8"))["sources"]
     rows = sum(e.get("rows", 0) for e in man.values())
     return f"{data_dir}: {len(man)} sources, {rows:,} observation rows"
+
+
+def prepare_pages(tmp: Path, rebuild: bool, trivial_source: str) -> tuple[Path, str]:
+    """The data folder the project page reads (the committed snapshot, or a fresh rebuild in ``tmp``), and the
+    trivial one-chart page written beside it. Prints which data is used."""
+    data_dir, desc = ROOT / "data", snapshot_summary(ROOT / "data")
+    if rebuild:
+        (tmp / "data").mkdir()
+        data_dir, desc = full_snapshot(tmp / "data")
+    print(f"   project page data: {desc}")
+    (tmp / "trivial.py").write_text(trivial_source, "utf-8")
+    return data_dir, desc

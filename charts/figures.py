@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -37,9 +37,7 @@ class Line:
     x: np.ndarray  # datetime64
     y: np.ndarray  # float
     unit: str = ""
-    hover: list[str] | None = None
     flagged: np.ndarray | None = None  # bool mask of points to mark (partial, quality flags)
-    flag_notes: list[str] = field(default_factory=list)
 
 
 def build_trend_figure(lines: list[Line], **kw) -> go.Figure:
@@ -242,10 +240,6 @@ def reported_trace(reported) -> dict:
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name="Reported figures (not official series)",
                 line=dict(color=NEUTRAL, width=3, dash="dash"), marker=dict(symbol="diamond", size=7),
                 text=hover, hovertemplate="%{text}<extra>reported</extra>", connectgaps=False)
-
-
-def add_reported(fig: go.Figure, reported) -> None:
-    fig.add_trace(reported_trace(reported))
 
 
 def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources: list[str],

@@ -8,7 +8,7 @@ index = 100 -> date range. Each step is a plain pandas function that can be test
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 
 import pandas as pd
 
@@ -125,10 +125,6 @@ class View:
         else:
             lo, hi = data_min, data_max
         return (min(lo, hi), max(lo, hi))
-
-
-def with_changes(view: View, **changes) -> View:
-    return replace(view, **changes)
 
 
 def split_ref(ref: str) -> tuple[str, str]:

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import tidy
+from .ddp_records import DDP_FACTS
 from .base import Parsed, Series, Source
 from .errors import ParseError
 
@@ -185,11 +186,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
 SOURCE = Source(
     id=ID,
     title="Deportation Data Project: ICE detention population per day and facility (parquet)",
-    publisher="Deportation Data Project (UC Berkeley Law / UCLA Center for Immigration Law and Policy)",
-    landing_page="https://deportationdata.org/data/ice.html",
-    licence="CC0 1.0 (public domain dedication)",
-    cadence="irregular, with each DDP release of ICE FOIA data (every few months)",
-    cadence_days=180,
+    **DDP_FACTS,
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.parquet", "ddp-facility-daily-population/facilities-daily-population-latest.parquet"),

@@ -270,14 +270,18 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
 
 
 BASE = "https://github.com/deportationdata/ice/raw/refs/heads/main/data/"
-SOURCE = Source(
-    id=ID,
-    title="Deportation Data Project: ICE arrests, detainers and removals, record level (daily counts)",
+# What every source built from DDP's ICE releases shares.
+DDP_FACTS = dict(
     publisher="Deportation Data Project (UC Berkeley Law / UCLA Center for Immigration Law and Policy)",
     landing_page="https://deportationdata.org/data/ice.html",
     licence="CC0 1.0 (public domain dedication)",
     cadence="irregular, with each DDP release of ICE FOIA data (every few months)",
     cadence_days=180,
+)
+SOURCE = Source(
+    id=ID,
+    title="Deportation Data Project: ICE arrests, detainers and removals, record level (daily counts)",
+    **DDP_FACTS,
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.parquet",),
