@@ -380,11 +380,11 @@ def real(request):
 
 @pytest.mark.shared
 def test_real_files_all_parse(shared_data, real):
-    assert len(real) == 11
+    assert len(real) == 15
     fys = sorted(p.tables["releases"].fiscal_year.iloc[0] for p in real.values())
-    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025, 2026, 2026]
+    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025, 2026, 2026, 2026, 2026, 2026, 2026]
     obs = pd.concat([p.obs for p in real.values()], ignore_index=True)
-    assert ice.check(obs).empty  # none of these eleven releases is one of the known bad ones
+    assert ice.check(obs).empty  # none of these fifteen releases is one of the known bad ones
     rel = pd.concat([p.tables["releases"] for p in real.values()]).set_index("file")
     assert rel.loc["FY25_detentionStats09242025.xlsx", "data_date"] == "2025-09-15"
     assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
@@ -483,7 +483,7 @@ def test_agrees_with_deportation_data_project_parse(shared_data, real):
         ours = obs[obs.series.isin([S + "removals_famu_fytd", S + "removals_family_detention_fytd"])]
         assert ours.value.tolist() == [fam], file
         compared += 1
-    assert compared == 11
+    assert compared == 15
 
 
 @pytest.mark.shared
@@ -515,7 +515,7 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     took = time.perf_counter() - t
     assert counts["ice_detention_stats"] > 4000
     out = pd.read_csv(tmp_path / "snap" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
-    assert out.file.nunique() == 11
+    assert out.file.nunique() == 15
     assert (tmp_path / "snap" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "tables" / "ice_detention_stats.facilities.csv").exists()
     assert took < 15  # about 1 s here; generous for slow CI machines
