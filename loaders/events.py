@@ -232,23 +232,29 @@ def load_events(bundled_path: Path | str = BUNDLED, user_path: Path | str | None
 
 @dataclass
 class UploadResult:
-    """An uploaded events file after the checks: ``accepted`` are its new rows (repeats of events already
-    shown removed), ``rejected`` every row not taken with the reason, ``events`` what the chart shows."""
+    """An uploaded events file after the checks: ``accepted`` are its new rows, ``rejected`` every row not
+    taken with the reason (including repeats of bundled events), ``already_saved`` how many rows the local
+    events file already holds (not new, not wrong either), ``events`` what the chart shows."""
     accepted: pd.DataFrame
     rejected: pd.DataFrame
+    already_saved: int
     events: pd.DataFrame
 
 
 def check_upload(content: bytes, name: str, existing: pd.DataFrame | None) -> UploadResult:
-    """Validate an uploaded file (the upload limits) and merge it after ``existing``; raises
-    ``ValidationError`` for a file it cannot read at all."""
+    """Validate an uploaded file (the upload limits) and merge it after ``existing`` (bundled and local
+    events); raises ``ValidationError`` for a file it cannot read at all."""
     accepted, rejected = validate_events(content, name, max_rows=UPLOAD_MAX_ROWS, max_bytes=UPLOAD_MAX_BYTES,
                                          origin="upload")
-    merged, dupes = merge_events(existing, accepted)
-    if len(dupes):
-        accepted = accepted[~accepted["row"].isin(dupes["row"])].reset_index(drop=True)
-    rejected = pd.concat([rejected, dupes.drop(columns=["origin"])], ignore_index=True).astype({"row": "int64"})
-    return UploadResult(accepted, rejected.sort_values("row", kind="mergesort").reset_index(drop=True), merged)
+    existing = existing if existing is not None else _frame([])
+    is_user = existing["origin"] == "user"
+    _, repeats = merge_events(existing[~is_user], accepted)  # repeats of the bundled events: rejected
+    fresh = accepted[~accepted["row"].isin(repeats["row"])]
+    _, saved = merge_events(existing[is_user], fresh)  # rows saved earlier: neither new nor wrong
+    fresh = fresh[~fresh["row"].isin(saved["row"])].reset_index(drop=True)
+    rejected = pd.concat([rejected, repeats.drop(columns=["origin"])], ignore_index=True).astype({"row": "int64"})
+    return UploadResult(fresh, rejected.sort_values("row", kind="mergesort").reset_index(drop=True), len(saved),
+                        merge_events(existing, fresh)[0])
 
 
 def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -366,3 +366,105 @@ def test_check_upload_splits_new_rows_from_repeats_and_refusals():
     assert res.rejected["row"].tolist() == [3, 4]
     assert len(res.events) == len(bundled) + 1
     assert dt.date(2025, 4, 1) in set(res.events["date"].dt.date)
+
+
+# ------------------------------------------------------------------------------------------ the page
+
+def page(monkeypatch, tmp_path, **env):
+    """The page under AppTest with this deployment's events setting (read from the environment on each run)."""
+    from streamlit.testing.v1 import AppTest
+    for k in ("DASHBOARD_EVENTS_FILE", "DASHBOARD_EVENTS_SAVE", "DASHBOARD_PUBLIC"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
+    at.query_params["categories"] = "all"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def local_refused(at) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if list(d.value.columns) == ["file", "row", "field", "reason"])
+
+
+def page_text(at) -> str:
+    return " ".join(str(e.value) for kind in ("warning", "error", "success", "info", "caption", "text")
+                    for e in getattr(at, kind))
+
+
+def test_a_fresh_session_lists_the_rows_of_the_local_file_that_were_not_loaded(monkeypatch, tmp_path):
+    local = tmp_path / "site" / "events.csv"
+    local.parent.mkdir()
+    local.write_bytes(events_file(row(title="My own event", date="2025-04-01"),
+                                  row(title="Broken date", date="2025-02-30"),
+                                  row(title="Sneaky\u200b title", date="2025-04-02")))
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    warning = next(w.value for w in at.warning if "local events file" in w.value)
+    assert "2 row(s)" in warning and "were not loaded" in warning
+    refused = local_refused(at)
+    assert refused[["row", "field"]].values.tolist() == [[3, "date"], [4, "title"]]
+    assert "invisible character U+200B" in refused["reason"].iloc[1]
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert "My own event" in set(legend["title"])  # the good row is loaded all the same
+    assert str(tmp_path) not in page_text(at) + refused.to_string()
+
+
+def test_a_local_file_over_the_row_limit_is_reported_not_silently_dropped(monkeypatch, tmp_path):
+    local = tmp_path / "events.csv"
+    local.write_bytes(events_file(*(row(title=f"Old {i}") for i in range(600))))
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    refused = local_refused(at)
+    assert refused["row"].tolist() == [0] and "600 event rows; the limit is 500" in refused["reason"].iloc[0]
+
+
+def upload(at, content: bytes, name: str = "mine.csv"):
+    at.file_uploader(key="w_upload").set_value((name, content, "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_saving_from_the_page_writes_the_configured_file_and_shows_no_path(monkeypatch, tmp_path):
+    local = tmp_path / "deployment-a.csv"
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    upload(at, events_file(row(title="Kept by the page", date="2025-05-05")))
+    at.button(key="w_upload_save").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert saved_titles(local) == ["Kept by the page"]
+    msg = next(s.value for s in at.success if s.value.startswith("Saved"))
+    assert "Saved 1 new event" in msg and str(tmp_path) not in page_text(at)
+    assert (tmp_path / "deployment-a.csv.lock").exists()  # the lock lives beside the deployment's file
+    # Uploading the same file again: nothing new, and not "rejected" either.
+    upload(at, events_file(row(title="Kept by the page", date="2025-05-05")), "again.csv")
+    assert any("0 event(s) accepted from again.csv; 1 already in the local events file; 0 row(s) rejected"
+               in s.value.replace("\\", "") for s in at.success)
+
+
+def test_a_save_over_the_limit_is_refused_on_the_page_not_a_crash(monkeypatch, tmp_path):
+    local = tmp_path / "events.csv"
+    lev.save_user_events(rows_frame("old", 200), local)
+    lev.save_user_events(rows_frame("older", 200), local)
+    before = local.read_bytes()
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    upload(at, events_file(*(row(title=f"New {i}", date="2025-06-01") for i in range(150))))
+    at.button(key="w_upload_save").click()
+    at.run()
+    assert not at.exception, at.exception
+    err = next(e.value for e in at.error if e.value.startswith("Not saved"))
+    assert "550 rows; the limit is 500" in err.replace("\\", "")
+    assert local.read_bytes() == before
+
+
+@pytest.mark.parametrize("env, words", [({"DASHBOARD_PUBLIC": "1"}, "public deployment"),
+                                        ({"DASHBOARD_EVENTS_SAVE": "0"}, "turned off on this deployment")])
+def test_a_deployment_can_turn_saving_off(monkeypatch, tmp_path, env, words):
+    local = tmp_path / "events.csv"
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local), **env)
+    upload(at, events_file(row(title="Only for this visit", date="2025-05-05")))
+    assert not [b for b in at.button if b.key == "w_upload_save"]
+    assert words in page_text(at).replace("\\", "")
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert "Only for this visit" in set(legend["title"])
+    assert not local.exists()
