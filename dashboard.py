@@ -130,7 +130,9 @@ if "view_seeded" not in st.session_state:
         "w_series": [r for r in v0.series if r in OPTIONS],
         "w_extra": [r for r in v0.series if r not in OPTIONS],
         "w_preset": v0.preset,
-        "w_range": (v0.start or dt.date(2025, 1, 20), v0.end or dt.date.today()),
+        # Clamped like the link's own dates: the picker refuses (raises on) a value outside its bounds.
+        "w_range": tuple(min(max(d, range_bounds(dt.date.today())[0]), range_bounds(dt.date.today())[1])
+                         for d in (v0.start or dt.date(2025, 1, 20), v0.end or dt.date.today())),
         "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
         "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or dt.date(2025, 1, 20),
         "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,

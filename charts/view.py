@@ -202,6 +202,9 @@ def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None 
         notes.append("Left out of the link's series: " + "; ".join(dropped) + ".")
     v.series = list(dict.fromkeys(kept))
     lo, hi = data_bounds(snap, today)
+    if v.preset != "custom":
+        # Dates only a custom range uses: dropped, so that nothing out of bounds waits in the date picker.
+        v.start = v.end = None
     if v.preset == "custom":
         start, end = v.start, v.end
         if start is None:

@@ -136,6 +136,19 @@ def test_every_issue_link_renders_on_the_page_with_its_notes(query):
         assert "index_at" not in at.query_params and "index_event" not in at.query_params
 
 
+def test_dates_of_a_non_custom_link_never_reach_the_date_picker():
+    v, notes = link(series=S, start="1990-01-01", end="2040-01-01")
+    assert (v.start, v.end, notes) == (None, None, [])
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
+    at.query_params.update({"series": S, "start": "1990-01-01", "end": "2040-01-01"})
+    at.run()
+    at.selectbox(key="w_preset").set_value("custom")
+    at.run()
+    assert not at.exception, at.exception
+    lo, hi = at.date_input(key="w_range").value
+    assert LO <= lo <= hi <= V.data_bounds(SNAP)[1]
+
+
 def test_the_notes_go_once_the_reader_changes_the_view():
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
     at.query_params["series"] = f"nope.nope,{S}"
