@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from loaders.errors import LoaderError
+
 from . import data as cdata
 from . import export
 from .compose import render
@@ -147,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         snap, events, reported = load_context(Path(args.data))
-    except (OSError, ValueError, KeyError) as e:
-        print(f"error: cannot read the snapshot in {args.data}: {e}", file=sys.stderr)
+    except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError
+        print(f"error: cannot read the snapshot in {args.data}: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
     # The same check as the page's: what the link asks for and cannot be drawn is adjusted and said.
     view, notes = view_from_link(query_from_args(args), snap, events=events)
