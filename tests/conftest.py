@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data"
 
+# The suite must not modify tracked files: a run that does fails, naming them (tests/tracked_guard.py).
+from tests.tracked_guard import pytest_sessionfinish, pytest_sessionstart  # noqa: E402,F401
+
 
 @pytest.fixture
 def shared_data() -> Path:
