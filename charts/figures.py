@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from loaders.copies import describe_link
+
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies; no alarm red.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#D55E00", "#F0E442", "#000000"]
 NEUTRAL = "#6b6b6b"
@@ -236,6 +238,10 @@ def reported_trace(reported) -> dict:
         ys += [r.value, r.value, None]
         h = (_esc(f"{r.value:,.0f} {r.unit}, {start} to {end}") + "<br>"
              + _esc(f"reported by {r.reported_by} ({r.source_quality})"))
+        copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
+                                  getattr(r, "original_date", ""))
+        if copy_note:
+            h += "<br>" + _esc("link: " + copy_note)
         hover += [h, h, None]
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name="Reported figures (not official series)",
                 line=dict(color=NEUTRAL, width=3, dash="dash"), marker=dict(symbol="diamond", size=7),

@@ -14,7 +14,10 @@ file goes through the same checks:
   no bidirectional-override characters (they can make a title read differently from what it says);
 - a text cell may not start with ``= + - @``: spreadsheets run such cells as formulas. Exports neutralise
   them as well (``neutralise_for_csv``), but an events file is the wrong place for them in the first place;
-- the same date and title twice is a duplicate: the later row is rejected, naming the first.
+- the same date and title twice is a duplicate: the later row is rejected, naming the first;
+- optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A link to a
+  republished copy or an aggregator's summary says so and names the original outlet; a link to a host known to
+  only republish others' reports must be marked as a copy. Files without these columns load with "not a copy".
 
 Markup such as ``<b>`` is *not* rejected: text is data and is shown as plain text everywhere (the chart
 escapes it; tables show it literally).
@@ -36,6 +39,7 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from . import copies
 from .errors import ValidationError
 
 SOURCE = "events"
@@ -45,6 +49,7 @@ USER = DATA / "user_events.csv"  # git-ignored: a reader's own events, merged on
 
 COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "source_name", "source_url"]
 REQUIRED = COLUMNS  # every column must be present; ``id`` and ``description`` may be left blank
+OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
 CATEGORIES = {
     "personnel": "Personnel",
     "policy": "Policy",
@@ -55,11 +60,12 @@ CATEGORIES = {
     "political": "Political",
 }
 PRECISIONS = ("exact", "approximate")
-MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500}
+MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500,
+               "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
 ORIGINS = ("bundled", "user", "upload")
-OUTPUT = COLUMNS + ["row", "origin"]
+OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
 REJECTED = ["row", "field", "reason"]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -100,7 +106,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS}
+    pos = {c: header.index(c) for c in COLUMNS + [c for c in OPTIONAL if c in header]}
+    has_copy_columns = all(c in header for c in OPTIONAL)
     accepted: list[dict] = []
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
@@ -116,7 +123,12 @@ def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
         ev = {c: rec[pos[c]].strip() for c in COLUMNS}
+        ev.update({c: (rec[pos[c]].strip() if c in pos else "") for c in OPTIONAL})
         problems = _check_row(ev, latest)
+        if not problems:
+            exact = ev["date_precision"].lower() == "exact"
+            problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
+                                                earliest=ev["date"] if exact else None)
         if not problems:
             if not ev["id"]:
                 ev["id"] = f"{origin}-{row_no}"
@@ -132,6 +144,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes
         seen_keys[(ev["date"], _title_key(ev["title"]))] = row_no
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
+        ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
         accepted.append({**ev, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
@@ -330,7 +343,7 @@ def _show(value: str) -> str:
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=OUTPUT)
-    df = df.astype({c: "object" for c in COLUMNS if c != "date"})
+    df = df.astype({c: "object" for c in COLUMNS + list(OPTIONAL) if c != "date"})
     df["date"] = pd.to_datetime(df["date"], format="%Y-%m-%d")
     df["row"] = df["row"].astype("int64")
     df["origin"] = df["origin"].astype("object")
@@ -346,7 +359,7 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER) -> Path:
     path = Path(path)
     old = validate_events(path.read_bytes(), str(path), origin="user")[0] if path.is_file() else None
     kept, _ = merge_events(old, new.assign(origin="user"))
-    out = kept[COLUMNS].copy()
+    out = kept[COLUMNS + list(OPTIONAL)].copy()
     out["date"] = out["date"].dt.strftime("%Y-%m-%d")
     atomic_write_text(path, out.to_csv(index=False, lineterminator="\n"))
     return path
