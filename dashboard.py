@@ -20,7 +20,7 @@ from charts.overview import headlines
 from charts.plain import markdown_literal
 from charts.study import carry_days, event_study, window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View
-from loaders import tidy
+from loaders import origins, tidy
 
 st.set_page_config(page_title="US immigration enforcement: trends and events", layout="wide")
 DATA = cdata.DATA
@@ -446,9 +446,14 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rows = []
     for sid_, e in snap.manifest.get("sources", {}).items():
         for f in e.get("files", []):
+            o = f.get("origin") or {}
             rows.append({"source": sid_, "publisher": e.get("publisher"), "file": f["name"], "release": f.get("release"),
-                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "local copy",
-                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"), "url": f.get("url")})
+                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "not recorded",
+                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"),
+                         "url": o.get("official_url") or f.get("url"),
+                         # How the bytes were read when not from the official URL (an archive copy, a mirror).
+                         "read": origins.READ_AS.get(o.get("read_as", ""), ""), "read from": o.get("read_url") or None,
+                         "archive copy": o.get("archive_url") or None})
     catalogue = snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
                                               "definition", "source"]]
     notes = pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"])
@@ -458,7 +463,9 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def sources_panel() -> None:
     files_table, catalogue_table, notes_table = sources_tables()
     st.subheader("Sources and files")
-    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
+    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
+                                                             "read from": st.column_config.LinkColumn("read from"),
+                                                             "archive copy": st.column_config.LinkColumn("archive copy")})
     st.subheader("Series definitions")
     st.dataframe(catalogue_table, hide_index=True)
     st.subheader("What the words mean")
