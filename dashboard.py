@@ -167,14 +167,21 @@ def show_headlines() -> None:
         if i % per_row == 0:
             cols = st.columns(per_row)
         with cols[i % per_row].container(border=True):
-            delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
+            # The delta is the like-for-like comparison the card names (previous snapshot, previous full month,
+            # same point of the previous fiscal year, same month a year earlier), never a mix of windows.
+            delta = f"{h.change:+,.0f} {h.comparison}" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)
-            st.caption(f"{h.unit}, {h.period}. Data date {h.data_date}; release {h.release or 'n/a'}. "
-                       f"Source: {h.publisher}.")
-            if h.overdue_days:
-                st.badge(f"Overdue by {h.overdue_days} days", color="orange",
+            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison}.")
+                       + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
+            if h.fixed_file:
+                st.badge(f"Fixed file, not updated; data {h.age_days} days old", color="gray",
+                         help="This series comes from a file that is never refreshed; newer figures may exist elsewhere.")
+            elif h.overdue_days:
+                st.badge(f"Overdue by {h.overdue_days} days; data {h.age_days} days old", color="orange",
                          help="Later than the source's usual release cadence; newer figures may exist.")
+            elif h.age_days is not None:
+                st.badge(f"Data {h.age_days} days old", color="gray")
 
 
 show_headlines()
