@@ -162,6 +162,14 @@ def test_low_point_date_is_ice_eid_date(shared_data):
     nums = wb.drop(columns=["File Name", "EID Date"]).astype(int).sum(axis=1)
     dates = set(pd.to_datetime(wb.loc[nums == 13258, "EID Date"], format="%m/%d/%Y"))
     assert dates == {_event("low point: 13,258").date}
+    # In FY2021 that compilation's date is the workbook's own footnote date: the FY21 end-of-year file says
+    # "National Docket data are a snapshot as of 09/11/2021", and its rows for that file carry 09/11/2021.
+    from python_calamine import CalamineWorkbook
+    fy21 = CalamineWorkbook.from_path(str(shared_data / "ice-detention-stats/original_xlsx/FY21-detentionstats.xlsx"))
+    text = " ".join(str(c) for r in fy21.get_sheet_by_name("Footnotes").to_python() for c in r)
+    assert "National Docket data are a snapshot as of 09/11/2021" in text
+    assert set(wb.loc[wb["File Name"].str.endswith("-FY21-detentionstats.xlsx")
+                      & (wb["File Name"] > "20211201"), "EID Date"]) == {"09/11/2021"}
 
 
 def test_trac_notices_are_dated_by_their_own_date():
