@@ -21,7 +21,7 @@ from charts.plain import markdown_literal
 from charts.study import carry_days, event_study, window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View, data_bounds, view_from_link
 from loaders import events as lev
-from loaders import tidy
+from loaders import origins, tidy
 
 st.set_page_config(page_title="US immigration enforcement: trends and events", layout="wide")
 DATA = cdata.DATA
@@ -187,14 +187,21 @@ def show_headlines() -> None:
         if i % per_row == 0:
             cols = st.columns(per_row)
         with cols[i % per_row].container(border=True):
-            delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
+            # The delta is the like-for-like comparison the card names (previous snapshot, previous full month,
+            # same point of the previous fiscal year, same month a year earlier), never a mix of windows.
+            delta = f"{h.change:+,.0f} {h.comparison}" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)
-            st.caption(f"{h.unit}, {h.period}. Data date {h.data_date}; release {h.release or 'n/a'}. "
-                       f"Source: {h.publisher}.")
-            if h.overdue_days:
-                st.badge(f"Overdue by {h.overdue_days} days", color="orange",
+            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison}.")
+                       + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
+            if h.fixed_file:
+                st.badge(f"Fixed file, not updated; data {h.age_days} days old", color="gray",
+                         help="This series comes from a file that is never refreshed; newer figures may exist elsewhere.")
+            elif h.overdue_days:
+                st.badge(f"Overdue by {h.overdue_days} days; data {h.age_days} days old", color="orange",
                          help="Later than the source's usual release cadence; newer figures may exist.")
+            elif h.age_days is not None:
+                st.badge(f"Data {h.age_days} days old", color="gray")
 
 
 show_headlines()
@@ -501,9 +508,14 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rows = []
     for sid_, e in snap.manifest.get("sources", {}).items():
         for f in e.get("files", []):
+            o = f.get("origin") or {}
             rows.append({"source": sid_, "publisher": e.get("publisher"), "file": f["name"], "release": f.get("release"),
-                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "local copy",
-                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"), "url": f.get("url")})
+                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "not recorded",
+                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"),
+                         "url": o.get("official_url") or f.get("url"),
+                         # How the bytes were read when not from the official URL (an archive copy, a mirror).
+                         "read": origins.READ_AS.get(o.get("read_as", ""), ""), "read from": o.get("read_url") or None,
+                         "archive copy": o.get("archive_url") or None})
     catalogue = snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
                                               "definition", "source"]]
     notes = pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"])
@@ -513,7 +525,9 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def sources_panel() -> None:
     files_table, catalogue_table, notes_table = sources_tables()
     st.subheader("Sources and files")
-    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
+    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
+                                                             "read from": st.column_config.LinkColumn("read from"),
+                                                             "archive copy": st.column_config.LinkColumn("archive copy")})
     st.subheader("Series definitions")
     st.dataframe(catalogue_table, hide_index=True)
     st.subheader("What the words mean")

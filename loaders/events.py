@@ -24,6 +24,9 @@ file goes through the same checks:
   compared after NFKC normalisation, case folding, dropping invisible characters and collapsing spaces, so
   a full-width or zero-width-padded copy of a title is still the same title. Text is stored in NFC (the
   canonical form: the same characters, never a different reading).
+- optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A link to a
+  republished copy or an aggregator's summary says so and names the original outlet; a link to a host known to
+  only republish others' reports must be marked as a copy. Files without these columns load with "not a copy".
 
 Markup such as ``<b>`` is *not* rejected: text is data and is shown as plain text everywhere (the chart
 escapes it; tables show it literally).
@@ -61,6 +64,7 @@ from urllib.parse import urlsplit
 import idna
 import pandas as pd
 
+from . import copies
 from .errors import ValidationError
 
 SOURCE = "events"
@@ -70,6 +74,7 @@ USER = DATA / "user_events.csv"  # git-ignored: a reader's own events, merged on
 
 COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "source_name", "source_url"]
 REQUIRED = COLUMNS  # every column must be present; ``id`` and ``description`` may be left blank
+OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
 CATEGORIES = {
     "personnel": "Personnel",
     "policy": "Policy",
@@ -80,11 +85,12 @@ CATEGORIES = {
     "political": "Political",
 }
 PRECISIONS = ("exact", "approximate")
-MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500}
+MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500,
+               "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
 ORIGINS = ("bundled", "user", "upload")
-OUTPUT = COLUMNS + ["row", "origin"]
+OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
 REJECTED = ["row", "field", "reason"]
 # Limits. The local file is read with the same limits it is saved under, so a save can never produce a file
 # the next load refuses; an upload is smaller so that one upload cannot fill the local file on its own.
@@ -140,7 +146,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS}
+    pos = {c: header.index(c) for c in COLUMNS + [c for c in OPTIONAL if c in header]}
+    has_copy_columns = all(c in header for c in OPTIONAL)
     accepted: list[dict] = []
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
@@ -156,7 +163,12 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
         ev = {c: unicodedata.normalize("NFC", rec[pos[c]].strip()) for c in COLUMNS}
+        ev.update({c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in OPTIONAL})
         problems = _check_row(ev, latest)
+        if not problems:
+            exact = ev["date_precision"].lower() == "exact"
+            problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
+                                                earliest=ev["date"] if exact else None)
         # A repeat is reported even when the row has other problems: a title padded with a zero-width space
         # is refused for the character and named as the copy it is.
         key = (ev["date"], _title_key(ev["title"]))
@@ -174,6 +186,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         seen_keys[key] = row_no
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
+        ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
         accepted.append({**ev, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
@@ -491,7 +504,7 @@ def _show(value: str) -> str:
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=OUTPUT)
-    df = df.astype({c: "object" for c in COLUMNS if c != "date"})
+    df = df.astype({c: "object" for c in COLUMNS + list(OPTIONAL) if c != "date"})
     df["date"] = pd.to_datetime(df["date"], format="%Y-%m-%d")
     df["row"] = df["row"].astype("int64")
     df["origin"] = df["origin"].astype("object")
@@ -585,7 +598,7 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
                 raise SaveRefused(f"the local events file has {rejected['row'].nunique()} row(s) that cannot be "
                                   f"loaded (row {rows}); fix or remove them first, so that saving does not drop "
                                   "them. Nothing was saved.", source=SOURCE, file=label)
-        fresh = new[COLUMNS].assign(row=0, origin="new")
+        fresh = new.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(row=0, origin="new")
         known = [f for f in (bundled, old) if f is not None and len(f)]
         merged, dupes = merge_events(*known, fresh)
         added = merged[merged["origin"] == "new"]
@@ -595,7 +608,7 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
                               f"the limit is {max_rows:,} (it holds {len(old):,}). Nothing was saved.",
                               source=SOURCE, file=label)
         out = pd.concat([old, added], ignore_index=True).sort_values(["date", "id"], kind="mergesort")
-        out = out[COLUMNS].assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d"))
+        out = out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d"))
         data = out.to_csv(index=False, lineterminator="\n").encode("utf-8")
         if len(data) > max_bytes:
             raise SaveRefused(f"saving would make the local events file {len(data):,} bytes; the limit is "

@@ -391,7 +391,7 @@ def test_category_colours_are_distinct_and_cover_every_category():
 def test_legend_table_columns_and_labels(view):
     table = cev.events_legend_table(view)
     assert table.columns.tolist() == ["number", "date", "date_precision", "title", "category", "source_name",
-                                      "source_url"]
+                                      "source_url", "link"]
     assert table["number"].tolist() == list(range(1, len(view) + 1))
     assert set(table["category"]) <= set(cev.event_categories.values())
     assert table["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
