@@ -154,12 +154,13 @@ def key_figures(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
             out.append(dict(source=source, release=rel.date(), figure=label, series=series, key=f.key,
                             date=f.date.date(), end=f.end.date(), value=f.value, flag=f.flag,
                             previous_release=p.release.date() if p else None,
+                            previous_date=p.date.date() if p else None,
                             previous_end=p.end.date() if p else None,
                             previous_value=p.value if p else None,
                             change=(f.value - p.value) if comparable else None))
             prev[label] = f
     return pd.DataFrame(out, columns=["source", "release", "figure", "series", "key", "date", "end", "value",
-                                      "flag", "previous_release", "previous_end", "previous_value", "change"])
+                                      "flag", "previous_release", "previous_date", "previous_end", "previous_value", "change"])
 
 
 # ---------------------------------------------------------------- revisions and flags
@@ -248,7 +249,8 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
             by_table = "; ".join(f"{k.date().isoformat()}: {v}" for k, v in sorted(by_date.items(), reverse=True))
             f = figs[figs["release"] == d]
             kf = "; ".join(f"{r.figure} {_n(r.value)} ({_period(r)})" for r in f.itertuples())
-            ch = "; ".join(f"{r.figure} {r.change:+,.0f} against the release of {r.previous_release.isoformat()}"
+            ch = "; ".join(f"{r.figure} {r.change:+,.0f} against {_n(r.previous_value)} "
+                           f"({_span(r.previous_date, r.previous_end)}) in the release of {r.previous_release.isoformat()}"
                            for r in f.itertuples() if pd.notna(r.change))
             rv = revs[revs["release"] == d.isoformat()]
             fl = flags[flags["release"] == d.isoformat()]
@@ -261,10 +263,13 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(out, columns=LEDGER_COLUMNS)
 
 
+def _span(a, b) -> str:
+    return f"on {b.isoformat()}" if a == b else f"{a.isoformat()} to {b.isoformat()}"
+
+
 def _period(r) -> str:
-    if r.date == r.end:
-        return f"on {r.end.isoformat()}"
-    return f"{r.date.isoformat()} to {r.end.isoformat()}" + (f", {r.key}" if r.key else "")
+    key = {"": "", "*": ", summed over the states listed"}.get(r.key, f", {r.key}")
+    return _span(r.date, r.end) + key
 
 
 def _revision_text(rv: pd.DataFrame) -> str:
