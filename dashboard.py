@@ -172,6 +172,8 @@ def show_headlines() -> None:
                       help=h.definition)
             st.caption(f"{h.unit}, {h.period}. Data date {h.data_date}; release {h.release or 'n/a'}. "
                        f"Source: {h.publisher}.")
+            from releases_view import card_status  # the source's publication status (Releases tab)
+            st.caption(card_status(snap, h.source))
             if h.overdue_days:
                 st.badge(f"Overdue by {h.overdue_days} days", color="orange",
                          help="Later than the source's usual release cadence; newer figures may exist.")
@@ -179,8 +181,8 @@ def show_headlines() -> None:
 
 show_headlines()
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
-tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"],
-                                             key="tab", on_change="rerun")
+tab_trends, tab_study, tab_sources, tab_releases = st.tabs(
+    ["Trends and events", "Event study", "Sources and methods", "Releases"], key="tab", on_change="rerun")
 
 # ---------------------------------------------------------------- trends
 
@@ -451,6 +453,8 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                          "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"), "url": f.get("url")})
     catalogue = snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
                                               "definition", "source"]]
+    from charts.ledger import catalogue_presence  # say so where a listed series has no data in the snapshot
+    catalogue.insert(2, "data in this snapshot", catalogue_presence(snap)["data"].to_numpy())
     notes = pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"])
     return pd.DataFrame(rows), catalogue, notes
 
@@ -476,3 +480,8 @@ def sources_panel() -> None:
 with tab_sources:
     if tab_sources.open:
         sources_panel()
+
+with tab_releases:
+    if tab_releases.open:
+        from releases_view import releases_panel
+        releases_panel(snap)
