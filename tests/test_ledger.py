@@ -309,3 +309,30 @@ def test_built_source_that_revises_earlier_months(tmp_path):
     s = ledger.whats_new(snap, "cbp_encounters")
     assert [x.text for x in s] == ["CBP counts 90 southwest border encounters in February 2025, 30 fewer than in "
                                    "January 2025, in its file with data through March 2025."]
+
+
+# ---------------------------------------------------------------- the page
+
+def test_releases_tab_on_the_page(snap):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    cards = [c.value for c in at.caption if c.value.startswith("Publication: ")]
+    assert any(c.startswith("Publication: no release for") and "latest held 2026-04-09" in c for c in cards)
+    at.session_state["tab"] = "Releases"
+    at.run()
+    assert not at.exception, at.exception
+    heads = [s.value for s in at.subheader]
+    assert heads[:3] == ["Publication status", "What's new in each latest release", "Every release"]
+    block = at.code[0].value
+    assert ledger.whats_new(snap, "ice_detention_stats")[0].text in block and "Source: " in block
+    tables = [d.value for d in at.dataframe]
+    st_table = next(t for t in tables if "status" in t.columns)
+    assert "publication stopped (reported, not verified)" in set(st_table["status"])
+    ice_rows = next(t for t in tables if "key_figures" in t.columns)
+    assert len(ice_rows) == len(ledger.releases_of(snap, "ice_detention_stats"))
+    missing = next(t for t in tables if list(t.columns) == ["id", "title", "data"])
+    assert missing["id"].str.startswith("ddp_records.").any()
+    assert not any(i in snap.by_series for i in missing["id"]) and missing["data"].str.startswith("no data").all()
+    assert len(at.get("plotly_chart")) == 2
