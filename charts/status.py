@@ -232,11 +232,19 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
         words = f"no release for {days_since} days"
     else:  # only what this project holds: a missing file is not proof that nothing was published
         words = f"no release in this snapshot for {days_since} days"
-    title = entry.get("title") or (mine["statement"].iloc[0][:60] if len(mine) else source)
+    title = entry.get("title") or _registry_title(source) or source
     if source == "ice_statistics_page":
         title = "ICE enforcement statistics pages (ice.gov/statistics)"
     return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
                   days_since, overdue if overdue and overdue > 0 else None, words, in_snap, evidence, continues)
+
+
+def _registry_title(source: str) -> str:
+    try:
+        from loaders import registry
+        return registry.SOURCES[source].title if source in registry.SOURCES else ""
+    except ImportError:  # pragma: no cover
+        return ""
 
 
 def status_table(statuses: list[Status]) -> pd.DataFrame:
