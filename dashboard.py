@@ -345,7 +345,9 @@ def trends_panel() -> None:
                            file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
                            on_click="ignore", key="dl_full_parquet")
         st.text("Citation for this view:")
-        st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
+        from releases_view import citation_with_whats_new  # each source's latest release in sentences
+        st.code(citation_with_whats_new(snap, export.citation(snap, r.prepared), [p.source for p in r.prepared]),
+                language=None, wrap_lines=True)
 
 
 with tab_trends:

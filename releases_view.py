@@ -93,3 +93,14 @@ def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None)
                     if s.last_release_held and s.last_release_held != s.last_release_known else "")
             return f"Publication: {s.status}{last}{held}."
     return ""
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...]) -> str:
+    return ledger.citation_text(_snap, list(sources))
+
+
+def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources) -> str:
+    """A view's citation followed by what's new in the latest release of each of its sources."""
+    new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)))
+    return citation + ("\nWhat's new: " + new if new else "")

@@ -336,3 +336,14 @@ def test_releases_tab_on_the_page(snap):
     assert missing["id"].str.startswith("ddp_records.").any()
     assert not any(i in snap.by_series for i in missing["id"]) and missing["data"].str.startswith("no data").all()
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_the_views_citation_carries_whats_new(snap):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
+    at.query_params["series"] = "ice_detention_stats.detained_total"
+    at.run()
+    assert not at.exception, at.exception
+    cites = [c.value for c in at.code if "Compiled with" in c.value]
+    assert cites and "\nWhat's new: " + ledger.whats_new(snap, "ice_detention_stats")[0].text in cites[0]
+    assert "TRAC counts" not in cites[0]  # only the sources in view
