@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -82,8 +83,22 @@ def _source_rows(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
 
 
 def releases_of(snap: cdata.Snapshot, source: str) -> list[pd.Timestamp]:
-    rows = _source_rows(snap, source)
-    return sorted(pd.Timestamp(r) for r in rows["release"].dropna().unique())
+    # A snapshot is read-only once loaded: the answer is kept on it (every chart with blackouts asks).
+    hit = snap._memo.get(("releases_of", source))
+    if hit is None:
+        rows = _source_rows(snap, source)
+        hit = snap._memo[("releases_of", source)] = sorted(pd.Timestamp(r) for r in rows["release"].dropna().unique())
+    return list(hit)
+
+
+def _by_release(snap: cdata.Snapshot, series: str) -> dict:
+    """A series' rows split by release, once per snapshot."""
+    hit = snap._memo.get(("by_release", series))
+    if hit is None:
+        df = snap.by_series.get(series)
+        hit = {} if df is None else {pd.Timestamp(k): g for k, g in df.groupby("release", sort=False)}
+        snap._memo[("by_release", series)] = hit
+    return hit
 
 
 # ---------------------------------------------------------------- key figures
@@ -101,39 +116,40 @@ class Figure:
     flag: str = ""
 
 
-def _pick(rows: pd.DataFrame, how: str) -> pd.Series | None:
-    if rows.empty:
-        return None
-    rows = rows.sort_values("date", kind="mergesort")
-    if how == "complete":
-        rows = rows[~rows["flag"].str.contains("partial", regex=False)]
-        if rows.empty:
-            return None
-    return rows.iloc[-1]
-
-
 def key_figure(snap: cdata.Snapshot, label: str, series: str, how: str, release: pd.Timestamp) -> Figure | None:
     """The figure as published in ``release`` itself (not the latest view of that period)."""
+    return _figures(snap, label, series, how).get(pd.Timestamp(release))
+
+
+def _figures(snap: cdata.Snapshot, label: str, series: str, how: str) -> dict:
+    """The figure of every release of a series at once (vectorised: TRAC has over 160 releases), kept on the
+    read-only snapshot."""
+    memo = ("figures", label, series, how)
+    if memo in snap._memo:
+        return snap._memo[memo]
+    out: dict = {}
     df = snap.by_series.get(series)
-    if df is None:
-        return None
-    rows = df[df["release"] == release]
-    if rows.empty:
-        return None
-    if how == "sum":  # every breakdown member of the release's last complete period, added up; key "*"
-        full = rows[~rows["flag"].str.contains("partial", regex=False)]
-        if full.empty:
-            return None
-        last = full[full["date"] == full["date"].max()]
-        return Figure(label, series, "*", last["date"].iloc[0], last["end"].max(), float(last["value"].sum()),
-                      release, "")
-    # Fiscal-year-to-date series are keyed by fiscal year: the release's own (latest) year.
-    keys = sorted(rows["key"].unique())
-    key = "" if "" in keys else keys[-1]
-    row = _pick(rows[rows["key"] == key], how)
-    if row is None:
-        return None
-    return Figure(label, series, key, row["date"], row["end"], float(row["value"]), release, row["flag"])
+    if df is not None and len(df):
+        df = df[df["release"].notna()]
+        if how in ("complete", "sum"):
+            df = df[~df["flag"].str.contains("partial", regex=False)]
+        if how == "sum":  # every breakdown member of the release's last complete period, added up; key "*"
+            last = df.groupby("release")["date"].transform("max")
+            part = df[df["date"] == last]
+            agg = part.groupby("release").agg(date=("date", "first"), end=("end", "max"), value=("value", "sum"))
+            for rel, r in agg.iterrows():
+                out[rel] = Figure(label, series, "*", r["date"], r["end"], float(r["value"]), rel, "")
+        else:
+            # Fiscal-year-to-date series are keyed by fiscal year: the release's own (latest) year; others
+            # use the series without breakdown ("").
+            has_blank = df.assign(b=df["key"] == "").groupby("release")["b"].transform("any")
+            top = df.groupby("release")["key"].transform("max")
+            chosen = df[(has_blank & (df["key"] == "")) | (~has_blank & (df["key"] == top))]
+            picked = chosen.sort_values(["release", "date"], kind="mergesort").drop_duplicates("release", keep="last")
+            for r in picked.itertuples(index=False):
+                out[r.release] = Figure(label, series, r.key, r.date, r.end, float(r.value), r.release, r.flag)
+    snap._memo[memo] = out
+    return out
 
 
 def key_figures(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
@@ -242,24 +258,35 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
         revs = revisions(snap, src)
         flags = raised_flags(snap, src)
         through = tables_through(snap, src)
+        # Each part split by release once (TRAC has over 160 releases): no filtering inside the loop.
+        t_by: dict = {}
+        for rel_, day_, sid_ in zip(through["release"], through["data_through"], through["series"]):
+            t_by.setdefault(rel_, []).append((day_, sid_))
+        f_by: dict = {}
+        for rec in figs.to_dict("records"):  # plain records: per-row pandas access cost seconds for TRAC
+            f_by.setdefault(rec["release"], []).append(SimpleNamespace(**rec))
+        r_by = {k: g for k, g in revs.groupby("release", sort=False)}
+        fl_by = {k: g for k, g in flags.groupby("release", sort=False)}
+        empty_r = revs.iloc[0:0]
         for rel, g in rows.groupby("release", sort=True):
             d = rel.date()
-            t = through[through["release"] == rel]
-            by_date = t.groupby("data_through")["series"].apply(lambda s: ", ".join(x.split(".", 1)[1] for x in s))
-            by_table = "; ".join(f"{k.date().isoformat()}: {v}" for k, v in sorted(by_date.items(), reverse=True))
-            f = figs[figs["release"] == d]
-            kf = "; ".join(f"{r.figure} {_n(r.value)} ({_period(r)})" for r in f.itertuples())
+            by_date: dict = {}
+            for day_, sid in t_by.get(rel, ()):
+                by_date.setdefault(day_, []).append(sid.split(".", 1)[1])
+            by_table = "; ".join(f"{k.date().isoformat()}: {', '.join(v)}" for k, v in sorted(by_date.items(), reverse=True))
+            f = f_by.get(d, [])
+            kf = "; ".join(f"{r.figure} {_n(r.value)} ({_period(r)})" for r in f)
             ch = "; ".join(f"{r.figure} {r.change:+,.0f} against {_n(r.previous_value)} "
                            f"({_span(r.previous_date, r.previous_end)}) in the release of {r.previous_release.isoformat()}"
-                           for r in f.itertuples() if pd.notna(r.change))
-            rv = revs[revs["release"] == d.isoformat()]
-            fl = flags[flags["release"] == d.isoformat()]
+                           for r in f if pd.notna(r.change))
+            rv = r_by.get(d.isoformat(), empty_r)
+            fl = fl_by.get(d.isoformat())
+            counts = fl["flag"].value_counts().sort_index().items() if fl is not None else ()
             out.append(dict(source=src, release=d, files="; ".join(sorted(g["file"].unique())),
                             series=g["series"].nunique(), rows=len(g),
                             data_through=g["end"].max().date(), data_through_by_table=by_table,
                             key_figures=kf, changed_since_previous=ch, revisions=_revision_text(rv),
-                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in
-                                                    fl["flag"].value_counts().sort_index().items())))
+                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts)))
     return pd.DataFrame(out, columns=LEDGER_COLUMNS)
 
 

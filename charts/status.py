@@ -34,11 +34,24 @@ class DeclaredError(ValueError):
     pass
 
 
+_DECLARED_CACHE: dict = {}
+
+
 def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
-    """The declared facts, checked row by row: a bad row is refused with the file, row and field named."""
+    """The declared facts, checked row by row: a bad row is refused with the file, row and field named.
+    Read again only when the file changes (every chart with blackouts asks for them)."""
     path = Path(path)
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
+    stamp = path.stat()
+    key = (str(path), stamp.st_mtime_ns, stamp.st_size)
+    if key not in _DECLARED_CACHE:
+        _DECLARED_CACHE.clear()
+        _DECLARED_CACHE[key] = _read_declared(path)
+    return _DECLARED_CACHE[key]
+
+
+def _read_declared(path: Path) -> pd.DataFrame:
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     if rows and set(COLUMNS) - set(rows[0]):
@@ -136,13 +149,15 @@ def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
                      today: dt.date | None = None) -> dict[str, list[Blackout]]:
     """For each series in view, its source's blackouts that reach into [lo, hi]."""
     declared = read_declared()
-    cache: dict[str, list[Blackout]] = {}
+    today = today or dt.date.today()
     out = {}
     for sid in series_ids:
         src = sid.split(".", 1)[0]
-        if src not in cache:
-            cache[src] = blackouts(snap, src, today, declared)
-        hit = [b for b in cache[src] if b.start <= hi and (b.end or hi) >= lo]
+        # Kept on the (read-only) snapshot per source, day and declared file: page reruns ask every time.
+        key = ("blackouts", src, today, id(declared))
+        if key not in snap._memo:
+            snap._memo[key] = blackouts(snap, src, today, declared)
+        hit = [b for b in snap._memo[key] if b.start <= hi and (b.end or hi) >= lo]
         if hit:
             out[sid] = hit
     return out
