@@ -465,6 +465,9 @@ def sources_panel() -> None:
     files_table, catalogue_table, notes_table = sources_tables()
     st.subheader("Sources and files")
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
+    st.subheader("Publication status")  # built in releases_view; the Releases tab has the evidence in full
+    from releases_view import status_dataframe
+    st.dataframe(status_dataframe(snap), hide_index=True)
     st.subheader("Series definitions")
     st.dataframe(catalogue_table, hide_index=True)
     st.subheader("What the words mean")

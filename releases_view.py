@@ -104,3 +104,8 @@ def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources) -> str
     """A view's citation followed by what's new in the latest release of each of its sources."""
     new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)))
     return citation + ("\nWhat's new: " + new if new else "")
+
+
+def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None) -> pd.DataFrame:
+    """The publication-status table, for the Sources view."""
+    return status.status_table(_status(snap, id(snap), today or dt.date.today()))

@@ -228,7 +228,9 @@ def raised_flags(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
 # ---------------------------------------------------------------- the ledger
 
 LEDGER_COLUMNS = ["source", "release", "files", "series", "rows", "data_through", "data_through_by_table",
-                  "key_figures", "changed_since_previous", "revisions", "quality_flags"]
+                  "key_figures", "changed_since_previous", "revisions", "quality_flags", "release_table_dates"]
+# Columns of a source's releases table (``data/tables/<source>.releases.csv``) that are not dates of the data.
+_RELEASE_TABLE_SKIP = {"file", "fiscal_year", "release_date", "release_date_from", "release"}
 
 
 def _n(v: float) -> str:
@@ -268,6 +270,14 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
         r_by = {k: g for k, g in revs.groupby("release", sort=False)}
         fl_by = {k: g for k, g in flags.groupby("release", sort=False)}
         empty_r = revs.iloc[0:0]
+        # The loader's own per-release dates (ICE: data pull, footnote and docket dates, header checks), every
+        # column it writes, so new ones reach the ledger without a change here.
+        rt = snap.tables.get(f"{src}.releases")
+        rt_by: dict = {}
+        if rt is not None and "file" in rt:
+            cols = [c for c in rt.columns if c not in _RELEASE_TABLE_SKIP]
+            for rec in rt.to_dict("records"):
+                rt_by[rec["file"]] = "; ".join(f"{c} {rec[c]}" for c in cols if str(rec[c]).strip())
         for rel, g in rows.groupby("release", sort=True):
             d = rel.date()
             by_date: dict = {}
@@ -286,7 +296,9 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
                             series=g["series"].nunique(), rows=len(g),
                             data_through=g["end"].max().date(), data_through_by_table=by_table,
                             key_figures=kf, changed_since_previous=ch, revisions=_revision_text(rv),
-                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts)))
+                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts),
+                            release_table_dates=" | ".join(f"{f}: {rt_by[f]}" for f in sorted(g["file"].unique())
+                                                           if rt_by.get(f))))
     return pd.DataFrame(out, columns=LEDGER_COLUMNS)
 
 

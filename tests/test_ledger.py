@@ -336,6 +336,14 @@ def test_releases_tab_on_the_page(snap):
     assert missing["id"].str.startswith("ddp_records.").any()
     assert not any(i in snap.by_series for i in missing["id"]) and missing["data"].str.startswith("no data").all()
     assert len(at.get("plotly_chart")) == 2
+    at.session_state["tab"] = "Sources and methods"
+    at.run()
+    assert not at.exception, at.exception
+    tables = [d.value for d in at.dataframe]
+    st_table = next(t for t in tables if "status" in t.columns and "days_since" in t.columns)
+    assert st_table.set_index("source").loc["ice_detention_stats", "status"].startswith("no release for")
+    cat = next(t for t in tables if "data in this snapshot" in t.columns).set_index("id")
+    assert cat.loc["ddp_records.arrests_daily", "data in this snapshot"].startswith("no data in this snapshot")
 
 
 def test_the_views_citation_carries_whats_new(snap):
@@ -347,3 +355,12 @@ def test_the_views_citation_carries_whats_new(snap):
     cites = [c.value for c in at.code if "Compiled with" in c.value]
     assert cites and "\nWhat's new: " + ledger.whats_new(snap, "ice_detention_stats")[0].text in cites[0]
     assert "TRAC counts" not in cites[0]  # only the sources in view
+
+
+def test_the_loaders_release_table_reaches_the_ledger(snap):
+    # Every date column ICE's loader writes per workbook is carried, whatever columns it adds later.
+    rt = snap.tables["ice_detention_stats.releases"].set_index("file")
+    lg = ledger.ledger(snap, "ice_detention_stats").set_index("files")
+    f = "FY26_detentionStats_04092026.xlsx"
+    for col in ("data_date", "footnote_data_through"):
+        assert f"{col} {rt.loc[f, col]}" in lg.loc[f, "release_table_dates"]
