@@ -194,6 +194,8 @@ def show_headlines() -> None:
                       help=h.definition)
             st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison}.")
                        + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
+            from releases_view import card_status  # the source's publication status (Releases tab)
+            st.caption(card_status(snap, h.source))
             if h.fixed_file:
                 st.badge(f"Fixed file, not updated; data {h.age_days} days old", color="gray",
                          help="This series comes from a file that is never refreshed; newer figures may exist elsewhere.")
@@ -206,8 +208,8 @@ def show_headlines() -> None:
 
 show_headlines()
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
-tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"],
-                                             key="tab", on_change="rerun")
+tab_trends, tab_study, tab_sources, tab_releases = st.tabs(
+    ["Trends and events", "Event study", "Sources and methods", "Releases"], key="tab", on_change="rerun")
 
 # ---------------------------------------------------------------- trends
 
@@ -369,7 +371,9 @@ def trends_panel() -> None:
                            file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
                            on_click="ignore", key="dl_full_parquet")
         st.text("Citation for this view:")
-        st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
+        from releases_view import citation_with_whats_new  # each source's latest release in sentences
+        st.code(citation_with_whats_new(snap, export.citation(snap, r.prepared), [p.source for p in r.prepared]),
+                language=None, wrap_lines=True)
 
 
 def upload_panel(up) -> None:
@@ -518,6 +522,8 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                          "archive copy": o.get("archive_url") or None})
     catalogue = snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
                                               "definition", "source"]]
+    from charts.ledger import catalogue_presence  # say so where a listed series has no data in the snapshot
+    catalogue.insert(2, "data in this snapshot", catalogue_presence(snap)["data"].to_numpy())
     notes = pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"])
     return pd.DataFrame(rows), catalogue, notes
 
@@ -528,6 +534,9 @@ def sources_panel() -> None:
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
+    st.subheader("Publication status")  # built in releases_view; the Releases tab has the evidence in full
+    from releases_view import status_dataframe
+    st.dataframe(status_dataframe(snap), hide_index=True)
     st.subheader("Series definitions")
     st.dataframe(catalogue_table, hide_index=True)
     st.subheader("What the words mean")
@@ -545,3 +554,8 @@ def sources_panel() -> None:
 with tab_sources:
     if tab_sources.open:
         sources_panel()
+
+with tab_releases:
+    if tab_releases.open:
+        from releases_view import releases_panel
+        releases_panel(snap)

@@ -246,6 +246,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         if ymax and not view.log:
             layout["yaxis"]["range"] = [0, ymax * 1.18]  # the main axis only, not the markers' overlay
         layout["hovermode"] = "closest"
+    from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
+    add_blackouts(spec, snap, prepared, lo, hi)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
     return go.Figure(spec, _validate=VALIDATE)

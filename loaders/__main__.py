@@ -1,4 +1,4 @@
-"""Command line: ``python -m loaders {list,status,update,rebuild,parse}``."""
+"""Command line: ``python -m loaders {list,status,update,rebuild,parse,releases}``."""
 from __future__ import annotations
 
 import argparse
@@ -23,6 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     rb.add_argument("--raw", default=str(pipeline.RAW), help="folder of raw files (e.g. ../shared/data)")
     rb.add_argument("--out", default=str(pipeline.DATA), help="where to write the snapshot (default: data/)")
     rb.add_argument("sources", nargs="*", help="only these sources (default: all, and the manifest is rewritten)")
+    rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
+    rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
+    rl.add_argument("--format", choices=("text", "csv"), default="text")
+    rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source")
+    rl.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
     pa.add_argument("source")
     pa.add_argument("file")
@@ -57,6 +62,9 @@ def _run(args) -> int:
             return 1
         for sid, n in counts.items():
             print(f"{sid}: {n} rows")
+    elif args.cmd == "releases":
+        from . import releases
+        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":
         src = registry.get(args.source)
         path = Path(args.file)
