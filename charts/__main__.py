@@ -77,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--event-text", dest="event_text", help="show only events whose text contains this")
     ex.add_argument("--no-events", action="store_true", help="leave events off")
     ex.add_argument("--no-reported", action="store_true", help="leave reported figures off")
+    ex.add_argument("--view", choices=["trends", "places"], help="which part of the page (default: trends)")
+    ex.add_argument("--map", help="places view: state, facilities, field-offices, facility or state-history")
+    ex.add_argument("--release", help="places view: <ice|sheet|trac>:YYYY-MM-DD (default: latest ICE workbook)")
+    ex.add_argument("--per-capita", dest="per_capita", action="store_true", help="places view: per 100,000 residents")
+    ex.add_argument("--facility", help="places view: facility code (or name-only id) for --map facility")
+    ex.add_argument("--state", help="places view: two-letter state for --map state-history")
     ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
     ex.add_argument("--width", type=int, default=1200)
     ex.add_argument("--out", required=True, help="output file")
@@ -88,6 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     if fmt not in ("png", "svg", "html", "csv"):
         print(f"error: cannot tell the format from {out.name!r}; use --format", file=sys.stderr)
         return 2
+    pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
+          args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
+    if args.view == "places" or (args.view is None and pq.get("view") == "places"):
+        from . import places_view
+        for name in ("map", "release", "facility", "state"):
+            if getattr(args, name, None):
+                pq[name] = getattr(args, name)
+        if args.per_capita:
+            pq["per"] = "100k"
+        return places_view.export(Path(args.data), pq, fmt, out, width=args.width)
     view = view_from_args(args)
     snap, events, reported = load_context(Path(args.data))
     missing = [r for r in view.series if r.split("|")[0] not in snap.by_series]
