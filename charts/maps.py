@@ -165,10 +165,10 @@ def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
     vmax = float(cs["value"].max()) if len(cs) else 1.0
     sizeref = 2.0 * vmax / (40 ** 2) if vmax > 0 else 1
 
-    def trace(df, geo, show):
+    def trace(df, geo, show, sizemin=2):
         return go.Scattergeo(
             lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, name="facility (approximate place)",
-            marker=dict(size=df["value"].clip(lower=0), sizemode="area", sizeref=sizeref, sizemin=2,
+            marker=dict(size=df["value"].clip(lower=0), sizemode="area", sizeref=sizeref, sizemin=sizemin,
                         color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
             hovertext=[f"<b>{html.escape(str(n))}</b><br>{html.escape(str(c))}, {html.escape(str(s))} "
@@ -184,7 +184,7 @@ def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
     for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = drawn[drawn["state"].isin(states)]
         if len(sub):
-            fig.add_trace(trace(sub, f"geo{i}", False))
+            fig.add_trace(trace(sub, f"geo{i}", False, sizemin=5))  # small sites on small islands: keep visible
         gone = missing[missing["state"].isin(states)]
         if len(gone):  # no internal point (Guam, the Marianas): said under the panel, not a made-up position
             x0 = 0.52 + (i - 2) * 0.25
@@ -252,7 +252,8 @@ def facility_history_figure(pl: P.Places, facility_id: str) -> go.Figure:
     _title(fig, f"{f['name']} ({f['code'] or 'no ICE code'})",
            f"{f['city']}, {f['state']}; field office {f['field_office'] or 'unknown'}; type {f['type'] or 'unknown'}"
            + (f"; {f['address']}" if f["address"] else ""))
-    fig.update_layout(yaxis_title="people", height=520, legend=dict(orientation="h", y=-0.15))
+    fig.update_layout(yaxis_title="people", height=520, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+                      margin=dict(t=140))
     lines = ["Sources: ICE detention statistics (Facilities sheet, every release held); Detention System Data registry "
              "(ICE's 2026-07-20 sheet); TRAC facilities table; Deportation Data Project facility-day file (to "
              "2026-03-10, CC0).", P.CAVEAT_ADP,
@@ -261,7 +262,7 @@ def facility_history_figure(pl: P.Places, facility_id: str) -> go.Figure:
              f"Names carried: {f['names']}."]
     if f["notes"]:
         lines.append(f"Notes: {f['notes']}.")
-    _footer(fig, lines, top=-0.25)
+    _footer(fig, lines, top=-0.1)
     return fig
 
 
@@ -285,11 +286,12 @@ def state_history_figure(pl: P.Places, state: str, snap=None) -> go.Figure:
                                      hovertemplate="%{y:,.1f} as of %{x|%Y-%m-%d}; release %{customdata[0]}; "
                                                    "%{customdata[1]} facilities<extra></extra>"))
     _title(fig, f"People held in ICE detention in {name}", "Facility figures summed by state, every release held")
-    fig.update_layout(yaxis_title="people", height=500, legend=dict(orientation="h", y=-0.15))
+    fig.update_layout(yaxis_title="people", height=500, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+                      margin=dict(t=140))
     lines = [P.CAVEAT_ADP, "DDP's monthly sums cover only facilities that DDP's codes tie to this state (through ICE's "
              "names or the registry); facilities with no state known are in no state's line.",
              "Sources: ICE detention statistics; Detention System Data registry; TRAC; Deportation Data Project (CC0)."]
-    _footer(fig, lines, top=-0.25)
+    _footer(fig, lines, top=-0.1)
     return fig
 
 
