@@ -45,7 +45,7 @@ def places_panel(snap) -> None:
     for k in ("p_map", "p_release", "p_per", "p_facility", "p_state"):  # kept across visits to other tabs
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
-    labels = dict(zip((P.release_key(s, r) for s, r in zip(pl.releases["source"], pl.releases["release"])),
+    labels = dict(zip((P.release_key(src_, r) for src_, r in zip(pl.releases["source"], pl.releases["release"])),
                       pl.releases["label"]))
     if st.session_state.get("p_release") not in labels:
         st.session_state["p_release"] = default_release(pl)
@@ -54,17 +54,17 @@ def places_panel(snap) -> None:
     c2.selectbox("As of the release", list(labels), key="p_release", format_func=labels.get,
                  help="A facility's figure is ICE's fiscal-year-to-date average daily population in that release.")
     c3.toggle("Per 100,000 residents", key="p_per", disabled=st.session_state["p_map"] != "state")
-    s = st.session_state
-    view = PlacesView(map=s["p_map"], release=s["p_release"], per_capita=s["p_per"] and s["p_map"] == "state",
-                      facility=s.get("p_facility") or "", state=s.get("p_state") or "")
+    ss = st.session_state
+    view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
+                      facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
     st.query_params.from_dict(view.to_query())
     r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita))
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
               if p.get("customdata")] if view.map == "facilities" else []
-    if picked and picked[0] != s.get("p_facility"):
-        s["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
+    if picked and picked[0] != ss.get("p_facility"):
+        ss["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
     st.caption(P.CAVEAT_ADP + (" " + P.CAVEAT_POINTS if view.map == "facilities" else "") + " " + P.CAVEAT_REGISTRY)
     _downloads(r, f"places-{view.map}-{view.release.replace(':', '-')}", "p_main")
     with st.expander("The figures in a table", expanded=view.map != "state"):
@@ -80,33 +80,33 @@ def places_panel(snap) -> None:
     opts = list(fac["facility_id"])
     names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
                      + fac["code"].where(fac["code"] != "", "no code") + ")"))
-    if s.get("p_facility") not in names:
-        s["p_facility"] = None
+    if ss.get("p_facility") not in names:
+        ss["p_facility"] = None
     st.selectbox("Search a facility by name, city, state or code (or click one on the facilities map)", opts,
                  key="p_facility", format_func=names.get, placeholder="Type to search…")
-    if s.get("p_facility"):
-        fr = render(snap, pl, PlacesView(map="facility", facility=s["p_facility"]))
-        row = fac.set_index("facility_id").loc[s["p_facility"]]
+    if ss.get("p_facility"):
+        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]))
+        row = fac.set_index("facility_id").loc[ss["p_facility"]]
         st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
         st.dataframe(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
                           "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
                           "in_registry", "notes"]].rename("value").to_frame(), width="stretch")
-        _downloads(fr, f"facility-{s['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
+        _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
 
     st.subheader("A state")
     states = sorted({x for x in pl.facilities["state"] if x in P.USPS})
     st.selectbox("State or territory", states, key="p_state", placeholder="Pick a state…",
                  format_func=lambda u: P.USPS[u][1])
-    if s.get("p_state"):
-        sr = render(snap, pl, PlacesView(map="state-history", state=s["p_state"]))
+    if ss.get("p_state"):
+        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]))
         st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
-        _downloads(sr, f"state-{s['p_state']}", "p_state_dl")
+        _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
         src, rel = P.parse_release_key(view.release)
         cs = P.facility_cross_section(pl, src, rel)
-        st.text(f"Facilities in {P.USPS[s['p_state']][1]} in the chosen release:")
-        st.dataframe(cs[cs["state"] == s["p_state"]][["name", "city", "type", "field_office", "value", "code"]]
+        st.text(f"Facilities in {P.USPS[ss['p_state']][1]} in the chosen release:")
+        st.dataframe(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]]
                      .rename(columns={"value": "people (ADP)"}), hide_index=True)
-        arr = maps.arrests_by_state(snap, s["p_state"])
+        arr = maps.arrests_by_state(snap, ss["p_state"])
         st.text("ICE arrests recorded in this state (totals over the period shown; not book-ins, not CBP):")
         if len(arr):
             st.dataframe(arr.drop(columns="series"), hide_index=True)
