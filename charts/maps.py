@@ -341,8 +341,11 @@ class _MapsHandler(SimpleHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Origin", "*")
         super().end_headers()
 
-    def log_message(self, *args):  # quiet: this is an internal helper, not a web server people use
-        pass
+    served: list[str] = []  # paths asked for, so a test can tell the outlines came from here
+
+    def log_message(self, fmt, *args):  # quiet: an internal helper, not a web server people use
+        if args and isinstance(args[0], str):
+            _MapsHandler.served.append(args[0])
 
 
 _SERVER: ThreadingHTTPServer | None = None

@@ -331,3 +331,19 @@ def test_real_registry_and_census_files(shared_data):
     # the FIPS -> USPS table in census.py agrees with the Gazetteer for every state in it
     for usps, geoid in zip(gaz["usps"], gaz["geoid"]):
         assert census.STATES[geoid[:2]][0] == usps
+
+
+@pytest.mark.browser
+def test_png_and_svg_exports_draw_the_map_from_the_local_outlines(pl):
+    """Kaleido's headless browser gets the outlines from the loopback server, not from cdn.plot.ly."""
+    from charts import export
+    if not export.find_browser():
+        pytest.skip("no Chrome or Chromium for image export")
+    maps._MapsHandler.served.clear()
+    fig = maps.state_map(pl, "ice", "2026-04-09")
+    png = maps.to_image(fig, "png")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = maps.to_image(maps.facility_map(pl, "ice", "2026-04-09"), "svg").decode()
+    assert svg.count("<path") > 200 and "Not drawn" in svg
+    asked = " ".join(maps._MapsHandler.served)
+    assert "/usa_110m.json" in asked and "/world_110m.json" in asked
