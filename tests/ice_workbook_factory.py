@@ -226,3 +226,29 @@ def _blocks(d, r, title, ice, cbp, overall, rel, additive=True, ice_overall=None
                     i_, c_ = (ice + [ice_o])[j], (cbp + [overall - ice_o])[j]
                     d[f"{c}{row + 1 + k}"] = i_ * rel.ice_mix[k] + c_ * rel.cbp_mix[k]
         row += 4
+
+
+def with_sheet_from(content: bytes, other: bytes, sheet: str, as_name: str | None = None, first: bool = False) -> bytes:
+    """``content`` with a copy (values only) of sheet ``sheet`` of workbook ``other``: a leftover sheet from another
+    release or fiscal year, as ICE's workbooks sometimes carry (FY2023's file holds ``ATD FY24 YTD``)."""
+    from openpyxl import load_workbook
+
+    wb, src = load_workbook(io.BytesIO(content)), load_workbook(io.BytesIO(other))
+    ws = wb.create_sheet(as_name or sheet, 0 if first else None)
+    for row in src[sheet].iter_rows():
+        for c in row:
+            if c.value is not None:
+                ws.cell(c.row, c.column, c.value)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def rename_sheet(content: bytes, old: str, new: str) -> bytes:
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(content))
+    wb[old].title = new
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

@@ -593,3 +593,77 @@ def test_each_table_carries_its_own_footnote_date(real):
         assert set(o[o.series == S + "removals_fytd"].date) == {rem}, file
         assert set(o[o.series == S + "adp_total_fytd"].date) == {det}, file
         assert set(o[o.series == S + "facility_adp_fytd"].date) == {iids}, file
+
+
+# ---------------------------------------------------------------- ICE's FY-overall ADP recomputed per release
+
+def test_fy_overall_adp_follows_from_the_months_and_their_days(feb_release):
+    """ICE's FY Overall = monthly ADPs weighted by days, the last month to the footnote date: a consistent
+    release raises nothing; a release whose partial month is cut elsewhere is flagged with the reason."""
+    assert findings([feb_release]).empty
+    # No footnotes: the parser can only cut February at the IIDS date (02-18), while ICE's FY Overall was
+    # computed to 02-22. The check sees the arithmetic fail and says which day count would fit.
+    from openpyxl import load_workbook
+    import io
+    wb = load_workbook(io.BytesIO(build(feb_release)))
+    del wb["Footnotes"]
+    buf = io.BytesIO()
+    wb.save(buf)
+    obs = pipeline.parse_bytes(SRC, buf.getvalue(), feb_release.name)
+    feb = obs[(obs.series == S + "book_ins_ice") & (obs.date == "2025-02-01")].iloc[0]
+    assert feb.end == "2025-02-18"  # the IIDS date, for want of a footnote
+    f = ice.check(obs)
+    m = f[f.flag == "fy-adp-mismatch"]
+    assert set(m.series) == {S + f"adp_{a}{s}" for a in ("ice", "cbp", "total") for s in ("", "_fytd")}
+    msg = m[m.series == S + "adp_total_fytd"].message.iloc[0]
+    assert "2025-02-01 to 2025-02-18" in msg and "ran 22 days, to 2025-02-22" in msg
+
+
+def test_fy_overall_adp_that_ice_misprinted_is_flagged(feb_release):
+    f = findings([replace(feb_release, adp_fytd=41000.0)])
+    m = f[(f.flag == "fy-adp-mismatch") & (f.series == S + "adp_total_fytd")]
+    assert len(m) == 1 and "printed 41,000.00" in m.message.iloc[0]
+
+
+# ---------------------------------------------------------------- sheets chosen by the fiscal year they belong to
+
+def _fy26() -> Release:
+    return Release("FY26_detentionStats_02122026.xlsx", 2026, D(2026, 2, 5), D(2026, 2, 7), ice=55000, cbp=13000,
+                   book_ins_ice=[36646, 33000, 35000, 34000, 9000], book_ins_cbp=[4995, 4000, 4200, 3600, 800],
+                   adp_ice=[52000.0, 53000.0, 54000.0, 55000.0, 56000.0], adp_cbp=[12600.0, 12100.0, 11000.0,
+                                                                                  10500.0, 10000.0], removals=150000)
+
+
+def test_a_leftover_sheet_of_another_fiscal_year_is_not_read(feb_release):
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    clean = parse(fy26)
+    # ICE's FY2025 Detention sheet left in the FY2026 workbook, placed first (a first-match parser reads it)
+    b = with_sheet_from(build(fy26), build(feb_release), "Detention FY25", first=True)
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    pd.testing.assert_frame_equal(got.obs, clean)
+    assert got.tables["releases"].detention_sheet.iloc[0] == "Detention FY26"
+    assert value(got.obs, "detained_ice") == 55000
+
+
+def test_only_another_years_sheet_is_an_error_naming_it(feb_release):
+    from tests.ice_workbook_factory import rename_sheet
+    fy26 = _fy26()
+    # DDP's copy of the 2026-01-08 release held FY2020 figures: a FY26 name over another year's workbook.
+    b = build(replace(feb_release, name=fy26.name))
+    with pytest.raises(ParseError, match=r"no Detention sheet for fiscal year 2026.*'Detention FY25' \(FY2025\)"):
+        ice.parse(b, fy26.name)
+    # A sheet without a year in its name whose tables are titled for another year: refused by the titles.
+    b = rename_sheet(rename_sheet(build(feb_release), "Detention FY25", "Detention"), "Facilities FY25", "Facilities")
+    with pytest.raises(ParseError, match=r"title names FY2025, but the workbook is FY2026"):
+        ice.parse(b, fy26.name)
+
+
+def test_two_sheets_of_the_same_year_cannot_be_told_apart():
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    b = with_sheet_from(build(fy26), build(replace(fy26, ice=1)), "Detention FY26", as_name="Detention FY26 (2)")
+    with pytest.raises(ParseError) as e:
+        ice.parse(b, fy26.name)
+    assert "2 Detention sheets name fiscal year 2026" in str(e.value)
+    assert "'Detention FY26'" in str(e.value) and "'Detention FY26 (2)'" in str(e.value)
