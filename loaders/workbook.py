@@ -221,7 +221,7 @@ class TableRead:
     def number(self, r: BodyRow, column: str, *, lenient: bool = True, missing=frozenset({"", "-"})) -> float | None:
         return number(r.cells.get(column), source=self.sheet.source, file=self.sheet.file,
                       row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
-                      field=column, missing=missing, lenient=lenient)
+                      field=column, missing=missing, lenient=lenient, field_kind="column")
 
     def fail(self, what: str) -> ParseError:
         return self.sheet.fail(f"table {self.spec.what!r}: {what}")
