@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
@@ -371,22 +372,6 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     return out
 
 
-def _footnote_through(fn: Sheet | None) -> dt.date | None:
-    """The latest 'data are updated through MM/DD/YYYY' of the Book-ins, ADP and Removals sentences anywhere
-    on the Footnotes sheet (the parser's stale-header evidence before per-table dates existed; kept as such)."""
-    if fn is None:
-        return None
-    best = None
-    for row in fn.rows:
-        text = " ".join(str(v) for v in row if v not in (None, ""))
-        for m in re.finditer(r"(Book-?ins|Average Daily Population|Removals)[^.]*?updated through (\d{1,2}/\d{1,2}/\d{4})",
-                             text, re.I):
-            d = parsing.find_mdy(m[2])
-            if d and (best is None or d > best):
-                best = d
-    return best
-
-
 # ---------------------------------------------------------------- reading the tables
 
 def _monthly(t: TableRead, fy: int):
@@ -447,19 +432,23 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
     lv = [cols[k] for k in ("Level A", "Level B", "Level C", "Level D")]
+    width = max(cols.values()) + 1
+    blank = frozenset({"", "-"})
     out = []
     for r in range(hr + 1, len(sh.rows)):
         row = sh.rows[r]
-        name = label(row[0]) if row else ""
-        levels = [parsing.number(sh.cell(r, c), lenient=True, missing=frozenset({"", "-"})) for c in lv]
-        state = label(sh.cell(r, cols["State"]))
+        if len(row) < width:
+            row = list(row) + [None] * (width - len(row))
+        name = label(row[0])
+        levels = [v if type(v) is float else parsing.number(v, lenient=True, missing=blank) for v in (row[c] for c in lv)]
+        state = label(row[cols["State"]])
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
         if any(x is None for x in levels) and not all(x is None for x in levels):
             raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
-        out.append({"name": name, "city": label(sh.cell(r, cols["City"])), "state": state,
-                    "aor": label(sh.cell(r, cols["AOR"])), "type": label(sh.cell(r, cols["Type Detailed"])),
+        out.append({"name": name, "city": label(row[cols["City"]]), "state": state,
+                    "aor": label(row[cols["AOR"]]), "type": label(row[cols["Type Detailed"]]),
                     "adp": None if levels[0] is None else float(sum(levels))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
@@ -518,7 +507,8 @@ def parse(content: bytes, name: str = "") -> Parsed:
     dates = ReleaseDates(iids, footnote_dates(fn))
     named = release_date_from_name(name, fy)
     release = named or iids
-    through = _footnote_through(fn)
+    # The latest of the detention, book-ins and removals footnote dates: the stale-header evidence.
+    through = max((d for k, d in dates.footnotes.items() if k != "docket"), default=None)
     header_date = _header_sheet_date(hd)
     reads = {t.name: read_table(det, t) for t in TABLES}
     for t in reads.values():
@@ -533,12 +523,22 @@ def parse(content: bytes, name: str = "") -> Parsed:
     if named and iids > named:
         stale.append(f"IIDS date {iids} is after the release date {named}")
     file_flag = "stale-header" if stale else ""
-    rows: list[dict] = []
+    # Built column by column with ISO text dates: a frame from lists is several times cheaper than from dicts.
+    cols: dict[str, list] = {c: [] for c in ("series", "key", "date", "end", "value", "release", "flag")}
+    release_iso = release.isoformat()
+    iso_of: dict[dt.date, str] = {}
+
+    def iso(d: dt.date) -> str:
+        s = iso_of.get(d)
+        if s is None:
+            s = iso_of[d] = d.isoformat()
+        return s
 
     def add(series, key, date, end, value, flag=""):
-        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c}))
-        rows.append({"series": f"{ID}.{series}", "key": key, "date": date, "end": end, "value": value,
-                     "release": release, "flag": flags})
+        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c})) if flag or file_flag else ""
+        for c, v in (("series", f"{ID}.{series}"), ("key", key), ("date", iso(date)), ("end", iso(end)),
+                     ("value", value), ("release", release_iso), ("flag", flags)):
+            cols[c].append(v)
 
     def add_month(series, key, start, value, through_d):
         """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or
@@ -590,13 +590,11 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
 
-    names = pd.Series([f["name"] for f in facilities])
-    dup = set(names[names.duplicated()])
-    keys = [f"{f['name']} ({f['city']}, {f['state']})" if f["name"] in dup else f["name"] for f in facilities]
+    counts = Counter(f["name"] for f in facilities)
+    keys = [f"{f['name']} ({f['city']}, {f['state']})" if counts[f["name"]] > 1 else f["name"] for f in facilities]
     if len(set(keys)) != len(keys):
-        seen_k = pd.Series(keys)
-        raise fac.fail(f"table 'facilities': repeated facility {sorted(set(seen_k[seen_k.duplicated()]))[:3]} even "
-                       "with city and state")
+        again = sorted(k for k, n in Counter(keys).items() if n > 1)
+        raise fac.fail(f"table 'facilities': repeated facility {again[:3]} even with city and state")
     for k, f in zip(keys, facilities):
         if f["adp"] is not None:
             add("facility_adp_fytd", k, iids, iids, f["adp"])
@@ -615,11 +613,12 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}])
+        "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
     fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
                                "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
-                              for k, f in zip(keys, facilities)])
-    return Parsed(tidy.frame(rows), {"releases": releases, "facilities": fac_table})
+                              for k, f in zip(keys, facilities)], dtype=object)
+    obs = pd.DataFrame({c: pd.Series(v, dtype="float64" if c == "value" else object) for c, v in cols.items()})
+    return Parsed(tidy.frame(obs), {"releases": releases, "facilities": fac_table})
 
 
 SOURCE = Source(

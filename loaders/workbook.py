@@ -104,19 +104,26 @@ class Sheet:
     def fail(self, what: str) -> ParseError:
         return ParseError(f"sheet {self.name!r}: {what}", source=self.source, file=self.file)
 
+    @property
+    def texts(self) -> list[tuple[int, int, str]]:
+        """(row, column, label) of every non-blank text cell, row-major; built once, searched by every title."""
+        t = self.__dict__.get("_texts")
+        if t is None:
+            t = self._texts = [(r, c, " ".join(v.split())) for r, row in enumerate(self.rows)
+                               for c, v in enumerate(row) if type(v) is str and v and not v.isspace()]
+        return t
+
     def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:
         """The first text cell (row-major from row ``start``) matching ``pattern``, whitespace collapsed."""
         rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
-        for r in range(start, len(self.rows)):
-            for c, v in enumerate(self.rows[r]):
-                if isinstance(v, str) and v and rx.search(label(v)):
-                    return r, c
+        for r, c, lab in self.texts:
+            if r >= start and rx.search(lab):
+                return r, c
         return None
 
     def find_all(self, pattern: str | re.Pattern) -> list[tuple[int, int]]:
         rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
-        return [(r, c) for r, row in enumerate(self.rows) for c, v in enumerate(row)
-                if isinstance(v, str) and v and rx.search(label(v))]
+        return [(r, c) for r, c, lab in self.texts if rx.search(lab)]
 
 
 def read_sheet(wb, sheet_name: str, file: str, source: str) -> Sheet:
@@ -311,12 +318,18 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
     the row's other cells joined."""
-    out, current = [], ""
-    for i, row in enumerate(sh.rows):
-        cells = [label(v) for v in row]
-        if label_col < len(cells) and cells[label_col]:
-            current = cells[label_col]
-        rest = " ".join(x for j, x in enumerate(cells) if x and j != label_col)
+    cached = sh.__dict__.get("_sections")
+    if cached is not None and cached[0] == label_col:
+        return cached[1]
+    out, current, by_row = [], "", {}
+    for r, c, lab in sh.texts:
+        by_row.setdefault(r, []).append((c, lab))
+    for r, cells in by_row.items():
+        for c, lab in cells:
+            if c == label_col:
+                current = lab
+        rest = " ".join(lab for c, lab in cells if c != label_col)
         if rest:
-            out.append((i + 1, current, rest))
+            out.append((r + 1, current, rest))
+    sh._sections = (label_col, out)
     return out
