@@ -7,15 +7,26 @@ Cadence: about every two weeks during the fiscal year (paused in the Oct-Nov 202
 follows. Terms: U.S. government work, public domain. ICE says the data "fluctuate until locked" after the year ends.
 
 Every release is a vintage: each row carries the release date it came from, so earlier releases stay queryable and
-revisions between releases can be listed. Two dates matter for every figure:
+revisions between releases can be listed. The dates, each read from the workbook, each saying what it is:
 - ``release``: the date in the file name (the day ICE posted it). Undated names (``FY24_detentionStats.xlsx``,
   ``FY19-detentionstats.xlsx``: ICE reuses them for the end-of-year file) carry no date, so for them the release is
-  the IIDS data date read from the workbook itself (the earliest day the file can have been published).
-- the data date: the ICE Integrated Decision Support (IIDS) pull date from the line "Data Source: ICE Integrated
-  Decision Support (IIDS), MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. Snapshot
-  figures (people detained today) have date = end = data date; fiscal-year-to-date figures (removals, facility
-  average population) are one point per release at the data date, with the fiscal year as ``key``; the month that
-  holds the data date is partial (flag ``partial``, ``end`` = data date).
+  the IIDS date read from the workbook itself (the earliest day the file can have been published).
+- each table's own date, from the Footnotes sheet, where column A names the table and column B dates it:
+  the detention tables (ADP, length of stay) and the book-ins table "data are updated through MM/DD/YYYY"
+  (FY19-FY20: "filtered through"), the removals table its own "updated through", the currently-detained table
+  "ICE National Docket data are a snapshot as of MM/DD/YYYY". Headcounts (``detained_*``) have date = end = the
+  docket date; the month holding a monthly table's date is partial (flag ``partial``, ``end`` = that date), so
+  per-day rates divide by the days the month really covers; FY-to-date ADP is dated at the detention tables' date,
+  FY-to-date removals at the removals date (key = fiscal year). ICE's FY Overall ADP only works out if the
+  partial month runs to the footnote date (``ice_checks`` recomputes it for every release). A table without a
+  footnote takes a neighbour's date, else the IIDS date; ``releases.csv`` records which (``*_from``).
+- the IIDS date (``data_date`` in ``releases.csv``): "Data Source: ICE Integrated Decision Support (IIDS),
+  MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. It dates the facility list only; it
+  differs from the footnote dates in almost every release (2026-02-12: IIDS 02-05, tables 02-07).
+- Sheets are chosen by the fiscal year they belong to (a workbook can carry another year's leftover sheet);
+  a table whose title names another year is refused. See ``loaders.workbook``.
+
+The tables are declared as data in ``TABLES`` (``loaders.workbook.TableSpec``) and read by ``read_table``.
 
 Quirks, and what this module does about each:
 - File names: MMDDYYYY (``FY25_detentionStats09242025``), MMDDYY (``FY21_detentionStats060921``), YYMMDD
@@ -27,7 +38,7 @@ Quirks, and what this module does about each:
   pattern (``^\\s*Detention``, ``^\\s*Facilities``), tables by their title text anywhere on the sheet, columns by
   header text. Row numbers are never assumed (the ADP table moved from row 51 in FY19 to row 90 in FY25).
 - Labels carry trailing spaces (``ICE  ``, ``Average ``); every label is stripped before it is compared.
-- Future months are 0 (or blank, FY26) rather than empty: a month starting after the data date is dropped as
+- Future months are 0 (or blank, FY26) rather than empty: a month starting after the table's date is dropped as
   missing unless it holds a non-zero figure; then the header date must be stale and the rows are flagged
   ``stale-header`` (ICE's 2025-02-14 release said Jan 21 while its data ran into February).
 - The Footnotes sheet says "... data are updated through MM/DD/YYYY" (usually 2-5 days after the IIDS date). When
@@ -77,8 +88,9 @@ CRIMINALITY = {
     "non-criminal": "Non-criminal",
 }
 
-_DATES = (" Release = the date in the file name (or the data date for undated end-of-year files); the data date is "
-          "ICE's IIDS pull date printed on the Facilities sheet.")
+_DATES = (" Release = the date in the file name (or the IIDS date for undated end-of-year files). Each table is "
+          "dated by its own footnote in the workbook: book-ins and detention tables 'data are updated through', "
+          "the headcount ICE's National Docket 'snapshot as of', removals their own 'updated through' date.")
 _WHO = {"ice": "arrested by ICE (mostly interior arrests)",
         "cbp": "arrested by CBP (mostly at or near the border) and handed to ICE; not ICE arrests",
         "total": "whoever arrested them (ICE or CBP)"}
@@ -91,18 +103,18 @@ def _series() -> tuple[Series, ...]:
         out += [
             Series(f"{ID}.detained_{a}", f"People in ICE detention, {_WHO_SHORT[a]} (ICE release)", "detained", agency,
                    "people", "biweekly",
-                   f"Headcount of people held in ICE detention on the data date, {_WHO[a]}. A one-day count, not an "
+                   f"Headcount of people held in ICE detention on the docket snapshot date, {_WHO[a]}. A one-day count, not an "
                    "average." + _DATES, ID),
             Series(f"{ID}.detained_{a}_by_criminality", f"People in ICE detention by criminality, {_WHO_SHORT[a]} "
                    "(ICE release)", "detained", agency, "people", "biweekly",
-                   f"Headcount in ICE detention on the data date, {_WHO[a]}, split by ICE's criminality label: "
+                   f"Headcount in ICE detention on the docket snapshot date, {_WHO[a]}, split by ICE's criminality label: "
                    "convicted, pending criminal charges, or other immigration violator (neither)." + _DATES, ID,
                    breakdown="criminality"),
             Series(f"{ID}.book_ins_{a}", f"Initial book-ins into ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the data date is partial." + _DATES, ID, per_day_ok=True),
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, per_day_ok=True),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
                    f"Average number of people in ICE detention at the midnight count over the month's days, {_WHO[a]}. "
@@ -113,8 +125,8 @@ def _series() -> tuple[Series, ...]:
                    "non-criminal only)." + _DATES, ID, breakdown="criminality"),
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
-                   f"Average daily population from October 1 to the data date ('FY Overall'), {_WHO[a]}. One point per "
-                   "release at its data date; key = fiscal year." + _DATES, ID, breakdown="fiscal year"),
+                   f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
+                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES, ID, breakdown="fiscal year"),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
@@ -127,22 +139,24 @@ def _series() -> tuple[Series, ...]:
     out += [
         Series(f"{ID}.removals_fytd", "ICE removals, fiscal year to date (ICE release)", "removals", "ICE", "removals",
                "release",
-               "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the data date. "
-               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at its "
-               "data date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year"),
+               "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
+               "table's data-through date. "
+               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
+               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
-               "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the data "
-               "date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
+               "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
+               "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
                ID, breakdown="fiscal year"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
-               "cumulative to the data date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
+               "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
                ID, breakdown="fiscal year"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
-               "Each listed facility's average daily population from October 1 to the data date (the sum of its "
+               "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
+               "sheet (the sum of its "
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
                "city, state, field office and type are in the facilities table." + _DATES, ID, breakdown="facility"),
