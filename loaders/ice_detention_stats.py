@@ -72,8 +72,8 @@ from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE, check  # noqa: F401 (re-exported)
-from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, open_workbook, read_table,
-                       sections)
+from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells, open_workbook,
+                       read_table, sections)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
@@ -389,21 +389,20 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
 # ---------------------------------------------------------------- reading the tables
 
 def _monthly(t: TableRead, fy: int):
-    """(fields, month start or None for the FY-overall column, value) for every cell of a monthly table."""
-    overall = next((k for k in t.header if k.lower() in {o.lower() for o in OVERALL}), None)
-    agency = None
-    for r in t.rows:
-        f = dict(r.fields)
-        if "agency" in f:
-            agency = f["agency"]
-        elif agency is None and t.spec.rows is _block_row:
-            raise t.fail(f"row {r.row}: criminality row {r.label!r} before any agency row")
-        f.setdefault("agency", agency)
-        f.setdefault("key", "")
-        for m in MONTHS:
-            yield f, month_start(fy, m), t.number(r, m)
-        if overall is not None:
-            yield f, None, t.number(r, overall)
+    """(fields, month start or None for the FY-overall column, value) for every cell of a monthly table; in the
+    ADP and ALOS blocks a criminality row belongs to the agency row above it."""
+    agency, last = None, None
+    for r, start, v in month_cells(t, fy, OVERALL):
+        if r is not last:
+            last = r
+            f = dict(r.fields)
+            if "agency" in f:
+                agency = f["agency"]
+            elif agency is None and t.spec.rows is _block_row:
+                raise t.fail(f"row {r.row}: criminality row {r.label!r} before any agency row")
+            f.setdefault("agency", agency)
+            f.setdefault("key", "")
+        yield f, start, v
 
 
 def _series_id(spec: TableSpec, f, part: str = "") -> str:

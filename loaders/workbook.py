@@ -40,8 +40,17 @@ that many blank cells inside a header. Body rows run to the first row whose labe
 (a regex) also ends the body at a matching label. Whitespace runs in labels are collapsed before comparing
 (ICE writes ``ICE  `` and ``Average ``).
 
+Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(read, fy)`` yields
+``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
+``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
+
 A new table is a new ``TableSpec`` plus the few lines that turn its ``BodyRow``s into tidy rows; the sources'
-own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``).
+own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``). For example::
+
+    SPEC = TableSpec("atd_tech", r"ATD .*Technology", sheet=r"^\\s*ATD\\b", columns=("Count",))
+    t = read_table(choose_sheet(wb, SPEC.sheet, "ATD", fy=fy, file=name, source=ID), SPEC)
+    rows = [{"series": f"{ID}.atd_by_technology", "key": r.label, "value": t.number(r, "Count", lenient=False)}
+            for r in t.rows]
 """
 from __future__ import annotations
 
@@ -310,6 +319,26 @@ def _read_pairs(sh: Sheet, spec: TableSpec, at: tuple[int, int], title: str) -> 
             continue  # a heading row ("Removals", "Total")
         rows.append(BodyRow(rr + 1, lab, _fields(sh, spec, rr, lab), {"value": val}))
     return TableRead(spec, sh, title, at, {"value": -1}, rows)
+
+
+# ---------------------------------------------------------------- monthly tables
+
+def fiscal_month_start(fy: int, month: str):
+    """1st of fiscal month ``month`` ("Oct".."Sep") of fiscal year ``fy`` (Oct-Dec fall in the year before)."""
+    import datetime as dt
+    i = MONTHS.index(month)
+    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
+
+
+def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall", "Total", "FY Total")):
+    """(body row, month start, value) for every Oct..Sep cell of a monthly table, then (body row, None, value)
+    for its fiscal-year column when the header has one. Values via ``TableRead.number`` (blank -> None)."""
+    col = next((k for k in t.header if norm(k) in {norm(o) for o in overall}), None)
+    for r in t.rows:
+        for m in MONTHS:
+            yield r, fiscal_month_start(fy, m), t.number(r, m)
+        if col is not None:
+            yield r, None, t.number(r, col)
 
 
 # ---------------------------------------------------------------- labelled notes (footnote sheets)
