@@ -42,7 +42,7 @@ import re
 
 import pandas as pd
 
-from . import tidy
+from . import parsing, tidy
 from .base import Parsed, Series, Source
 from .errors import ParseError
 
@@ -106,25 +106,17 @@ def _csv(content: bytes, name: str, need: tuple[str, ...]) -> list[dict]:
     return out
 
 
-def _mdy(v: str, *, name: str, row: int, field: str) -> str:
-    if not v:
-        return ""
-    try:
-        return dt.datetime.strptime(v, "%m/%d/%Y").date().isoformat()
-    except ValueError:
-        raise _fail(f"row {row} field {field!r}: {v!r} is not a M/D/YYYY date", name) from None
+def _optional_mdy(v: str, *, name: str, row: int, field: str) -> str:
+    """An optional M/D/YYYY cell as an ISO date (the shared parser names row and field when it is not one)."""
+    return parsing.mdy(v, source=ID, file=name, row=row, field=field).isoformat() if v else ""
 
 
 def _number(v, *, name: str, row, field: str) -> str:
-    if v is None or v == "":
+    """An optional non-negative count, as stable text for the reference table."""
+    x = parsing.number(v, source=ID, file=name, row=row, field=field)
+    if x is None:
         return ""
-    if isinstance(v, bool):
-        raise _fail(f"record {row} field {field!r}: {v!r} is not a number", name)
-    try:
-        x = float(str(v).replace(",", ""))
-    except ValueError:
-        raise _fail(f"row {row} field {field!r}: {v!r} is not a number", name) from None
-    if x != x or x < 0:
+    if x < 0:
         raise _fail(f"row {row} field {field!r}: {v!r} is not a non-negative number", name)
     return repr(x) if x != int(x) else str(int(x))
 
@@ -143,8 +135,8 @@ def parse_facilities(content: bytes, name: str) -> pd.DataFrame:
         row["registry_id"] = rec["id"]
         row["capacity"] = _number(rec.get("capacity", ""), name=name, row=n, field="capacity")
         row["registry_adp_total"] = _number(rec.get("adpTotal", ""), name=name, row=n, field="adpTotal")
-        row["first_used"] = _mdy(rec.get("firstUsed", ""), name=name, row=n, field="firstUsed")
-        row["last_used"] = _mdy(rec.get("lastUsed", ""), name=name, row=n, field="lastUsed")
+        row["first_used"] = _optional_mdy(rec.get("firstUsed", ""), name=name, row=n, field="firstUsed")
+        row["last_used"] = _optional_mdy(rec.get("lastUsed", ""), name=name, row=n, field="lastUsed")
         out.append(row)
     return pd.DataFrame(out)
 
