@@ -56,7 +56,7 @@ from urllib.parse import urljoin, urlparse
 import numpy as np
 import pandas as pd
 
-from . import tidy
+from . import ice_tables, tidy
 from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
@@ -149,7 +149,7 @@ def _series() -> tuple[Series, ...]:
     return tuple(out)
 
 
-SERIES = _series()
+SERIES = _series() + ice_tables.SERIES  # the rest of the workbook's tables: declared in ice_tables
 _IDS = {s.id for s in SERIES}
 
 
@@ -618,6 +618,9 @@ def parse(content: bytes, name: str = "") -> Parsed:
             add_month(f"{kind}_{a}_by_criminality" if key else f"{kind}_{a}", key, start, v)
     for sid, v in removals.items():
         add(sid, fy_key, data_date, data_date, v)
+
+    for r in ice_tables.read(wb, fy=fy, name=name, release=release):  # every other table, each dated by its own footnote
+        add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
 
     names = pd.Series([f["name"] for f in facilities])
     dup = set(names[names.duplicated()])

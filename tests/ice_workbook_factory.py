@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from openpyxl import Workbook
 
+from tests import ice_tables_factory
+
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 CRIMS = ["Convicted Criminal", "Pending Criminal Charges", "Other Immigration Violator"]
 
@@ -167,6 +169,7 @@ def build(rel: Release) -> bytes:
     if rel.through:
         fn["A2"] = (f"FY{rel.fy} ICE Initial Book-Ins FY{rel.fy} YTD ICE Book-ins data is updated through "
                     f"{rel.through:%m/%d/%Y} (IIDS Run Date {rel.through:%m/%d/%Y}).")
+    ice_tables_factory.add(wb, rel, skip=rel.omit)  # the other tables (loaders/ice_tables.py)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
