@@ -20,7 +20,8 @@ disposition, fear_time, fear_facility  2019/2020  fear tables from FY2020; FRC c
 book_ins_facility, book_outs_facility  2019       "Final Releases" until FY2023, "Final Book Outs" from FY2024
 book_outs_reason_annual                2019-2020  one fiscal-year column per criminality
 book_outs_reason                       2021       monthly, reason x criminality, with a fiscal-year Total column
-adp_facility, alos_facility            2019
+adp_facility, alos_facility            2019       not in FY2024 or the FY2025-01 releases (no family facilities);
+                                                  back by the 2025-09-24 release
 iclos, iclos_detainees                 2022       snapshots on the 15th ("mid") and last day ("end") of each month
 bond                                   2022       12 prior months plus the current one, by calendar month
 vulnerable                             2022       quarterly segregation placements by reason
@@ -42,14 +43,31 @@ at it and is flagged ``partial``; a month that starts after it is dropped when I
 Keys join the row labels (and the breakdown column) with `` | ``; totals are kept as rows labelled ``Total``, so
 never add keys of one series together.
 
-Cross-check with the Deportation Data Project's parse (tests/test_ice_tables.py, every release in both). The
-differences found, each explained and asserted there:
-- DDP reads the first ATD sheet; in the FY2023 end-of-year workbook that is ``ATD FY24 YTD`` (FY2024 data, as of
-  10/07/2023), so DDP's FY2023 ATD figures for that file are another year's. This module reads ``ATD EOFY23``.
-- Monthly Bond Statistics in the 2026-04-09 release print the "Total ICE Final Book Outs" and "with Bond Posted"
-  rows swapped (37,537 "with bond" out of 1,124 book-outs, and a "share" of 33.4): both are kept as printed and
-  flagged ``mislabelled``; DDP keeps them as printed too.
-- DDP keeps only the latest ICLOS value per population; this module keeps every mid- and end-of-month point.
+Cross-check with the Deportation Data Project's parse (tests/test_ice_tables.py, all 15 releases in both): every
+figure present in both agrees. The differences, each asserted there so that a new one fails:
+- DDP reads the first ATD sheet; in the FY2023 end-of-year workbook that is ``ATD FY24 YTD`` (FY2024 data), so
+  its FY2023 ATD figures for that file are another year's. This module reads ``ATD EOFY23``.
+- DDP keeps fewer rows: the first two rows of book-ins and book-outs by facility type (not the third), four
+  processing dispositions (not "Other"), the first seven groups of book-outs by reason (release-type reasons; not
+  removals, transfers, relief or other; in the 2026-04-09 release "Paroled" falls outside its seven), no grand
+  total per segregation month, the fiscal year's months only of the bond table, no Total column of the
+  disposition table in layouts without a family column, and drops an ATD row repeating another office's (Seattle's
+  "Dual Tech" = San Francisco's in 2026-02-12 and 2026-04-09) and a technology row ICE printed without its label
+  (2026-02-02). It misses the FY2022 block titled "FY 2022 Quarter 2 Data", and has no fear-decision headcount
+  before its 2025-05-09 release. It keeps ICE's 0 for months not reached yet; this module drops them.
+- DDP keeps only the latest ICLOS value per population (and a count of non-zero points; both agree).
+- DDP does not parse ADP or length of stay by facility type: those are checked against ICE's agency table of the
+  same release instead (the facility types partition the same population, so the totals agree to 0.01).
+Other quirks: Monthly Bond Statistics in the 2026-04-09 release print the "Total ICE Final Book Outs" and "with
+Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): kept as printed, flagged
+``mislabelled`` (DDP keeps them as printed too). FY2026 workbooks print 0 in every bond row for the months before
+October: a month that is 0 in every row is dropped as missing. The ICLOS year row stops after 2025 in FY2026
+files: a month name that does not follow the one before starts the next year. ICE renamed ICLOS populations
+between releases ("Individuals" / "Aliens"; "Post-Determination ... with Positive Fear Claim" / "... with a
+Positive Fear Determination Still in Custody") and revised the figures with them; keys are kept as printed.
+Not read: the Semiannual sheet (arrests, book-ins and removals of armed-forces members, U.S. citizens, parents of
+U.S. citizens and TPS nationals by fiscal year), credible-fear parole requests and decisions, stateless detainees
+by facility, and the transgender detainee sheet.
 """
 from __future__ import annotations
 
@@ -71,7 +89,8 @@ CRIMS = ("Convicted Criminal", "Pending Criminal Charges", "Other Immigration Vi
 TECHNOLOGIES = {"GPS", "SmartLINK", "VoiceID", "TR", "Ankle Monitor", "Wristworn", "Dual Tech", "Dual Technology",
                 "No Technology", "No Tech", "SmartLink", "VeriWatch"}
 # Labels ICE spells two ways across releases: one spelling so a series does not break in two.
-ALIASES = {"Medical Mental": "Medical/Mental Health", "Average": "Total", "Grand Total": "Total"}
+ALIASES = {"Medical Mental": "Medical/Mental Health", "Average": "Total", "Grand Total": "Total",
+           "Veriwatch": "VeriWatch", "No Tech": "No Technology", "Dual Technology": "Dual Tech"}
 
 
 # ---------------------------------------------------------------- declarations
@@ -620,9 +639,8 @@ def _read_months(ctx, sheet, table: Table, r, c):
                 group = a
             if group is None:
                 raise ctx.fail(sheet, table.name, f"row {row + 1}: criminality {b!r} before any reason row")
-            key = group if not b else f"{group} | {b}"
-            if a == "Total" and not b:
-                key = "Total"
+            # the grand-total row has no criminality: "Total | Total", as in the FY2019-20 annual table
+            key = f"{group} | {b or 'Total'}"
         else:
             key = ALIASES.get(a, a)
         for k, (cc, (kind, m)) in found.items():
@@ -652,8 +670,12 @@ def _read_bond(ctx, sheet, table: Table, r, c):
     for k, (suffix, _) in table.columns.items():
         for lab in k:
             spell[_canon(lab)] = suffix
+    # FY2026 workbooks print 0 in every row for the prior year's months (they start the table in October): a month
+    # in which every row is 0 or blank is missing, not zero (ICE never books no one out nationally in a month)
+    body = _body(rows, hr, c)
+    months = {cc: m for cc, m in months.items() if any(_num(_cell(rows, row, cc)) for row in body)}
     out, seen = [], set()
-    for row in _body(rows, hr, c):
+    for row in body:
         lab = _label(_cell(rows, row, c))
         suffix = spell.get(lab.lower())
         if suffix is None:
