@@ -46,27 +46,27 @@ summing to 42,221 against a national figure of 45,562 ADP / 56,816 detained).
 """
 from __future__ import annotations
 
-import calendar
 import datetime as dt
-import io
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
 import numpy as np
 import pandas as pd
 
-from . import ice_tables, tidy
+from . import ice_tables, parsing, tidy
 from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
+from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE, check  # noqa: F401 (re-exported)
+from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, open_workbook, read_table,
+                       sections)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
 ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention statistics (ice.gov/detain/detention-management)"
 STALE_DAYS = 10
-FACILITY_RATIO = (0.94, 1.02)
-SWAP_TOLERANCE = 0.01
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
@@ -211,11 +211,7 @@ def _in_window(d: dt.date, fy: int) -> bool:
     return dt.date(fy - 1, 10, 1) <= d <= dt.date(fy + 1, 3, 31)
 
 
-def _date(y: int, m: int, d: int) -> dt.date | None:
-    try:
-        return dt.date(y, m, d)
-    except ValueError:
-        return None
+_date = parsing.date_or_none
 
 
 def release_date_from_name(name: str, fy: int | None = None) -> dt.date | None:
@@ -249,121 +245,13 @@ def month_start(fy: int, label: str) -> dt.date:
     return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
 
 
-def month_end(d: dt.date) -> dt.date:
-    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+month_end = parsing.month_end
 
 
-_MDY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+# ---------------------------------------------------------------- the tables, declared as data
 
-
-def _mdy(s: str) -> dt.date | None:
-    m = _MDY.search(s)
-    return _date(int(m[3]), int(m[1]), int(m[2])) if m else None
-
-
-# ---------------------------------------------------------------- workbook access
-
-def _label(v) -> str:
-    """A cell as a label: whitespace runs collapsed (labels carry stray and doubled spaces). Runs on every
-    cell searched, so it avoids a regex."""
-    if v is None:
-        return ""
-    return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
-
-
-def _num(v) -> float | None:
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v) if np.isfinite(v) else None
-    s = str(v).strip().replace(",", "")
-    if s in ("", "-"):
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        return None
-
-
-class _Sheet:
-    def __init__(self, name: str, rows: list[list], file: str):
-        self.name, self.rows, self.file = name, rows, file
-
-    def cell(self, r: int, c: int):
-        if 0 <= r < len(self.rows) and 0 <= c < len(self.rows[r]):
-            return self.rows[r][c]
-        return None
-
-    def fail(self, what: str) -> ParseError:
-        return ParseError(f"sheet {self.name!r}: {what}", source=ID, file=self.file)
-
-    def find_title(self, pattern: str, table: str, required: bool = True) -> tuple[int, int] | None:
-        rx = re.compile(pattern, re.I)
-        for r, row in enumerate(self.rows):
-            for c, v in enumerate(row):
-                if isinstance(v, str) and v and rx.search(_label(v)):
-                    return r, c
-        if required:
-            raise self.fail(f"table {table!r} not found (no cell matching /{pattern}/)")
-        return None
-
-    def header(self, r: int, c: int, table: str) -> tuple[int, dict[str, int]]:
-        """The first non-empty row below a title: header labels from column c to the first blank."""
-        for hr in range(r + 1, min(r + 4, len(self.rows))):
-            if _label(self.cell(hr, c)):
-                cols, cc = {}, c
-                while _label(self.cell(hr, cc)):
-                    cols.setdefault(_label(self.cell(hr, cc)), cc)
-                    cc += 1
-                return hr, cols
-        raise self.fail(f"table {table!r}: no header row below its title (row {r + 1})")
-
-    def body(self, hr: int, c: int) -> list[int]:
-        """Data rows below a header, to the first row whose first cell is blank."""
-        out, r = [], hr + 1
-        while r < len(self.rows) and _label(self.cell(r, c)):
-            out.append(r)
-            r += 1
-        return out
-
-
-def _open(content: bytes, name: str):
-    from python_calamine import CalamineWorkbook
-
-    try:
-        return CalamineWorkbook.from_filelike(io.BytesIO(content))
-    except Exception as e:  # calamine raises its own error types for broken zips/XML
-        raise ParseError(f"not a readable workbook ({type(e).__name__}: {e})", source=ID, file=name) from None
-
-
-def _sheet(wb, pattern: str, what: str, name: str, required: bool = True) -> _Sheet | None:
-    rx = re.compile(pattern, re.I)
-    hits = [s for s in wb.sheet_names if rx.search(s)]
-    if not hits:
-        if not required:
-            return None
-        raise ParseError(f"no {what} sheet (no sheet name matching /{pattern}/; sheets: {wb.sheet_names})",
-                         source=ID, file=name)
-    s = hits[0]
-    from python_calamine import CalamineError
-    try:
-        cells = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
-    except CalamineError as e:  # the zip opened but this sheet's XML is broken (corrupt or cut-off download)
-        raise ParseError(f"sheet {s!r} is not readable ({type(e).__name__}: {e})", source=ID, file=name) from None
-    return _Sheet(s, cells, name)
-
-
-# ---------------------------------------------------------------- table readers
-
-def _monthly_columns(sh: _Sheet, cols: dict[str, int], table: str) -> dict[str, int]:
-    months = {m: cols[m] for m in MONTHS if m in cols}
-    if len(months) != 12:
-        raise sh.fail(f"table {table!r}: month columns Oct..Sep not all found (header: {list(cols)})")
-    return months
-
-
-def _agency_of(label: str) -> str | None:
-    low = label.lower()
+def _agency_of(lab: str) -> str | None:
+    low = lab.lower()
     if low in ("total", "average", "total average"):
         return "total"
     if low.startswith("ice"):
@@ -373,158 +261,213 @@ def _agency_of(label: str) -> str | None:
     return None
 
 
-def _read_detained(sh: _Sheet) -> list[tuple[str, str, float]]:
-    table = "ICE Currently Detained by Criminality and Arresting Agency"
-    r, c = sh.find_title(r"Currently Detained by Criminality and Arresting Agency", table)
-    hr, cols = sh.header(r, c, table)
-    need = {"ICE": "ice", "CBP": "cbp", "Total": "total"}
-    miss = [k for k in need if k not in cols]
-    if miss:
-        raise sh.fail(f"table {table!r}: column(s) {miss} not found (header: {list(cols)})")
-    out = []
-    for row in sh.body(hr, c):
-        lab = _label(sh.cell(row, c))
-        key = "" if lab.lower() == "total" else CRIMINALITY.get(lab.lower())
-        if key is None:
-            raise sh.fail(f"table {table!r} row {row + 1}: unknown criminality {lab!r}")
-        for col, a in need.items():
-            v = _num(sh.cell(row, cols[col]))
-            if v is None:
-                raise sh.fail(f"table {table!r} row {row + 1} column {col!r}: {sh.cell(row, cols[col])!r} is not a number")
-            out.append((a, key, v))
-    if not any(k == "" for _, k, _ in out):
-        raise sh.fail(f"table {table!r}: no 'Total' row")
+def _agency_row(lab: str):
+    a = _agency_of(lab)
+    return {"agency": a} if a else None
+
+
+def _criminality_row(lab: str):
+    if lab.lower() == "total":
+        return {"key": ""}
+    k = CRIMINALITY.get(lab.lower())
+    return {"key": k} if k else None
+
+
+def _block_row(lab: str):
+    """ADP / ALOS: an agency row ('CBP Average', 'ICE Average', 'Average') then its criminality rows."""
+    k = CRIMINALITY.get(lab.lower())
+    if k:
+        return {"key": k}
+    a = _agency_of(lab)
+    return {"agency": a, "key": ""} if a else None
+
+
+def _removals_row(lab: str):
+    low = lab.lower()
+    if low == "total":
+        return {"series": "removals_fytd"}
+    if "famu" in low:
+        return {"series": "removals_famu_fytd"}
+    if re.search(r"\b(frc|fsc)\b|family", low):
+        return {"series": "removals_family_detention_fytd"}
+    return {}  # another removals line: not one of ours
+
+
+DETENTION_SHEET = r"^\s*Detention\b"
+TABLES = (
+    TableSpec("detained", r"Currently Detained by Criminality and Arresting Agency", DETENTION_SHEET,
+              heading="ICE Currently Detained by Criminality and Arresting Agency",
+              columns=("ICE", "CBP", "Total"), rows=_criminality_row, date="docket",
+              series={"": "detained_{agency}", "key": "detained_{agency}_by_criminality"},
+              notes="A headcount on the National Docket snapshot date ('snapshot as of' in the footnotes)."),
+    TableSpec("book_ins", r"Initial Book-?Ins by Arresting Agency and Month", DETENTION_SHEET,
+              heading="ICE Initial Book-Ins by Arresting Agency and Month",
+              columns=tuple(MONTHS), rows=_agency_row, date="book_ins", series={"": "book_ins_{agency}"},
+              notes="Monthly; months after the footnote date are 0 or blank (missing, not zero)."),
+    TableSpec("adp", r"Average Daily Population by Arresting Agency", DETENTION_SHEET,
+              heading="ICE Average Daily Population by Arresting Agency, Month and Criminality",
+              columns=tuple(MONTHS), rows=_block_row, date="detention",
+              series={"": "adp_{agency}", "key": "adp_{agency}_by_criminality", "overall": "adp_{agency}_fytd"},
+              notes="'FY Overall' is the average over the fiscal year's days to the footnote date."),
+    TableSpec("alos", r"Average Length of Stay by Arresting Agency", DETENTION_SHEET,
+              heading="ICE Average Length of Stay by Arresting Agency, Month and Criminality",
+              columns=tuple(MONTHS), rows=_block_row, date="detention", required=False,
+              series={"": "alos_{agency}", "key": "alos_{agency}_by_criminality"}),
+    TableSpec("removals", r"^ICE Removals\b", DETENTION_SHEET, heading="ICE Removals", layout="pairs",
+              rows=_removals_row, max_rows=5, date="removals", series={"": "{series}"},
+              notes="Label rows ('Total', 'Removals with a FAMU Identifier') with the number a column or two right."),
+)
+TABLE = {t.name: t for t in TABLES}
+OVERALL = ("FY Overall", "Total", "FY Total")
+
+# Which footnote section dates which table: (table date, regex on the section label, phrase before the date).
+FOOTNOTES = (
+    ("detention", r"Average Daily Population", r"(?:updated|filtered) through"),
+    ("book_ins", r"Initial Book-?Ins", r"(?:updated|filtered) through"),
+    ("removals", r"^(?:EO)?(?:FY\s*\d{4}\s*(?:YTD\s*)?)?ICE Removals\s*$", r"(?:updated|filtered) through"),
+    ("docket", r"Currently Detained", r"snapshot as(?: of)?"),
+)
+# When a table has no footnote of its own: the dates to try instead, in order (the IIDS date last).
+FALLBACK = {"detention": ("book_ins",), "book_ins": ("detention",), "removals": ("detention", "book_ins"),
+            "docket": (), "iids": ()}
+
+
+@dataclass
+class ReleaseDates:
+    """Every date one workbook gives, each with where it came from."""
+
+    iids: dt.date  # the Facilities sheet's "Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY"
+    footnotes: dict[str, dt.date] = field(default_factory=dict)  # table date -> its footnote's date
+
+    def of(self, which: str) -> dt.date:
+        for k in (which, *FALLBACK.get(which, ())):
+            if k in self.footnotes:
+                return self.footnotes[k]
+        return self.iids
+
+    def source_of(self, which: str) -> str:
+        for k in (which, *FALLBACK.get(which, ())):
+            if k in self.footnotes:
+                return "footnote" if k == which else f"footnote of the {k} table"
+        return "IIDS date (no footnote)"
+
+
+def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
+    """Each table's own date from the Footnotes sheet: column A names the table, column B says "... data are
+    updated through MM/DD/YYYY" or "... a snapshot as of MM/DD/YYYY". The first dated sentence of a table's
+    section is its date (later sentences of a section describe other data: USCIS files, ICLOS)."""
+    if sh is None:
+        return {}
+    out: dict[str, dt.date] = {}
+    rules = [(k, re.compile(lab, re.I), re.compile(phrase + r"\s+(\d{1,2}/\d{1,2}/\d{4})", re.I))
+             for k, lab, phrase in FOOTNOTES]
+    for _row, section, text in sections(sh):
+        for k, lab_rx, phrase_rx in rules:
+            if k in out or not lab_rx.search(section):
+                continue
+            m = phrase_rx.search(text)
+            if m and (d := parsing.find_mdy(m[1])):
+                out[k] = d
     return out
 
 
-def _read_book_ins(sh: _Sheet, fy: int) -> list[tuple[str, dt.date, float | None]]:
-    table = "ICE Initial Book-Ins by Arresting Agency and Month"
-    r, c = sh.find_title(r"Initial Book-?Ins by Arresting Agency and Month", table)
-    hr, cols = sh.header(r, c, table)
-    months = _monthly_columns(sh, cols, table)
-    out = []
-    for row in sh.body(hr, c):
-        lab = _label(sh.cell(row, c))
-        a = _agency_of(lab)
-        if a is None:
-            raise sh.fail(f"table {table!r} row {row + 1}: unknown arresting agency {lab!r}")
-        for m, col in months.items():
-            out.append((a, month_start(fy, m), _num(sh.cell(row, col))))
-    if {a for a, _, _ in out} != set(AGENCIES):
-        raise sh.fail(f"table {table!r}: expected rows for ICE, CBP and Total")
-    return out
-
-
-def _read_blocks(sh: _Sheet, fy: int, pattern: str, table: str, required: bool):
-    """ADP / ALOS tables: an agency row ('CBP Average', 'ICE Average', 'Average') then its criminality rows."""
-    at = sh.find_title(pattern, table, required)
-    if at is None:
+def _footnote_through(fn: Sheet | None) -> dt.date | None:
+    """The latest 'data are updated through MM/DD/YYYY' of the Book-ins, ADP and Removals sentences anywhere
+    on the Footnotes sheet (the parser's stale-header evidence before per-table dates existed; kept as such)."""
+    if fn is None:
         return None
-    hr, cols = sh.header(*at, table)
-    months = _monthly_columns(sh, cols, table)
-    overall = next((cols[k] for k in cols if k.lower() in ("fy overall", "total", "fy total")), None)
-    out, agency = [], None
-    for row in sh.body(hr, at[1]):
-        lab = _label(sh.cell(row, at[1]))
-        crim = CRIMINALITY.get(lab.lower())
-        if crim is None:
-            agency = _agency_of(lab)
-            if agency is None:
-                raise sh.fail(f"table {table!r} row {row + 1}: unknown row label {lab!r}")
-            key = ""
-        elif agency is None:
-            raise sh.fail(f"table {table!r} row {row + 1}: criminality row {lab!r} before any agency row")
-        else:
-            key = crim
-        for m, col in months.items():
-            out.append((agency, key, month_start(fy, m), _num(sh.cell(row, col))))
+    best = None
+    for row in fn.rows:
+        text = " ".join(str(v) for v in row if v not in (None, ""))
+        for m in re.finditer(r"(Book-?ins|Average Daily Population|Removals)[^.]*?updated through (\d{1,2}/\d{1,2}/\d{4})",
+                             text, re.I):
+            d = parsing.find_mdy(m[2])
+            if d and (best is None or d > best):
+                best = d
+    return best
+
+
+# ---------------------------------------------------------------- reading the tables
+
+def _monthly(t: TableRead, fy: int):
+    """(fields, month start or None for the FY-overall column, value) for every cell of a monthly table."""
+    overall = next((k for k in t.header if k.lower() in {o.lower() for o in OVERALL}), None)
+    agency = None
+    for r in t.rows:
+        f = dict(r.fields)
+        if "agency" in f:
+            agency = f["agency"]
+        elif agency is None and t.spec.rows is _block_row:
+            raise t.fail(f"row {r.row}: criminality row {r.label!r} before any agency row")
+        f.setdefault("agency", agency)
+        f.setdefault("key", "")
+        for m in MONTHS:
+            yield f, month_start(fy, m), t.number(r, m)
         if overall is not None:
-            out.append((agency, key, None, _num(sh.cell(row, overall))))
-    if {a for a, *_ in out} != set(AGENCIES):
-        raise sh.fail(f"table {table!r}: expected CBP, ICE and overall blocks")
+            yield f, None, t.number(r, overall)
+
+
+def _series_id(spec: TableSpec, f, part: str = "") -> str:
+    tpl = spec.series.get(part if part else ("key" if f.get("key") else ""))
+    return tpl.format(**f)
+
+
+def _read_detained(t: TableRead):
+    out = []
+    for r in t.rows:
+        for col, a in (("ICE", "ice"), ("CBP", "cbp"), ("Total", "total")):
+            v = t.number(r, col, lenient=False)
+            if v is None:
+                raise t.fail(f"row {r.row} column {col!r}: blank where a count belongs")
+            out.append((_series_id(t.spec, {"agency": a, **r.fields}), r.fields["key"], v))
+    if not any(k == "" for _, k, _ in out):
+        raise t.fail("no 'Total' row")
     return out
 
 
-def _read_removals(sh: _Sheet) -> dict[str, float]:
-    table = "ICE Removals"
-    r, c = sh.find_title(r"^ICE Removals\b", table)
-    out: dict[str, float] = {}
-    for row in range(r + 1, min(r + 6, len(sh.rows))):
-        lab = _label(sh.cell(row, c)).lower()
-        if not lab:
-            continue
-        val = next((v for cc in range(c + 1, c + 5) if (v := _num(sh.cell(row, cc))) is not None), None)
-        if val is None:
-            continue
-        if lab == "total":
-            out["removals_fytd"] = val
-        elif "famu" in lab:
-            out["removals_famu_fytd"] = val
-        elif re.search(r"\b(frc|fsc)\b|family", lab):
-            out["removals_family_detention_fytd"] = val
-    if "removals_fytd" not in out:
-        raise sh.fail(f"table {table!r} (row {r + 1}): no 'Total' removals row with a number")
-    return out
-
-
-def _read_facilities(sh: _Sheet) -> tuple[dt.date, list[dict]]:
+def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     data_date = None
     for row in sh.rows[:15]:
         for v in row:
             if isinstance(v, str) and "IIDS" in v:
-                data_date = _mdy(v)
+                data_date = parsing.find_mdy(v)
                 break
         if data_date:
             break
     if data_date is None:
         raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
-    hr = next((r for r, row in enumerate(sh.rows[:30]) if row and _label(row[0]) == "Name"), None)
+    hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
     if hr is None:
         raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
     cols = {}
     for c, v in enumerate(sh.rows[hr]):
-        cols.setdefault(_label(v), c)
+        cols.setdefault(label(v), c)
     need = ["City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
     miss = [k for k in need if k not in cols]
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
+    lv = [cols[k] for k in ("Level A", "Level B", "Level C", "Level D")]
     out = []
     for r in range(hr + 1, len(sh.rows)):
-        name = _label(sh.cell(r, 0))
-        levels = [_num(sh.cell(r, cols[k])) for k in ("Level A", "Level B", "Level C", "Level D")]
-        state = _label(sh.cell(r, cols["State"]))
+        row = sh.rows[r]
+        name = label(row[0]) if row else ""
+        levels = [parsing.number(sh.cell(r, c), lenient=True, missing=frozenset({"", "-"})) for c in lv]
+        state = label(sh.cell(r, cols["State"]))
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
         if any(x is None for x in levels) and not all(x is None for x in levels):
             raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
-        out.append({"name": name, "city": _label(sh.cell(r, cols["City"])), "state": state,
-                    "aor": _label(sh.cell(r, cols["AOR"])), "type": _label(sh.cell(r, cols["Type Detailed"])),
+        out.append({"name": name, "city": label(sh.cell(r, cols["City"])), "state": state,
+                    "aor": label(sh.cell(r, cols["AOR"])), "type": label(sh.cell(r, cols["Type Detailed"])),
                     "adp": None if levels[0] is None else float(sum(levels))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
     return data_date, out
 
 
-def _footnote_through(wb) -> dt.date | None:
-    """The latest 'data are updated through MM/DD/YYYY' date of the Footnotes sheet (Semiannual notes excluded)."""
-    sh = _sheet(wb, r"foot\s*notes?", "Footnotes", "", required=False)
-    if sh is None:
-        return None
-    best = None
-    for row in sh.rows:
-        text = " ".join(str(v) for v in row if v not in (None, ""))
-        for m in re.finditer(r"(Book-?ins|Average Daily Population|Removals)[^.]*?updated through (\d{1,2}/\d{1,2}/\d{4})",
-                             text, re.I):
-            d = _mdy(m[2])
-            if d and (best is None or d > best):
-                best = d
-    return best
-
-
-def _header_sheet_date(wb) -> dt.date | None:
+def _header_sheet_date(sh: Sheet | None) -> dt.date | None:
     """A date printed on the Header sheet, if ICE printed one (most releases print none)."""
-    sh = _sheet(wb, r"^\s*Header\s*$", "Header", "", required=False)
     if sh is None:
         return None
     for row in sh.rows:
@@ -533,12 +476,12 @@ def _header_sheet_date(wb) -> dt.date | None:
                 return v.date()
             if isinstance(v, dt.date):
                 return v
-            if isinstance(v, str) and (d := _mdy(v)):
+            if isinstance(v, str) and (d := parsing.find_mdy(v)):
                 return d
     return None
 
 
-def _fiscal_year_from_title(sh: _Sheet) -> int | None:
+def _fiscal_year_from_title(sh: Sheet) -> int | None:
     for row in sh.rows[:30]:
         for v in row:
             m = re.search(r"FY\s*(20\d\d)", str(v or ""))
@@ -547,242 +490,139 @@ def _fiscal_year_from_title(sh: _Sheet) -> int | None:
     return None
 
 
+def _check_title_year(t: TableRead | None, fy: int) -> None:
+    """A table whose title names another fiscal year is another year's table (a leftover sheet or file)."""
+    if t is None:
+        return
+    y = fiscal_year_of(t.title)
+    if y is not None and y != fy:
+        raise t.fail(f"the title names FY{y}, but the workbook is FY{fy}: this is another year's table")
+
+
 # ---------------------------------------------------------------- parse
 
 def parse(content: bytes, name: str = "") -> Parsed:
-    wb = _open(content, name)
-    det = _sheet(wb, r"^\s*Detention\b", "Detention", name)
-    fac = _sheet(wb, r"^\s*Facilities\b", "Facilities", name)
-    fy = fiscal_year_from_name(name) or _fiscal_year_from_title(det)
-    if fy is None:
-        raise ParseError("fiscal year not found in the file name or the Detention sheet's titles", source=ID, file=name)
-    data_date, facilities = _read_facilities(fac)
+    wb = open_workbook(content, name, ID)
+    fy = fiscal_year_from_name(name)
+    if fy is None:  # no year in the name: the only Detention sheet's titles say which year it is
+        det0 = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=None, file=name, source=ID)
+        fy = fiscal_year_of(det0.name) or _fiscal_year_from_title(det0)
+        if fy is None:
+            raise ParseError("fiscal year not found in the file name or the Detention sheet's titles", source=ID,
+                             file=name)
+    det = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=fy, file=name, source=ID)
+    fac = choose_sheet(wb, r"^\s*Facilities\b", "Facilities", fy=fy, file=name, source=ID)
+    fn = choose_sheet(wb, r"foot\s*notes?", "Footnotes", fy=fy, file=name, source=ID, required=False)
+    hd = choose_sheet(wb, r"^\s*Header\s*$", "Header", fy=fy, file=name, source=ID, required=False)
+    iids, facilities = _read_facilities(fac)
+    dates = ReleaseDates(iids, footnote_dates(fn))
     named = release_date_from_name(name, fy)
-    release = named or data_date
-    through = _footnote_through(wb)
-    header_date = _header_sheet_date(wb)
-    detained = _read_detained(det)
-    book_ins = _read_book_ins(det, fy)
-    adp = _read_blocks(det, fy, r"Average Daily Population by Arresting Agency", "ICE Average Daily Population by "
-                       "Arresting Agency, Month and Criminality", required=True)
-    alos = _read_blocks(det, fy, r"Average Length of Stay by Arresting Agency", "ICE Average Length of Stay by "
-                        "Arresting Agency, Month and Criminality", required=False) or []
-    removals = _read_removals(det)
+    release = named or iids
+    through = _footnote_through(fn)
+    header_date = _header_sheet_date(hd)
+    reads = {t.name: read_table(det, t) for t in TABLES}
+    for t in reads.values():
+        _check_title_year(t, fy)
 
     stale: list[str] = []
-    if through and (through - data_date).days > STALE_DAYS:
-        stale.append(f"footnotes say the data run to {through}, {(through - data_date).days} days after the "
-                     f"IIDS header date {data_date}")
-    if header_date and abs((header_date - data_date).days) > STALE_DAYS:
-        stale.append(f"Header sheet date {header_date} vs IIDS date {data_date}")
-    if named and data_date > named:
-        stale.append(f"IIDS date {data_date} is after the release date {named}")
+    if through and (through - iids).days > STALE_DAYS:
+        stale.append(f"footnotes say the data run to {through}, {(through - iids).days} days after the "
+                     f"IIDS header date {iids}")
+    if header_date and abs((header_date - iids).days) > STALE_DAYS:
+        stale.append(f"Header sheet date {header_date} vs IIDS date {iids}")
+    if named and iids > named:
+        stale.append(f"IIDS date {iids} is after the release date {named}")
     file_flag = "stale-header" if stale else ""
-    covered = max(d for d in (data_date, through) if d)
     rows: list[dict] = []
 
     def add(series, key, date, end, value, flag=""):
-        flags = ";".join(sorted({f for f in (flag, file_flag) if f}))
+        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c}))
         rows.append({"series": f"{ID}.{series}", "key": key, "date": date, "end": end, "value": value,
                      "release": release, "flag": flags})
 
-    def add_month(series, key, start, value):
-        end = month_end(start)
+    def add_month(series, key, start, value, through_d):
+        """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or
+        blank stands for a month not reached yet, and a real figure after the table's date is stale evidence."""
         if value is None:
             return
-        if start > data_date:
+        end = month_end(start)
+        if start > through_d:
             if value == 0:
                 return  # ICE prints 0 for months not reached yet: missing, not zero
-            if start > covered:
-                # a real figure for a month after every date the file gives: its header date is stale
-                add(series, key, start, min(month_end(start), release), value, "partial;stale-header")
-                return
-            add(series, key, start, min(end, covered), value, "partial")
+            # a real figure for a month after the table's own date: the file's dates are stale
+            add(series, key, start, min(end, release), value, "partial;stale-header")
             return
-        if end > data_date:
-            add(series, key, start, data_date, value, "partial")
+        if end > through_d:
+            add(series, key, start, through_d, value, "partial")
         else:
             add(series, key, start, end, value)
 
-    for a, key, v in detained:
-        add(f"detained_{a}_by_criminality" if key else f"detained_{a}", key, data_date, data_date, v)
-    for a, start, v in book_ins:
-        add_month(f"book_ins_{a}", "", start, v)
+    docket = dates.of("docket")
+    for sid, key, v in _read_detained(reads["detained"]):
+        add(sid, key, docket, docket, v)
     fy_key = f"FY{fy}"
-    for kind, block in (("adp", adp), ("alos", alos)):
-        for a, key, start, v in block:
+    for tname in ("book_ins", "adp", "alos"):
+        t = reads[tname]
+        if t is None:
+            continue
+        d = dates.of(t.spec.date)
+        for f, start, v in _monthly(t, fy):
             if start is None:
-                if kind == "adp" and not key and v is not None:
-                    add(f"adp_{a}_fytd", fy_key, data_date, data_date, v)
+                if "overall" in t.spec.series and not f["key"] and v is not None:
+                    add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
                 continue
-            add_month(f"{kind}_{a}_by_criminality" if key else f"{kind}_{a}", key, start, v)
-    for sid, v in removals.items():
-        add(sid, fy_key, data_date, data_date, v)
+            add_month(_series_id(t.spec, f), f["key"] if tname != "book_ins" else "", start, v, d)
+    rem = reads["removals"]
+    seen = {}
+    for r in rem.rows:
+        sid = r.fields.get("series")
+        if sid and sid not in seen:
+            seen[sid] = r.cells["value"]
+    if "removals_fytd" not in seen:
+        raise rem.fail(f"(row {rem.at[0] + 1}): no 'Total' removals row with a number")
+    rd = dates.of("removals")
+    for sid, v in seen.items():
+        add(sid, fy_key, rd, rd, v)
+    if {a for a in (r.fields.get("agency") for r in reads["book_ins"].rows)} != set(AGENCIES):
+        raise reads["book_ins"].fail("expected rows for ICE, CBP and Total")
+    for tname in ("adp", "alos"):
+        t = reads[tname]
+        if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
+            raise t.fail("expected CBP, ICE and overall blocks")
 
-    for r in ice_tables.read(wb, fy=fy, name=name, release=release):  # every other table, each dated by its own footnote
+    for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids):  # every other table, each dated by its own footnote
         add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
 
     names = pd.Series([f["name"] for f in facilities])
     dup = set(names[names.duplicated()])
     keys = [f"{f['name']} ({f['city']}, {f['state']})" if f["name"] in dup else f["name"] for f in facilities]
     if len(set(keys)) != len(keys):
-        seen = pd.Series(keys)
-        raise fac.fail(f"table 'facilities': repeated facility {sorted(set(seen[seen.duplicated()]))[:3]} even with city and state")
+        seen_k = pd.Series(keys)
+        raise fac.fail(f"table 'facilities': repeated facility {sorted(set(seen_k[seen_k.duplicated()]))[:3]} even "
+                       "with city and state")
     for k, f in zip(keys, facilities):
         if f["adp"] is not None:
-            add("facility_adp_fytd", k, data_date, data_date, f["adp"])
+            add("facility_adp_fytd", k, iids, iids, f["adp"])
 
+    iso = lambda d: d.isoformat() if d else ""
     releases = pd.DataFrame([{
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
         "release_date_from": "file name" if named else "IIDS data date (undated file name)",
-        "data_date": data_date.isoformat(), "footnote_data_through": through.isoformat() if through else "",
-        "header_sheet_date": header_date.isoformat() if header_date else "",
-        "stale_header": "; ".join(stale)}])
+        "data_date": iids.isoformat(), "footnote_data_through": iso(through),
+        "header_sheet_date": iso(header_date), "stale_header": "; ".join(stale),
+        # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).
+        "detention_data_through": dates.of("detention").isoformat(),
+        "detention_data_through_from": dates.source_of("detention"),
+        "book_ins_data_through": dates.of("book_ins").isoformat(),
+        "book_ins_data_through_from": dates.source_of("book_ins"),
+        "removals_data_through": dates.of("removals").isoformat(),
+        "removals_data_through_from": dates.source_of("removals"),
+        "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
+        "detention_sheet": det.name, "facilities_sheet": fac.name}])
     fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
                                "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
                               for k, f in zip(keys, facilities)])
     return Parsed(tidy.frame(rows), {"releases": releases, "facilities": fac_table})
-
-
-# ---------------------------------------------------------------- integrity checks
-
-def _finding(series, key, date, release, file, flag, message) -> dict:
-    return {"series": series, "key": key, "date": date, "release": release, "file": file, "flag": flag, "message": message}
-
-
-def _sum_checks(obs: pd.DataFrame) -> list[dict]:
-    out = []
-    idx = ["date", "release", "file"]
-    for base in ("detained", "book_ins", "adp"):
-        parts = {}
-        for a in AGENCIES:
-            s = obs[(obs.series == f"{ID}.{base}_{a}") & (obs.key == "")]
-            parts[a] = s.set_index(idx)["value"]
-        both = pd.concat(parts, axis=1).dropna()
-        gap = (both["ice"] + both["cbp"] - both["total"]).abs()
-        bad = gap > 0.5 + 1e-4 * both["total"].abs()
-        for (d, r, f), row in both[bad].iterrows():
-            out.append(_finding(f"{ID}.{base}_total", "", d, r, f, "sum-mismatch",
-                                f"{base}: ICE {row.ice:g} + CBP {row.cbp:g} != total {row.total:g}"))
-        if base == "book_ins":
-            continue
-        for a in AGENCIES:
-            tot = parts[a]
-            crim = obs[obs.series == f"{ID}.{base}_{a}_by_criminality"].groupby(idx)["value"].sum()
-            j = pd.concat([tot.rename("total"), crim.rename("parts")], axis=1).dropna()
-            bad = (j["parts"] - j["total"]).abs() > 0.5 + 1e-4 * j["total"].abs()
-            for (d, r, f), row in j[bad].iterrows():
-                out.append(_finding(f"{ID}.{base}_{a}_by_criminality", "", d, r, f, "sum-mismatch",
-                                    f"{base} {AGENCIES[a]}: criminality rows sum to {row.parts:g}, total says {row.total:g}"))
-    return out
-
-
-def _decrease_checks(obs: pd.DataFrame) -> list[dict]:
-    out = []
-    for sid in ("removals_fytd", "removals_famu_fytd", "removals_family_detention_fytd"):
-        s = obs[obs.series == f"{ID}.{sid}"].sort_values(["key", "date", "release", "file"])
-        for _, g in s.groupby("key"):
-            best = None
-            for row in g.itertuples():
-                if best is not None and row.date > best.date and row.value < best.value:
-                    out.append(_finding(row.series, row.key, row.date, row.release, row.file, "decreased",
-                                        f"{sid} fell from {best.value:g} (data date {best.date}, release {best.release}) "
-                                        f"to {row.value:g}"))
-                if best is None or row.value >= best.value:
-                    best = row
-    return out
-
-
-def _detained_frame(obs: pd.DataFrame) -> pd.DataFrame:
-    """One row per release: ICE, CBP, total detained and the convicted share of each agency."""
-    get = lambda sid, key="": obs[(obs.series == f"{ID}.{sid}") & (obs.key == key)].set_index(["release", "file", "date"])["value"]
-    d = pd.concat({"ice": get("detained_ice"), "cbp": get("detained_cbp"),
-                   "ice_conv": get("detained_ice_by_criminality", "Convicted criminal"),
-                   "cbp_conv": get("detained_cbp_by_criminality", "Convicted criminal")}, axis=1)
-    d = d.dropna(subset=["ice", "cbp"]).reset_index().sort_values(["release", "file"]).reset_index(drop=True)
-    d["inverted"] = (d["ice_conv"] / d["ice"]) < (d["cbp_conv"] / d["cbp"])
-    return d
-
-
-def _transposition_checks(obs: pd.DataFrame) -> list[dict]:
-    """ICE and CBP swapped: consecutive releases whose ICE and CBP counts trade places (within 1%).
-
-    Which of the two is wrong is decided by the criminality mix: people ICE arrests are mostly convicted or
-    charged, people CBP hands over mostly are not, so the release whose 'ICE' column has the smaller convicted
-    share is the transposed one. A release with that inverted mix is flagged even without a swapping neighbour.
-    """
-    d = _detained_frame(obs)
-    hits: dict[int, str] = {}
-    close = lambda x, y: abs(x - y) <= SWAP_TOLERANCE * max(abs(x), abs(y), 1)
-    for i in range(len(d) - 1):
-        a, b = d.iloc[i], d.iloc[i + 1]
-        if close(a.ice, a.cbp) or not (close(a.ice, b.cbp) and close(a.cbp, b.ice)):
-            continue
-        pair = f"ICE/CBP detained {a.ice:g}/{a.cbp:g} in release {a.release} and {b.ice:g}/{b.cbp:g} in {b.release}"
-        guilty = [j for j, r in ((i, a), (i + 1, b)) if r.inverted is True or r.inverted == np.True_]
-        for j in guilty or (i, i + 1):
-            hits[j] = pair + (" swap; this release's ICE column has the criminality mix of CBP arrests"
-                              if guilty else " swap; one of the two has ICE and CBP transposed")
-    for j, r in d.iterrows():
-        if bool(r.inverted) and j not in hits:
-            hits[j] = (f"ICE column has a smaller convicted share ({r.ice_conv / r.ice:.0%}) than CBP's "
-                       f"({r.cbp_conv / r.cbp:.0%}): ICE and CBP look transposed")
-    out = []
-    for j, msg in sorted(hits.items()):
-        r = d.iloc[j]
-        for sid in ("detained_ice", "detained_cbp", "detained_ice_by_criminality", "detained_cbp_by_criminality"):
-            out.append(_finding(f"{ID}.{sid}", "", r.date, r.release, r.file, "transposed", msg))
-    return out
-
-
-def _facility_checks(obs: pd.DataFrame) -> list[dict]:
-    fac = obs[obs.series == f"{ID}.facility_adp_fytd"].groupby(["release", "file", "date"])["value"].sum()
-    nat = obs[obs.series == f"{ID}.adp_total_fytd"].set_index(["release", "file", "date"])["value"]
-    det = obs[obs.series == f"{ID}.detained_total"].set_index(["release", "file", "date"])["value"]
-    j = pd.concat({"fac": fac, "nat": nat, "det": det}, axis=1).dropna(subset=["fac", "nat"])
-    out = []
-    lo, hi = FACILITY_RATIO
-    for (r, f, d), row in j.iterrows():
-        ratio = row.fac / row.nat if row.nat else np.inf
-        if not lo <= ratio <= hi:
-            extra = f"; {row.det:g} detained on the data date" if pd.notna(row.det) else ""
-            out.append(_finding(f"{ID}.facility_adp_fytd", "", d, r, f, "facility-mismatch",
-                                f"facility FYTD ADPs sum to {row.fac:,.0f}, {ratio:.1%} of the national FYTD ADP "
-                                f"{row.nat:,.0f} (expected {lo:.0%}-{hi:.0%}){extra}"))
-    return out
-
-
-def _stale_checks(obs: pd.DataFrame) -> list[dict]:
-    out = []
-    # Findings the parser made from a file's own dates (footnotes, Header sheet, data past the header date).
-    for (r, f), g in obs[obs.flag.str.contains("stale-header", regex=False)].groupby(["release", "file"]):
-        out.append(_finding("", "", "", r, f, "stale-header",
-                            f"{len(g)} rows: the file's header date disagrees with its own data"))
-    # Across releases: a new release that repeats the previous data date while its figures changed.
-    d = _detained_frame(obs)
-    prev = None
-    for r in d.itertuples():
-        if prev is not None and r.date == prev.date and r.release != prev.release and \
-                (r.ice, r.cbp) != (prev.ice, prev.cbp) and (r.ice, r.cbp) != (prev.cbp, prev.ice):
-            out.append(_finding("", "", "", r.release, r.file, "stale-header",
-                                f"release {r.release} repeats the IIDS data date {r.date} of release {prev.release} "
-                                f"but its figures changed (detained ICE {prev.ice:g} -> {r.ice:g})"))
-        rel = dt.date.fromisoformat(r.release)
-        if (rel - dt.date.fromisoformat(r.date)).days > 21:
-            out.append(_finding("", "", "", r.release, r.file, "stale-header",
-                                f"IIDS data date {r.date} is {(rel - dt.date.fromisoformat(r.date)).days} days before "
-                                f"the release date {r.release} (usually 5-14)"))
-        prev = r
-    return out
-
-
-def check(obs: pd.DataFrame) -> pd.DataFrame:
-    """Integrity checks over every release: findings are flagged, never corrected."""
-    obs = obs[obs.series.str.startswith(ID + ".")]
-    found = _sum_checks(obs) + _decrease_checks(obs) + _transposition_checks(obs) + _facility_checks(obs) + \
-        _stale_checks(obs)
-    cols = ["series", "key", "date", "release", "file", "flag", "message"]
-    return pd.DataFrame(found, columns=cols).drop_duplicates().reset_index(drop=True)
 
 
 SOURCE = Source(

@@ -76,10 +76,11 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .base import Series
 from .errors import ParseError
+from .parsing import find_mdy, month_end, number
+from .workbook import choose_sheet_name, label, norm, read_sheet, sections
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -357,47 +358,29 @@ _IDS = {s.id for s in SERIES}
 
 # ---------------------------------------------------------------- helpers
 
-def _label(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    return " ".join(str(v).split())
-
-
-def _canon(s: str) -> str:
-    return _label(s).lower()
+# One label, number and date parser for every source: loaders.workbook and loaders.parsing.
+_label, _canon = label, norm
+_MISSING = frozenset({"", "-"})
 
 
 def _num(v) -> float | None:
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v) if np.isfinite(v) else None
-    s = str(v).strip().replace(",", "").replace("$", "")
-    if s in ("", "-"):
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        return None
+    """A cell searched rather than required (is there a figure here?): None for anything not a number."""
+    return number(v, lenient=True, missing=_MISSING)
 
 
-_DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
+def _value(ctx, sheet: str, table, row: int, field: str, raw) -> float | None:
+    """A required cell: None when blank, else a number, or a ParseError naming file, sheet, table, row, column."""
+    return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
+                  field=field, missing=_MISSING)
 
 
 def _first_date(text: str) -> dt.date | None:
-    m = _DATE.search(text or "")
-    if not m:
-        return None
-    try:
-        return dt.date(int(m[3]), int(m[1]), int(m[2]))
-    except ValueError:
-        return None
+    """The first date in a sentence; ICE's ATD lines write it with dots ("Participants Report, 04.04.2026")."""
+    return find_mdy(re.sub(r"(?<=\d)\.(?=\d)", "/", text or ""))
 
 
-def _month_end(d: dt.date) -> dt.date:
-    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+_DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
+_month_end = month_end
 
 
 def _fy_month(fy: int, label: str) -> dt.date:
@@ -417,30 +400,14 @@ class _Ctx:
 
     def rows(self, sheet: str) -> list[list]:
         if sheet not in self._cache:
-            from python_calamine import CalamineError
-            try:
-                self._cache[sheet] = self.wb.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
-            except CalamineError as e:
-                raise ParseError(f"sheet {sheet!r} is not readable ({type(e).__name__}: {e})", source=ID,
-                                 file=self.name) from None
+            self._cache[sheet] = read_sheet(self.wb, sheet, self.name, ID).rows
         return self._cache[sheet]
 
     def sheet(self, pattern: str, table: str) -> str | None:
-        """The sheet for ``pattern`` belonging to this workbook's fiscal year.
-
-        Workbooks can carry a leftover sheet of another year (FY2023's ``ATD FY24 YTD`` beside ``ATD EOFY23``): when
-        several sheets match, the one naming this fiscal year wins; if none or several do, the error lists them.
-        """
-        rx = re.compile(pattern, re.I)
-        hits = [s for s in self.wb.sheet_names if rx.search(s)]
-        if len(hits) <= 1:
-            return hits[0] if hits else None
-        yy = self.fy % 100
-        mine = [s for s in hits if re.search(rf"FY\s*(20)?{yy:02d}\b", s, re.I)]
-        if len(mine) == 1:
-            return mine[0]
-        raise ParseError(f"table {table!r}: cannot tell which sheet belongs to FY{self.fy}; candidates {hits}",
-                         source=ID, file=self.name)
+        """The sheet for ``pattern`` belonging to this workbook's fiscal year (``workbook.choose_sheet_name``:
+        FY2023's workbook holds ``ATD FY24 YTD`` beside ``ATD EOFY23``; the error names the candidates)."""
+        return choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID,
+                                 required=False)
 
 
 def _cell(rows, r, c):
@@ -461,25 +428,20 @@ def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
 
 # ---------------------------------------------------------------- dates
 
-def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]]:
-    """The Footnotes sheet as (section heading, one sentence of its notes) pairs, in order."""
+def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
+    """The Footnotes sheet as (section heading, sentence) pairs in order (``workbook.sections``); None when the
+    workbook has no Footnotes sheet at all."""
     sheet = ctx.sheet(r"foot\s*notes?", "footnotes")
     if sheet is None:
-        return []
-    out, head = [], ""
-    for row in ctx.rows(sheet):
-        a, b = _label(_cell([row], 0, 0)), _label(_cell([row], 0, 1))
-        if a:
-            head = a
-        if b:
-            out.append((head, b))
-        elif a and _DATE.search(a):  # heading and sentence in one cell
-            out.append((a, a))
-    return out
+        return None
+    return [(head, text) for _row, head, text in sections(read_sheet(ctx.wb, sheet, ctx.name, ID))]
 
 
 def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
     sec, ph = re.compile(section, re.I), re.compile(rf"(?:{phrase})\s*(?:of\s*)?(\d{{1,2}}/\d{{1,2}}/\d{{4}})", re.I)
+    if notes is None:
+        # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
+        return ctx.iids
     for head, text in notes:
         if sec.search(head) and (m := ph.search(text)):
             return _first_date(m[1])
@@ -494,10 +456,9 @@ def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
     title = _label(_cell(rows, r, c))
     if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)):
         return _first_date(m[1])
-    for rr, cc in _find(rows, r"Participants Report", r):
-        return _first_date(_label(_cell(rows, rr, cc)))
-    for rr, cc in _find(rows, r"Participants Report"):
-        return _first_date(_label(_cell(rows, rr, cc)))
+    for rr, cc in _find(rows, r"Participants Report", r) + _find(rows, r"Participants Report"):
+        if (d := _first_date(_label(_cell(rows, rr, cc)))):
+            return d
     raise ctx.fail(sheet, table.name, "no as-of date (no 'as of' in the title, no 'Participants Report' line)")
 
 
@@ -583,13 +544,9 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
         else:
             key = lab
         for k, (cc, (suffix, member)) in found.items():
-            raw = _cell(rows, row, cc)
-            v = _num(raw)
+            v = _value(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
             if v is None:
-                if _label(raw) == "":
-                    continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
-                raise ctx.fail(sheet, table.name, f"row {row + 1} column {k if isinstance(k, str) else k[0]!r}: "
-                                                  f"{raw!r} is not a number")
+                continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
             if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
                 member = _label(rows[hr][cc])
             out.append((suffix, " | ".join(p for p in (key, member) if p), v))
@@ -644,10 +601,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
         else:
             key = ALIASES.get(a, a)
         for k, (cc, (kind, m)) in found.items():
-            raw = _cell(rows, row, cc)
-            v = _num(raw)
-            if v is None and _label(raw):
-                raise ctx.fail(sheet, table.name, f"row {row + 1} column {m or 'FY'!r}: {raw!r} is not a number")
+            v = _value(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
             if kind == "month":
                 out.append((monthly, key, _fy_month(ctx.fy, m), v))
             else:
@@ -682,10 +636,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
         for cc, m in months.items():
-            raw = _cell(rows, row, cc)
-            v = _num(raw)
-            if v is None and _label(raw):
-                raise ctx.fail(sheet, table.name, f"row {row + 1} column {m:%Y-%m}: {raw!r} is not a number")
+            v = _value(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
             out.append((suffix, "", m.replace(day=1), v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -732,9 +683,7 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            v = _num(raw)
-            if v is None and _label(raw):
-                raise ctx.fail(sheet, table.name, f"row {row + 1} ({lab!r}) {d}: {raw!r} is not a number")
+            v = _value(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -776,11 +725,8 @@ def _read_blocks(ctx, sheet, table: Table):
             if lab.startswith("*"):
                 break
             for k, (cc, (suffix, _)) in found.items():
-                raw = _cell(rows, rr, cc)
-                v = _num(raw)
+                v = _value(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
                 if v is None:
-                    if _label(raw):
-                        raise ctx.fail(sheet, table.name, f"row {rr + 1} column {k!r}: {raw!r} is not a number")
                     continue
                 out.append((suffix, lab, start, end, v))
             if lab == "Total":
@@ -792,10 +738,10 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date) -> list[dict]:
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date) -> list[dict]:
     """Every declared table of one workbook as row dicts (series, key, date, end, value, flag)."""
     ctx = _Ctx(wb, fy, name)
-    ctx.release = release
+    ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
     out: list[dict] = []
     for t in TABLES:

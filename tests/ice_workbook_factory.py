@@ -3,7 +3,7 @@
 The layout follows the FY2025 releases: a ``Header`` sheet; ``Detention FY25`` with the currently-detained table
 titled in A18 and the book-ins table beside it in I18, the removals block in N27, the ADP table in A90 and the
 length-of-stay table in A107; ``Facilities FY25`` with the IIDS line in row 6 and the ``Name`` header in row 7;
-``Footnotes`` with the "updated through" sentences. Labels keep ICE's trailing spaces (``ICE  ``, ``Average ``),
+``Footnotes`` with each table's name in column A and its "updated through" / "snapshot as of" sentence in B. Labels keep ICE's trailing spaces (``ICE  ``, ``Average ``),
 future months are 0, and every table is found by the parser from its title, so ``shift`` moves them all down.
 """
 from __future__ import annotations
@@ -36,7 +36,9 @@ class Release:
     name: str
     fy: int
     iids: dt.date
-    through: dt.date | None = None  # the Footnotes' "updated through" date
+    through: dt.date | None = None  # the Footnotes' "updated through" date of the detention and book-ins tables
+    docket: dt.date | None = None  # the currently-detained table's "snapshot as of" date (default: ``through``)
+    removals_through: dt.date | None = None  # the removals table's "updated through" date (default: ``through``)
     ice: int = 21137
     cbp: int = 22622
     ice_mix: tuple[float, float, float] = (0.55, 0.31, 0.14)  # ICE arrests: mostly convicted or charged
@@ -137,11 +139,14 @@ def build(rel: Release) -> bytes:
 
     adp_ice = months_to(rel.fy, through, rel.adp_ice)
     adp_cbp = months_to(rel.fy, through, rel.adp_cbp)
-    given = [a + b for a, b in zip(adp_ice, adp_cbp) if a + b]
-    fytd = rel.adp_fytd if rel.adp_fytd is not None else sum(given) / len(given)
+    # ICE's FY Overall: the monthly means weighted by the days each month covers, the last to ``through``.
+    w = _days_covered(rel.fy, through)
+    fy_mean = lambda vals: sum(v * d for v, d in zip(vals, w) if v) / sum(d for v, d in zip(vals, w) if v)
+    fytd = rel.adp_fytd if rel.adp_fytd is not None else fy_mean([a + b for a, b in zip(adp_ice, adp_cbp)])
+    ice_fytd = fy_mean(adp_ice) if rel.adp_fytd is None else fytd * rel.ice / (rel.ice + rel.cbp)
     if "adp" not in rel.omit:
         _blocks(d, 90 + s, f"ICE Average Daily Population by Arresting Agency, Month and Criminality: FY{rel.fy}",
-                adp_ice, adp_cbp, fytd, rel)
+                adp_ice, adp_cbp, fytd, rel, ice_overall=ice_fytd)
     if "alos" not in rel.omit:
         _blocks(d, 107 + s, f"ICE Average Length of Stay by Arresting Agency, Month and Criminality: FY{rel.fy}",
                 [40.0 if v else 0.0 for v in adp_ice], [80.0 if v else 0.0 for v in adp_cbp], 50.0, rel, additive=False)
@@ -166,16 +171,39 @@ def build(rel: Release) -> bytes:
     f.cell(10 + len(rel.facilities), 1, "*The info. in this report is subject to change")
 
     fn = wb.create_sheet("Footnotes")
+    fn["A1"] = "Footnotes"
     if rel.through:
-        fn["A2"] = (f"FY{rel.fy} ICE Initial Book-Ins FY{rel.fy} YTD ICE Book-ins data is updated through "
-                    f"{rel.through:%m/%d/%Y} (IIDS Run Date {rel.through:%m/%d/%Y}).")
+        # ICE's layout: the table's name in column A, the sentence with its date in column B, one section each.
+        run = rel.through + dt.timedelta(days=2)
+        tail = lambda d: f"{d:%m/%d/%Y} (IIDS Run Date {run:%m/%d/%Y}; EID as of {d:%m/%d/%Y})."
+        rem, dock = rel.removals_through or rel.through, rel.docket or rel.through
+        for i, (a, b) in enumerate([
+            (f"FY{rel.fy} ICE Average Daily Population and ICE Average Length of Stay",
+             f"FY{rel.fy} YTD ICE Detention data are updated through " + tail(rel.through)),
+            (None, "Family Staging Centers (FSC) include the Karnes County Family Staging Center (active end date of 11/03/2021)."),
+            (f"FY{rel.fy} ICE Removals", f"FY{rel.fy} YTD ICE Removals data are updated through " + tail(rem)),
+            ("ICE Currently Detained Population Breakdown", "ICE National Docket data are a snapshot as of " + tail(dock)),
+            (f"FY{rel.fy} ICE Initial Book-Ins", f"FY{rel.fy} YTD ICE Book-ins data is updated through " + tail(rel.through)),
+        ]):
+            if a:
+                fn[f"A{3 + i}"] = a
+            fn[f"B{3 + i}"] = b
     ice_tables_factory.add(wb, rel, skip=rel.omit)  # the other tables (loaders/ice_tables.py)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
 
 
-def _blocks(d, r, title, ice, cbp, overall, rel, additive=True):
+def _days_covered(fy: int, through: dt.date) -> list[int]:
+    out = []
+    for i in range(12):
+        start = dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
+        end = dt.date(start.year + (start.month == 12), start.month % 12 + 1, 1) - dt.timedelta(days=1)
+        out.append(0 if start > through else (min(end, through) - start).days + 1)
+    return out
+
+
+def _blocks(d, r, title, ice, cbp, overall, rel, additive=True, ice_overall=None):
     d[f"A{r}"] = title
     cols = [chr(ord("B") + i) for i in range(13)]
     d[f"A{r + 1}"] = "Agency"
@@ -183,7 +211,7 @@ def _blocks(d, r, title, ice, cbp, overall, rel, additive=True):
         d[f"{c}{r + 1}"] = m
     tot = [a + b for a, b in zip(ice, cbp)] if additive else [(a + b) / 2 for a, b in zip(ice, cbp)]
     row = r + 2
-    ice_o = overall * rel.ice / (rel.ice + rel.cbp)
+    ice_o = ice_overall if ice_overall is not None else overall * rel.ice / (rel.ice + rel.cbp)
     for lab, vals, mix, o in (("CBP Average", cbp, rel.cbp_mix, overall - ice_o), ("ICE Average  ", ice, rel.ice_mix, ice_o),
                               ("Average ", tot, None, overall)):
         d[f"A{row}"] = lab
@@ -201,3 +229,29 @@ def _blocks(d, r, title, ice, cbp, overall, rel, additive=True):
                     i_, c_ = (ice + [ice_o])[j], (cbp + [overall - ice_o])[j]
                     d[f"{c}{row + 1 + k}"] = i_ * rel.ice_mix[k] + c_ * rel.cbp_mix[k]
         row += 4
+
+
+def with_sheet_from(content: bytes, other: bytes, sheet: str, as_name: str | None = None, first: bool = False) -> bytes:
+    """``content`` with a copy (values only) of sheet ``sheet`` of workbook ``other``: a leftover sheet from another
+    release or fiscal year, as ICE's workbooks sometimes carry (FY2023's file holds ``ATD FY24 YTD``)."""
+    from openpyxl import load_workbook
+
+    wb, src = load_workbook(io.BytesIO(content)), load_workbook(io.BytesIO(other))
+    ws = wb.create_sheet(as_name or sheet, 0 if first else None)
+    for row in src[sheet].iter_rows():
+        for c in row:
+            if c.value is not None:
+                ws.cell(c.row, c.column, c.value)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def rename_sheet(content: bytes, old: str, new: str) -> bytes:
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(content))
+    wb[old].title = new
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

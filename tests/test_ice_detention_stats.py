@@ -41,7 +41,8 @@ def findings(releases: list[Release]) -> pd.DataFrame:
 
 @pytest.fixture
 def feb_release() -> Release:
-    return Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137)
+    return Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137,
+                   docket=D(2025, 2, 23))
 
 
 # ---------------------------------------------------------------- discovery
@@ -120,19 +121,20 @@ def test_parses_every_table(feb_release):
     p = pipeline.parse_file(SRC, build(feb_release), feb_release.name)
     df = p.obs
     assert set(df.release) == {"2025-02-27"}
-    # currently detained: a snapshot at the IIDS data date
+    # currently detained: a snapshot on the National Docket date its footnote gives (not the IIDS date)
     assert value(df, "detained_ice") == 22622 and value(df, "detained_cbp") == 21137
     assert value(df, "detained_total") == 43759
     snap = df[df.series == S + "detained_ice"].iloc[0]
-    assert snap.date == snap.end == "2025-02-18"
+    assert snap.date == snap.end == "2025-02-23"
     crim = df[df.series == S + "detained_ice_by_criminality"]
     assert set(crim.key) == {"Convicted criminal", "Pending criminal charges", "Other immigration violator"}
     assert crim.value.sum() == 22622
-    # book-ins: the "ICE  " row (two trailing spaces), the month holding the data date partial, later months missing
+    # book-ins: the "ICE  " row (two trailing spaces), the month holding the footnote date partial to that date,
+    # later months missing
     bi = df[df.series == S + "book_ins_ice"].set_index("date")
     assert bi.loc["2025-01-01", "value"] == 11753 and bi.loc["2025-01-01", "end"] == "2025-01-31"
     assert bi.loc["2025-01-01", "flag"] == ""
-    assert bi.loc["2025-02-01", "flag"] == "partial" and bi.loc["2025-02-01", "end"] == "2025-02-18"
+    assert bi.loc["2025-02-01", "flag"] == "partial" and bi.loc["2025-02-01", "end"] == "2025-02-22"
     assert "2025-03-01" not in bi.index  # ICE prints 0 for March: missing, not zero
     assert value(df, "book_ins_total", date="2025-01-01") == 11753 + 10237
     # ADP by agency and criminality, ALOS, FYTD figures, removals
@@ -151,6 +153,12 @@ def test_parses_every_table(feb_release):
     rel = p.tables["releases"].iloc[0]
     assert (rel.release_date, rel.data_date, rel.footnote_data_through, rel.fiscal_year) == \
         ("2025-02-27", "2025-02-18", "2025-02-22", 2025)
+    assert (rel.detention_data_through, rel.book_ins_data_through, rel.removals_data_through, rel.docket_as_of) == \
+        ("2025-02-22", "2025-02-22", "2025-02-22", "2025-02-23")
+    assert rel.docket_as_of_from == "footnote" and rel.detention_sheet == "Detention FY25"
+    # ADP FYTD at the detention tables' date, removals at theirs, facilities at the IIDS date
+    assert df[df.series == S + "adp_total_fytd"].date.tolist() == ["2025-02-22"]
+    assert df[df.series == S + "removals_fytd"].date.tolist() == ["2025-02-22"]
     t = p.tables["facilities"].set_index("key")
     assert t.loc["STEWART DETENTION CENTER", ["city", "state", "aor", "facility_type"]].tolist() == \
         ["LUMPKIN", "GA", "ATL", "DIGSA"]
@@ -163,7 +171,7 @@ def test_per_day_is_left_to_the_page(feb_release):
     assert next(s for s in SRC.series if s.id == S + "book_ins_ice").per_day_ok
     feb = df[(df.series == S + "book_ins_ice") & (df.date == "2025-02-01")].iloc[0]
     days = (D.fromisoformat(feb.end) - D.fromisoformat(feb.date)).days + 1
-    assert days == 18 and feb.value / days == pytest.approx(4597 / 18)
+    assert days == 22 and feb.value / days == pytest.approx(4597 / 22)  # Feb 1-22, the footnote's date
 
 
 def test_robust_to_shifted_rows_renamed_sheets_and_an_extra_table(feb_release):
@@ -380,11 +388,13 @@ def real(request):
 
 @pytest.mark.shared
 def test_real_files_all_parse(shared_data, real):
-    assert len(real) == 11
+    assert len(real) == 15  # the eleven of 2025 and the four FY2026 releases added in December 2026
     fys = sorted(p.tables["releases"].fiscal_year.iloc[0] for p in real.values())
-    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025, 2026, 2026]
+    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025] + [2026] * 6
     obs = pd.concat([p.obs for p in real.values()], ignore_index=True)
-    assert ice.check(obs).empty  # none of these eleven releases is one of the known bad ones
+    f = ice.check(obs)
+    # The one finding: FY21-detentionstats.xlsx is dated 2021-09-27 by its IIDS line, its tables end 2021-09-11.
+    assert set(zip(f.file, f.flag)) == {("FY21-detentionstats.xlsx", "stale-release")}, f
     rel = pd.concat([p.tables["releases"] for p in real.values()]).set_index("file")
     assert rel.loc["FY25_detentionStats09242025.xlsx", "data_date"] == "2025-09-15"
     assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
@@ -400,7 +410,7 @@ def test_real_sample_values(real):
     bi = fy25[fy25.series == S + "book_ins_ice"].set_index("date")
     assert bi.loc["2025-01-01", "value"] == 11753 and bi.loc["2025-06-01", "value"] == 31590
     sep = bi.loc["2025-09-01"]
-    assert sep.value == 21293 and sep.flag == "partial" and sep.end == "2025-09-15"
+    assert sep.value == 21293 and sep.flag == "partial" and sep.end == "2025-09-20"  # footnote date, not IIDS 09-15
     assert bi.value.sum() == 222832
     assert value(fy25, "removals_fytd", "FY2025") == 319980
     assert value(fy25, "adp_total", date="2024-10-01") == pytest.approx(38711.77, abs=0.01)
@@ -416,7 +426,7 @@ def test_real_sample_values(real):
     fy26 = real["FY26_detentionStats_02122026.xlsx"].obs
     cbp = fy26[fy26.series == S + "book_ins_cbp"].set_index("date")
     assert list(cbp.index) == ["2025-10-01", "2025-11-01", "2025-12-01", "2026-01-01", "2026-02-01"]  # blanks missing
-    assert cbp.loc["2026-02-01", "end"] == "2026-02-05"
+    assert cbp.loc["2026-02-01", "end"] == "2026-02-07"  # the footnote's date; the IIDS date is 02-05
 
 
 # DDP's file_date for each of our files: the date in the name; for undated end-of-year files DDP writes
@@ -483,7 +493,7 @@ def test_agrees_with_deportation_data_project_parse(shared_data, real):
         ours = obs[obs.series.isin([S + "removals_famu_fytd", S + "removals_family_detention_fytd"])]
         assert ours.value.tolist() == [fam], file
         compared += 1
-    assert compared == 11
+    assert compared == 15
 
 
 @pytest.mark.shared
@@ -515,7 +525,145 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     took = time.perf_counter() - t
     assert counts["ice_detention_stats"] > 4000
     out = pd.read_csv(tmp_path / "snap" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
-    assert out.file.nunique() == 11
+    assert out.file.nunique() == 15
     assert (tmp_path / "snap" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "tables" / "ice_detention_stats.facilities.csv").exists()
     assert took < 15  # about 1 s here; generous for slow CI machines
+
+
+# ---------------------------------------------------------------- issue 13: every table dated by its own footnote
+
+# (file, month, ICE-arrested book-ins per day the old parser gave (month cut at the IIDS date), per day with the
+# month cut at the book-ins table's own footnote date, that date). The right rates match the later full months.
+ISSUE_13 = [
+    ("FY21-detentionstats.xlsx", "2021-09-01", 47.8, 117.4, "2021-09-11"),
+    ("FY22-detentionStats.xlsx", "2022-09-01", 255.5, 202.2, "2022-09-24"),
+    ("20250106074944-FY25_detentionStats01032025.xlsx", "2024-12-01", 314.9, 258.7, "2024-12-28"),
+    ("FY25_detentionStats01162025.xlsx", "2025-01-01", 393.8, 214.8, "2025-01-11"),
+    ("FY25_detentionStats09242025.xlsx", "2025-09-01", 1419.5, 1064.7, "2025-09-20"),
+    ("FY26_detentionStats02022026.xlsx", "2026-01-01", 1340.9, 1180.0, "2026-01-25"),
+    ("FY26_detentionStats_02122026.xlsx", "2026-02-01", 1427.4, 1019.6, "2026-02-07"),
+]
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("file, month, wrong, right, through", ISSUE_13)
+def test_partial_month_ends_at_the_tables_footnote_date(real, file, month, wrong, right, through):
+    from charts import data as cdata, view as cview
+    p = real[file]
+    row = p.obs[(p.obs.series == S + "book_ins_ice") & (p.obs.date == month)].iloc[0]
+    assert row.end == through and "partial" in row.flag
+    rel = p.tables["releases"].iloc[0]
+    assert rel.book_ins_data_through == through and rel.book_ins_data_through_from == "footnote"
+    # The old figure: the same count over the days to the IIDS date (the documented bug this test pins).
+    old_days = (D.fromisoformat(rel.data_date) - D.fromisoformat(month)).days + 1
+    assert round(row.value / old_days, 1) == wrong
+    # The page's per-day transform divides by the days date..end covers: it now gives the right rate.
+    df = pd.DataFrame({"date": pd.to_datetime([row.date]), "end": pd.to_datetime([row.end]), "value": [row.value]})
+    assert cdata.days_covered(df)[0] == (D.fromisoformat(through) - D.fromisoformat(month)).days + 1
+    assert round(float(cview.per_day(df)["value"].iloc[0]), 1) == right
+
+
+@pytest.mark.shared
+def test_each_table_carries_its_own_footnote_date(real):
+    """Headcount at the docket 'as of' date, removals at theirs, facilities at the IIDS date, in every layout."""
+    feb = real["FY26_detentionStats_02122026.xlsx"]
+    assert feb.obs[feb.obs.series == S + "detained_total"].date.tolist() == ["2026-02-07"]  # snapshot says 02-05
+    r = feb.tables["releases"].iloc[0]
+    assert (r.data_date, r.docket_as_of, r.removals_data_through) == ("2026-02-05", "2026-02-07", "2026-02-07")
+    # FY2019-FY2026: every layout has the four footnotes; the headcount date is never the IIDS date by default.
+    expect = {  # file: (detention / book-ins through, removals through, docket as of, IIDS)
+        "FY19-detentionstats.xlsx": ("2019-09-30", "2019-09-30", "2019-10-04", "2019-10-07"),
+        "FY20-detentionstats.xlsx": ("2020-09-30", "2020-09-30", "2020-10-02", "2020-09-30"),
+        "FY21-detentionstats.xlsx": ("2021-09-11", "2021-09-11", "2021-09-11", "2021-09-27"),
+        "FY22-detentionStats.xlsx": ("2022-09-24", "2022-09-24", "2022-09-25", "2022-09-19"),
+        "FY23_detentionStats.xlsx": ("2023-09-30", "2023-09-30", "2023-09-30", "2023-09-30"),
+        "FY24_detentionStats.xlsx": ("2024-09-30", "2024-09-30", "2024-10-03", "2024-10-07"),
+        "FY26_detentionStats11202025.xlsx": ("2025-11-15", "2025-11-15", "2025-11-16", "2025-11-10"),
+        "FY26_detentionStats_04092026.xlsx": ("2026-04-04", "2026-04-04", "2026-04-04", "2026-04-02"),
+    }
+    for file, (det, rem, dock, iids) in expect.items():
+        r = real[file].tables["releases"].iloc[0]
+        got = (r.detention_data_through, r.book_ins_data_through, r.removals_data_through, r.docket_as_of, r.data_date)
+        assert got == (det, det, rem, dock, iids), file
+        assert {r.detention_data_through_from, r.book_ins_data_through_from, r.removals_data_through_from,
+                r.docket_as_of_from} == {"footnote"}, file
+        o = real[file].obs
+        assert o[o.series == S + "detained_ice"].date.tolist() == [dock], file
+        assert set(o[o.series == S + "removals_fytd"].date) == {rem}, file
+        assert set(o[o.series == S + "adp_total_fytd"].date) == {det}, file
+        assert set(o[o.series == S + "facility_adp_fytd"].date) == {iids}, file
+
+
+# ---------------------------------------------------------------- ICE's FY-overall ADP recomputed per release
+
+def test_fy_overall_adp_follows_from_the_months_and_their_days(feb_release):
+    """ICE's FY Overall = monthly ADPs weighted by days, the last month to the footnote date: a consistent
+    release raises nothing; a release whose partial month is cut elsewhere is flagged with the reason."""
+    assert findings([feb_release]).empty
+    # No footnotes: the parser can only cut February at the IIDS date (02-18), while ICE's FY Overall was
+    # computed to 02-22. The check sees the arithmetic fail and says which day count would fit.
+    from openpyxl import load_workbook
+    import io
+    wb = load_workbook(io.BytesIO(build(feb_release)))
+    del wb["Footnotes"]
+    buf = io.BytesIO()
+    wb.save(buf)
+    obs = pipeline.parse_bytes(SRC, buf.getvalue(), feb_release.name)
+    feb = obs[(obs.series == S + "book_ins_ice") & (obs.date == "2025-02-01")].iloc[0]
+    assert feb.end == "2025-02-18"  # the IIDS date, for want of a footnote
+    f = ice.check(obs)
+    m = f[f.flag == "fy-adp-mismatch"]
+    assert set(m.series) == {S + f"adp_{a}{s}" for a in ("ice", "cbp", "total") for s in ("", "_fytd")}
+    msg = m[m.series == S + "adp_total_fytd"].message.iloc[0]
+    assert "2025-02-01 to 2025-02-18" in msg and "ran 22 days, to 2025-02-22" in msg
+
+
+def test_fy_overall_adp_that_ice_misprinted_is_flagged(feb_release):
+    f = findings([replace(feb_release, adp_fytd=41000.0)])
+    m = f[(f.flag == "fy-adp-mismatch") & (f.series == S + "adp_total_fytd")]
+    assert len(m) == 1 and "printed 41,000.00" in m.message.iloc[0]
+
+
+# ---------------------------------------------------------------- sheets chosen by the fiscal year they belong to
+
+def _fy26() -> Release:
+    return Release("FY26_detentionStats_02122026.xlsx", 2026, D(2026, 2, 5), D(2026, 2, 7), ice=55000, cbp=13000,
+                   book_ins_ice=[36646, 33000, 35000, 34000, 9000], book_ins_cbp=[4995, 4000, 4200, 3600, 800],
+                   adp_ice=[52000.0, 53000.0, 54000.0, 55000.0, 56000.0], adp_cbp=[12600.0, 12100.0, 11000.0,
+                                                                                  10500.0, 10000.0], removals=150000)
+
+
+def test_a_leftover_sheet_of_another_fiscal_year_is_not_read(feb_release):
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    clean = parse(fy26)
+    # ICE's FY2025 Detention sheet left in the FY2026 workbook, placed first (a first-match parser reads it)
+    b = with_sheet_from(build(fy26), build(feb_release), "Detention FY25", first=True)
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    pd.testing.assert_frame_equal(got.obs, clean)
+    assert got.tables["releases"].detention_sheet.iloc[0] == "Detention FY26"
+    assert value(got.obs, "detained_ice") == 55000
+
+
+def test_only_another_years_sheet_is_an_error_naming_it(feb_release):
+    from tests.ice_workbook_factory import rename_sheet
+    fy26 = _fy26()
+    # DDP's copy of the 2026-01-08 release held FY2020 figures: a FY26 name over another year's workbook.
+    b = build(replace(feb_release, name=fy26.name))
+    with pytest.raises(ParseError, match=r"no Detention sheet for fiscal year 2026.*'Detention FY25' \(FY2025\)"):
+        ice.parse(b, fy26.name)
+    # A sheet without a year in its name whose tables are titled for another year: refused by the titles.
+    b = rename_sheet(rename_sheet(build(feb_release), "Detention FY25", "Detention"), "Facilities FY25", "Facilities")
+    with pytest.raises(ParseError, match=r"title names FY2025, but the workbook is FY2026"):
+        ice.parse(b, fy26.name)
+
+
+def test_two_sheets_of_the_same_year_cannot_be_told_apart():
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    b = with_sheet_from(build(fy26), build(replace(fy26, ice=1)), "Detention FY26", as_name="Detention FY26 (2)")
+    with pytest.raises(ParseError) as e:
+        ice.parse(b, fy26.name)
+    assert "2 Detention sheets name fiscal year 2026" in str(e.value)
+    assert "'Detention FY26'" in str(e.value) and "'Detention FY26 (2)'" in str(e.value)

@@ -1,0 +1,119 @@
+"""One way to read numbers and dates out of raw files, with errors that name the row and the field.
+
+Every source used to carry its own number parser and month-end helper (five of each, with slightly different
+ideas of what a blank or a thousands separator is). They all call these now, so a cell that is not a number
+fails the same way everywhere: ``[source X, file Y] sheet 'Detention FY25' row 23 field 'Oct': 'n/a' is not a
+number``.
+
+- ``number(v, ...)``: ints, floats and numeric strings (spaces and thousands separators allowed) to float;
+  a missing marker (blank by default; a source passes its own, e.g. ``{"", "NA", "X"}``) to None; anything else
+  raises ``ParseError`` naming ``row`` and ``field`` -- or, with ``lenient=True``, gives None (for cells that
+  are searched rather than required, such as ICE's future months).
+- ``iso_date``, ``mdy``: strict date fields; ``find_mdy``: the first MM/DD/YYYY date inside a sentence.
+- ``month_start``, ``month_end``: calendar months (and fiscal months, through ``loaders.fiscal``).
+
+``row`` may be an int (written "row N") or a ready-made phrase ("record 5", "sheet 'X' row 7"); ``field`` is
+the column or field name.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import math
+import re
+
+from .errors import ParseError
+
+BLANK = frozenset({""})
+
+
+def where(row: int | str | None, field: str | None) -> str:
+    """'row 12 field 'Oct'' -- the place of a cell, as error messages write it."""
+    parts = []
+    if row is not None and row != "":
+        parts.append(f"row {row}" if isinstance(row, int) else str(row))
+    if field:
+        parts.append(f"field {field!r}")
+    return " ".join(parts) or "value"
+
+
+def number(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
+           field: str | None = None, missing: frozenset[str] | set[str] = BLANK, lenient: bool = False) -> float | None:
+    """A cell as a float; None for a missing marker; ParseError (naming row and field) for anything else."""
+    if v is None:
+        return None
+    if isinstance(v, bool):  # True is an int to Python, never a count to a publisher
+        if lenient:
+            return None
+        raise ParseError(f"{where(row, field)}: {v!r} is not a number", source=source, file=file)
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            if lenient:
+                return None
+            raise ParseError(f"{where(row, field)}: {v!r} is not a finite number", source=source, file=file)
+        return float(v)
+    s = str(v).strip()
+    if s in missing or s.upper() in missing:
+        return None
+    try:
+        return float(s.replace(",", ""))
+    except ValueError:
+        if lenient:
+            return None
+        known = ", ".join(repr(m) for m in sorted(missing) if m)
+        raise ParseError(f"{where(row, field)}: {v!r} is not a number" + (f" or a missing marker ({known})" if known else ""),
+                         source=source, file=file) from None
+
+
+def date_or_none(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def iso_date(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
+             field: str | None = None) -> dt.date:
+    """A strict YYYY-MM-DD date (a real calendar day)."""
+    s = str(v).strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+        d = date_or_none(int(s[:4]), int(s[5:7]), int(s[8:]))
+        if d:
+            return d
+    raise ParseError(f"{where(row, field)}: {v!r} is not a real YYYY-MM-DD date", source=source, file=file)
+
+
+_MDY = re.compile(r"(?<!\d)(\d{1,2})/(\d{1,2})/(\d{4})(?!\d)")
+
+
+def mdy(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
+        field: str | None = None) -> dt.date:
+    """A strict MM/DD/YYYY date (the whole field)."""
+    m = _MDY.fullmatch(str(v).strip())
+    d = date_or_none(int(m[3]), int(m[1]), int(m[2])) if m else None
+    if d is None:
+        raise ParseError(f"{where(row, field)}: {v!r} is not a MM/DD/YYYY date", source=source, file=file)
+    return d
+
+
+def find_mdy(text) -> dt.date | None:
+    """The first real MM/DD/YYYY date inside a sentence, or None."""
+    for m in _MDY.finditer(str(text or "")):
+        d = date_or_none(int(m[3]), int(m[1]), int(m[2]))
+        if d:
+            return d
+    return None
+
+
+def month_start(d: dt.date) -> dt.date:
+    return d.replace(day=1)
+
+
+def month_end(d: dt.date) -> dt.date:
+    """The last day of d's calendar month."""
+    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+
+
+def days(start: dt.date, end: dt.date) -> int:
+    """Days covered from start to end, both included."""
+    return (end - start).days + 1

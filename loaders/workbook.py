@@ -1,0 +1,322 @@
+"""Workbook helpers and the table-spec reader shared by the spreadsheet sources.
+
+Reading a publisher's workbook takes three steps, each here once:
+
+1. ``open_workbook(content, name, source)``: the bytes as a calamine workbook, or a ParseError naming the file.
+2. ``choose_sheet(wb, pattern, what, fy=...)``: the sheet whose name matches ``pattern``. A workbook can carry a
+   leftover sheet from another fiscal year (ICE's FY2023 file holds ``ATD FY24 YTD`` beside ``ATD EOFY23``), so
+   when several sheets match, the one whose name names fiscal year ``fy`` wins; when none or several do (or the
+   only match names another year) the error lists the candidates and what each belongs to.
+3. ``read_table(sheet, spec)``: one table found by its title, declared as a ``TableSpec``.
+
+TableSpec -- a table declared as data
+-------------------------------------
+::
+
+    TableSpec(
+        name="book_ins",                       # short id
+        heading="ICE Initial Book-Ins by Arresting Agency and Month",  # the printed name, used in errors
+        title=r"Initial Book-?Ins by Arresting Agency and Month",   # regex searched in the sheet's text cells
+        sheet=r"^\\s*Detention\\b",              # regex on sheet names (chosen by fiscal year, see above)
+        columns=MONTHS + ("Total",),           # header labels that must be present (case and spacing ignored)
+        layout="grid",                         # "grid": a header row under the title, labelled body rows
+                                               # "pairs": label rows with one number to the right (no header)
+        series="book_ins_{agency}",            # series id template, filled from the row's fields (see ``rows``)
+        rows=AGENCY_ROWS,                      # row label -> fields, e.g. "ICE  " -> {"agency": "ice"}
+        required=True,                         # False: a workbook without the table parses, without its rows
+        date="book_ins",                       # which of the release's dates the table's figures carry
+        notes="...",                           # anything a reader of the spec should know
+    )
+
+``read_table`` returns a ``TableRead``: the title cell, the header (label -> column), and the body rows as
+``BodyRow(row, label, fields, cells)`` where ``cells`` maps each header label to the raw cell, ``fields`` is what
+``spec.rows`` made of the label (a dict; a row label ``spec.rows`` does not know raises an error naming the
+sheet, table, row and label) and ``row`` is the 1-based sheet row. ``TableRead.number(body_row, column)``
+reads a cell through ``loaders.parsing.number`` so a bad cell names sheet, table, row and column.
+
+Header rows are read from the title's column rightward to the first blank cell (tables sit side by side:
+ICE's book-ins table starts two blank columns right of the currently-detained one); ``header_gap`` allows
+that many blank cells inside a header. Body rows run to the first row whose label cell is blank; ``stop``
+(a regex) also ends the body at a matching label. Whitespace runs in labels are collapsed before comparing
+(ICE writes ``ICE  `` and ``Average ``).
+
+A new table is a new ``TableSpec`` plus the few lines that turn its ``BodyRow``s into tidy rows; the sources'
+own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``).
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from .errors import ParseError
+from .parsing import number
+
+MONTHS = ("Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep")
+
+
+def label(v) -> str:
+    """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
+    if v is None:
+        return ""
+    return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
+
+
+def norm(v) -> str:
+    return label(v).lower()
+
+
+# ---------------------------------------------------------------- workbook and sheets
+
+def open_workbook(content: bytes, name: str, source: str):
+    from python_calamine import CalamineWorkbook
+
+    try:
+        return CalamineWorkbook.from_filelike(io.BytesIO(content))
+    except Exception as e:  # calamine raises its own error types for broken zips/XML
+        raise ParseError(f"not a readable workbook ({type(e).__name__}: {e})", source=source, file=name) from None
+
+
+_FY_IN_NAME = re.compile(r"FY\s*'?(\d{4}|\d{2})(?!\d)", re.I)
+
+
+def fiscal_year_of(text: str) -> int | None:
+    """The fiscal year a sheet name or title names ("Detention FY25", "Facilities EOYFY20 ", "FY2026"), or None."""
+    m = _FY_IN_NAME.search(text or "")
+    if not m:
+        return None
+    y = int(m[1])
+    return y + 2000 if y < 100 else y
+
+
+class Sheet:
+    """One sheet's cells (a list of rows), with the file and source named in every error it raises."""
+
+    def __init__(self, name: str, rows: list[list], file: str, source: str):
+        self.name, self.rows, self.file, self.source = name, rows, file, source
+
+    def cell(self, r: int, c: int):
+        if 0 <= r < len(self.rows) and 0 <= c < len(self.rows[r]):
+            return self.rows[r][c]
+        return None
+
+    def fail(self, what: str) -> ParseError:
+        return ParseError(f"sheet {self.name!r}: {what}", source=self.source, file=self.file)
+
+    def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:
+        """The first text cell (row-major from row ``start``) matching ``pattern``, whitespace collapsed."""
+        rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
+        for r in range(start, len(self.rows)):
+            for c, v in enumerate(self.rows[r]):
+                if isinstance(v, str) and v and rx.search(label(v)):
+                    return r, c
+        return None
+
+    def find_all(self, pattern: str | re.Pattern) -> list[tuple[int, int]]:
+        rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
+        return [(r, c) for r, row in enumerate(self.rows) for c, v in enumerate(row)
+                if isinstance(v, str) and v and rx.search(label(v))]
+
+
+def read_sheet(wb, sheet_name: str, file: str, source: str) -> Sheet:
+    from python_calamine import CalamineError
+
+    try:
+        cells = wb.get_sheet_by_name(sheet_name).to_python(skip_empty_area=False)
+    except CalamineError as e:  # the zip opened but this sheet's XML is broken (corrupt or cut-off download)
+        raise ParseError(f"sheet {sheet_name!r} is not readable ({type(e).__name__}: {e})", source=source,
+                         file=file) from None
+    return Sheet(sheet_name, cells, file, source)
+
+
+def choose_sheet_name(names: list[str], pattern: str, what: str, *, fy: int | None, file: str, source: str,
+                      required: bool = True) -> str | None:
+    """The sheet name matching ``pattern`` that belongs to fiscal year ``fy`` (see the module docstring)."""
+    rx = re.compile(pattern, re.I)
+    hits = [s for s in names if rx.search(s)]
+    if not hits:
+        if not required:
+            return None
+        raise ParseError(f"no {what} sheet (no sheet name matching /{pattern}/; sheets: {names})", source=source,
+                         file=file)
+    if fy is None:
+        if len(hits) == 1:
+            return hits[0]
+        raise ParseError(f"{len(hits)} {what} sheets and no fiscal year to choose by: {_describe(hits)}",
+                         source=source, file=file)
+    same = [s for s in hits if fiscal_year_of(s) == fy]
+    if len(same) == 1:
+        return same[0]
+    if len(same) > 1:
+        raise ParseError(f"{len(same)} {what} sheets name fiscal year {fy}; cannot tell which holds its figures: "
+                         f"{_describe(same)}", source=source, file=file)
+    unnamed = [s for s in hits if fiscal_year_of(s) is None]
+    if len(unnamed) == 1:
+        return unnamed[0]  # a sheet name without a year ("Footnotes"): the caller checks the titles' year
+    if unnamed:
+        raise ParseError(f"{len(unnamed)} {what} sheets and none names fiscal year {fy}: {_describe(hits)}",
+                         source=source, file=file)
+    raise ParseError(f"no {what} sheet for fiscal year {fy}; the workbook's {what} sheet(s) belong to another "
+                     f"year: {_describe(hits)}", source=source, file=file)
+
+
+def _describe(names: list[str]) -> str:
+    return ", ".join(f"{s!r} ({'FY%d' % y if (y := fiscal_year_of(s)) else 'no year in the name'})" for s in names)
+
+
+def choose_sheet(wb, pattern: str, what: str, *, fy: int | None, file: str, source: str,
+                 required: bool = True) -> Sheet | None:
+    name = choose_sheet_name(wb.sheet_names, pattern, what, fy=fy, file=file, source=source, required=required)
+    return None if name is None else read_sheet(wb, name, file, source)
+
+
+# ---------------------------------------------------------------- table specs
+
+RowRule = Callable[[str], "Mapping[str, str] | None"]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    title: str
+    sheet: str = r"^\s*Detention\b"
+    columns: tuple[str, ...] = ()
+    layout: str = "grid"  # "grid" or "pairs"
+    series: str | Mapping[str, str] = ""
+    rows: RowRule | None = None
+    required: bool = True
+    date: str = ""
+    header_gap: int = 0
+    stop: str | None = None
+    max_rows: int = 200
+    heading: str = ""  # the table's name as the publisher prints it, for error messages
+    notes: str = ""
+
+    @property
+    def what(self) -> str:
+        return self.heading or self.name
+
+
+@dataclass
+class BodyRow:
+    row: int  # 1-based sheet row
+    label: str
+    fields: Mapping[str, str]
+    cells: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class TableRead:
+    spec: TableSpec
+    sheet: Sheet
+    title: str
+    at: tuple[int, int]  # 0-based (row, column) of the title cell
+    header: dict[str, int]
+    rows: list[BodyRow]
+
+    def where(self, r: BodyRow) -> str:
+        return f"sheet {self.sheet.name!r} table {self.spec.what!r} row {r.row}"
+
+    def number(self, r: BodyRow, column: str, *, lenient: bool = True, missing=frozenset({"", "-"})) -> float | None:
+        return number(r.cells.get(column), source=self.sheet.source, file=self.sheet.file,
+                      row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
+                      field=column, missing=missing, lenient=lenient)
+
+    def fail(self, what: str) -> ParseError:
+        return self.sheet.fail(f"table {self.spec.what!r}: {what}")
+
+
+def _header(sh: Sheet, r: int, c: int, gap: int, spec: TableSpec) -> tuple[int, dict[str, int]]:
+    for hr in range(r + 1, min(r + 4, len(sh.rows))):
+        row = sh.rows[hr]
+        if not any(label(sh.cell(hr, cc)) for cc in range(c, c + 1 + gap)):
+            continue
+        cols: dict[str, int] = {}
+        cc, blanks = c, 0
+        while cc < len(row):
+            lab = label(row[cc])
+            if lab:
+                cols.setdefault(lab, cc)
+                blanks = 0
+            else:
+                blanks += 1
+                if blanks > gap:
+                    break
+            cc += 1
+        return hr, cols
+    raise sh.fail(f"table {spec.what!r}: no header row below its title (row {r + 1})")
+
+
+def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
+    """Find ``spec``'s table on ``sh`` by its title and read it (see the module docstring)."""
+    at = sh.find(spec.title)
+    if at is None:
+        if spec.required:
+            raise sh.fail(f"table {spec.what!r} not found (no cell matching /{spec.title}/)")
+        return None
+    r, c = at
+    title = label(sh.cell(r, c))
+    if spec.layout == "pairs":
+        return _read_pairs(sh, spec, at, title)
+    hr, header = _header(sh, r, c, spec.header_gap, spec)
+    want = {norm(k): k for k in header}
+    missing = [col for col in spec.columns if norm(col) not in want]
+    if missing:
+        raise sh.fail(f"table {spec.what!r}: column(s) {missing} not found in its header row {hr + 1} "
+                      f"(header: {list(header)})")
+    # Columns by the spec's spelling, whatever spacing and case the sheet used.
+    cols = {col: header[want[norm(col)]] for col in spec.columns}
+    for k, v in header.items():
+        cols.setdefault(k, v)
+    stop = re.compile(spec.stop, re.I) if spec.stop else None
+    rows, rr = [], hr + 1
+    while rr < len(sh.rows) and len(rows) < spec.max_rows:
+        lab = label(sh.cell(rr, c))
+        if not lab or (stop and stop.search(lab)):
+            break
+        rows.append(BodyRow(rr + 1, lab, _fields(sh, spec, rr, lab), {k: sh.cell(rr, cc) for k, cc in cols.items()}))
+        rr += 1
+    return TableRead(spec, sh, title, at, cols, rows)
+
+
+def _fields(sh: Sheet, spec: TableSpec, rr: int, lab: str) -> Mapping[str, str]:
+    if spec.rows is None:
+        return {}
+    f = spec.rows(lab)
+    if f is None:
+        raise sh.fail(f"table {spec.what!r} row {rr + 1}: unknown row label {lab!r}")
+    return f
+
+
+def _read_pairs(sh: Sheet, spec: TableSpec, at: tuple[int, int], title: str) -> TableRead:
+    """Label rows with one number to their right (within four columns), in the ``max_rows`` rows under the title."""
+    r, c = at
+    rows = []
+    for rr in range(r + 1, min(r + 1 + spec.max_rows, len(sh.rows))):
+        lab = label(sh.cell(rr, c))
+        if not lab:
+            continue
+        val = next((v for cc in range(c + 1, c + 5)
+                    if (v := number(sh.cell(rr, cc), lenient=True, missing=frozenset({"", "-"}))) is not None), None)
+        if val is None:
+            continue  # a heading row ("Removals", "Total")
+        rows.append(BodyRow(rr + 1, lab, _fields(sh, spec, rr, lab), {"value": val}))
+    return TableRead(spec, sh, title, at, {"value": -1}, rows)
+
+
+# ---------------------------------------------------------------- labelled notes (footnote sheets)
+
+def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
+    """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
+    ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
+    the row's other cells joined."""
+    out, current = [], ""
+    for i, row in enumerate(sh.rows):
+        cells = [label(v) for v in row]
+        if label_col < len(cells) and cells[label_col]:
+            current = cells[label_col]
+        rest = " ".join(x for j, x in enumerate(cells) if x and j != label_col)
+        if rest:
+            out.append((i + 1, current, rest))
+    return out
