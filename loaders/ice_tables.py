@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import choose_sheet_name, label, norm, read_sheet, sections
+from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -122,6 +122,7 @@ class Table:
     fy_key: bool = False  # prefix keys with the fiscal year (fiscal-year-to-date figures)
     row_fy: bool = False  # the row label is itself a fiscal year ("FY2026"): it becomes the key's first part
     extra_series: tuple = ()
+    header_gap: int = 0  # blank cells allowed inside the header row (a merged label cell leaves one)
     optional: tuple = ()  # columns a layout may leave out (the family-facility column while none were in use)
     # Release-date windows in which ICE may leave the table out (the facility-type tables while it held no
     # families: none in the FY2024 and FY2025-01 releases, back by 2025-09): missing there is skipped, not an error.
@@ -163,13 +164,14 @@ TABLES: tuple[Table, ...] = (
     Table("fear_time", _DETENTION, r"Average Time from USCIS Fear Decision Service Date to ICE Release", "rows",
           "fytd", {_FSC: ("fear_decision_to_release_days", "@"), "Adult": ("fear_decision_to_release_days", "Adult"),
                    "Total": ("fear_decision_to_release_days", "Total")}, _F_FEAR_RELEASES, first_fy=2020,
-          row_fy=True, optional=(_FSC,)),
+          row_fy=True, optional=(_FSC,), header_gap=1),
     Table("fear_facility", _DETENTION, r"USCIS-Established Fear Decisions in an ICE Detention Facility", "rows",
-          "snapshot", {"Total Detained": ("detained_with_fear_decision", "")}, _F_FEAR_NOW, first_fy=2020),
+          "snapshot", {"Total Detained": ("detained_with_fear_decision", "")}, _F_FEAR_NOW, first_fy=2020,
+          header_gap=1),
     Table("book_ins_facility", _DETENTION, r"Initial Book-?Ins by (Facility Type and )?Criminality", "rows", "fytd",
           {c: ("book_ins_by_facility_type_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKINS, fy_key=True),
     Table("book_outs_facility", _DETENTION, r"Final (Book ?Outs|Releases)\s*(by Facility Type)?\s*:", "rows", "fytd",
-          {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True),
+          {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
     Table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
           "rows", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
           last_fy=2020, fy_key=True),
@@ -523,7 +525,11 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
 
 
 def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
-    """Category rows x value columns -> (series suffix, key, value)."""
+    """Category rows x value columns -> (series suffix, key, value). Flat tables go through the shared
+    ``workbook.read_table``; the field-office table, whose technology rows ICE sometimes prints without a label,
+    through the nesting reader below."""
+    if not table.children:
+        return _read_flat(ctx, sheet, table)
     rows = ctx.rows(sheet)
     want = {k: v for k, v in table.columns.items()}
     hr, found = _header(ctx, sheet, table, rows, r, c, want)
@@ -554,6 +560,36 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
         raise ctx.fail(sheet, table.name, f"no data rows below header row {hr + 1}")
     if table.children:
         _check_children(ctx, sheet, table, out)
+    return out
+
+
+def _read_flat(ctx, sheet, table: Table) -> list[tuple[str, str, float]]:
+    t = read_table(Sheet(sheet, ctx.rows(sheet), ctx.name, ID),
+                   TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
+    spell = {}
+    for k, target in table.columns.items():
+        for lab in (k if isinstance(k, tuple) else (k,)):
+            spell[_canon(lab)] = (k, target)
+    found = {}
+    for lab in t.header:
+        if (hit := spell.get(_canon(lab))) and hit[0] not in found:
+            found[hit[0]] = (lab, hit[1])
+    missing = [k if isinstance(k, str) else k[0] for k in table.columns if k not in found and k not in table.optional]
+    if missing:
+        raise t.fail(f"column(s) {missing} not found in header row {t.rows[0].row - 1 if t.rows else '?'} "
+                     f"(header: {list(t.header)})")
+    out = []
+    for br in t.rows:
+        key = ALIASES.get(br.label, br.label)
+        for k, (col, (suffix, member)) in found.items():
+            v = t.number(br, col, lenient=False, missing=_MISSING)
+            if v is None:
+                continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
+            if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
+                member = col
+            out.append((suffix, " | ".join(p for p in (key, member) if p), v))
+    if not out:
+        raise t.fail("no data rows below its header")
     return out
 
 
