@@ -1,8 +1,12 @@
 """The rest of ICE's detention-statistics workbook: every table beyond the seven ``ice_detention_stats`` reads itself.
 
 Each table is declared as data (``Table``: the sheet and title it is found by, its shape, its columns, the series
-its figures go to, the first and last fiscal year whose workbooks carry it, and where its date comes from) and read
-by one of a few shape readers. ``read(wb, ...)`` is called once from ``ice_detention_stats.parse`` and returns tidy
+its figures go to, the first and last fiscal year whose workbooks carry it, and where its date comes from). Flat
+tables (category rows x value columns) are read by the shared ``workbook.read_table``; the shapes it does not cover
+have a reader each here: the ATD field-office table (technologies nested under each office, one printed without a
+label), months x two label columns, the bond table's date columns, ICLOS's year / month / mid-end header, and the
+repeated period blocks of the segregation sheets. Sheets are chosen with ``workbook.choose_sheet_name``, numbers
+and dates read with ``loaders.parsing``. ``read(wb, ...)`` is called once from ``ice_detention_stats.parse`` and returns tidy
 row dicts (``series,key,date,end,value`` plus flags); the caller adds release and file.
 
 Which releases carry which table (checked on every workbook in ../shared/data, FY2019-FY2026):
