@@ -590,7 +590,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
 
-    for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids):  # every other table, each dated by its own footnote
+    for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn)):  # every other table, each dated by its own footnote
         add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
 
     names = pd.Series([f["name"] for f in facilities])

@@ -422,14 +422,23 @@ def _cell(rows, r, c):
     return None
 
 
+_TEXT: dict[int, tuple[list, list]] = {}
+
+
+def _text_cells(rows) -> list[tuple[int, int, str]]:
+    """(row, column, label) of every text cell of a sheet, built once per sheet: each table's title search then
+    scans only the text cells instead of relabelling the whole sheet (most of the parse time otherwise)."""
+    hit = _TEXT.get(id(rows))
+    if hit is None or hit[0] is not rows:
+        cells = [(r, c, _label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
+        _TEXT.clear() if len(_TEXT) > 64 else None
+        _TEXT[id(rows)] = hit = (rows, cells)
+    return hit[1]
+
+
 def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
     rx = re.compile(pattern, re.I)
-    out = []
-    for r in range(start, len(rows)):
-        for c, v in enumerate(rows[r]):
-            if isinstance(v, str) and v and rx.search(_label(v)):
-                out.append((r, c))
-    return out
+    return [(r, c) for r, c, lab in _text_cells(rows) if r >= start and rx.search(lab)]
 
 
 # ---------------------------------------------------------------- dates
@@ -440,7 +449,7 @@ def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
     sheet = ctx.sheet(r"foot\s*notes?", "footnotes")
     if sheet is None:
         return None
-    return [(head, text) for _row, head, text in sections(read_sheet(ctx.wb, sheet, ctx.name, ID))]
+    return [(head, text) for _row, head, text in sections(Sheet(sheet, ctx.rows(sheet), ctx.name, ID))]
 
 
 def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
@@ -533,7 +542,7 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
     ``workbook.read_table``; the field-office table, whose technology rows ICE sometimes prints without a label,
     through the nesting reader below."""
     if not table.children:
-        return _read_flat(ctx, sheet, table)
+        return _read_flat(ctx, sheet, table, r)
     rows = ctx.rows(sheet)
     want = {k: v for k, v in table.columns.items()}
     hr, found = _header(ctx, sheet, table, rows, r, c, want)
@@ -567,8 +576,11 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
     return out
 
 
-def _read_flat(ctx, sheet, table: Table) -> list[tuple[str, str, float]]:
-    t = read_table(Sheet(sheet, ctx.rows(sheet), ctx.name, ID),
+def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]:
+    # read_table searches the title from the top of the sheet; the rows above the title (already found) are
+    # handed over empty so it does not scan them again; row numbers stay those of the sheet
+    rows = ctx.rows(sheet)
+    t = read_table(Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID),
                    TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
     spell = {}
     for k, target in table.columns.items():
@@ -778,9 +790,13 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date) -> list[dict]:
-    """Every declared table of one workbook as row dicts (series, key, date, end, value, flag)."""
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[dict]:
+    """Every declared table of one workbook as row dicts (series, key, date, end, value, flag). ``sheets``: the
+    ``workbook.Sheet``s the caller has read already (not read again)."""
     ctx = _Ctx(wb, fy, name)
+    for sh in sheets:
+        if sh is not None:
+            ctx._cache[sh.name] = sh.rows
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
     out: list[dict] = []
