@@ -165,6 +165,29 @@ def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
     return vals, text
 
 
+def flag_reasons(snap, prepared, limit: int = 6) -> list[str]:
+    """The integrity checks' own words for the flagged points in view (quality_flags.csv rows whose series, or
+    whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is."""
+    flags = getattr(snap, "flags", None)
+    if flags is None or not len(flags) or "message" not in flags:
+        return []
+    out: list[str] = []
+    for p in prepared:
+        f = p.frame
+        if not len(f) or "file" not in f or "release" not in f:
+            continue
+        pts = f[f["flag"] != ""]
+        drawn = set(zip(pts["release"].astype(str).str[:10], pts["file"].astype(str)))
+        codes = {c for x in pts["flag"] for c in x.split(";") if c}
+        hit = flags[(flags["series"].isin(["", p.series_id])) & flags["flag"].isin(codes)]
+        for r in hit.itertuples():
+            line = f"{r.flag} (release {r.release}, {r.file}): {r.message}"
+            if (r.release, r.file) in drawn and line not in out:
+                out.append(line)
+    more = len(out) - limit
+    return out[:limit] + ([f"... and {more} more quality flags (see quality_flags.csv)"] if more > 0 else [])
+
+
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it."""
@@ -185,6 +208,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     notes = []
     if flagged_notes:
         notes.append("Open circles mark " + "; ".join(f"{c}: {FLAGS.get(c, c)}" for c in sorted(flagged_notes)) + ".")
+        notes += flag_reasons(snap, prepared)
     for c, labels in sorted(info_notes.items()):
         notes.append(f"Note ({c}): {FLAGS.get(c, c)}, in " + "; ".join(sorted(labels)) + ".")
     if reported is not None and len(reported):

@@ -45,7 +45,7 @@ import io
 
 import pandas as pd
 
-from . import tidy
+from . import parsing, tidy
 from .base import Series, Source
 from .errors import ParseError
 
@@ -141,35 +141,17 @@ def _read_csv(content: bytes, name: str, required: list[str]) -> pd.DataFrame:
     return df
 
 
-def _date(v: str, *, name: str, row: int, field: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(str(v).strip())
-    except ValueError:
-        raise ParseError(f"row {row} field {field!r}: {v!r} is not a YYYY-MM-DD date", source=ID, file=name) from None
-
-
-def _num(v: str, *, name: str, row: int, field: str) -> float | None:
-    s = str(v).strip().replace(",", "")
-    if s in ("", "NA"):
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        raise ParseError(f"row {row} field {field!r}: {v!r} is not a number", source=ID, file=name) from None
-
-
-def _month_end(d: dt.date) -> dt.date:
-    return (pd.Timestamp(d) + pd.offsets.MonthEnd(0)).date()
+_NA = frozenset({"", "NA"})
 
 
 def parse_cpang_weekly(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     last = max(df["week_start_sunday"])
     for i, r in enumerate(df.itertuples(index=False), start=2):
-        start = _date(r.week_start_sunday, name=name, row=i, field="week_start_sunday")
+        start = parsing.iso_date(r.week_start_sunday, source=ID, file=name, row=i, field="week_start_sunday")
         if start.weekday() != 6:
             raise ParseError(f"row {i} field 'week_start_sunday': {start} is not a Sunday", source=ID, file=name)
-        v = _num(r.arrests_dedup_rounded, name=name, row=i, field="arrests_dedup_rounded")
+        v = parsing.number(r.arrests_dedup_rounded, source=ID, file=name, row=i, field="arrests_dedup_rounded", missing=_NA)
         date, end, flag = start, start + dt.timedelta(days=6), "digitised"
         if r.partial_week_flag.strip():
             flag = "digitised;partial"
@@ -184,12 +166,12 @@ def parse_cpang_weekly(df: pd.DataFrame, name: str) -> list[dict]:
 def parse_kut_monthly(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     for i, r in enumerate(df.itertuples(index=False), start=2):
-        start = _date(r.month_start, name=name, row=i, field="month_start")
+        start = parsing.iso_date(r.month_start, source=ID, file=name, row=i, field="month_start")
         for col, sid in (("national", "monthly_national_chart_data"), ("texas", "monthly_texas_chart_data"),
                          ("austin_area", "monthly_austin_area_chart_data")):
-            v = _num(getattr(r, col), name=name, row=i, field=col)
+            v = parsing.number(getattr(r, col), source=ID, file=name, row=i, field=col, missing=_NA)
             if v is not None:
-                rows.append({"series": f"{ID}.{sid}", "date": start, "end": _month_end(start), "value": v})
+                rows.append({"series": f"{ID}.{sid}", "date": start, "end": parsing.month_end(start), "value": v})
     return rows
 
 
@@ -201,10 +183,10 @@ def parse_five_states(df: pd.DataFrame, name: str) -> list[dict]:
     last = max(df["apprehension_date"])
     rows = []
     for i, r in enumerate(df.itertuples(index=False), start=2):
-        d = _date(r.apprehension_date, name=name, row=i, field="apprehension_date")
+        d = parsing.iso_date(r.apprehension_date, source=ID, file=name, row=i, field="apprehension_date")
         flag = "lower-bound;partial" if r.apprehension_date == last else "lower-bound"
         for st in STATES5:
-            v = _num(getattr(r, st), name=name, row=i, field=st)
+            v = parsing.number(getattr(r, st), source=ID, file=name, row=i, field=st, missing=_NA)
             rows.append({"series": f"{ID}.daily_by_state_lower_bound", "key": st.title(), "date": d,
                          "value": 0.0 if v is None else v, "flag": flag})
     return rows
@@ -213,9 +195,9 @@ def parse_five_states(df: pd.DataFrame, name: str) -> list[dict]:
 def parse_mn_collateral(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     for i, r in enumerate(df.itertuples(index=False), start=2):
-        d = _date(r.apprehension_date, name=name, row=i, field="apprehension_date")
+        d = parsing.iso_date(r.apprehension_date, source=ID, file=name, row=i, field="apprehension_date")
         for col in ("Collateral", "Targeted"):
-            v = _num(getattr(r, col), name=name, row=i, field=col)
+            v = parsing.number(getattr(r, col), source=ID, file=name, row=i, field=col, missing=_NA)
             if v is not None:
                 rows.append({"series": f"{ID}.daily_minnesota_by_type_lower_bound", "key": col, "date": d,
                              "value": v, "flag": "lower-bound"})
@@ -229,11 +211,11 @@ PAPER_TABLES = {"arrests_digitized": "arrests", "detainers_digitized": "detainer
 def parse_paper_weekly(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     for i, r in enumerate(df.to_dict("records"), start=2):
-        start = _date(r["week_start_monday"], name=name, row=i, field="week_start_monday")
+        start = parsing.iso_date(r["week_start_monday"], source=ID, file=name, row=i, field="week_start_monday")
         if start.weekday() != 0:
             raise ParseError(f"row {i} field 'week_start_monday': {start} is not a Monday", source=ID, file=name)
         for col, key in PAPER_TABLES.items():
-            v = _num(r[col], name=name, row=i, field=col)
+            v = parsing.number(r[col], source=ID, file=name, row=i, field=col, missing=_NA)
             if v is not None:
                 rows.append({"series": f"{ID}.paper_weekly_raw_digitised", "key": key, "date": start,
                              "end": start + dt.timedelta(days=6), "value": round(v), "flag": "digitised;with-duplicates"})
@@ -243,14 +225,14 @@ def parse_paper_weekly(df: pd.DataFrame, name: str) -> list[dict]:
 def parse_site_weekly(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     for i, r in enumerate(df.to_dict("records"), start=2):
-        start = _date(r["week_start_monday"], name=name, row=i, field="week_start_monday")
+        start = parsing.iso_date(r["week_start_monday"], source=ID, file=name, row=i, field="week_start_monday")
         end = start + dt.timedelta(days=6)
         flag = "digitised;partial" if r["first_or_partial_week_flag"].strip() else "digitised"
-        total = _num(r["arrests_total_rounded"], name=name, row=i, field="arrests_total_rounded")
+        total = parsing.number(r["arrests_total_rounded"], source=ID, file=name, row=i, field="arrests_total_rounded", missing=_NA)
         rows.append({"series": f"{ID}.site_weekly_digitised", "date": start, "end": end, "value": total, "flag": flag})
         for col, key in (("arrests_convicted_digitized", "Criminal conviction"),
                          ("arrests_not_convicted_digitized", "No criminal conviction")):
-            v = _num(r[col], name=name, row=i, field=col)
+            v = parsing.number(r[col], source=ID, file=name, row=i, field=col, missing=_NA)
             rows.append({"series": f"{ID}.site_weekly_by_conviction_digitised", "key": key, "date": start, "end": end,
                          "value": round(v), "flag": flag})
     return rows
@@ -259,8 +241,8 @@ def parse_site_weekly(df: pd.DataFrame, name: str) -> list[dict]:
 def parse_seattle(df: pd.DataFrame, name: str) -> list[dict]:
     recs = []
     for i, r in enumerate(df.to_dict("records"), start=2):
-        m = _date(r["month"], name=name, row=i, field="month")
-        n = _num(r["n"], name=name, row=i, field="n")
+        m = parsing.iso_date(r["month"], source=ID, file=name, row=i, field="month")
+        n = parsing.number(r["n"], source=ID, file=name, row=i, field="n", missing=_NA)
         st = r["apprehension_state"].strip()
         recs.append({"month": m, "crim": r["apprehension_criminality"].strip(),
                      "state": "(not recorded)" if st in ("", "NA") else ("Other" if st == "other" else st.title()),
@@ -269,14 +251,14 @@ def parse_seattle(df: pd.DataFrame, name: str) -> list[dict]:
     rows = []
     for col, sid in (("crim", "seattle_aor_monthly_by_criminality"), ("state", "seattle_aor_monthly_by_state")):
         for (m, key), n in t.groupby(["month", col])["n"].sum().items():
-            rows.append({"series": f"{ID}.{sid}", "key": key, "date": m, "end": _month_end(m), "value": n})
+            rows.append({"series": f"{ID}.{sid}", "key": key, "date": m, "end": parsing.month_end(m), "value": n})
     return rows
 
 
 def parse_totals(df: pd.DataFrame, name: str, key_col: str, sid: str, start: dt.date, end: dt.date) -> list[dict]:
     rows = []
     for i, r in enumerate(df.to_dict("records"), start=2):
-        v = _num(r["arrests"], name=name, row=i, field="arrests")
+        v = parsing.number(r["arrests"], source=ID, file=name, row=i, field="arrests", missing=_NA)
         rows.append({"series": f"{ID}.{sid}", "key": r[key_col].strip(), "date": start, "end": end, "value": v})
     return rows
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
+from .parsing import month_end  # noqa: F401 (the one month-end helper, re-exported for the sources)
+
 MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTH_NUMBERS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 # Position of each calendar month in the fiscal year (October = 1 ... September = 12).
@@ -22,7 +24,3 @@ def month_number(name: str) -> int | None:
 def month_start(fiscal_year: int, month: int) -> dt.date:
     """First day of calendar month ``month`` within fiscal year ``fiscal_year``."""
     return dt.date(fiscal_year - 1 if month >= 10 else fiscal_year, month, 1)
-
-
-def month_end(d: dt.date) -> dt.date:
-    return d.replace(day=calendar.monthrange(d.year, d.month)[1])

@@ -7,15 +7,26 @@ Cadence: about every two weeks during the fiscal year (paused in the Oct-Nov 202
 follows. Terms: U.S. government work, public domain. ICE says the data "fluctuate until locked" after the year ends.
 
 Every release is a vintage: each row carries the release date it came from, so earlier releases stay queryable and
-revisions between releases can be listed. Two dates matter for every figure:
+revisions between releases can be listed. The dates, each read from the workbook, each saying what it is:
 - ``release``: the date in the file name (the day ICE posted it). Undated names (``FY24_detentionStats.xlsx``,
   ``FY19-detentionstats.xlsx``: ICE reuses them for the end-of-year file) carry no date, so for them the release is
-  the IIDS data date read from the workbook itself (the earliest day the file can have been published).
-- the data date: the ICE Integrated Decision Support (IIDS) pull date from the line "Data Source: ICE Integrated
-  Decision Support (IIDS), MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. Snapshot
-  figures (people detained today) have date = end = data date; fiscal-year-to-date figures (removals, facility
-  average population) are one point per release at the data date, with the fiscal year as ``key``; the month that
-  holds the data date is partial (flag ``partial``, ``end`` = data date).
+  the IIDS date read from the workbook itself (the earliest day the file can have been published).
+- each table's own date, from the Footnotes sheet, where column A names the table and column B dates it:
+  the detention tables (ADP, length of stay) and the book-ins table "data are updated through MM/DD/YYYY"
+  (FY19-FY20: "filtered through"), the removals table its own "updated through", the currently-detained table
+  "ICE National Docket data are a snapshot as of MM/DD/YYYY". Headcounts (``detained_*``) have date = end = the
+  docket date; the month holding a monthly table's date is partial (flag ``partial``, ``end`` = that date), so
+  per-day rates divide by the days the month really covers; FY-to-date ADP is dated at the detention tables' date,
+  FY-to-date removals at the removals date (key = fiscal year). ICE's FY Overall ADP only works out if the
+  partial month runs to the footnote date (``ice_checks`` recomputes it for every release). A table without a
+  footnote takes a neighbour's date, else the IIDS date; ``releases.csv`` records which (``*_from``).
+- the IIDS date (``data_date`` in ``releases.csv``): "Data Source: ICE Integrated Decision Support (IIDS),
+  MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. It dates the facility list only; it
+  differs from the footnote dates in almost every release (2026-02-12: IIDS 02-05, tables 02-07).
+- Sheets are chosen by the fiscal year they belong to (a workbook can carry another year's leftover sheet);
+  a table whose title names another year is refused. See ``loaders.workbook``.
+
+The tables are declared as data in ``TABLES`` (``loaders.workbook.TableSpec``) and read by ``read_table``.
 
 Quirks, and what this module does about each:
 - File names: MMDDYYYY (``FY25_detentionStats09242025``), MMDDYY (``FY21_detentionStats060921``), YYMMDD
@@ -27,7 +38,7 @@ Quirks, and what this module does about each:
   pattern (``^\\s*Detention``, ``^\\s*Facilities``), tables by their title text anywhere on the sheet, columns by
   header text. Row numbers are never assumed (the ADP table moved from row 51 in FY19 to row 90 in FY25).
 - Labels carry trailing spaces (``ICE  ``, ``Average ``); every label is stripped before it is compared.
-- Future months are 0 (or blank, FY26) rather than empty: a month starting after the data date is dropped as
+- Future months are 0 (or blank, FY26) rather than empty: a month starting after the table's date is dropped as
   missing unless it holds a non-zero figure; then the header date must be stale and the rows are flagged
   ``stale-header`` (ICE's 2025-02-14 release said Jan 21 while its data ran into February).
 - The Footnotes sheet says "... data are updated through MM/DD/YYYY" (usually 2-5 days after the IIDS date). When
@@ -48,6 +59,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
@@ -60,8 +72,8 @@ from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE, check  # noqa: F401 (re-exported)
-from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, open_workbook, read_table,
-                       sections)
+from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells, open_workbook,
+                       read_table, sections)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
@@ -76,8 +88,9 @@ CRIMINALITY = {
     "non-criminal": "Non-criminal",
 }
 
-_DATES = (" Release = the date in the file name (or the data date for undated end-of-year files); the data date is "
-          "ICE's IIDS pull date printed on the Facilities sheet.")
+_DATES = (" Release = the date in the file name (or the IIDS date for undated end-of-year files). Each table is "
+          "dated by its own footnote in the workbook: book-ins and detention tables 'data are updated through', "
+          "the headcount ICE's National Docket 'snapshot as of', removals their own 'updated through' date.")
 _WHO = {"ice": "arrested by ICE (mostly interior arrests)",
         "cbp": "arrested by CBP (mostly at or near the border) and handed to ICE; not ICE arrests",
         "total": "whoever arrested them (ICE or CBP)"}
@@ -90,18 +103,18 @@ def _series() -> tuple[Series, ...]:
         out += [
             Series(f"{ID}.detained_{a}", f"People in ICE detention, {_WHO_SHORT[a]} (ICE release)", "detained", agency,
                    "people", "biweekly",
-                   f"Headcount of people held in ICE detention on the data date, {_WHO[a]}. A one-day count, not an "
+                   f"Headcount of people held in ICE detention on the docket snapshot date, {_WHO[a]}. A one-day count, not an "
                    "average." + _DATES, ID),
             Series(f"{ID}.detained_{a}_by_criminality", f"People in ICE detention by criminality, {_WHO_SHORT[a]} "
                    "(ICE release)", "detained", agency, "people", "biweekly",
-                   f"Headcount in ICE detention on the data date, {_WHO[a]}, split by ICE's criminality label: "
+                   f"Headcount in ICE detention on the docket snapshot date, {_WHO[a]}, split by ICE's criminality label: "
                    "convicted, pending criminal charges, or other immigration violator (neither)." + _DATES, ID,
                    breakdown="criminality"),
             Series(f"{ID}.book_ins_{a}", f"Initial book-ins into ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the data date is partial." + _DATES, ID, per_day_ok=True),
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, per_day_ok=True),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
                    f"Average number of people in ICE detention at the midnight count over the month's days, {_WHO[a]}. "
@@ -112,8 +125,8 @@ def _series() -> tuple[Series, ...]:
                    "non-criminal only)." + _DATES, ID, breakdown="criminality"),
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
-                   f"Average daily population from October 1 to the data date ('FY Overall'), {_WHO[a]}. One point per "
-                   "release at its data date; key = fiscal year." + _DATES, ID, breakdown="fiscal year"),
+                   f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
+                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES, ID, breakdown="fiscal year"),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
@@ -126,22 +139,24 @@ def _series() -> tuple[Series, ...]:
     out += [
         Series(f"{ID}.removals_fytd", "ICE removals, fiscal year to date (ICE release)", "removals", "ICE", "removals",
                "release",
-               "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the data date. "
-               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at its "
-               "data date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year"),
+               "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
+               "table's data-through date. "
+               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
+               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
-               "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the data "
-               "date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
+               "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
+               "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
                ID, breakdown="fiscal year"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
-               "cumulative to the data date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
+               "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
                ID, breakdown="fiscal year"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
-               "Each listed facility's average daily population from October 1 to the data date (the sum of its "
+               "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
+               "sheet (the sum of its "
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
                "city, state, field office and type are in the facilities table." + _DATES, ID, breakdown="facility"),
@@ -371,40 +386,23 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     return out
 
 
-def _footnote_through(fn: Sheet | None) -> dt.date | None:
-    """The latest 'data are updated through MM/DD/YYYY' of the Book-ins, ADP and Removals sentences anywhere
-    on the Footnotes sheet (the parser's stale-header evidence before per-table dates existed; kept as such)."""
-    if fn is None:
-        return None
-    best = None
-    for row in fn.rows:
-        text = " ".join(str(v) for v in row if v not in (None, ""))
-        for m in re.finditer(r"(Book-?ins|Average Daily Population|Removals)[^.]*?updated through (\d{1,2}/\d{1,2}/\d{4})",
-                             text, re.I):
-            d = parsing.find_mdy(m[2])
-            if d and (best is None or d > best):
-                best = d
-    return best
-
-
 # ---------------------------------------------------------------- reading the tables
 
 def _monthly(t: TableRead, fy: int):
-    """(fields, month start or None for the FY-overall column, value) for every cell of a monthly table."""
-    overall = next((k for k in t.header if k.lower() in {o.lower() for o in OVERALL}), None)
-    agency = None
-    for r in t.rows:
-        f = dict(r.fields)
-        if "agency" in f:
-            agency = f["agency"]
-        elif agency is None and t.spec.rows is _block_row:
-            raise t.fail(f"row {r.row}: criminality row {r.label!r} before any agency row")
-        f.setdefault("agency", agency)
-        f.setdefault("key", "")
-        for m in MONTHS:
-            yield f, month_start(fy, m), t.number(r, m)
-        if overall is not None:
-            yield f, None, t.number(r, overall)
+    """(fields, month start or None for the FY-overall column, value) for every cell of a monthly table; in the
+    ADP and ALOS blocks a criminality row belongs to the agency row above it."""
+    agency, last = None, None
+    for r, start, v in month_cells(t, fy, OVERALL):
+        if r is not last:
+            last = r
+            f = dict(r.fields)
+            if "agency" in f:
+                agency = f["agency"]
+            elif agency is None and t.spec.rows is _block_row:
+                raise t.fail(f"row {r.row}: criminality row {r.label!r} before any agency row")
+            f.setdefault("agency", agency)
+            f.setdefault("key", "")
+        yield f, start, v
 
 
 def _series_id(spec: TableSpec, f, part: str = "") -> str:
@@ -447,19 +445,23 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
     lv = [cols[k] for k in ("Level A", "Level B", "Level C", "Level D")]
+    width = max(cols.values()) + 1
+    blank = frozenset({"", "-"})
     out = []
     for r in range(hr + 1, len(sh.rows)):
         row = sh.rows[r]
-        name = label(row[0]) if row else ""
-        levels = [parsing.number(sh.cell(r, c), lenient=True, missing=frozenset({"", "-"})) for c in lv]
-        state = label(sh.cell(r, cols["State"]))
+        if len(row) < width:
+            row = list(row) + [None] * (width - len(row))
+        name = label(row[0])
+        levels = [v if type(v) is float else parsing.number(v, lenient=True, missing=blank) for v in (row[c] for c in lv)]
+        state = label(row[cols["State"]])
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
         if any(x is None for x in levels) and not all(x is None for x in levels):
             raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
-        out.append({"name": name, "city": label(sh.cell(r, cols["City"])), "state": state,
-                    "aor": label(sh.cell(r, cols["AOR"])), "type": label(sh.cell(r, cols["Type Detailed"])),
+        out.append({"name": name, "city": label(row[cols["City"]]), "state": state,
+                    "aor": label(row[cols["AOR"]]), "type": label(row[cols["Type Detailed"]]),
                     "adp": None if levels[0] is None else float(sum(levels))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
@@ -518,7 +520,8 @@ def parse(content: bytes, name: str = "") -> Parsed:
     dates = ReleaseDates(iids, footnote_dates(fn))
     named = release_date_from_name(name, fy)
     release = named or iids
-    through = _footnote_through(fn)
+    # The latest of the detention, book-ins and removals footnote dates: the stale-header evidence.
+    through = max((d for k, d in dates.footnotes.items() if k != "docket"), default=None)
     header_date = _header_sheet_date(hd)
     reads = {t.name: read_table(det, t) for t in TABLES}
     for t in reads.values():
@@ -533,12 +536,22 @@ def parse(content: bytes, name: str = "") -> Parsed:
     if named and iids > named:
         stale.append(f"IIDS date {iids} is after the release date {named}")
     file_flag = "stale-header" if stale else ""
-    rows: list[dict] = []
+    # Built column by column with ISO text dates: a frame from lists is several times cheaper than from dicts.
+    cols: dict[str, list] = {c: [] for c in ("series", "key", "date", "end", "value", "release", "flag")}
+    release_iso = release.isoformat()
+    iso_of: dict[dt.date, str] = {}
+
+    def iso(d: dt.date) -> str:
+        s = iso_of.get(d)
+        if s is None:
+            s = iso_of[d] = d.isoformat()
+        return s
 
     def add(series, key, date, end, value, flag=""):
-        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c}))
-        rows.append({"series": f"{ID}.{series}", "key": key, "date": date, "end": end, "value": value,
-                     "release": release, "flag": flags})
+        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c})) if flag or file_flag else ""
+        for c, v in (("series", f"{ID}.{series}"), ("key", key), ("date", iso(date)), ("end", iso(end)),
+                     ("value", value), ("release", release_iso), ("flag", flags)):
+            cols[c].append(v)
 
     def add_month(series, key, start, value, through_d):
         """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or
@@ -593,13 +606,11 @@ def parse(content: bytes, name: str = "") -> Parsed:
     for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn)):  # every other table, each dated by its own footnote
         add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
 
-    names = pd.Series([f["name"] for f in facilities])
-    dup = set(names[names.duplicated()])
-    keys = [f"{f['name']} ({f['city']}, {f['state']})" if f["name"] in dup else f["name"] for f in facilities]
+    counts = Counter(f["name"] for f in facilities)
+    keys = [f"{f['name']} ({f['city']}, {f['state']})" if counts[f["name"]] > 1 else f["name"] for f in facilities]
     if len(set(keys)) != len(keys):
-        seen_k = pd.Series(keys)
-        raise fac.fail(f"table 'facilities': repeated facility {sorted(set(seen_k[seen_k.duplicated()]))[:3]} even "
-                       "with city and state")
+        again = sorted(k for k, n in Counter(keys).items() if n > 1)
+        raise fac.fail(f"table 'facilities': repeated facility {again[:3]} even with city and state")
     for k, f in zip(keys, facilities):
         if f["adp"] is not None:
             add("facility_adp_fytd", k, iids, iids, f["adp"])
@@ -618,11 +629,12 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}])
+        "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
     fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
                                "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
-                              for k, f in zip(keys, facilities)])
-    return Parsed(tidy.frame(rows), {"releases": releases, "facilities": fac_table})
+                              for k, f in zip(keys, facilities)], dtype=object)
+    obs = pd.DataFrame({c: pd.Series(v, dtype="float64" if c == "value" else object) for c, v in cols.items()})
+    return Parsed(tidy.frame(obs), {"releases": releases, "facilities": fac_table})
 
 
 SOURCE = Source(

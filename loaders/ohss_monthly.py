@@ -45,7 +45,7 @@ from typing import Callable
 import pandas as pd
 from python_calamine import CalamineWorkbook
 
-from . import fiscal, tidy
+from . import fiscal, parsing, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
@@ -56,6 +56,7 @@ LANDING = ("https://ohss.dhs.gov/topics/immigration/immigration-enforcement/"
 FILE_RE = re.compile(r"[\w-]*ohss_immigration-enforcement-and-legal-processes-tables-[a-z]+-\d{4}(?:_\d+)?\.xlsx", re.I)
 HREF_RE = re.compile(r"""href\s*=\s*["']([^"'#?]+\.xlsx)(?:\?[^"']*)?["']""", re.I)
 MISSING = {"NA": "not available", "X": "not applicable", "D": "withheld", "-": "none", "": "blank"}
+_MISSING = frozenset(MISSING)
 
 _DHS = (" Monthly, from the DHS Office of Homeland Security Statistics tables; DHS rounds every cell to the "
         "nearest 10, so parts need not add up to totals.")
@@ -170,21 +171,6 @@ def _fiscal_year(v) -> tuple[int, bool] | None:
     return (int(m[1]), bool(m[2])) if m else None
 
 
-def _value(v, *, table: str, row: int, col: str, file: str):
-    if isinstance(v, bool):
-        raise ParseError(f"sheet {table!r} row {row} column {col!r}: {v!r} is not a number", source=ID, file=file)
-    if isinstance(v, (int, float)):
-        return float(v)
-    s = str(v).strip().replace(",", "")
-    if s.upper() in MISSING:
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        raise ParseError(f"sheet {table!r} row {row} column {col!r}: {v!r} is not a number or a known missing "
-                         f"marker ({', '.join(k for k in MISSING if k)})", source=ID, file=file) from None
-
-
 def read_table(sheet: str, rows: list[list], file: str) -> Table:
     """One OHSS monthly table: title, headings, and the month rows of every fiscal year."""
     title = next((str(r[0]).strip() for r in rows[:4] if r and "fiscal year" in str(r[0]).lower()), "")
@@ -217,7 +203,8 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
                 raise ParseError(f"sheet {sheet!r} row {i + 1}: month {b!r} before any fiscal-year Total row",
                                  source=ID, file=file)
             start = fiscal.month_start(fy, fiscal.month_number(b)).isoformat()
-            vals = [_value(r[j], table=sheet, row=i + 1, col=_heading(rows[head][j]), file=file) for j in range(2, width)]
+            vals = [parsing.number(r[j], source=ID, file=file, row=f"sheet {sheet!r} row {i + 1}",
+                                   field=_heading(rows[head][j]), missing=_MISSING, field_kind="column") for j in range(2, width)]
             months.append((start, i + 1, vals))
             continue
         if str(a).strip() or b:

@@ -27,30 +27,31 @@ from .errors import ParseError
 BLANK = frozenset({""})
 
 
-def where(row: int | str | None, field: str | None) -> str:
-    """'row 12 field 'Oct'' -- the place of a cell, as error messages write it."""
+def where(row: int | str | None, field: str | None, field_kind: str = "field") -> str:
+    """'row 12 field 'Oct'' -- the place of a cell, as error messages write it (``field_kind="column"`` for sheets)."""
     parts = []
     if row is not None and row != "":
         parts.append(f"row {row}" if isinstance(row, int) else str(row))
     if field:
-        parts.append(f"field {field!r}")
+        parts.append(f"{field_kind} {field!r}")
     return " ".join(parts) or "value"
 
 
 def number(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
-           field: str | None = None, missing: frozenset[str] | set[str] = BLANK, lenient: bool = False) -> float | None:
+           field: str | None = None, missing: frozenset[str] | set[str] = BLANK, lenient: bool = False,
+           field_kind: str = "field") -> float | None:
     """A cell as a float; None for a missing marker; ParseError (naming row and field) for anything else."""
     if v is None:
         return None
     if isinstance(v, bool):  # True is an int to Python, never a count to a publisher
         if lenient:
             return None
-        raise ParseError(f"{where(row, field)}: {v!r} is not a number", source=source, file=file)
+        raise ParseError(f"{where(row, field, field_kind)}: {v!r} is not a number", source=source, file=file)
     if isinstance(v, (int, float)):
         if isinstance(v, float) and not math.isfinite(v):
             if lenient:
                 return None
-            raise ParseError(f"{where(row, field)}: {v!r} is not a finite number", source=source, file=file)
+            raise ParseError(f"{where(row, field, field_kind)}: {v!r} is not a finite number", source=source, file=file)
         return float(v)
     s = str(v).strip()
     if s in missing or s.upper() in missing:
@@ -61,7 +62,7 @@ def number(v, *, source: str | None = None, file: str | None = None, row: int | 
         if lenient:
             return None
         known = ", ".join(repr(m) for m in sorted(missing) if m)
-        raise ParseError(f"{where(row, field)}: {v!r} is not a number" + (f" or a missing marker ({known})" if known else ""),
+        raise ParseError(f"{where(row, field, field_kind)}: {v!r} is not a number" + (f" or a missing marker ({known})" if known else ""),
                          source=source, file=file) from None
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import tidy
+from . import parsing, tidy
 from .base import Series, Source
 from .errors import ParseError
 
@@ -74,17 +74,6 @@ def _fail(name: str, row: int, field: str, msg: str):
     raise ParseError(f"row {row} field {field!r}: {msg}", source=ID, file=name)
 
 
-def _date(v: str, name: str, row: int, field: str) -> str:
-    s = str(v).strip()
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
-            raise ValueError
-        pd.Timestamp(s)
-        return s
-    except ValueError:
-        _fail(name, row, field, f"{v!r} is not a real YYYY-MM-DD date")
-
-
 def read_rows(content: bytes, name: str) -> pd.DataFrame:
     """The curated file, checked row by row; the full columns plus ``row`` (the line number in the file)."""
     try:
@@ -98,8 +87,8 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         raise ParseError("no rows", source=ID, file=name)
     values = []
     for i, r in enumerate(df.to_dict("records"), start=2):
-        start = _date(r["period_start"], name, i, "period_start")
-        end = _date(r["period_end"], name, i, "period_end")
+        start = parsing.iso_date(r["period_start"], source=ID, file=name, row=i, field="period_start").isoformat()
+        end = parsing.iso_date(r["period_end"], source=ID, file=name, row=i, field="period_end").isoformat()
         if end < start:
             _fail(name, i, "period_end", f"{end} is before period_start {start}")
         if r["metric"] not in METRICS:

@@ -19,14 +19,13 @@ The parser recognises which table it was given from the record keys, not from th
 """
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import json
 import re
 
 import pandas as pd
 
-from . import tidy
+from . import parsing, tidy
 from .base import Series, Source
 from .errors import ParseError
 
@@ -82,13 +81,6 @@ SERIES = (
 _IDS = {s.id for s in SERIES}
 
 
-def _mdy(v, *, name: str, i: int, field: str) -> dt.date:
-    try:
-        return dt.datetime.strptime(str(v).strip(), "%m/%d/%Y").date()
-    except ValueError:
-        raise ParseError(f"record {i + 1} field {field!r}: {v!r} is not a MM/DD/YYYY date", source=ID, file=name) from None
-
-
 def _dmy(v, *, name: str, i: int) -> dt.date:
     m = re.fullmatch(r"(\d{2})([A-Za-z]{3})(\d{2})", str(v).strip())
     try:
@@ -97,23 +89,6 @@ def _dmy(v, *, name: str, i: int) -> dt.date:
         return dt.datetime.strptime(f"{m[1]}{m[2].title()}{m[3]}", "%d%b%y").date()
     except ValueError:
         raise ParseError(f"record {i + 1} field 'period_date': {v!r} is not a DDMONYY date", source=ID, file=name) from None
-
-
-def _num(v, *, name: str, i: int, field: str):
-    """TRAC numbers: ints, or strings padded with spaces and thousands separators; null -> None."""
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        raise ParseError(f"record {i + 1} field {field!r}: {v!r} is not a number", source=ID, file=name)
-    if isinstance(v, (int, float)):
-        return float(v)
-    s = str(v).strip().replace(",", "")
-    if s == "":
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        raise ParseError(f"record {i + 1} field {field!r}: {v!r} is not a number", source=ID, file=name) from None
 
 
 def _records(content: bytes, name: str) -> list[dict]:
@@ -157,14 +132,14 @@ def _parse_population(recs, name):
     rows = []
     for i, r in enumerate(recs):
         _need(r, ["date", "ice_all", "cbp_all", "total_all"], name=name, i=i)
-        d = _mdy(r["date"], name=name, i=i, field="date")
+        d = parsing.mdy(r["date"], source=ID, file=name, row=f"record {i + 1}", field="date")
         for agency, sid in (("total", "detained_total"), ("ice", "detained_ice"), ("cbp", "detained_cbp")):
-            v = _num(r[f"{agency}_all"], name=name, i=i, field=f"{agency}_all")
+            v = parsing.number(r[f"{agency}_all"], source=ID, file=name, row=f"record {i + 1}", field=f"{agency}_all")
             if v is not None:
                 rows.append({"series": f"{ID}.{sid}", "date": d, "value": v, "release": d})
             for code, label in CRIM.items():
                 f = f"{agency}_{code}"
-                v = _num(r.get(f), name=name, i=i, field=f)
+                v = parsing.number(r.get(f), source=ID, file=name, row=f"record {i + 1}", field=f)
                 if v is not None:
                     rows.append({"series": f"{ID}.{sid}_by_criminality", "key": label, "date": d, "value": v, "release": d})
     return rows
@@ -175,13 +150,13 @@ def _parse_book_ins(recs, name):
     for i, r in enumerate(recs):
         _need(r, ["period_date", "ice", "cbp", "total", "download_date"], name=name, i=i)
         start = _dmy(r["period_date"], name=name, i=i)
-        release = _mdy(r["download_date"], name=name, i=i, field="download_date")
-        end = start.replace(day=calendar.monthrange(start.year, start.month)[1])
-        ice = _num(r["ice"], name=name, i=i, field="ice")
-        cbp = _num(r["cbp"], name=name, i=i, field="cbp")
+        release = parsing.mdy(r["download_date"], source=ID, file=name, row=f"record {i + 1}", field="download_date")
+        end = parsing.month_end(start)
+        ice = parsing.number(r["ice"], source=ID, file=name, row=f"record {i + 1}", field="ice")
+        cbp = parsing.number(r["cbp"], source=ID, file=name, row=f"record {i + 1}", field="cbp")
         if ice is None and cbp is None:
             continue  # a month not reached yet: TRAC writes total 0, which is not a real zero
-        total = _num(r["total"], name=name, i=i, field="total")
+        total = parsing.number(r["total"], source=ID, file=name, row=f"record {i + 1}", field="total")
         # A month that ends after the release date was still running when TRAC loaded it.
         flag = "partial" if end > release else ""
         for sid, v in (("book_ins_ice", ice), ("book_ins_cbp", cbp), ("book_ins_total", total)):
@@ -197,8 +172,8 @@ def _parse_facilities(recs, name):
         _need(r, ["name", "count", "download_date"], name=name, i=i)
         if str(r["name"]).strip().lower() == "total":
             continue
-        d = _mdy(r["download_date"], name=name, i=i, field="download_date")
-        v = _num(r["count"], name=name, i=i, field="count")
+        d = parsing.mdy(r["download_date"], source=ID, file=name, row=f"record {i + 1}", field="download_date")
+        v = parsing.number(r["count"], source=ID, file=name, row=f"record {i + 1}", field="count")
         if v is not None:
             rows.append({"series": f"{ID}.facility_adp", "key": str(r["name"]).strip(), "date": d, "value": v, "release": d})
     return rows
@@ -208,8 +183,8 @@ def _parse_atd(recs, name):
     rows = []
     for i, r in enumerate(recs):
         _need(r, ["aor", "atd_technology", "count_num", "download_date"], name=name, i=i)
-        d = _mdy(r["download_date"], name=name, i=i, field="download_date")
-        v = _num(r["count_num"], name=name, i=i, field="count_num")
+        d = parsing.mdy(r["download_date"], source=ID, file=name, row=f"record {i + 1}", field="download_date")
+        v = parsing.number(r["count_num"], source=ID, file=name, row=f"record {i + 1}", field="count_num")
         if v is None or r.get("family_unit", "All") != "All":
             continue
         aor, tech = str(r["aor"]).strip(), str(r["atd_technology"]).strip()

@@ -40,8 +40,17 @@ that many blank cells inside a header. Body rows run to the first row whose labe
 (a regex) also ends the body at a matching label. Whitespace runs in labels are collapsed before comparing
 (ICE writes ``ICE  `` and ``Average ``).
 
+Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(read, fy)`` yields
+``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
+``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
+
 A new table is a new ``TableSpec`` plus the few lines that turn its ``BodyRow``s into tidy rows; the sources'
-own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``).
+own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``). For example::
+
+    SPEC = TableSpec("atd_tech", r"ATD .*Technology", sheet=r"^\\s*ATD\\b", columns=("Count",))
+    t = read_table(choose_sheet(wb, SPEC.sheet, "ATD", fy=fy, file=name, source=ID), SPEC)
+    rows = [{"series": f"{ID}.atd_by_technology", "key": r.label, "value": t.number(r, "Count", lenient=False)}
+            for r in t.rows]
 """
 from __future__ import annotations
 
@@ -104,19 +113,26 @@ class Sheet:
     def fail(self, what: str) -> ParseError:
         return ParseError(f"sheet {self.name!r}: {what}", source=self.source, file=self.file)
 
+    @property
+    def texts(self) -> list[tuple[int, int, str]]:
+        """(row, column, label) of every non-blank text cell, row-major; built once, searched by every title."""
+        t = self.__dict__.get("_texts")
+        if t is None:
+            t = self._texts = [(r, c, " ".join(v.split())) for r, row in enumerate(self.rows)
+                               for c, v in enumerate(row) if type(v) is str and v and not v.isspace()]
+        return t
+
     def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:
         """The first text cell (row-major from row ``start``) matching ``pattern``, whitespace collapsed."""
         rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
-        for r in range(start, len(self.rows)):
-            for c, v in enumerate(self.rows[r]):
-                if isinstance(v, str) and v and rx.search(label(v)):
-                    return r, c
+        for r, c, lab in self.texts:
+            if r >= start and rx.search(lab):
+                return r, c
         return None
 
     def find_all(self, pattern: str | re.Pattern) -> list[tuple[int, int]]:
         rx = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
-        return [(r, c) for r, row in enumerate(self.rows) for c, v in enumerate(row)
-                if isinstance(v, str) and v and rx.search(label(v))]
+        return [(r, c) for r, c, lab in self.texts if rx.search(lab)]
 
 
 def read_sheet(wb, sheet_name: str, file: str, source: str) -> Sheet:
@@ -221,7 +237,7 @@ class TableRead:
     def number(self, r: BodyRow, column: str, *, lenient: bool = True, missing=frozenset({"", "-"})) -> float | None:
         return number(r.cells.get(column), source=self.sheet.source, file=self.sheet.file,
                       row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
-                      field=column, missing=missing, lenient=lenient)
+                      field=column, missing=missing, lenient=lenient, field_kind="column")
 
     def fail(self, what: str) -> ParseError:
         return self.sheet.fail(f"table {self.spec.what!r}: {what}")
@@ -305,18 +321,44 @@ def _read_pairs(sh: Sheet, spec: TableSpec, at: tuple[int, int], title: str) -> 
     return TableRead(spec, sh, title, at, {"value": -1}, rows)
 
 
+# ---------------------------------------------------------------- monthly tables
+
+def fiscal_month_start(fy: int, month: str):
+    """1st of fiscal month ``month`` ("Oct".."Sep") of fiscal year ``fy`` (Oct-Dec fall in the year before)."""
+    import datetime as dt
+    i = MONTHS.index(month)
+    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
+
+
+def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall", "Total", "FY Total")):
+    """(body row, month start, value) for every Oct..Sep cell of a monthly table, then (body row, None, value)
+    for its fiscal-year column when the header has one. Values via ``TableRead.number`` (blank -> None)."""
+    col = next((k for k in t.header if norm(k) in {norm(o) for o in overall}), None)
+    for r in t.rows:
+        for m in MONTHS:
+            yield r, fiscal_month_start(fy, m), t.number(r, m)
+        if col is not None:
+            yield r, None, t.number(r, col)
+
+
 # ---------------------------------------------------------------- labelled notes (footnote sheets)
 
 def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
     the row's other cells joined."""
-    out, current = [], ""
-    for i, row in enumerate(sh.rows):
-        cells = [label(v) for v in row]
-        if label_col < len(cells) and cells[label_col]:
-            current = cells[label_col]
-        rest = " ".join(x for j, x in enumerate(cells) if x and j != label_col)
+    cached = sh.__dict__.get("_sections")
+    if cached is not None and cached[0] == label_col:
+        return cached[1]
+    out, current, by_row = [], "", {}
+    for r, c, lab in sh.texts:
+        by_row.setdefault(r, []).append((c, lab))
+    for r, cells in by_row.items():
+        for c, lab in cells:
+            if c == label_col:
+                current = lab
+        rest = " ".join(lab for c, lab in cells if c != label_col)
         if rest:
-            out.append((i + 1, current, rest))
+            out.append((r + 1, current, rest))
+    sh._sections = (label_col, out)
     return out

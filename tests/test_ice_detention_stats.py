@@ -667,3 +667,72 @@ def test_two_sheets_of_the_same_year_cannot_be_told_apart():
         ice.parse(b, fy26.name)
     assert "2 Detention sheets name fiscal year 2026" in str(e.value)
     assert "'Detention FY26'" in str(e.value) and "'Detention FY26 (2)'" in str(e.value)
+
+
+# ---------------------------------------------------------------- stale and repeated releases
+
+def test_stale_and_repeated_releases_are_flagged_in_plain_words(feb_release):
+    """A file whose tables end weeks before its own date, repeating an earlier release's figures (the shape of
+    FY21-detentionstats.xlsx: IIDS line 2021-09-27, tables to 2021-09-11, figures of the 2021-09-16 release)."""
+    sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
+                    removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,
+                    adp_ice=[6000.0] * 12, adp_cbp=[15000.0] * 12)
+    eoy = replace(sep16, name="FY21-detentionstats.xlsx", iids=D(2021, 9, 27))
+    f = findings([sep16, eoy])
+    assert set(zip(f.release, f.flag)) == {("2021-09-27", "stale-release"), ("2021-09-27", "repeated")}
+    stale = f[f.flag == "stale-release"].message.iloc[0]
+    assert "run only to 2021-09-11, 16 days earlier" in stale and "older than its date says" in stale
+    rep = f[f.flag == "repeated"].message.iloc[0]
+    assert "ICE 4,623, CBP 16,943" in rep and "FY2021 removals (55,590)" in rep and "2021-09-16" in rep
+    # the pipeline marks every row of that release, and writes the finding with its reason
+    obs = pd.concat([parse(sep16), parse(eoy)], ignore_index=True)
+    marked, flags = pipeline.apply_checks(SRC, obs)
+    eoy_rows = marked[marked.release == "2021-09-27"]
+    assert eoy_rows.flag.str.contains("stale-release").all() and eoy_rows.flag.str.contains("repeated").all()
+    assert not marked[marked.release == "2021-09-16"].flag.str.contains("repeated|stale-release").any()
+    assert set(flags.flag) == {"stale-release", "repeated"} and flags.message.str.len().min() > 60
+    # a regular next release (new figures, a few days after its data) raises neither
+    oct = replace(sep16, name="FY21_detentionStats09302021.xlsx", iids=D(2021, 9, 20), through=D(2021, 9, 25),
+                  ice=4700, removals=57000)
+    assert findings([sep16, oct]).empty
+
+
+@pytest.mark.shared
+def test_fy21_end_of_year_file_repeats_the_2021_09_16_release(shared_data, real):
+    """The real FY21 file against DDP's parse of the 2021-09-16 release (a file we do not hold): both checks fire."""
+    p = real["FY21-detentionstats.xlsx"]
+    d = pd.read_parquet(shared_data / "ice-detention-stats" / "ddp_parsed_parquet" / "currently-detained-by-criminality.parquet")
+    rem = pd.read_parquet(shared_data / "ice-detention-stats" / "ddp_parsed_parquet" / "removals.parquet")
+    x = d[(d.file_date.astype(str) == "2021-09-16") & (d.criminality.str.strip() == "Total")].iloc[0]
+    r = rem[rem.file_date.astype(str) == "2021-09-16"].iloc[0]
+    earlier = tidy.frame([{"series": S + sid, "key": key, "date": "2021-09-11", "end": "2021-09-11", "value": v,
+                           "release": "2021-09-16", "file": "FY21_detentionStats09162021.xlsx (DDP's parse)"}
+                          for sid, key, v in (("detained_ice", "", x.ice), ("detained_cbp", "", x.cbp),
+                                              ("detained_total", "", x.total), ("removals_fytd", "FY2021", r.removals))])
+    f = ice.check(pd.concat([earlier, p.obs], ignore_index=True))
+    mine = f[f.file == "FY21-detentionstats.xlsx"]
+    assert set(mine.flag) == {"stale-release", "repeated"}
+    assert "2021-09-16" in mine[mine.flag == "repeated"].message.iloc[0]
+
+
+def test_release_flags_reach_the_page_and_the_exports(tmp_path):
+    """Rebuild a snapshot from a stale, repeating release and its original: the finding and its reason are in
+    quality_flags.csv (listed on the page and zipped with the full export) and inside the chart's own notes."""
+    from charts import compose, data as cdata
+    from charts.view import View
+    sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
+                    removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,
+                    adp_ice=[6000.0] * 12, adp_cbp=[15000.0] * 12)
+    eoy = replace(sep16, name="FY21-detentionstats.xlsx", iids=D(2021, 9, 27))
+    raw = tmp_path / "raw" / "ice_detention_stats"
+    raw.mkdir(parents=True)
+    for r in (sep16, eoy):
+        (raw / r.name).write_bytes(build(r))
+    pipeline.rebuild(tmp_path / "raw", tmp_path / "snap", ["ice_detention_stats"])
+    snap = cdata.load_snapshot(tmp_path / "snap")
+    assert {"stale-release", "repeated"} <= set(snap.flags.flag)
+    assert snap.flags[snap.flags.flag == "repeated"].message.str.contains("repeats that release's figures").all()
+    out = compose.render(snap, View(series=[S + "book_ins_ice"], preset="all"))
+    text = " ".join(a.text for a in out.figure.layout.annotations if a.text)
+    assert "stale-release (release 2021-09-27, FY21-detentionstats.xlsx)" in text
+    assert "repeated (release 2021-09-27" in text and "older than its date says" in text

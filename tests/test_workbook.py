@@ -1,0 +1,73 @@
+"""The generic table-spec reader and sheet chooser other workbook tables build on (cells given as lists)."""
+import datetime as dt
+
+import pytest
+
+from loaders.errors import ParseError
+from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, month_cells, read_table, sections
+
+ROWS = [
+    ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
+     "", "ICE Removals: FY2026", "", ""],
+    ["Agency", *MONTHS, "Total", "", "Removals", "", "Total"],
+    ["Total", 10, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30, "", "Total", "", 56392],
+    ["ICE  ", 4, 8, "", "", "", "", "", "", "", "", "", "", 12, "", "Removals with a FAMU Identifier", "", 5237],
+    ["", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""],
+]
+AGENCY = {"total": {"agency": "total"}, "ice": {"agency": "ice"}}
+BOOK_INS = TableSpec("book_ins", r"Initial Book-?Ins by Arresting Agency", columns=MONTHS,
+                     rows=lambda lab: AGENCY.get(lab.lower()), heading="ICE Initial Book-Ins")
+
+
+def sheet(rows=ROWS):
+    return Sheet("Detention FY26", rows, "FY26_x.xlsx", "ice_detention_stats")
+
+
+def test_grid_table_by_title_header_and_rows():
+    t = read_table(sheet(), BOOK_INS)
+    assert t.at == (0, 0) and [r.label for r in t.rows] == ["Total", "ICE"] and t.rows[1].row == 4
+    assert t.rows[1].fields == {"agency": "ice"} and t.header["Oct"] == 1
+    cells = list(month_cells(t, 2026))
+    assert cells[0][1:] == (dt.date(2025, 10, 1), 10.0) and cells[12][1:] == (None, 30.0)  # the Total column
+    assert cells[13 + 2][1:] == (dt.date(2025, 12, 1), None)  # ICE's blank December: missing
+
+
+def test_pairs_table_ignores_the_header_line():
+    spec = TableSpec("removals", r"^ICE Removals\b", layout="pairs", max_rows=4)
+    t = read_table(sheet(), spec)
+    assert [(r.label, r.cells["value"]) for r in t.rows] == [("Total", 56392.0), ("Removals with a FAMU Identifier", 5237.0)]
+
+
+def test_errors_name_sheet_table_row_and_column():
+    bad = [list(r) for r in ROWS]
+    bad[3][0] = "Other agency"
+    with pytest.raises(ParseError, match=r"sheet 'Detention FY26': table 'ICE Initial Book-Ins' row 4: unknown row label 'Other agency'"):
+        read_table(sheet(bad), BOOK_INS)
+    with pytest.raises(ParseError, match=r"column\(s\) \['Octo'\] not found in its header row 2"):
+        read_table(sheet(), TableSpec("x", r"Initial Book-?Ins", columns=("Octo",)))
+    with pytest.raises(ParseError, match=r"table 'y' not found \(no cell matching /Bond/\)"):
+        read_table(sheet(), TableSpec("y", r"Bond"))
+    assert read_table(sheet(), TableSpec("y", r"Bond", required=False)) is None
+    bad[3][1] = "n/a"
+    t = read_table(sheet(bad), TableSpec("b", r"Initial Book-?Ins", columns=MONTHS))
+    with pytest.raises(ParseError, match=r"table 'b' sheet 'Detention FY26' row 4 \('Other agency'\) column 'Oct': 'n/a'"):
+        t.number(t.rows[1], "Oct", lenient=False)
+
+
+def test_sheet_chosen_by_fiscal_year_or_the_candidates_named():
+    names = ["Header", "ATD FY24 YTD", "ATD EOFY23 ", "Detention FY23"]
+    pick = lambda pat, fy: choose_sheet_name(names, pat, "ATD", fy=fy, file="f", source="s")
+    assert pick(r"^ATD", 2023) == "ATD EOFY23 " and pick(r"^ATD", 2024) == "ATD FY24 YTD"
+    with pytest.raises(ParseError, match=r"no ATD sheet for fiscal year 2025.*'ATD FY24 YTD' \(FY2024\), 'ATD EOFY23 ' \(FY2023\)"):
+        pick(r"^ATD", 2025)
+    with pytest.raises(ParseError, match=r"2 ATD sheets and no fiscal year to choose by"):
+        pick(r"^ATD", None)
+
+
+def test_sections_carry_the_label_down():
+    rows = [["FY2026 ICE Removals", "data are updated through 04/04/2026"], ["", "more about removals"],
+            ["ICE Currently Detained Population Breakdown", "a snapshot as of 04/04/2026"]]
+    assert sections(Sheet("Footnotes", rows, "f", "s")) == [
+        (1, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
+        (2, "FY2026 ICE Removals", "more about removals"),
+        (3, "ICE Currently Detained Population Breakdown", "a snapshot as of 04/04/2026")]
