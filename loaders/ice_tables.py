@@ -369,12 +369,12 @@ _label, _canon = label, norm
 _MISSING = frozenset({"", "-"})
 
 
-def _num(v) -> float | None:
+def _maybe_number(v) -> float | None:
     """A cell searched rather than required (is there a figure here?): None for anything not a number."""
     return number(v, lenient=True, missing=_MISSING)
 
 
-def _value(ctx, sheet: str, table, row: int, field: str, raw) -> float | None:
+def _cell_number(ctx, sheet: str, table, row: int, field: str, raw) -> float | None:
     """A required cell: None when blank, else a number, or a ParseError naming file, sheet, table, row, column."""
     return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
                   field=field, missing=_MISSING)
@@ -386,7 +386,6 @@ def _first_date(text: str) -> dt.date | None:
 
 
 _DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
-_month_end = month_end
 
 
 def _fy_month(fy: int, label: str) -> dt.date:
@@ -485,7 +484,7 @@ def _court_period(ctx: _Ctx, sheet: str, table: Table, title: str) -> dt.date:
     if not m or m[1].capitalize() not in MONTH_NAMES:
         raise ctx.fail(sheet, table.name, f"title {title!r} names no month ('thru <Month>' or 'Year End')")
     month = MONTH_NAMES[m[1].capitalize()]
-    return _month_end(dt.date(ctx.fy - 1 if month >= 10 else ctx.fy, month, 1))
+    return month_end(dt.date(ctx.fy - 1 if month >= 10 else ctx.fy, month, 1))
 
 
 # ---------------------------------------------------------------- shape readers
@@ -530,7 +529,7 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
         if not labelled(r):
             # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
             # stray sum (FY2021: 117,682 under Washington DC's technologies)
-            if not (any(_num(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
+            if not (any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
                 break
         out.append(r)
         r += 1
@@ -563,7 +562,7 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
         else:
             key = lab
         for k, (cc, (suffix, member)) in found.items():
-            v = _value(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
+            v = _cell_number(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
             if v is None:
                 continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
             if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
@@ -653,7 +652,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
         else:
             key = ALIASES.get(a, a)
         for k, (cc, (kind, m)) in found.items():
-            v = _value(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
+            v = _cell_number(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
             if kind == "month":
                 out.append((monthly, key, _fy_month(ctx.fy, m), v))
             else:
@@ -679,7 +678,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
     # FY2026 workbooks print 0 in every row for the prior year's months (they start the table in October): a month
     # in which every row is 0 or blank is missing, not zero (ICE never books no one out nationally in a month)
     body = _body(rows, hr, c)
-    months = {cc: m for cc, m in months.items() if any(_num(_cell(rows, row, cc)) for row in body)}
+    months = {cc: m for cc, m in months.items() if any(_maybe_number(_cell(rows, row, cc)) for row in body)}
     out, seen = [], set()
     for row in body:
         lab = _label(_cell(rows, row, c))
@@ -688,7 +687,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
         for cc, m in months.items():
-            v = _value(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
+            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
             out.append((suffix, "", m.replace(day=1), v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -712,18 +711,18 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             if mo.capitalize() not in MONTH_NAMES:
                 raise ctx.fail(sheet, table.name, f"row {yr + 2}: {mo!r} is not a month name")
             new = MONTH_NAMES[mo.capitalize()]
-            if _num(y):
-                year = int(_num(y))
+            if _maybe_number(y):
+                year = int(_maybe_number(y))
             elif year is not None and month is not None and new <= month:
                 year += 1  # ICE stops printing the year row (FY2026: no 2026 over Jan-Mar 2026): months go on
             month = new
-        elif _num(y):
-            year = int(_num(y))
+        elif _maybe_number(y):
+            year = int(_maybe_number(y))
         if half not in ("mid", "end"):
             continue
         if year is None or month is None:
             raise ctx.fail(sheet, table.name, f"column {cc + 1}: a {half!r} column before any year and month")
-        d = dt.date(year, month, 15) if half == "mid" else _month_end(dt.date(year, month, 1))
+        d = dt.date(year, month, 15) if half == "mid" else month_end(dt.date(year, month, 1))
         cols[cc] = d
     suffix = table.columns[""][0]
     out, group = [], None
@@ -735,7 +734,7 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            v = _value(ctx, sheet, table, row, f"{lab} {d}", raw)
+            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -759,12 +758,12 @@ def _read_blocks(ctx, sheet, table: Table):
             continue
         if table.shape == "monthly-blocks":
             start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
-            end = _month_end(start)
+            end = month_end(start)
         else:
             fy, q = int(m[1]), int(m[2])
             sm = (10 + 3 * (q - 1) - 1) % 12 + 1
             start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
-            end = _month_end(dt.date(start.year, sm + 2, 1))
+            end = month_end(dt.date(start.year, sm + 2, 1))
         first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, 0))), None)
         if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
             hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
@@ -777,7 +776,7 @@ def _read_blocks(ctx, sheet, table: Table):
             if lab.startswith("*"):
                 break
             for k, (cc, (suffix, _)) in found.items():
-                v = _value(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
+                v = _cell_number(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
                 if v is None:
                     continue
                 out.append((suffix, lab, start, end, v))
@@ -869,7 +868,7 @@ def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
 def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
     if v is None:
         return
-    end = _month_end(start)
+    end = month_end(start)
     if start > through:
         if v == 0:
             return  # ICE prints 0 for months it has not reached: missing, not zero

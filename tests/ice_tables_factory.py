@@ -67,7 +67,13 @@ def add(wb, rel, skip: tuple[str, ...] = ()) -> None:
                 (r + 3, 8, "FSC"), (r + 3, 10, 7), (r + 4, 8, "Adult"), (r + 4, 10, 220)])
 
     r = 36 + s
-    if "book_outs_reason" not in skip:
+    if "book_outs_reason" not in skip and fy <= 2020:  # FY2019-20: one fiscal-year column per criminality
+        d.cell(r, 1, f"ICE Final Releases by Release Reason and Criminality: FY{fy} ")
+        put(d, [(r + 1, 1, "Release Reason")] + [(r + 1, 2 + i, c) for i, c in enumerate(CRIMS + ["Total"])])
+        for i, (lab, vals) in enumerate((("Total", [120, 80, 900]), ("Bonded Out", [20, 30, 400]),
+                                         ("Order of Recognizance", [100, 50, 500]))):
+            put(d, [(r + 2 + i, 1, lab)] + [(r + 2 + i, 2 + j, v) for j, v in enumerate(vals + [sum(vals)])])
+    elif "book_outs_reason" not in skip:
         d.cell(r, 1, f"ICE Final Book Outs by Release Reason, Month and Criminality: FY{fy}")
         put(d, [(r + 1, 1, "Release Reason"), (r + 1, 2, "Criminality")] +
             [(r + 1, 3 + i, m) for i, m in enumerate(MONTHS + ["Total"])])
