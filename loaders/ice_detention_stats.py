@@ -10,7 +10,8 @@ Every release is a vintage: each row carries the release date it came from, so e
 revisions between releases can be listed. The dates, each read from the workbook, each saying what it is:
 - ``release``: the date in the file name (the day ICE posted it). Undated names (``FY24_detentionStats.xlsx``,
   ``FY19-detentionstats.xlsx``: ICE reuses them for the end-of-year file) carry no date, so for them the release is
-  the IIDS date read from the workbook itself (the earliest day the file can have been published).
+  the latest date the workbook states (the IIDS date, or a later footnote date: the earliest day the file can
+  have been published).
 - each table's own date, from the Footnotes sheet, where column A names the table and column B dates it:
   the detention tables (ADP, length of stay) and the book-ins table "data are updated through MM/DD/YYYY"
   (FY19-FY20: "filtered through"), the removals table its own "updated through", the currently-detained table
@@ -519,7 +520,10 @@ def parse(content: bytes, name: str = "") -> Parsed:
     iids, facilities = _read_facilities(fac)
     dates = ReleaseDates(iids, footnote_dates(fn))
     named = release_date_from_name(name, fy)
-    release = named or iids
+    # An undated (end-of-year) name: the file cannot have come out before the latest date it states, which is the
+    # IIDS date or, when the docket snapshot is later (FY2020: IIDS 09-30, docket 10-02), the docket date.
+    latest = max([iids, *dates.footnotes.values()])
+    release = named or latest
     # The latest of the detention, book-ins and removals footnote dates: the stale-header evidence.
     through = max((d for k, d in dates.footnotes.items() if k != "docket"), default=None)
     header_date = _header_sheet_date(hd)
@@ -618,7 +622,8 @@ def parse(content: bytes, name: str = "") -> Parsed:
     iso = lambda d: d.isoformat() if d else ""
     releases = pd.DataFrame([{
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
-        "release_date_from": "file name" if named else "IIDS data date (undated file name)",
+        "release_date_from": "file name" if named else (
+            "IIDS data date (undated file name)" if latest == iids else "latest footnote date (undated file name)"),
         "data_date": iids.isoformat(), "footnote_data_through": iso(through),
         "header_sheet_date": iso(header_date), "stale_header": "; ".join(stale),
         # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).

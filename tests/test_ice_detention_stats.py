@@ -111,8 +111,13 @@ def test_six_digit_dates_disambiguated_by_fiscal_year():
 
 
 def test_undated_file_takes_the_iids_date_as_release(feb_release):
+    # end-of-year style: the tables end Sep 30, the pull is later: the IIDS date is the release
+    eoy = replace(feb_release, name="FY25_detentionStats.xlsx", iids=D(2025, 10, 7), through=D(2025, 9, 30),
+                  docket=D(2025, 10, 4))
+    assert set(parse(eoy).release) == {"2025-10-07"}
+    # a footnote date after the IIDS date (FY2020: IIDS 09-30, docket 10-02): the file came out after both
     df = parse(replace(feb_release, name="FY25_detentionStats.xlsx"))
-    assert set(df.release) == {"2025-02-18"}
+    assert set(df.release) == {"2025-02-23"}
 
 
 # ---------------------------------------------------------------- parsing a workbook with the real layout
@@ -400,6 +405,9 @@ def test_real_files_all_parse(shared_data, real):
     assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
     assert rel.loc["FY26_detentionStats_02122026.xlsx", "data_date"] == "2026-02-05"
     assert rel.loc["FY24_detentionStats.xlsx", "release_date"] == "2024-10-07"  # undated: the IIDS date
+    # undated, docket snapshot (10-02) after the IIDS date (09-30): released no earlier than the docket date
+    assert rel.loc["FY20-detentionstats.xlsx", ["release_date", "release_date_from"]].tolist() == \
+        ["2020-10-02", "latest footnote date (undated file name)"]
 
 
 @pytest.mark.shared
