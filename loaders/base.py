@@ -27,9 +27,14 @@ METRICS = {
     "atd": "People in Alternatives to Detention",
     "detainers": "Detainers lodged",
     "facility-adp": "Average daily population by facility",
+    "book-outs": "Book-outs: people whose ICE detention ended (removed, released or transferred)",
+    "bonds": "Immigration bonds and book-outs on bond",
+    "fear-screening": "Credible and reasonable fear decisions of people in ICE detention",
+    "iclos": "Time held so far by people in ICE detention (in-custody length of stay)",
+    "segregation": "Segregation placements in ICE detention",
 }
 AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
-FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular"}
+FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular", "quarterly", "semimonthly"}
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ from urllib.parse import urljoin, urlparse
 import numpy as np
 import pandas as pd
 
-from . import parsing, tidy
+from . import ice_tables, parsing, tidy
 from .base import Parsed, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
@@ -165,7 +165,7 @@ def _series() -> tuple[Series, ...]:
     return tuple(out)
 
 
-SERIES = _series()
+SERIES = _series() + ice_tables.SERIES  # the rest of the workbook's tables: declared in ice_tables
 _IDS = {s.id for s in SERIES}
 
 
@@ -607,6 +607,9 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
 
+    for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn)):  # every other table, each dated by its own footnote
+        add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
+
     counts = Counter(f["name"] for f in facilities)
     keys = [f"{f['name']} ({f['city']}, {f['state']})" if counts[f["name"]] > 1 else f["name"] for f in facilities]
     if len(set(keys)) != len(keys):
@@ -616,11 +619,20 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if f["adp"] is not None:
             add("facility_adp_fytd", k, iids, iids, f["adp"])
 
+    # An undated file cannot have come out before the last day any of its tables covers: the other tables
+    # (ATD, bonds) carry dates of their own, sometimes after every footnote date (FY2021: ATD to 2021-10-23).
+    if not named:
+        last = max(cols["end"], default=release_iso)
+        if last > release_iso:
+            release, release_iso = dt.date.fromisoformat(last), last
+            cols["release"] = [last] * len(cols["release"])
+    release_from = ("file name" if named else "IIDS data date (undated file name)" if release == iids
+                    else "latest footnote date (undated file name)" if release == latest
+                    else "latest date a table covers (undated file name)")
     iso = lambda d: d.isoformat() if d else ""
     releases = pd.DataFrame([{
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
-        "release_date_from": "file name" if named else (
-            "IIDS data date (undated file name)" if latest == iids else "latest footnote date (undated file name)"),
+        "release_date_from": release_from,
         "data_date": iids.isoformat(), "footnote_data_through": iso(through),
         "header_sheet_date": iso(header_date), "stale_header": "; ".join(stale),
         # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).

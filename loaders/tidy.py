@@ -42,6 +42,7 @@ FLAGS = {
     "lower-bound": "known to undercount",
     "rounded": "rounded by the publisher",
     "bad-copy": "this copy of the file holds another release's figures",
+    "mislabelled": "the publisher's labels do not fit its figures (e.g. two rows' labels swapped); kept as printed",
     "with-duplicates": "raw record count: rows the publisher marks as likely duplicates are included",
 }
 

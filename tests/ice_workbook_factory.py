@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from openpyxl import Workbook
 
+from tests import ice_tables_factory
+
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 CRIMS = ["Convicted Criminal", "Pending Criminal Charges", "Other Immigration Violator"]
 
@@ -186,6 +188,7 @@ def build(rel: Release) -> bytes:
             if a:
                 fn[f"A{3 + i}"] = a
             fn[f"B{3 + i}"] = b
+    ice_tables_factory.add(wb, rel, skip=rel.omit)  # the other tables (loaders/ice_tables.py)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()

@@ -401,8 +401,11 @@ def test_real_files_all_parse(shared_data, real):
     assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025] + [2026] * 6
     obs = pd.concat([p.obs for p in real.values()], ignore_index=True)
     f = ice.check(obs)
-    # The one finding: FY21-detentionstats.xlsx is dated 2021-09-27 by its IIDS line, its tables end 2021-09-11.
-    assert set(zip(f.file, f.flag)) == {("FY21-detentionstats.xlsx", "stale-release")}, f
+    # The one release flagged: FY21-detentionstats.xlsx (undated) cannot have come out before 2021-10-23, the
+    # date of its ATD table, while its detention tables end 2021-09-11 (stale-release) and its IIDS line says
+    # 2021-09-27 (stale-header).
+    assert set(zip(f.file, f.flag)) == {("FY21-detentionstats.xlsx", "stale-release"),
+                                        ("FY21-detentionstats.xlsx", "stale-header")}, f
     rel = pd.concat([p.tables["releases"] for p in real.values()]).set_index("file")
     assert rel.loc["FY25_detentionStats09242025.xlsx", "data_date"] == "2025-09-15"
     assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
@@ -722,7 +725,7 @@ def test_fy21_end_of_year_file_repeats_the_2021_09_16_release(shared_data, real)
                                               ("detained_total", "", x.total), ("removals_fytd", "FY2021", r.removals))])
     f = ice.check(pd.concat([earlier, p.obs], ignore_index=True))
     mine = f[f.file == "FY21-detentionstats.xlsx"]
-    assert set(mine.flag) == {"stale-release", "repeated"}
+    assert set(mine.flag) == {"stale-release", "repeated", "stale-header"}
     assert "2021-09-16" in mine[mine.flag == "repeated"].message.iloc[0]
 
 

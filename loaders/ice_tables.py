@@ -1,0 +1,895 @@
+"""The rest of ICE's detention-statistics workbook: every table beyond the seven ``ice_detention_stats`` reads itself.
+
+Each table is declared as data (``Table``: the sheet and title it is found by, its shape, its columns, the series
+its figures go to, the first and last fiscal year whose workbooks carry it, and where its date comes from). Flat
+tables (category rows x value columns) are read by the shared ``workbook.read_table``; the shapes it does not cover
+have a reader each here: the ATD field-office table (technologies nested under each office, one printed without a
+label), months x two label columns, the bond table's date columns, ICLOS's year / month / mid-end header, and the
+repeated period blocks of the segregation sheets. Sheets are chosen with ``workbook.choose_sheet_name``, numbers
+and dates read with ``loaders.parsing``. ``read(wb, ...)`` is called once from ``ice_detention_stats.parse`` and returns tidy
+row dicts (``series,key,date,end,value`` plus flags); the caller adds release and file.
+
+Which releases carry which table (checked on every workbook in ../shared/data, FY2019-FY2026):
+
+=====================================  =========  =================================================================
+table                                  from FY    notes
+=====================================  =========  =================================================================
+atd_status, atd_aor                    2019       ATD sheet; the FY2023 and FY2024 workbooks also hold another
+                                                  year's ATD sheet (``ATD FY24 YTD`` in FY23, ``ATD EOFY23`` in FY24):
+                                                  the sheet whose name carries the workbook's fiscal year is read
+atd_technology                         2022
+atd_court                              2023       "FY26 thru March Court Appearance": fiscal year to the end of the
+                                                  month named in the title ("Year End": September 30)
+disposition, fear_time, fear_facility  2019/2020  fear tables from FY2020; FRC columns (FY2019-21) became FSC
+book_ins_facility, book_outs_facility  2019       "Final Releases" until FY2023, "Final Book Outs" from FY2024
+book_outs_reason_annual                2019-2020  one fiscal-year column per criminality
+book_outs_reason                       2021       monthly, reason x criminality, with a fiscal-year Total column
+adp_facility, alos_facility            2019       not in FY2024 or the FY2025-01 releases (no family facilities);
+                                                  back by the 2025-09-24 release
+iclos, iclos_detainees                 2022       snapshots on the 15th ("mid") and last day ("end") of each month
+bond                                   2022       12 prior months plus the current one, by calendar month
+vulnerable                             2022       quarterly segregation placements by reason
+segregation                            2024       monthly segregation placements by facility
+=====================================  =========  =================================================================
+
+A table is skipped (no rows, no error) in a workbook older than its first fiscal year. In a workbook of a year
+that should carry it, a missing title, a missing or renamed column, or an unknown row label is a ``ParseError``
+naming the file, sheet and table.
+
+Dates. Every table takes its date from ICE's own text, never from the Facilities sheet's IIDS date:
+- the Footnotes section that belongs to the table ("FY2026 ICE Final Book Outs ... updated through 04/04/2026";
+  "ICE National Docket data are a snapshot as of ..."; "ICE ICLOS and Detainees Data are updated through ...");
+- ATD tables: the "Data from BI Inc. Participants Report, 04.04.2026" line under the table or "as of" in its title.
+Snapshot tables (people on ATD, currently detained by disposition) are one point at their as-of date. Fiscal-year-
+to-date tables are one point per release at their data-through date, with the fiscal year first in the key
+(``FY2026 | Adult | Total``). Monthly tables have one row per month; the month holding the data-through date ends
+at it and is flagged ``partial``; a month that starts after it is dropped when ICE prints 0 or nothing there.
+Keys join the row labels (and the breakdown column) with `` | ``; totals are kept as rows labelled ``Total``, so
+never add keys of one series together.
+
+Cross-check with the Deportation Data Project's parse (tests/test_ice_tables.py, all 15 releases in both): every
+figure present in both agrees. The differences, each asserted there so that a new one fails:
+- DDP reads the first ATD sheet; in the FY2023 end-of-year workbook that is ``ATD FY24 YTD`` (FY2024 data), so
+  its FY2023 ATD figures for that file are another year's. This module reads ``ATD EOFY23``.
+- DDP keeps fewer rows: the first two rows of book-ins and book-outs by facility type (not the third), four
+  processing dispositions (not "Other"), the first seven groups of book-outs by reason (release-type reasons; not
+  removals, transfers, relief or other; in the 2026-04-09 release "Paroled" falls outside its seven), no grand
+  total per segregation month, the fiscal year's months only of the bond table, no Total column of the
+  disposition table in layouts without a family column, and drops an ATD row repeating another office's (Seattle's
+  "Dual Tech" = San Francisco's in 2026-02-12 and 2026-04-09) and a technology row ICE printed without its label
+  (2026-02-02). It misses the FY2022 block titled "FY 2022 Quarter 2 Data", and has no fear-decision headcount
+  before its 2025-05-09 release. It keeps ICE's 0 for months not reached yet; this module drops them.
+- DDP keeps only the latest ICLOS value per population (and a count of non-zero points; both agree).
+- DDP does not parse ADP or length of stay by facility type: those are checked against ICE's agency table of the
+  same release instead (the facility types partition the same population, so the totals agree to 0.01).
+Other quirks: Monthly Bond Statistics in the 2026-04-09 release print the "Total ICE Final Book Outs" and "with
+Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): kept as printed, flagged
+``mislabelled`` (DDP keeps them as printed too). FY2026 workbooks print 0 in every bond row for the months before
+October: a month that is 0 in every row is dropped as missing. The ICLOS year row stops after 2025 in FY2026
+files: a month name that does not follow the one before starts the next year. ICE renamed ICLOS populations
+between releases ("Individuals" / "Aliens"; "Post-Determination ... with Positive Fear Claim" / "... with a
+Positive Fear Determination Still in Custody") and revised the figures with them; keys are kept as printed.
+Not read: the Semiannual sheet (arrests, book-ins and removals of armed-forces members, U.S. citizens, parents of
+U.S. citizens and TPS nationals by fiscal year), credible-fear parole requests and decisions, stateless detainees
+by facility, and the transgender detainee sheet.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+
+from .base import Series
+from .errors import ParseError
+from .parsing import find_mdy, month_end, number
+from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections
+
+ID = "ice_detention_stats"
+MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
+MONTH_NAMES = {m: i for i, m in enumerate(calendar.month_name) if m}
+CRIMS = ("Convicted Criminal", "Pending Criminal Charges", "Other Immigration Violator")
+# Technologies ATD lists under each field office; any other label in that table is a field office.
+TECHNOLOGIES = {"GPS", "SmartLINK", "VoiceID", "TR", "Ankle Monitor", "Wristworn", "Dual Tech", "Dual Technology",
+                "No Technology", "No Tech", "SmartLink", "VeriWatch"}
+# Labels ICE spells two ways across releases: one spelling so a series does not break in two.
+ALIASES = {"Medical Mental": "Medical/Mental Health", "Average": "Total", "Grand Total": "Total",
+           "Veriwatch": "VeriWatch", "No Tech": "No Technology", "Dual Technology": "Dual Tech"}
+
+
+# ---------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the workbook, declared as data.
+
+    ``columns`` maps a header label (compared case- and space-insensitively; a tuple lists ICE's spellings) to the
+    series id suffix its figures go to and the breakdown member the column adds to the key ("" adds none).
+    ``rows`` names the row-label columns: ``("label",)`` for one column, ``("label", "sub")`` when a second label
+    column splits each group (book-outs by reason and criminality: the first label is carried down).
+    ``date`` says where the table's date comes from: ``("footnote", section, phrase)`` or ``("atd",)``.
+    """
+
+    name: str
+    sheet: str
+    title: str
+    shape: str  # "rows", "months", "bond", "iclos", "monthly-blocks", "quarterly-blocks"
+    period: str  # "snapshot", "fytd", "monthly", "semimonthly", "quarterly"
+    columns: dict = field(default_factory=dict)
+    date: tuple = ()
+    first_fy: int = 2019
+    last_fy: int = 9999
+    rows: tuple = ("label",)
+    total_column: str = ""  # months shape: series suffix for the fiscal-year column ("FY Overall" / "Total")
+    children: frozenset = frozenset()  # labels nested under the row above them (ATD technologies)
+    fy_key: bool = False  # prefix keys with the fiscal year (fiscal-year-to-date figures)
+    row_fy: bool = False  # the row label is itself a fiscal year ("FY2026"): it becomes the key's first part
+    extra_series: tuple = ()
+    header_gap: int = 0  # blank cells allowed inside the header row (a merged label cell leaves one)
+    optional: tuple = ()  # columns a layout may leave out (the family-facility column while none were in use)
+    # Release-date windows in which ICE may leave the table out (the facility-type tables while it held no
+    # families: none in the FY2024 and FY2025-01 releases, back by 2025-09): missing there is skipped, not an error.
+    may_lack: tuple = ()
+    label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
+
+
+_DETENTION = r"^\s*Detention\b"
+_ATD = r"^\s*ATD\b"
+_F_BOOKOUTS = ("footnote", r"Final (Book ?Outs?|Releases)", r"updated through|filtered through")
+_F_BOOKINS = ("footnote", r"Initial Book-?Ins", r"updated through|filtered through")
+_F_ADP = ("footnote", r"Average Daily Population", r"updated through|filtered through")
+_F_DOCKET = ("footnote", r"Currently Detained Population", r"snapshot as")
+_F_FEAR_NOW = ("footnote", r"USCIS Average Time", r"snapshot as")
+# FY2020 words it "EOFY2020 ICE Releases data are historic and static. Data are filtered through ..."
+_F_FEAR_RELEASES = ("footnote", r"USCIS Average Time", r"(?:Releases?|Book ?Outs?) data[^0-9]*?(?:updated|filtered) through")
+_F_ICLOS = ("footnote", r"ICLOS", r"ICL[OS]{2} and Detainees Data are updated through")
+_F_BOND = ("footnote", r"Monthly Bond Statistics", r"updated through")
+_FSC = ("FSC", "FRC")
+_NO_FAMILIES = ((dt.date(2023, 10, 1), dt.date(2025, 9, 30)),)
+
+
+TABLES: tuple[Table, ...] = (
+    Table("atd_technology", _ATD, r"ATD Active Population Counts and Daily Cost by Technology", "rows", "snapshot",
+          {"Count": ("atd_by_technology", ""), "Daily Tech Cost": ("atd_daily_cost_by_technology", "")},
+          ("atd",), first_fy=2022),
+    Table("atd_status", _ATD, r"ATD Active Population by Status", "rows", "snapshot",
+          {"Count": ("atd_by_status", ""), "ALIP": ("atd_alip_by_status", "")}, ("atd",)),
+    Table("atd_aor", _ATD, r"Active ATD Participants and Average Length in Program", "rows", "snapshot",
+          {"Count": ("atd_by_aor", ""), "Average Length in Program": ("atd_alip_by_aor", "")}, ("atd",),
+          children=frozenset(TECHNOLOGIES)),
+    Table("atd_court_total", _ATD, r"Court Appearance: Total Hearings", "rows", "fytd",
+          {"Count": ("atd_court_appearances", "")}, ("atd-court",), first_fy=2023, fy_key=True),
+    Table("atd_court_final", _ATD, r"Court Appearance: Final Hearings", "rows", "fytd",
+          {"Count": ("atd_court_appearances_final", "")}, ("atd-court",), first_fy=2023, fy_key=True),
+    Table("disposition", _DETENTION, r"Currently Detained by Processing Disposition", "rows", "snapshot",
+          {_FSC: ("detained_by_disposition", "@"), "Adult": ("detained_by_disposition", "Adult"),
+           "Total": ("detained_by_disposition", "Total")}, _F_DOCKET, optional=(_FSC,)),
+    Table("fear_time", _DETENTION, r"Average Time from USCIS Fear Decision Service Date to ICE Release", "rows",
+          "fytd", {_FSC: ("fear_decision_to_release_days", "@"), "Adult": ("fear_decision_to_release_days", "Adult"),
+                   "Total": ("fear_decision_to_release_days", "Total")}, _F_FEAR_RELEASES, first_fy=2020,
+          row_fy=True, optional=(_FSC,), header_gap=1),
+    Table("fear_facility", _DETENTION, r"USCIS-Established Fear Decisions in an ICE Detention Facility", "rows",
+          "snapshot", {"Total Detained": ("detained_with_fear_decision", "")}, _F_FEAR_NOW, first_fy=2020,
+          header_gap=1),
+    Table("book_ins_facility", _DETENTION, r"Initial Book-?Ins by (Facility Type and )?Criminality", "rows", "fytd",
+          {c: ("book_ins_by_facility_type_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKINS, fy_key=True),
+    Table("book_outs_facility", _DETENTION, r"Final (Book ?Outs|Releases)\s*(by Facility Type)?\s*:", "rows", "fytd",
+          {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
+    Table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
+          "rows", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
+          last_fy=2020, fy_key=True),
+    Table("book_outs_reason", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason, Month and Criminality",
+          "months", "monthly", {}, _F_BOOKOUTS, first_fy=2021, rows=("label", "sub"),
+          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",)),
+    Table("adp_facility", _DETENTION, r"Average Daily Population by Facility Type and Month", "months", "monthly",
+          {}, _F_ADP, total_column="adp_by_facility_type_fytd", extra_series=("adp_by_facility_type",),
+          may_lack=_NO_FAMILIES),
+    Table("alos_facility", _DETENTION, r"Average Length of Stay by Facility Type and Month", "months", "monthly",
+          {}, _F_ADP, total_column="length_of_stay_by_facility_type_fytd", extra_series=("length_of_stay_by_facility_type",),
+          may_lack=_NO_FAMILIES),
+    Table("iclos", r"ICLOS", r"^Average In Custody Length of Stay", "iclos", "semimonthly",
+          {"": ("iclos_days", "")}, _F_ICLOS, first_fy=2022),
+    Table("iclos_detainees", r"ICLOS", r"^Detainees$", "iclos", "semimonthly",
+          {"": ("iclos_detainees", "")}, _F_ICLOS, first_fy=2022),
+    Table("bond", r"Monthly Bond Statistics", r"Bonded Out (Book Outs|Releases)", "bond", "monthly", {
+        ("Total ICE Final Book Outs", "Total ICE Final Releases", "Total ICE Final Book Outs/ ICE Final Releases"):
+            ("bond_book_outs_total", ""),
+        ("ICE Final Book Outs with Bond Posted", "ICE Final Releases with Bond Posted",
+         "ICE Final Book Outs/ ICE Final Releases with Bond Posted"): ("bond_book_outs_bond_posted", ""),
+        ("Bond Posted Book Outs/Releases (%)", "Bond Posted Releases (%)", "Bond Posted Book Outs (%)"):
+            ("bond_posted_share", ""),
+        ("Average Bond Amount ($)",): ("bond_average_amount", ""),
+        ("ALOS (Days)",): ("bond_length_of_stay", ""),
+    }, _F_BOND, first_fy=2022),
+    Table("segregation", r"Monthly Segregation", r"", "monthly-blocks", "monthly",
+          {"Placement Count": ("segregation_placements_by_facility", "")}, (), first_fy=2024,
+          label_header="Facilities"),
+    Table("vulnerable", r"Vulnerable", r"", "quarterly-blocks", "quarterly", {
+        "Number of Placements": ("segregation_placements_by_reason", ""),
+        "Average Number of Consecutive Days in Segregation": ("segregation_consecutive_days_by_reason", ""),
+        "Average Number of Cumulative Days in Segregation": ("segregation_cumulative_days_by_reason", ""),
+    }, (), first_fy=2022, label_header="Placement Reason"),
+)
+
+
+# ---------------------------------------------------------------- catalogue
+
+_REL = (" Release = the date in the file name (or ICE's data date for undated end-of-year files).")
+_KEYS = " Keys join the row and column labels with ' | '; rows labelled Total are ICE's totals: do not add keys up."
+_FYTD = (" One point per release at the data-through date ICE's footnote gives for the table; the key starts with "
+         "the fiscal year.")
+_MONTHLY = (" One row per month; the month holding the footnote's data-through date ends there and is flagged "
+            "partial.")
+
+
+def _s(sid, title, metric, agency, unit, freq, definition, breakdown, per_day_ok=False) -> Series:
+    return Series(f"{ID}.{sid}", title + " (ICE release)", metric, agency, unit, freq, definition + _REL, ID,
+                  breakdown=breakdown, per_day_ok=per_day_ok)
+
+
+SERIES: tuple[Series, ...] = (
+    _s("atd_by_technology", "People in Alternatives to Detention by technology", "atd", "ICE", "people", "release",
+       "People actively enrolled in ICE's Alternatives to Detention (ATD) programme on the as-of date of BI Inc.'s "
+       "participants report, by the monitoring technology assigned (smartphone app, ankle monitor, wrist-worn "
+       "device, none). A headcount of participants, not of people released from detention." + _KEYS,
+       "technology"),
+    _s("atd_daily_cost_by_technology", "Daily technology cost of Alternatives to Detention", "atd", "ICE",
+       "dollars per day", "release",
+       "What ICE pays per day for the monitoring technology of the ATD participants on the report's as-of date, "
+       "by technology; covers technology only, not case management or staff." + _KEYS, "technology"),
+    _s("atd_by_status", "People in Alternatives to Detention by family status", "atd", "ICE", "people", "release",
+       "Active ATD participants on the report's as-of date, split into members of family units (FAMU), single "
+       "adults and, up to FY2023, those in the Extended Case Management Service (ECMS)." + _KEYS, "status"),
+    _s("atd_alip_by_status", "Average length in ATD programme by family status", "atd", "ICE", "days", "release",
+       "Average number of days the active ATD participants on the as-of date have been in the programme (ALIP), "
+       "by family status. Active participants only." + _KEYS, "status"),
+    _s("atd_by_aor", "People in Alternatives to Detention by field office and technology", "atd", "ICE", "people",
+       "release",
+       "Active ATD participants on the as-of date by ICE field office (area of responsibility) and, within it, by "
+       "technology: key 'Atlanta' is the office's total, 'Atlanta | SmartLINK' one technology." + _KEYS,
+       "field office | technology"),
+    _s("atd_alip_by_aor", "Average length in ATD programme by field office and technology", "atd", "ICE", "days",
+       "release", "Average days in the ATD programme of the active participants on the as-of date, by field office "
+       "and technology." + _KEYS, "field office | technology"),
+    _s("atd_court_appearances", "ATD participants' court hearings attended or missed, fiscal year to date", "atd",
+       "ICE", "hearings", "release",
+       "Immigration-court hearings of ATD participants whose court dates BI Inc. tracks, from October 1 to the end "
+       "of the month the table names: attended, failed to attend, total. Only participants with court tracking are "
+       "counted." + _FYTD + _KEYS, "fiscal year | outcome"),
+    _s("atd_court_appearances_final", "ATD participants' final court hearings attended or missed, fiscal year to "
+       "date", "atd", "ICE", "hearings", "release",
+       "As the hearings series, for final hearings (where the judge decides the case) only." + _FYTD + _KEYS,
+       "fiscal year | outcome"),
+    _s("detained_by_disposition", "People in ICE detention by processing disposition and facility type", "detained",
+       "ICE+CBP", "people", "release",
+       "Headcount in ICE detention on the National Docket snapshot date, by how the case was processed "
+       "(expedited removal, notice to appear, reinstated removal order, other) and by facility type: family "
+       "residential (FRC, to FY2021) or family staging centre (FSC, from FY2022), adult, total." + _KEYS,
+       "disposition | facility type"),
+    _s("fear_decision_to_release_days", "Average days from a USCIS fear decision to release from ICE detention",
+       "fear-screening", "ICE+CBP", "days", "release",
+       "For people released from ICE detention in the fiscal year (to the footnote's data-through date) who had a "
+       "USCIS credible or reasonable fear decision, the average days from the service date of that decision to "
+       "the release; by family or adult facility. Key: release fiscal year | facility type." + _KEYS,
+       "fiscal year | facility type"),
+    _s("detained_with_fear_decision", "People in ICE detention with a USCIS fear decision, by facility type",
+       "detained", "ICE+CBP", "people", "release",
+       "Headcount in ICE detention on the snapshot date of people with a fear decision established by USCIS, by "
+       "family or adult facility." + _KEYS, "facility type"),
+    _s("book_ins_by_facility_type_fytd", "Initial book-ins into ICE detention by facility type and criminality, "
+       "fiscal year to date", "book-ins", "ICE+CBP", "book-ins", "release",
+       "First book-ins into ICE detention from October 1 to the footnote's data-through date, whoever arrested "
+       "the person, by facility type (family or adult) and ICE's criminality label. A book-in is not an arrest."
+       + _FYTD + _KEYS, "fiscal year | facility type | criminality"),
+    _s("book_outs_by_facility_type_fytd", "Final book-outs from ICE detention by facility type, fiscal year to "
+       "date", "book-outs", "ICE+CBP", "book-outs", "release",
+       "People whose ICE detention ended (final book-out; 'final releases' until FY2023) from October 1 to the "
+       "data-through date, by facility type. Includes removals: a book-out is not a release into the "
+       "country." + _FYTD + _KEYS, "fiscal year | facility type"),
+    _s("book_outs_by_reason", "Final book-outs from ICE detention by reason and criminality, monthly",
+       "book-outs", "ICE+CBP", "book-outs", "monthly",
+       "People whose ICE detention ended in the month, by ICE's release reason (release to remove, bond, order of "
+       "recognizance or supervision, parole, court order, relief granted, transfer...) and criminality. 'Release "
+       "to Remove' is a removal, not a release into the country. Printed from FY2021." + _MONTHLY + _KEYS,
+       "reason | criminality", per_day_ok=True),
+    _s("book_outs_by_reason_fytd", "Final book-outs from ICE detention by reason and criminality, fiscal year to "
+       "date", "book-outs", "ICE+CBP", "book-outs", "release",
+       "As the monthly series, summed from October 1 to the data-through date (FY2019-FY2020: ICE's annual table; "
+       "from FY2021: the table's Total column)." + _FYTD + _KEYS, "fiscal year | reason | criminality"),
+    _s("adp_by_facility_type", "Average daily population in ICE detention by facility type, monthly", "adp",
+       "ICE+CBP", "people", "monthly",
+       "Average number of people held at the midnight count over the month's days, by facility type (family or "
+       "adult) and total. An average, not a headcount." + _MONTHLY + _KEYS, "facility type"),
+    _s("adp_by_facility_type_fytd", "Average daily population in ICE detention by facility type, fiscal year to "
+       "date", "adp", "ICE+CBP", "people", "release",
+       "Average daily population from October 1 to the data-through date ('FY Overall'), by facility type."
+       + _FYTD + _KEYS, "fiscal year | facility type"),
+    _s("length_of_stay_by_facility_type", "Average length of stay in ICE detention by facility type, monthly", "alos",
+       "ICE+CBP", "days", "monthly",
+       "ICE's average length of detention stays ending in the month, in days, by facility type. Not the time "
+       "today's detainees have been held (see ICLOS)." + _MONTHLY + _KEYS, "facility type"),
+    _s("length_of_stay_by_facility_type_fytd", "Average length of stay in ICE detention by facility type, fiscal year to "
+       "date", "alos", "ICE+CBP", "days", "release",
+       "Average length of the detention stays ending from October 1 to the data-through date, by facility type."
+       + _FYTD + _KEYS, "fiscal year | facility type"),
+    _s("iclos_days", "Average time in custody so far of people detained (ICLOS)", "iclos", "ICE+CBP", "days",
+       "semimonthly",
+       "ICE's in-custody length of stay: for the people in detention on the 15th and on the last day of each "
+       "month, the average days they had been held by then, by population (adult facilities, family facilities, "
+       "single adults and family units with a positive fear determination still held, total). Each point is one "
+       "day's snapshot." + _KEYS, "population"),
+    _s("iclos_detainees", "People in ICE detention by time held so far", "detained", "ICE+CBP", "people",
+       "semimonthly",
+       "Headcount of people in detention on the 15th and on the last day of each month, by population and by how "
+       "long they had been held (0-180 days, 181-365, 366-730, more than 730)." + _KEYS,
+       "population | time held"),
+    _s("bond_book_outs_total", "Final book-outs from ICE detention, monthly (bond table)", "bonds", "ICE+CBP",
+       "book-outs", "monthly",
+       "All final book-outs (releases until FY2023) in the calendar month, as printed in ICE's Monthly Bond "
+       "Statistics, which covers the 12 months before the current one and the current month." + _MONTHLY,
+       "", per_day_ok=True),
+    _s("bond_book_outs_bond_posted", "Final book-outs from ICE detention after a bond was posted, monthly", "bonds",
+       "ICE+CBP", "book-outs", "monthly",
+       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", per_day_ok=True),
+    _s("bond_posted_share", "Share of final book-outs with a bond posted, monthly", "bonds", "ICE+CBP",
+       "share (as printed: a fraction, 0.05 = 5%)", "monthly",
+       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, ""),
+    _s("bond_average_amount", "Average bond amount posted, monthly", "bonds", "ICE+CBP", "dollars", "monthly",
+       "Average amount of the bonds posted for the month's bond-posted book-outs." + _MONTHLY, ""),
+    _s("bond_length_of_stay", "Average length of stay before a bond book-out, monthly", "bonds", "ICE+CBP", "days", "monthly",
+       "Average days in detention of the people booked out on bond in the month." + _MONTHLY, ""),
+    _s("segregation_placements_by_facility", "Segregation placements by detention facility, monthly",
+       "segregation", "ICE+CBP", "placements", "monthly",
+       "Placements of detainees in segregation (restrictive housing) recorded in ICE's Segregation Review "
+       "Management System in the calendar month, by facility; key Total = ICE's grand total. A person placed "
+       "twice counts twice." + _KEYS, "facility", per_day_ok=True),
+    _s("segregation_placements_by_reason", "Segregation placements by reason, quarterly", "segregation", "ICE+CBP",
+       "placements", "quarterly",
+       "Segregation placements of people in ICE's vulnerable and special populations in the fiscal quarter, by "
+       "placement reason (disciplinary, security threat, medical or mental health, pending investigation, "
+       "protective custody); key Total = the grand total. A person placed twice counts twice." + _KEYS,
+       "reason"),
+    _s("segregation_consecutive_days_by_reason", "Average consecutive days in segregation by reason, quarterly",
+       "segregation", "ICE+CBP", "days", "quarterly",
+       "Average length in days of one uninterrupted segregation placement of a vulnerable or special-population "
+       "detainee, for the quarter's placements, by reason." + _KEYS, "reason"),
+    _s("segregation_cumulative_days_by_reason", "Average cumulative days in segregation by reason, quarterly",
+       "segregation", "ICE+CBP", "days", "quarterly",
+       "Average total days in segregation across all placements of the same detainee, for the quarter's "
+       "placements, by reason." + _KEYS, "reason"),
+)
+_IDS = {s.id for s in SERIES}
+
+
+# ---------------------------------------------------------------- helpers
+
+# One label, number and date parser for every source: loaders.workbook and loaders.parsing.
+_label, _canon = label, norm
+_MISSING = frozenset({"", "-"})
+
+
+def _maybe_number(v) -> float | None:
+    """A cell searched rather than required (is there a figure here?): None for anything not a number."""
+    return number(v, lenient=True, missing=_MISSING)
+
+
+def _cell_number(ctx, sheet: str, table, row: int, field: str, raw) -> float | None:
+    """A required cell: None when blank, else a number, or a ParseError naming file, sheet, table, row, column."""
+    return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
+                  field=field, missing=_MISSING)
+
+
+def _first_date(text: str) -> dt.date | None:
+    """The first date in a sentence; ICE's ATD lines write it with dots ("Participants Report, 04.04.2026")."""
+    return find_mdy(re.sub(r"(?<=\d)\.(?=\d)", "/", text or ""))
+
+
+_DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
+
+
+def _fy_month(fy: int, label: str) -> dt.date:
+    i = MONTHS.index(label)
+    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
+
+
+class _Ctx:
+    """One workbook being read: its sheets (read once), fiscal year and file name, and the error helper."""
+
+    def __init__(self, wb, fy: int, name: str):
+        self.wb, self.fy, self.name = wb, fy, name
+        self._cache: dict[str, list[list]] = {}
+
+    def fail(self, sheet: str, table: str, what: str) -> ParseError:
+        return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
+
+    def rows(self, sheet: str) -> list[list]:
+        if sheet not in self._cache:
+            self._cache[sheet] = read_sheet(self.wb, sheet, self.name, ID).rows
+        return self._cache[sheet]
+
+    def sheet(self, pattern: str, table: str) -> str | None:
+        """The sheet for ``pattern`` belonging to this workbook's fiscal year (``workbook.choose_sheet_name``:
+        FY2023's workbook holds ``ATD FY24 YTD`` beside ``ATD EOFY23``; the error names the candidates)."""
+        return choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID,
+                                 required=False)
+
+
+def _cell(rows, r, c):
+    if 0 <= r < len(rows) and 0 <= c < len(rows[r]):
+        return rows[r][c]
+    return None
+
+
+_TEXT: dict[int, tuple[list, list]] = {}
+
+
+def _text_cells(rows) -> list[tuple[int, int, str]]:
+    """(row, column, label) of every text cell of a sheet, built once per sheet: each table's title search then
+    scans only the text cells instead of relabelling the whole sheet (most of the parse time otherwise)."""
+    hit = _TEXT.get(id(rows))
+    if hit is None or hit[0] is not rows:
+        cells = [(r, c, _label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
+        _TEXT.clear() if len(_TEXT) > 64 else None
+        _TEXT[id(rows)] = hit = (rows, cells)
+    return hit[1]
+
+
+def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
+    rx = re.compile(pattern, re.I)
+    return [(r, c) for r, c, lab in _text_cells(rows) if r >= start and rx.search(lab)]
+
+
+# ---------------------------------------------------------------- dates
+
+def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
+    """The Footnotes sheet as (section heading, sentence) pairs in order (``workbook.sections``); None when the
+    workbook has no Footnotes sheet at all."""
+    sheet = ctx.sheet(r"foot\s*notes?", "footnotes")
+    if sheet is None:
+        return None
+    return [(head, text) for _row, head, text in sections(Sheet(sheet, ctx.rows(sheet), ctx.name, ID))]
+
+
+def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
+    sec, ph = re.compile(section, re.I), re.compile(rf"(?:{phrase})\s*(?:of\s*)?(\d{{1,2}}/\d{{1,2}}/\d{{4}})", re.I)
+    if notes is None:
+        # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
+        return ctx.iids
+    for head, text in notes:
+        if sec.search(head) and (m := ph.search(text)):
+            return _first_date(m[1])
+    raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
+                     source=ID, file=ctx.name)
+
+
+def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
+    """An ATD table's as-of date: 'as of M/D/YYYY' in its title, else the first 'Participants Report, M.D.YYYY'
+    line below it (ICE prints one under the population tables), else the sheet's first such line."""
+    rows = ctx.rows(sheet)
+    title = _label(_cell(rows, r, c))
+    if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)):
+        return _first_date(m[1])
+    for rr, cc in _find(rows, r"Participants Report", r) + _find(rows, r"Participants Report"):
+        if (d := _first_date(_label(_cell(rows, rr, cc)))):
+            return d
+    raise ctx.fail(sheet, table.name, "no as-of date (no 'as of' in the title, no 'Participants Report' line)")
+
+
+def _court_period(ctx: _Ctx, sheet: str, table: Table, title: str) -> dt.date:
+    """'FY26 thru March Court Appearance...' -> 31 March 2026; 'FY23 Year End ...' -> 30 September 2023."""
+    if re.search(r"year\s*end", title, re.I):
+        return dt.date(ctx.fy, 9, 30)
+    m = re.search(r"thru\s+([A-Za-z]+)", title, re.I)
+    if not m or m[1].capitalize() not in MONTH_NAMES:
+        raise ctx.fail(sheet, table.name, f"title {title!r} names no month ('thru <Month>' or 'Year End')")
+    month = MONTH_NAMES[m[1].capitalize()]
+    return month_end(dt.date(ctx.fy - 1 if month >= 10 else ctx.fy, month, 1))
+
+
+# ---------------------------------------------------------------- shape readers
+
+def _header(ctx, sheet, table: Table, rows, r, c, want: dict) -> tuple[int, dict[str, tuple]]:
+    """Header row below a title at (r, c): the first non-empty row. Columns are matched to ``want`` (label or
+    tuple of labels -> target) scanning right from the title column; scanning stops at the first non-empty label
+    that is neither wanted nor the row-label header, because the next table often starts in the same row."""
+    for hr in range(r + 1, min(r + 4, len(rows))):
+        if _label(_cell(rows, hr, c)):
+            break
+    else:
+        raise ctx.fail(sheet, table.name, f"no header row below its title (row {r + 1})")
+    spell = {}
+    for k, target in want.items():
+        for lab in (k if isinstance(k, tuple) else (k,)):
+            spell[_canon(lab)] = (k, target)
+    found: dict = {}
+    header = []
+    for cc in range(c + 1, len(rows[hr])):
+        lab = _label(rows[hr][cc])
+        if not lab:
+            continue
+        header.append(lab)
+        hit = spell.get(lab.lower())
+        if hit is None:
+            break
+        found.setdefault(hit[0], (cc, hit[1]))
+    missing = [k if isinstance(k, str) else k[0] for k in want if k not in found and k not in table.optional]
+    if missing:
+        raise ctx.fail(sheet, table.name, f"column(s) {missing} not found in header row {hr + 1} "
+                                          f"(header: {[_label(rows[hr][c])] + header})")
+    return hr, found
+
+
+def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
+    """Data rows below a header: to the first row with no label and (when ``value_cols`` are given) no value in
+    them either; ICE leaves a label out now and then (FY2026-02-02: a 4 under Atlanta's technologies)."""
+    labelled = lambda r: any(_label(_cell(rows, r, c + i)) for i in range(ncols))
+    out, r = [], hr + 1
+    while r < len(rows):
+        if not labelled(r):
+            # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
+            # stray sum (FY2021: 117,682 under Washington DC's technologies)
+            if not (any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
+                break
+        out.append(r)
+        r += 1
+    return out
+
+
+def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
+    """Category rows x value columns -> (series suffix, key, value). Flat tables go through the shared
+    ``workbook.read_table``; the field-office table, whose technology rows ICE sometimes prints without a label,
+    through the nesting reader below."""
+    if not table.children:
+        return _read_flat(ctx, sheet, table, r)
+    rows = ctx.rows(sheet)
+    want = {k: v for k, v in table.columns.items()}
+    hr, found = _header(ctx, sheet, table, rows, r, c, want)
+    out, parent = [], None
+    for row in _body(rows, hr, c, value_cols=[cc for cc, _ in found.values()]):
+        lab = ALIASES.get(_label(_cell(rows, row, c)), _label(_cell(rows, row, c)))
+        if not lab and not table.children:
+            raise ctx.fail(sheet, table.name, f"row {row + 1}: figures without a row label")
+        if table.children:
+            if not lab:
+                lab = "(no label)"  # a technology row ICE printed without its name: kept, under its office
+            if lab in table.children or lab == "(no label)":
+                if parent is None:
+                    raise ctx.fail(sheet, table.name, f"row {row + 1}: {lab!r} before any field office row")
+                key = f"{parent} | {lab}"
+            else:
+                parent, key = lab, lab
+        else:
+            key = lab
+        for k, (cc, (suffix, member)) in found.items():
+            v = _cell_number(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
+            if v is None:
+                continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
+            if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
+                member = _label(rows[hr][cc])
+            out.append((suffix, " | ".join(p for p in (key, member) if p), v))
+    if not out:
+        raise ctx.fail(sheet, table.name, f"no data rows below header row {hr + 1}")
+    if table.children:
+        _check_children(ctx, sheet, table, out)
+    return out
+
+
+def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]:
+    # read_table searches the title from the top of the sheet; the rows above the title (already found) are
+    # handed over empty so it does not scan them again; row numbers stay those of the sheet
+    rows = ctx.rows(sheet)
+    t = read_table(Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID),
+                   TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
+    spell = {}
+    for k, target in table.columns.items():
+        for lab in (k if isinstance(k, tuple) else (k,)):
+            spell[_canon(lab)] = (k, target)
+    found = {}
+    for lab in t.header:
+        if (hit := spell.get(_canon(lab))) and hit[0] not in found:
+            found[hit[0]] = (lab, hit[1])
+    missing = [k if isinstance(k, str) else k[0] for k in table.columns if k not in found and k not in table.optional]
+    if missing:
+        raise t.fail(f"column(s) {missing} not found in header row {t.rows[0].row - 1 if t.rows else '?'} "
+                     f"(header: {list(t.header)})")
+    out = []
+    for br in t.rows:
+        key = ALIASES.get(br.label, br.label)
+        for k, (col, (suffix, member)) in found.items():
+            v = t.number(br, col, lenient=False, missing=_MISSING)
+            if v is None:
+                continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
+            if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
+                member = col
+            out.append((suffix, " | ".join(p for p in (key, member) if p), v))
+    if not out:
+        raise t.fail("no data rows below its header")
+    return out
+
+
+def _check_children(ctx, sheet, table, out):
+    """Each field office's count equals the sum of its technologies: a technology this module does not know
+    would be read as a field office and break the sums, so it fails here instead."""
+    first = next(iter(table.columns.values()))[0]
+    tot, parts = {}, {}
+    for s, k, v in out:
+        if s != first or k == "Total":
+            continue
+        if " | " in k:
+            p = k.split(" | ")[0]
+            parts[p] = parts.get(p, 0) + v
+        else:
+            tot[k] = v
+    bad = [k for k, v in tot.items() if abs(parts.get(k, 0) - v) > 0.5]
+    if bad:
+        raise ctx.fail(sheet, table.name, f"field office rows {bad[:3]} do not equal the sum of their technology rows "
+                                          "(an unknown technology label?)")
+
+
+def _read_months(ctx, sheet, table: Table, r, c):
+    """Rows x Oct..Sep (+ a fiscal-year column) -> (suffix, key, month start or None for the FY column, value)."""
+    rows = ctx.rows(sheet)
+    want = {m: ("month", m) for m in MONTHS}
+    two = len(table.rows) == 2
+    hr = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, c))), None)
+    if hr is None:
+        raise ctx.fail(sheet, table.name, f"no header row below its title (row {r + 1})")
+    start = c + 1 if two else c
+    hr, found = _header(ctx, sheet, table, rows, r, start, {**want, ("FY Overall", "Total", "FY Total"): ("fy", "")})
+    monthly, total = table.extra_series[0], table.total_column
+    out, group = [], None
+    for row in _body(rows, hr, c, 2 if two else 1):
+        a = _label(_cell(rows, row, c))
+        if two:
+            b = _label(_cell(rows, row, c + 1))
+            if a:
+                group = a
+            if group is None:
+                raise ctx.fail(sheet, table.name, f"row {row + 1}: criminality {b!r} before any reason row")
+            # the grand-total row has no criminality: "Total | Total", as in the FY2019-20 annual table
+            key = f"{group} | {b or 'Total'}"
+        else:
+            key = ALIASES.get(a, a)
+        for k, (cc, (kind, m)) in found.items():
+            v = _cell_number(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
+            if kind == "month":
+                out.append((monthly, key, _fy_month(ctx.fy, m), v))
+            else:
+                out.append((total, key, None, v))
+    if not out:
+        raise ctx.fail(sheet, table.name, f"no data rows below header row {hr + 1}")
+    return out
+
+
+def _read_bond(ctx, sheet, table: Table, r, c):
+    """Metric rows x calendar-month columns (cells holding the month's first day)."""
+    rows = ctx.rows(sheet)
+    hr = next((h for h in range(r + 1, min(r + 5, len(rows)))
+               if any(isinstance(v, (dt.date, dt.datetime)) for v in rows[h])), None)
+    if hr is None:
+        raise ctx.fail(sheet, table.name, f"no row of month dates below its title (row {r + 1})")
+    months = {cc: (v.date() if isinstance(v, dt.datetime) else v) for cc, v in enumerate(rows[hr])
+              if isinstance(v, (dt.date, dt.datetime))}
+    spell = {}
+    for k, (suffix, _) in table.columns.items():
+        for lab in k:
+            spell[_canon(lab)] = suffix
+    # FY2026 workbooks print 0 in every row for the prior year's months (they start the table in October): a month
+    # in which every row is 0 or blank is missing, not zero (ICE never books no one out nationally in a month)
+    body = _body(rows, hr, c)
+    months = {cc: m for cc, m in months.items() if any(_maybe_number(_cell(rows, row, cc)) for row in body)}
+    out, seen = [], set()
+    for row in body:
+        lab = _label(_cell(rows, row, c))
+        suffix = spell.get(lab.lower())
+        if suffix is None:
+            raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
+        seen.add(suffix)
+        for cc, m in months.items():
+            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
+            out.append((suffix, "", m.replace(day=1), v))
+    missing = {s for s, _ in table.columns.values()} - seen
+    # FY2022-FY2023 tables print no total row; the others are always there.
+    if missing - {"bond_book_outs_total"}:
+        raise ctx.fail(sheet, table.name, f"row(s) for {sorted(missing)} not found")
+    return out
+
+
+def _read_iclos(ctx, sheet, table: Table, r, c):
+    """Year row, month row, mid/end row, then population rows (ICLOS) or population headings each followed by
+    length-of-time bands (detainees) -> (suffix, key, snapshot day, value)."""
+    rows = ctx.rows(sheet)
+    yr = next((h for h in range(r + 1, min(r + 6, len(rows))) if _canon(_cell(rows, h, c)).startswith("population")),
+              None)
+    if yr is None:
+        raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
+    year, month, cols = None, None, {}
+    for cc in range(c + 1, len(rows[yr + 2])):
+        y, mo, half = _cell(rows, yr, cc), _label(_cell(rows, yr + 1, cc)), _canon(_cell(rows, yr + 2, cc))
+        if mo:
+            if mo.capitalize() not in MONTH_NAMES:
+                raise ctx.fail(sheet, table.name, f"row {yr + 2}: {mo!r} is not a month name")
+            new = MONTH_NAMES[mo.capitalize()]
+            if _maybe_number(y):
+                year = int(_maybe_number(y))
+            elif year is not None and month is not None and new <= month:
+                year += 1  # ICE stops printing the year row (FY2026: no 2026 over Jan-Mar 2026): months go on
+            month = new
+        elif _maybe_number(y):
+            year = int(_maybe_number(y))
+        if half not in ("mid", "end"):
+            continue
+        if year is None or month is None:
+            raise ctx.fail(sheet, table.name, f"column {cc + 1}: a {half!r} column before any year and month")
+        d = dt.date(year, month, 15) if half == "mid" else month_end(dt.date(year, month, 1))
+        cols[cc] = d
+    suffix = table.columns[""][0]
+    out, group = [], None
+    for row in _body(rows, yr + 2, c):
+        lab = _label(_cell(rows, row, c))
+        vals = [(_cell(rows, row, cc), d) for cc, d in cols.items()]
+        if all(_label(v) == "" for v, _ in vals):
+            group = lab  # a population heading of the detainees table
+            continue
+        key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
+        for raw, d in vals:
+            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
+            out.append((suffix, key, d, v))
+    if not out:
+        raise ctx.fail(sheet, table.name, "no data rows")
+    return out
+
+
+_MONTH_BLOCK = re.compile(r"^(%s)\s+(20\d\d)\b" % "|".join(MONTH_NAMES), re.I)
+_QUARTER_BLOCK = re.compile(r"^(?:Fiscal Year\s*\(FY\)|FY)\s*(20\d\d)\s*Quarter\s*([1-4])\s*Data", re.I)
+
+
+def _read_blocks(ctx, sheet, table: Table):
+    """Repeated blocks, each titled by its period ('March 2026'; 'Fiscal Year (FY) 2022 Quarter 2 Data'), each a
+    header row and label rows ending at 'Grand Total' -> (suffix, key, period start, period end, value)."""
+    rows = ctx.rows(sheet)
+    rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
+    out, blocks, last = [], 0, None
+    for r, row in enumerate(rows):
+        t = _label(_cell(rows, r, 0))
+        m = rx.match(t)
+        if not m:
+            continue
+        if table.shape == "monthly-blocks":
+            start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
+            end = month_end(start)
+        else:
+            fy, q = int(m[1]), int(m[2])
+            sm = (10 + 3 * (q - 1) - 1) % 12 + 1
+            start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
+            end = month_end(dt.date(start.year, sm + 2, 1))
+        first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, 0))), None)
+        if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
+            hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
+        else:
+            hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
+        last = found
+        blocks += 1
+        for rr in _body(rows, hr, 0):
+            lab = ALIASES.get(_label(_cell(rows, rr, 0)), _label(_cell(rows, rr, 0)))
+            if lab.startswith("*"):
+                break
+            for k, (cc, (suffix, _)) in found.items():
+                v = _cell_number(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
+                if v is None:
+                    continue
+                out.append((suffix, lab, start, end, v))
+            if lab == "Total":
+                break
+    if not blocks:
+        raise ctx.fail(sheet, table.name, f"no period blocks (no cell in column A matching /{rx.pattern}/)")
+    return out
+
+
+# ---------------------------------------------------------------- the one entry point
+
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[dict]:
+    """Every declared table of one workbook as row dicts (series, key, date, end, value, flag). ``sheets``: the
+    ``workbook.Sheet``s the caller has read already (not read again)."""
+    ctx = _Ctx(wb, fy, name)
+    for sh in sheets:
+        if sh is not None:
+            ctx._cache[sh.name] = sh.rows
+    ctx.release, ctx.iids = release, iids
+    notes = footnote_sections(ctx)
+    out: list[dict] = []
+    for t in TABLES:
+        if not t.first_fy <= fy <= t.last_fy:
+            continue  # this layout does not carry the table
+        out += _read_table(ctx, notes, t)
+    _flag_bond_swaps(out)
+    return out
+
+
+def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
+    sheet = ctx.sheet(t.sheet, t.name)
+    if sheet is None:
+        raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
+                         source=ID, file=ctx.name)
+    rows = ctx.rows(sheet)
+    rows_out: list[dict] = []
+
+    def add(suffix, key, date, end, value, flag=""):
+        rows_out.append({"series": f"{ID}.{suffix}", "key": key, "date": date, "end": end, "value": value,
+                         "flag": flag})
+
+    if t.shape in ("monthly-blocks", "quarterly-blocks"):
+        for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
+            add(suffix, key, start, end, v)
+        return rows_out
+    hits = _find(rows, t.title)
+    if not hits and any(a <= ctx.release <= b for a, b in t.may_lack):
+        return rows_out
+    if not hits:
+        raise ctx.fail(sheet, t.name, f"title not found (no cell matching /{t.title}/)")
+    r, c = hits[0]
+    title = _label(_cell(rows, r, c))
+    if t.date[0] == "footnote":
+        through = _footnote_date(ctx, notes, t, *t.date[1:])
+    elif t.date[0] == "atd":
+        through = _atd_date(ctx, sheet, t, r, c)
+    else:  # "atd-court": the period named in the title
+        through = _court_period(ctx, sheet, t, title)
+    fy_part = f"FY{ctx.fy}"
+
+    if t.shape == "rows":
+        for suffix, key, v in _read_rows(ctx, sheet, t, r, c):
+            if t.row_fy:
+                first, _, rest = key.partition(" | ")
+                m = re.fullmatch(r"(?:EO)?FY\s*(20\d\d)(?:\s*YTD)?", first)
+                if not m:
+                    raise ctx.fail(sheet, t.name, f"row label {first!r} is not a fiscal year (FY20xx)")
+                key = " | ".join(p for p in (f"FY{m[1]}", rest) if p)
+            elif t.fy_key:
+                key = f"{fy_part} | {key}"
+            add(suffix, key, through, through, v)
+    elif t.shape in ("months", "bond"):
+        got = _read_months(ctx, sheet, t, r, c) if t.shape == "months" else _read_bond(ctx, sheet, t, r, c)
+        for suffix, key, start, v in got:
+            if start is None:
+                if v is not None:
+                    add(suffix, f"{fy_part} | {key}", through, through, v)
+                continue
+            _add_month(add, suffix, key, start, v, through)
+    elif t.shape == "iclos":
+        for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
+            if v is None or (d > through and v == 0):
+                continue  # a snapshot day not reached yet (ICE prints 0)
+            add(suffix, key, d, d, v, "" if d <= through else "stale-header")
+    return rows_out
+
+
+def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
+    if v is None:
+        return
+    end = month_end(start)
+    if start > through:
+        if v == 0:
+            return  # ICE prints 0 for months it has not reached: missing, not zero
+        add(suffix, key, start, end, v, "partial;stale-header")  # a figure after the data date: header is stale
+        return
+    if end > through:
+        add(suffix, key, start, through, v, "partial")
+    else:
+        add(suffix, key, start, end, v)
+
+
+def _flag_bond_swaps(out: list[dict]):
+    """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
+    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
+    tot = {r["date"]: r for r in out if r["series"] == f"{ID}.bond_book_outs_total"}
+    for r in out:
+        if r["series"] != f"{ID}.bond_book_outs_bond_posted" or r["date"] not in tot:
+            continue
+        t = tot[r["date"]]
+        if r["value"] > t["value"] > 0:
+            for x in out:
+                if x["date"] == r["date"] and x["series"] in (f"{ID}.bond_book_outs_total", r["series"],
+                                                              f"{ID}.bond_posted_share"):
+                    x["flag"] = ";".join(sorted({f for f in (x["flag"], "mislabelled") if f}))
