@@ -79,11 +79,13 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
         per_day = p.unit.endswith("per day") or info["frequency"] == "daily"
         for m in REPORTED_MATCH.get((info["metric"], per_day), set()):
             ref_for.setdefault(m, p.ref)
-    r["panel_ref"] = r["metric"].map(ref_for).fillna(prepared[0].ref)
+    if "ice_arrests_per_day" in ref_for:  # single-day counts sit beside the per-day series (see below)
+        ref_for.setdefault("ice_arrests", ref_for["ice_arrests_per_day"])
+    r["panel_ref"] = r["metric"].map(ref_for)
     one_day = r["period_start"] == r["period_end"]
     # A count for a single day is a per-day figure as it stands (ICE's daily posts): it may sit on a per-day chart.
     daily_counts = one_day & r["metric"].isin({"ice_arrests"}) & bool(wanted & {"ice_arrests_per_day"})
-    r = r[r["metric"].isin(wanted) | daily_counts]
+    r = r[(r["metric"].isin(wanted) | daily_counts) & r["panel_ref"].notna()]
     r = r[(r["period_end"] >= pd.Timestamp(lo)) & (r["period_start"] <= pd.Timestamp(hi))]
     return r if len(r) else None
 

@@ -76,7 +76,7 @@ SIZES = {
     "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
     "article": Size("article", 680, 2, 12, 16, 340,
                     description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
-    "social": Size("social", 1080, 1, 22, 32, 560, square=True,
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
                    description="1080 x 1080 social card (taller only when the events list needs it)"),
 }
 EXPORT_SIZES = ("article", "social", "full")
@@ -403,6 +403,9 @@ def unit_phrase(p, info) -> tuple[str, str]:
     span = float(np.median(((f["end"] - f["date"]).dt.days + 1).to_numpy())) if len(f) else 1.0
     if metric in LEVEL_PHRASES and unit in ("people", "days"):
         axis, phrase = LEVEL_PHRASES[metric]
+        if rolling:
+            return f"{axis.split(' (')[0].replace(' on a date', '')} ({rolling}-day average)", \
+                phrase.replace(" on a date", "") + avg
         resampled = next((n for n in p.notes if n.endswith(" averages")), None)
         if resampled and metric in ("detained", "atd"):
             word = resampled.split()[0]
