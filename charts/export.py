@@ -145,14 +145,16 @@ def wide_csv(r) -> bytes:
     return safe_frame(wide).to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
+def slug(text: str) -> str:
+    """Text as a file name: lower-case words joined by "-", 200 characters at most (file systems allow 255)."""
+    import re
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:200].rstrip("-") or "chart"
+
+
 def file_stem(r, size: str = "") -> str:
     """The full title and range as a file name ("ice-arrests-per-day-2-series-2025-01-20-to-2026-07-31"),
-    not cut short; 200 characters at most (file systems allow 255)."""
-    import re
-    stem = re.sub(r"[^a-z0-9]+", "-", f"{r.title} {r.lo} to {r.hi}".lower()).strip("-") or "chart"
-    if size:
-        stem += f"-{size}"
-    return stem[:200].rstrip("-")
+    not cut short at 60 characters as before."""
+    return slug(f"{r.title} {r.lo} to {r.hi}" + (f" {size}" if size else ""))
 
 
 def neutralise(value):
