@@ -388,11 +388,9 @@ def export_panel(r, events) -> None:
     d1, d2, d3, d4, d5 = st.columns(5)
     d1.download_button("CSV of the data shown", key="dl_csv", mime="text/csv", on_click="ignore",
                        data=lambda t=r.export_table(), s=src_lines, ti=r.title: export.to_csv(t, sources=s, title=ti),
-                       file_name=f"{stem}.csv", help="Every point drawn, and the reported figures drawn (kind "
-                                                      "'reported', with who reported them and the link).")
+                       file_name=f"{stem}.csv")
     d2.download_button("Wide CSV (Datawrapper, Flourish)", key="dl_wide", mime="text/csv", on_click="ignore",
-                       data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv",
-                       help="One date column and one column per series; no comment lines.")
+                       data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv")
     d3.download_button("Interactive HTML (works offline)", data=lambda: sized("html"),
                        file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
     if export.find_browser():
@@ -403,6 +401,8 @@ def export_panel(r, events) -> None:
     else:
         d4.warning("PNG and SVG need Chrome or Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`). "
                    "CSV and HTML work without it.")
+    st.caption("The CSV holds every point drawn and the reported figures drawn (kind 'reported', with who "
+               "reported them and the link); the wide CSV has one date column and one column per series.")
     st.text("Alt text for this chart (also inside the SVG and HTML):")
     st.code(r.alt, language=None, wrap_lines=True)
 

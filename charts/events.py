@@ -116,7 +116,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
             ys += [0, 1, None]
         traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
                            name=_esc(f"Event: {event_categories.get(cat, cat).lower()}"),
-                           line=dict(color=_colour(cat), width=1.5, dash="dot"), legendgroup="events"))
+                           line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
     hovers = [hover_text(e) for e in ev.to_dict("records")]
     mx, text, sizes, rings, htext = [], [], [], [], []

@@ -243,13 +243,13 @@ def finish(spec: dict) -> dict:
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [40 + len(_unesc(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    widths = [50 + len(_unesc(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
     for w in widths:
         if used and used + w > plot_w:
             rows, used = rows + 1, 0.0
         used += w
-    legend_h = rows * sz.font * 1.9
+    legend_h = rows * sz.font * 2.0 + 6
     top = 14 + title_h + 8 + legend_h + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
@@ -264,8 +264,12 @@ def finish(spec: dict) -> dict:
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
                          autoexpand=False)
-    lay["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=12))
-    lay["legend"].update(y=1.0, yref="paper")
+    # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
+    # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
+    # (any slack from the row estimate falls between the legend and the plot, not over the title).
+    H = lay["height"]
+    lay["title"].update(y=1 - (12 + sz.title * 0.9) / H, yref="container", yanchor="top")
+    lay["legend"].update(y=1 - (14 + title_h + 8) / H, yref="container", yanchor="top")
     # The plot area is the strip (event markers) over the panels; panels top to bottom, one unit each, with a
     # gap for the upper panel's tick labels.
     area = plot_h + strip

@@ -288,3 +288,10 @@ def test_choices_survive_a_visit_to_another_tab():
     assert at.multiselect(key="w_series").value == ["trac_detention.detained_cbp"]
     assert trend(at)["layout"]["yaxis"]["type"] == "log"
     assert at.query_params["series"] == "trac_detention.detained_cbp"
+
+
+def test_chart_has_alt_text_from_the_data():
+    at = app()
+    chart = next(c for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or ""))
+    assert chart.proto.alt.startswith("Line chart, 20 January 2025 to ") and "events marked" in chart.proto.alt
+    assert any(chart.proto.alt == getattr(c, "value", None) for c in at.get("code"))  # offered for copying

@@ -384,3 +384,12 @@ def test_cli_sizes_and_wide_csv(tmp_path):
     r = subprocess.run([sys.executable, "-m", "charts", "export", "--wide", "--out", str(wide)], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr and pd.read_csv(wide).columns[0] == "date"
+
+
+def test_fiscal_axis_on_a_short_range_labels_quarters_with_their_fiscal_year():
+    """Issue 15: on a calendar-year range the fiscal-year option left one "FY2026" tick and no months."""
+    vals, text = F.fiscal_ticks(dt.date(2026, 1, 1), dt.date(2026, 11, 30))
+    assert [v.isoformat() for v in vals] == ["2026-01-01", "2026-04-01", "2026-07-01", "2026-10-01"]
+    assert text == ["Jan 2026<br>FY2026 Q2", "Apr 2026<br>FY2026 Q3", "Jul 2026<br>FY2026 Q4", "Oct 2026<br>FY2027 Q1"]
+    vals, text = F.fiscal_ticks(dt.date(2019, 10, 1), dt.date(2025, 9, 30))
+    assert {"FY2020", "FY2025"} <= set(text) and all(t.startswith("FY") for t in text)
