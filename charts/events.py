@@ -139,7 +139,8 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         hovertext=htext, hoverinfo="text", showlegend=False, cliponaxis=False,
         customdata=[[int(ev.iloc[i]["number"]) for i in c] for c in clusters],
     ))
-    notes = []
+    notes = [f"Events: {len(ev)} numbered along the top (a range such as 3-7 groups close events; line colours "
+             "show the category); listed in the table under the chart, and inside every downloaded image."]
     if sz.list_events:
         notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))))
         notes = ["Events (numbered along the top; a range such as 3-7 groups close events; line colours show "

@@ -257,10 +257,12 @@ def finish(spec: dict) -> dict:
     footer_h = len(footer) * line_h + 12
     strip = meta["top_strip"]
     plot_h = max(meta["height"] or sz.plot_height, 170 * meta["panels"])
-    total = top + strip + plot_h + x_ticks_h + footer_h
-    if sz.square and total < sz.width:
-        plot_h += sz.width - total
-        total = sz.width
+    others = top + strip + x_ticks_h + footer_h
+    if sz.square:
+        # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
+        # taller, with a plot as tall as the full-size image's, rather than drop events.
+        plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
+    total = others + plot_h
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
                          autoexpand=False)
