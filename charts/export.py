@@ -51,7 +51,14 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
                                 "`sudo apt-get install chromium`) or set BROWSER_PATH; CSV and HTML exports "
                                 "work without it.")
     os.environ.setdefault("BROWSER_PATH", browser)
-    import kaleido
+    import sys
+    # kaleido's logging helper (logistro) parses sys.argv when imported, and stops the program on options it
+    # finds ambiguous: `python -m charts export --log` died with "ambiguous option: --log". Hide our arguments.
+    argv, sys.argv = sys.argv, sys.argv[:1]
+    try:
+        import kaleido
+    finally:
+        sys.argv = argv
     h = height or int(fig.layout.height or 600)
     with _LOCK:
         if not _SERVER_STARTED:

@@ -341,6 +341,11 @@ def log_ticks(lo: float, hi: float) -> list[float]:
                 ticks.append(t)
     if len(ticks) > 8:
         ticks = [t for t in ticks if f"{t:g}".lstrip("0.").startswith("1")]
+    if len(ticks) < 3:  # under a decade (detention from 34,000 to 72,000): every whole leading digit
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+                 for m in range(1, 10) if lo <= m * 10.0 ** e <= hi]
+        if len(ticks) > 8:
+            ticks = ticks[::2]
     return ticks
 
 
