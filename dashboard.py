@@ -112,33 +112,33 @@ STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "stud
 
 
 def seed_study_from_url(q: dict) -> None:
-    s = st.session_state
+    ss = st.session_state
     if q.get("study") in OPTIONS:
-        s["w_study_series"] = q["study"]
+        ss["w_study_series"] = q["study"]
     if q.get("study_event"):
-        s["w_study_event"] = str(q["study_event"])[:200]
+        ss["w_study_event"] = str(q["study_event"])[:200]
     try:
         if q.get("study_days"):
-            s["w_study_days"] = min(365, max(7, int(q["study_days"])))
+            ss["w_study_days"] = min(365, max(7, int(q["study_days"])))
         if q.get("study_date"):
-            s["w_study_date"] = dt.date.fromisoformat(q["study_date"])
-            s.setdefault("w_study_event", "(a date)")
+            ss["w_study_date"] = dt.date.fromisoformat(q["study_date"])
+            ss.setdefault("w_study_event", "(a date)")
     except ValueError:
         pass  # a malformed value falls back to the default, as the view's parameters do
 
 
 def study_query() -> dict[str, str]:
-    s = st.session_state
+    ss = st.session_state
     q = {}
-    if s.get("w_study_series"):
-        q["study"] = s["w_study_series"]
-    ev = s.get("w_study_event")
+    if ss.get("w_study_series"):
+        q["study"] = ss["w_study_series"]
+    ev = ss.get("w_study_event")
     if ev and ev != "(a date)":
         q["study_event"] = ev
-    elif ev == "(a date)" and s.get("w_study_date"):
-        q["study_event"], q["study_date"] = "(a date)", s["w_study_date"].isoformat()
-    if s.get("w_study_days") and int(s["w_study_days"]) != 30:
-        q["study_days"] = str(int(s["w_study_days"]))
+    elif ev == "(a date)" and ss.get("w_study_date"):
+        q["study_event"], q["study_date"] = "(a date)", ss["w_study_date"].isoformat()
+    if ss.get("w_study_days") and int(ss["w_study_days"]) != 30:
+        q["study_days"] = str(int(ss["w_study_days"]))
     return q
 
 
@@ -446,7 +446,7 @@ def full_range_sources(study_sid: str) -> tuple[str, ...]:
 def study_panel() -> None:
     st.caption("Mean per day in a window before and after a date, and the same windows a year earlier. "
                "This describes what happened around the date; it does not show that the event caused it.")
-    s = st.session_state
+    ss = st.session_state
     ev_choices = ["(a date)"]
     ev_labels = {}
     if events is not None and len(events):
@@ -455,13 +455,13 @@ def study_panel() -> None:
             ev_labels[str(row.id)] = f"{pd.Timestamp(row.date).date()} {row.title}"
     # Defaults go into session state before the widgets exist (a widget given both a default and a state
     # value warns on the page); values from the address bar were put there when the page opened.
-    if s.get("w_study_series") not in OPTIONS:
-        s["w_study_series"] = s["w_series"][0] if s["w_series"] and s["w_series"][0] in OPTIONS else OPTIONS[0]
-    if s.get("w_study_event") not in ev_choices:
-        s["w_study_event"] = next((e for e, lab in ev_labels.items() if "Hott" in lab or "reassign" in lab.lower()),
+    if ss.get("w_study_series") not in OPTIONS:
+        ss["w_study_series"] = ss["w_series"][0] if ss["w_series"] and ss["w_series"][0] in OPTIONS else OPTIONS[0]
+    if ss.get("w_study_event") not in ev_choices:
+        ss["w_study_event"] = next((e for e, lab in ev_labels.items() if "Hott" in lab or "reassign" in lab.lower()),
                                   ev_choices[0])
-    s.setdefault("w_study_days", 30)
-    s.setdefault("w_study_date", dt.date(2025, 2, 11))
+    ss.setdefault("w_study_days", 30)
+    ss.setdefault("w_study_date", dt.date(2025, 2, 11))
     s1, s2, s3 = st.columns([3, 3, 1])
     study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label)
     study_ev = s2.selectbox("Event", ev_choices, key="w_study_event", format_func=lambda e: ev_labels.get(e, e))

@@ -626,7 +626,9 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
     period = "; ".join(f"{a} to {b}" for a, b in periods)
     unit = "; ".join(dict.fromkeys(r[4] for r in rows))
     base = prepared[0].label.split(": ")[0] if prepared[0].key else prepared[0].label
-    title = f"{base}: {unit}" + (f", {len(rows)} members" if len(rows) > 1 else "")
+    member = {"state": "states", "aor": "field offices", "facility": "facilities", "country": "countries"}.get(
+        str(snap.info(prepared[0].series_id).get("breakdown", "")), "members")
+    title = f"{base}: {unit}" + (f" ({len(rows)} {member})" if len(rows) > 1 else "")
     colour = STYLES[0][0]
     data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[_esc(r[0]) for r in rows],
                  marker=dict(color=colour), name=_esc(unit), text=[f"{r[1]:,.0f}" if r[1] >= 100 else f"{r[1]:,.1f}" for r in rows],
