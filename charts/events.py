@@ -118,26 +118,27 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
                            name=_esc(f"Event: {event_categories.get(cat, cat).lower()}"),
                            line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
-    hovers = [hover_text(e) for e in ev.to_dict("records")]
+    hovers = [hover_text(e) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
     mx, text, sizes, rings, htext = [], [], [], [], []
+    recs = ev.to_dict("records")
     for c in clusters:
-        first, last = ev.iloc[c[0]], ev.iloc[c[-1]]
+        first, last = recs[c[0]], recs[c[-1]]
         mx.append(_iso(first["date"] + (last["date"] - first["date"]) / 2))
-        label = cluster_label(ev, c)
+        label = _range_label(int(first["number"]), int(last["number"]))
         text.append(label)
         sizes.append(marker_px(label, sz.font))
-        cats = set(ev.iloc[c]["category"])
+        cats = {recs[i]["category"] for i in c}
         rings.append(_colour(cats.pop()) if len(cats) == 1 else MIXED)
         shown = [hovers[i] for i in c[:6]]
         more = len(c) - len(shown)
-        htext.append("<br><br>".join(shown) + (f"<br><br>…and {more} more (events {ev.iloc[c[6]]['number']}"
+        htext.append("<br><br>".join(shown) + (f"<br><br>…and {more} more (events {recs[c[6]]['number']}"
                                                f" to {last['number']}; see the table)" if more > 0 else ""))
     traces.append(dict(
         type="scatter", x=mx, _strip_y=0.5, yaxis=OVERLAY_REF, mode="markers+text", name=TRACE_NAME,
         text=text, textposition="middle center", textfont=dict(size=sz.font, color="#111111"),
         marker=dict(size=sizes, symbol="circle", color="white", line=dict(width=2, color=rings)),
         hovertext=htext, hoverinfo="text", showlegend=False, cliponaxis=False,
-        customdata=[[int(ev.iloc[i]["number"]) for i in c] for c in clusters],
+        customdata=[[int(recs[i]["number"]) for i in c] for c in clusters],
     ))
     notes = [f"Events: {len(ev)} numbered along the top (a range such as 3-7 groups close events; line colours "
              "show the category); listed in the table under the chart, and inside every downloaded image."]
@@ -154,33 +155,36 @@ def marker_px(label: str, font: int) -> float:
 
 
 def cluster_label(ev: pd.DataFrame, idx: list[int]) -> str:
-    a, b = int(ev.iloc[idx[0]]["number"]), int(ev.iloc[idx[-1]]["number"])
+    return _range_label(int(ev["number"].iloc[idx[0]]), int(ev["number"].iloc[idx[-1]]))
+
+
+def _range_label(a: int, b: int) -> str:
     return str(a) if a == b else f"{a}\u2013{b}"
 
 
 def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: float = 3.0) -> list[list[int]]:
-    """Group events (in date order) so no two markers overlap at ``plot_px`` wide: neighbours whose markers
-    would touch are merged, and merging repeats until no pair does. A cluster's marker sits at the middle of
-    its first and last date."""
+    """Group events (in date order) so no two markers overlap at ``plot_px`` wide: the closest pair of
+    neighbouring markers that would touch is merged, until no pair does. A cluster's marker sits at the middle
+    of its first and last date. Plain lists and floats: this runs on every page rerun."""
     lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
     span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
-    px = [((pd.Timestamp(d) - lo) / pd.Timedelta(days=1)) / span * plot_px for d in ev["date"]]
+    days = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64")
+    px = (days / span * plot_px).tolist()
+    num = [int(n) for n in ev["number"]]
     clusters = [[i] for i in range(len(ev))]
 
     def centre(c):
         return (px[c[0]] + px[c[-1]]) / 2
 
     def width(c):
-        return marker_px(cluster_label(ev, c), font)
+        return marker_px(_range_label(num[c[0]], num[c[-1]]), font)
 
-    merged = True
-    while merged and len(clusters) > 1:
-        merged = False
+    while len(clusters) > 1:
         gaps = [centre(b) - centre(a) - (width(a) + width(b)) / 2 for a, b in zip(clusters, clusters[1:])]
         worst = min(range(len(gaps)), key=gaps.__getitem__)
-        if gaps[worst] < pad:
-            clusters[worst:worst + 2] = [clusters[worst] + clusters[worst + 1]]
-            merged = True
+        if gaps[worst] >= pad:
+            break
+        clusters[worst:worst + 2] = [clusters[worst] + clusters[worst + 1]]
     return clusters
 
 
