@@ -7,7 +7,6 @@ Data-derived text is shown with plain-text elements only, never as HTML.
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pandas as pd
 import streamlit as st
@@ -18,7 +17,8 @@ from charts.compose import render
 from charts.figures import build_study_figure, source_lines
 from charts.overview import headlines
 from charts.plain import markdown_literal
-from charts.study import carry_days, event_study, window_series
+from charts.figures import EXPORT_SIZES, SIZES
+from charts.study import carry_days, study, study_window_series
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View, data_bounds, view_from_link
 from loaders import events as lev
 from loaders import origins, tidy
@@ -116,6 +116,47 @@ def range_bounds(today: dt.date) -> tuple[dt.date, dt.date]:
     return data_bounds(snap, today)
 
 
+# The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
+# &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).
+STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "study_days": "w_study_days",
+                "study_date": "w_study_date"}
+
+
+def seed_study_from_url(q: dict) -> None:
+    ss = st.session_state
+    if q.get("study") in OPTIONS:
+        ss["w_study_series"] = q["study"]
+    if q.get("study_event"):
+        ss["w_study_event"] = str(q["study_event"])[:200]
+    try:
+        if q.get("study_days"):
+            ss["w_study_days"] = min(365, max(7, int(q["study_days"])))
+        if q.get("study_date"):
+            ss["w_study_date"] = dt.date.fromisoformat(q["study_date"])
+            ss.setdefault("w_study_event", "(a date)")
+    except ValueError:
+        pass  # a malformed value falls back to the default, as the view's parameters do
+
+
+def study_query() -> dict[str, str]:
+    ss = st.session_state
+    q = {}
+    if ss.get("w_study_series"):
+        q["study"] = ss["w_study_series"]
+    ev = ss.get("w_study_event")
+    if ev and ev != "(a date)":
+        q["study_event"] = ev
+    elif ev == "(a date)" and ss.get("w_study_date"):
+        q["study_event"], q["study_date"] = "(a date)", ss["w_study_date"].isoformat()
+    if ss.get("w_study_days") and int(ss["w_study_days"]) != 30:
+        q["study_days"] = str(int(ss["w_study_days"]))
+    return q
+
+
+def sync_url(view: View) -> None:
+    st.query_params.from_dict({**view.to_query(), **study_query()})
+
+
 if "view_seeded" not in st.session_state:
     # The link is checked once, by the same code as `python -m charts export --query`: whatever it says, the
     # page renders, and every change made to it is listed above the chart.
@@ -139,6 +180,7 @@ if "view_seeded" not in st.session_state:
         "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or dt.date.today(),
         "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,
     })
+    seed_study_from_url(st.query_params.to_dict())
     st.session_state["view_seeded"] = True
     st.session_state["seeded_query"] = None  # set by the first run of the trends panel
 
@@ -147,7 +189,7 @@ if "view_seeded" not in st.session_state:
 KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
                 "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
                 "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
-                "w_study_days", "w_study_date")
+                "w_study_days", "w_study_date", "w_export_size", "w_study_size")
 for _k in KEPT_WIDGETS:
     if _k in st.session_state:
         st.session_state[_k] = st.session_state[_k]
@@ -166,10 +208,6 @@ def current_view() -> View:
         log=s["w_log"], fiscal_axis=s["w_fiscal"], as_of=s["w_asof"] if s["w_asof_on"] else None,
         events=s["w_events"], categories=list(s["w_cats"]), event_text=s["w_evtext"], reported=s["w_reported"],
     )
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
 
 
 # ---------------------------------------------------------------- headline figures
@@ -304,19 +342,25 @@ def trends_panel() -> None:
             events = bundled_events()
 
     view = current_view()
-    st.query_params.from_dict(view.to_query())
+    sync_url(view)
     if not view.series:
         st.info("Choose at least one series above.")
         return
-    r = render(snap, view, events=events, reported=reported)
+    try:
+        r = render(snap, view, events=events, reported=reported)
+    except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
+        st.warning(str(e))
+        return
     if r.figure is None or r.table.empty:
         st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
     else:
-        title = r.figure.layout.title.text.split("<br>")[0].replace("<b>", "").replace("</b>", "")
-        st.plotly_chart(r.figure, width="stretch", key="trend_chart", config={
-            "displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "filename": slug(title), "width": 1200,
-                                     "height": int(r.figure.layout.height or 600), "scale": 1}})
+        title = r.title
+        # No camera button: the page's chart leaves the event list to the table below; the downloads under
+        # it are laid out for their size and list every event inside the image.
+        st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config={
+            "displaylogo": False, "modeBarButtonsToRemove": ["toImage"]})
+        if r.totals_figure is not None and r.totals_figure is not r.figure:
+            st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart", config={"displaylogo": False})
         latest = r.table.sort_values("end").iloc[-1]
         st.text(f"Data to {latest['end']} (latest point: {latest['value']:,.0f} {latest['unit']}, "
                 f"{latest['label']}).\n" + "\n".join(source_lines(snap, r.prepared)))
@@ -347,22 +391,7 @@ def trends_panel() -> None:
             st.dataframe(rev, hide_index=True) if len(rev) else st.text("No later revisions to these periods.")
 
         st.subheader("Export")
-        src_lines = source_lines(snap, r.prepared)
-        d1, d2, d3, d4 = st.columns(4)
-        # Built when clicked, not on every rerun.
-        d1.download_button("CSV of the data shown",
-                           data=lambda t=r.table, s=src_lines, ti=title: export.to_csv(t, sources=s, title=ti),
-                           file_name=f"{slug(title)}.csv", mime="text/csv", on_click="ignore", key="dl_csv")
-        d2.download_button("Interactive HTML (works offline)", data=lambda fig=r.figure: export.to_html(fig),
-                           file_name=f"{slug(title)}.html", mime="text/html", on_click="ignore", key="dl_html")
-        if export.find_browser():
-            d3.download_button("PNG image", data=lambda fig=r.figure: export.to_image(fig, "png"),
-                               file_name=f"{slug(title)}.png", mime="image/png", on_click="ignore", key="dl_png")
-            d4.download_button("SVG image", data=lambda fig=r.figure: export.to_image(fig, "svg"),
-                               file_name=f"{slug(title)}.svg", mime="image/svg+xml", on_click="ignore", key="dl_svg")
-        else:
-            d3.warning("PNG and SVG need Chrome or Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`). "
-                       "CSV and HTML work without it.")
+        export_panel(r, events)
         f1, f2 = st.columns(2)
         f1.download_button("Full dataset (CSV, zip, with manifest)", data=lambda: export.full_dataset_zip(DATA, "csv"),
                            file_name="immigration-enforcement-data-csv.zip", mime="application/zip",
@@ -413,6 +442,38 @@ def upload_panel(up) -> None:
                    "with the bundled events from now on.")
 
 
+def export_panel(r, events) -> None:
+    """Downloads of the chart at a chosen size (built when clicked), its data, and the alt text to copy."""
+    src_lines = source_lines(snap, r.prepared)
+    size = st.radio("Image size", list(EXPORT_SIZES), key="w_export_size", horizontal=True,
+                    format_func=lambda k: f"{k}: {SIZES[k].description}")
+    stem = export.file_stem(r)
+
+    def sized(fmt: str, view=r.view, ev=events, size=size) -> bytes:
+        return export.export_figure(render(snap, view, events=ev, reported=reported, size=size), fmt)
+
+    d1, d2, d3, d4, d5 = st.columns(5)
+    d1.download_button("CSV of the data shown", key="dl_csv", mime="text/csv", on_click="ignore",
+                       data=lambda t=r.export_table(), s=src_lines, ti=r.title: export.to_csv(t, sources=s, title=ti),
+                       file_name=f"{stem}.csv")
+    d2.download_button("Wide CSV (Datawrapper, Flourish)", key="dl_wide", mime="text/csv", on_click="ignore",
+                       data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv")
+    d3.download_button("Interactive HTML (works offline)", data=lambda: sized("html"),
+                       file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
+    if export.find_browser():
+        d4.download_button("PNG image", data=lambda: sized("png"), file_name=f"{stem}-{size}.png",
+                           mime="image/png", on_click="ignore", key="dl_png")
+        d5.download_button("SVG image", data=lambda: sized("svg"), file_name=f"{stem}-{size}.svg",
+                           mime="image/svg+xml", on_click="ignore", key="dl_svg")
+    else:
+        d4.warning("PNG and SVG need Chrome or Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`). "
+                   "CSV and HTML work without it.")
+    st.caption("The CSV holds every point drawn and the reported figures drawn (kind 'reported', with who "
+               "reported them and the link); the wide CSV has one date column and one column per series.")
+    st.text("Alt text for this chart (also inside the SVG and HTML):")
+    st.code(r.alt, language=None, wrap_lines=True)
+
+
 with tab_trends:
     if tab_trends.open is not False:
         trends_panel()
@@ -428,19 +489,20 @@ def study_numbers(study_sid: str, study_date: dt.date, window: int):
     info = snap.info(sid)
     flow = str(info.get("per_day_ok")) == "True" or info["frequency"] == "daily" and info["metric"] in ("arrests", "book-ins", "encounters", "removals")
     rows = cdata.series_rows(snap, sid, key)
-    res = event_study(rows, study_date, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
+    # Weekly and monthly series are compared in whole periods, others in days (charts.study.study).
+    res = study(rows, study_date, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
     return flow, rows["date"].min(), rows["end"].max(), res
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def study_figure(study_sid: str, study_date: dt.date, window: int, *, title: str, subtitle: str, unit: str,
-                 sources: tuple[str, ...], today: dt.date):
+                 sources: tuple[str, ...], today: dt.date, size: str = "page"):
     sid, _, key = study_sid.partition("|")
-    flow = study_numbers(study_sid, study_date, window)[0]
-    win = window_series(cdata.series_rows(snap, sid, key), study_date, window, flow=flow,
-                        max_carry_days=carry_days(snap.info(sid)["frequency"]))
+    flow, _, _, res = study_numbers(study_sid, study_date, window)
+    win, x_title = study_window_series(cdata.series_rows(snap, sid, key), study_date, window, flow=flow,
+                                       max_carry_days=carry_days(snap.info(sid)["frequency"]))
     return build_study_figure(win, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
-                              generated_on=today)
+                              generated_on=today, size=size, x_title=x_title, notes=[res.note]), win
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -451,54 +513,94 @@ def full_range_sources(study_sid: str) -> tuple[str, ...]:
 def study_panel() -> None:
     st.caption("Mean per day in a window before and after a date, and the same windows a year earlier. "
                "This describes what happened around the date; it does not show that the event caused it.")
-    s1, s2, s3 = st.columns([3, 3, 1])
-    study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label,
-                             index=OPTIONS.index(st.session_state["w_series"][0])
-                             if st.session_state["w_series"] and st.session_state["w_series"][0] in OPTIONS else 0)
+    ss = st.session_state
     ev_choices = ["(a date)"]
     ev_labels = {}
     if events is not None and len(events):
         for row in events.sort_values("date").itertuples():
             ev_choices.append(str(row.id))
             ev_labels[str(row.id)] = f"{pd.Timestamp(row.date).date()} {row.title}"
-    default_ev = next((e for e, lab in ev_labels.items() if "Hott" in lab or "reassign" in lab.lower()), ev_choices[0])
-    study_ev = s2.selectbox("Event", ev_choices, key="w_study_event", index=ev_choices.index(default_ev),
-                            format_func=lambda e: ev_labels.get(e, e))
-    window = s3.number_input("Days", min_value=7, max_value=365, value=30, step=1, key="w_study_days")
+    # Defaults go into session state before the widgets exist (a widget given both a default and a state
+    # value warns on the page); values from the address bar were put there when the page opened.
+    if ss.get("w_study_series") not in OPTIONS:
+        ss["w_study_series"] = ss["w_series"][0] if ss["w_series"] and ss["w_series"][0] in OPTIONS else OPTIONS[0]
+    if ss.get("w_study_event") not in ev_choices:
+        ss["w_study_event"] = next((e for e, lab in ev_labels.items() if "Hott" in lab or "reassign" in lab.lower()),
+                                  ev_choices[0])
+    ss.setdefault("w_study_days", 30)
+    ss.setdefault("w_study_date", dt.date(2025, 2, 11))
+    s1, s2, s3 = st.columns([3, 3, 1])
+    study_sid = s1.selectbox("Series", OPTIONS, key="w_study_series", format_func=ref_label)
+    study_ev = s2.selectbox("Event", ev_choices, key="w_study_event", format_func=lambda e: ev_labels.get(e, e))
+    window = s3.number_input("Days", min_value=7, max_value=365, step=1, key="w_study_days")
     if study_ev == "(a date)":
-        study_date = st.date_input("Date", value=dt.date(2025, 2, 11), key="w_study_date")
+        study_date = st.date_input("Date", key="w_study_date")
         study_title = f"{study_date}"
     else:
         study_date = pd.Timestamp(events.loc[events["id"].astype(str) == study_ev, "date"].iloc[0]).date()
         study_title = ev_labels[study_ev]
+    sync_url(current_view())
     sid, _, key = study_sid.partition("|")
     info = snap.info(sid)
     flow, first_date, last_date, res = study_numbers(study_sid, study_date, int(window))
     unit = info["unit"] + (" per day" if flow else "")
     if res.before.mean_per_day is None or res.after.mean_per_day is None:
-        st.info(f"This series has no data on one side of {study_date} within {window} days "
-                f"(it runs {first_date.date()} to {last_date.date()}).")
-    else:
-        m1, m2, m3 = st.columns(3)
-        m1.metric(f"Mean per day, {window} days before", f"{res.before.mean_per_day:,.1f}")
-        m2.metric(f"Mean per day, {window} days from the date", f"{res.after.mean_per_day:,.1f}",
-                  delta=f"{res.change:+,.1f} ({res.change_pct:+.1f}%)" if res.change_pct is not None else None,
+        what = "whole " + res.unit if res.unit != "days" else f"data within {window} days"
+        st.info(f"This series has no data on one side of {study_date} ({what}); it runs {first_date.date()} to "
+                f"{last_date.date()}. {res.note}")
+        return
+    w = res.window_label
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"Mean per day, {w} before", f"{res.before.mean_per_day:,.1f}")
+    m2.metric(f"Mean per day, {w} from the date" if res.unit == "days" else f"Mean per day, {w} after",
+              f"{res.after.mean_per_day:,.1f}",
+              delta=f"{res.change:+,.1f} ({res.change_pct:+.1f}%)" if res.change_pct is not None else None,
+              delta_color="off")
+    if res.year_earlier_change is not None:
+        m3.metric("Same windows a year earlier: change", f"{res.year_earlier_change:+,.1f}",
+                  delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
                   delta_color="off")
-        if res.year_earlier_change is not None:
-            m3.metric("Same windows a year earlier: change", f"{res.year_earlier_change:+,.1f}",
-                      delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
-                      delta_color="off")
-        st.dataframe(res.table(), hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format="%.1f") for c in
-            ("mean per day before", "mean per day after", "change", "change %")})
-        sources = full_range_sources(study_sid)
-        st.plotly_chart(study_figure(
-            study_sid, study_date, int(window), title=f"{ref_label(study_sid)} around {study_title}",
-            subtitle=f"{window} days before and after {study_date}, and the same days a year earlier ({unit})",
-            unit=unit, sources=sources, today=dt.date.today()),
-            width="stretch", key="study_chart", config={"displaylogo": False})
-        st.caption("Descriptive, not causal: many things change at once, and monthly data spread evenly over "
-                   "their days hide what happened within a month.")
+    st.caption(res.note)
+    table = res.table()
+    st.dataframe(table, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.1f") for c in
+        ("mean per day before", "mean per day after", "change", "change %")})
+    sources = full_range_sources(study_sid)
+    fig_kw = dict(title=f"{ref_label(study_sid)} around {study_title}",
+                  subtitle=f"{w} before and after {study_date}, and the same windows a year earlier ({unit})",
+                  unit=unit, sources=sources, today=dt.date.today())
+    fig, win = study_figure(study_sid, study_date, int(window), **fig_kw)
+    st.plotly_chart(fig, width="stretch", key="study_chart", config={"displaylogo": False},
+                    alt=f"Event study: {fig_kw['title']}. {res.note} Mean per day before "
+                        f"{res.before.mean_per_day:,.1f}, after {res.after.mean_per_day:,.1f}.")
+    st.caption("Descriptive, not causal: many things change at once, and monthly data spread evenly over "
+               "their days hide what happened within a month.")
+    size = st.radio("Image size", list(EXPORT_SIZES), key="w_study_size", horizontal=True,
+                    format_func=lambda k: f"{k}: {SIZES[k].description}")
+    stem = export.slug(f"event study {fig_kw['title']} {w}")
+    e1, e2, e3 = st.columns(3)
+
+    def study_csv() -> bytes:
+        head = [fig_kw["title"], res.note] + [
+            f"{row['comparison']}: {row['before']} mean per day {row['mean per day before']:,.2f}; "
+            f"{row['after']} mean per day {row['mean per day after']:,.2f}"
+            for row in table.to_dict("records") if row["mean per day before"] is not None
+            and row["mean per day after"] is not None] + list(sources)
+        data = win.assign(date=win["date"].dt.date.astype(str)).rename(columns={"days_from_date": "offset"})
+        return export.to_csv(data, sources=head[1:], title=head[0])
+
+    e1.download_button("Study data (CSV)", data=study_csv, file_name=f"{stem}.csv", mime="text/csv",
+                       on_click="ignore", key="dl_study_csv")
+    if export.find_browser():
+        def img(fmt: str, size=size) -> bytes:
+            f = study_figure(study_sid, study_date, int(window), **fig_kw, size=size)[0]
+            out = export.to_image(f, fmt, width=SIZES[size].width, height=int(f.layout.height),
+                                  scale=SIZES[size].scale if fmt == "png" else 1)
+            return export.svg_with_alt(out, fig_kw["title"], res.note) if fmt == "svg" else out
+        e2.download_button("Study PNG", data=lambda: img("png"), file_name=f"{stem}-{size}.png", mime="image/png",
+                           on_click="ignore", key="dl_study_png")
+        e3.download_button("Study SVG", data=lambda: img("svg"), file_name=f"{stem}-{size}.svg",
+                           mime="image/svg+xml", on_click="ignore", key="dl_study_svg")
 
 
 with tab_study:

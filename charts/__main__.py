@@ -18,6 +18,7 @@ from loaders.errors import LoaderError
 from . import data as cdata
 from . import export
 from .compose import render
+from .figures import EXPORT_SIZES, SIZES
 from .view import View, view_from_link
 
 
@@ -135,7 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--facility", help="places view: facility code (or name-only id) for --map facility")
     ex.add_argument("--state", help="places view: two-letter state for --map state-history")
     ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
-    ex.add_argument("--width", type=int, default=1200)
+    ex.add_argument("--size", choices=list(EXPORT_SIZES), default="full",
+                    help="article (680 px wide, no text under 12 px), social (1080 px square card) or full "
+                         "(1200 px; the default)")
+    ex.add_argument("--width", type=int, default=None, help="override the size's width in pixels")
+    ex.add_argument("--wide", action="store_true",
+                    help="CSV only: one date column and one column per series (for Datawrapper or Flourish)")
     ex.add_argument("--out", required=True, help="output file")
     ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
     return ap
@@ -176,19 +182,26 @@ def main(argv: list[str] | None = None) -> int:
         asked = query_from_args(args).get("series", "")
         print(f"error: unknown series {asked or '(none given)'}; see data/series.csv for ids", file=sys.stderr)
         return 2
-    r = render(snap, view, events=events, reported=reported)
+    size = SIZES[args.size]
+    if args.width:
+        import dataclasses
+        size = dataclasses.replace(size, width=args.width)
+    try:
+        r = render(snap, view, events=events, reported=reported, size=size)
+    except ValueError as e:  # a view the chart cannot draw honestly (too many series or units): say why
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if r.figure is None or r.table.empty:
         print(f"error: no data for this view between {r.lo} and {r.hi}", file=sys.stderr)
         return 1
     try:
-        if fmt == "csv":
+        if fmt == "csv" and args.wide:
+            payload = export.wide_csv(r)
+        elif fmt == "csv":
             from .figures import source_lines
-            payload = export.to_csv(r.table, sources=source_lines(snap, r.prepared),
-                                    title=r.figure.layout.title.text.split("<br>")[0].replace("<b>", "").replace("</b>", ""))
-        elif fmt == "html":
-            payload = export.to_html(r.figure)
+            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared), title=r.title)
         else:
-            payload = export.to_image(r.figure, fmt, width=args.width)
+            payload = export.export_figure(r, fmt)
     except export.ExportUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -197,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 1
-    print(f"wrote {out} ({len(payload):,} bytes; {r.lo} to {r.hi}; {len(r.table)} points)")
+    shape = f"; {int(r.figure.layout.width)}x{int(r.figure.layout.height)} px ({size.name})" if fmt != "csv" else ""
+    print(f"wrote {out} ({len(payload):,} bytes; {r.lo} to {r.hi}; {len(r.table)} points{shape})")
+    print(f"alt text: {r.alt}")
     return 0
 
 

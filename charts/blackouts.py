@@ -113,6 +113,11 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):
             tr["x"], tr["y"] = break_at(tr["x"], tr["y"], per_series[sid], hi)
             tr["connectgaps"] = False
+    # Notes at the figure's own text size (an article-size export must stay readable at 680 px).
+    size = getattr((spec.get("_meta") or {}).get("size"), "font", None)
+    if size:
+        for a in lay["annotations"]:
+            a["font"]["size"] = max(a["font"]["size"], size)
     layout = spec["layout"]
     layout["shapes"] = list(layout.get("shapes") or []) + lay["shapes"]
     layout["annotations"] = list(layout.get("annotations") or []) + lay["annotations"]

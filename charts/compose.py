@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import data as cdata
-from .figures import build_view_figure
+from .figures import build_totals_figure, build_view_figure, display_label, unit_phrase
 from .view import Prepared, View, displayed_table, prepare
 
 # Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics.
@@ -36,6 +36,27 @@ class Rendered:
     events: pd.DataFrame | None
     reported: pd.DataFrame | None
     figure: object
+    size: str = "page"
+    totals: list[Prepared] | None = None  # one total over a period each: drawn as bars (``totals_figure``)
+    # ``prepared`` holds every series in view; ``series`` (below) those drawn as lines.
+    totals_figure: object = None
+    alt: str = ""
+
+    @property
+    def series(self) -> list[Prepared]:
+        return [p for p in self.prepared if not is_period_total(p)]
+
+    @property
+    def title(self) -> str:
+        """The chart's title as plain text (for file names and CSV headers)."""
+        fig = self.figure
+        return getattr(fig, "_title_plain", "") if fig is not None else ""
+
+    def export_table(self) -> pd.DataFrame:
+        """The data drawn, for the CSV: every series point, then every reported figure drawn (kind "reported",
+        with who reported it and the link), then period totals."""
+        from .export import export_table
+        return export_table(self)
 
 
 def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared], view: View,
@@ -51,10 +72,20 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
         return None
     r = reported.assign(period_start=pd.to_datetime(reported["period_start"]),
                         period_end=pd.to_datetime(reported["period_end"]))
+    # Which series each figure sits beside (its panel on the chart): the first whose metrics it matches.
+    ref_for = {}
+    for p in prepared:
+        info = snap.info(p.series_id)
+        per_day = p.unit.endswith("per day") or info["frequency"] == "daily"
+        for m in REPORTED_MATCH.get((info["metric"], per_day), set()):
+            ref_for.setdefault(m, p.ref)
+    if "ice_arrests_per_day" in ref_for:  # single-day counts sit beside the per-day series (see below)
+        ref_for.setdefault("ice_arrests", ref_for["ice_arrests_per_day"])
+    r["panel_ref"] = r["metric"].map(ref_for)
     one_day = r["period_start"] == r["period_end"]
     # A count for a single day is a per-day figure as it stands (ICE's daily posts): it may sit on a per-day chart.
     daily_counts = one_day & r["metric"].isin({"ice_arrests"}) & bool(wanted & {"ice_arrests_per_day"})
-    r = r[r["metric"].isin(wanted) | daily_counts]
+    r = r[(r["metric"].isin(wanted) | daily_counts) & r["panel_ref"].notna()]
     r = r[(r["period_end"] >= pd.Timestamp(lo)) & (r["period_start"] <= pd.Timestamp(hi))]
     return r if len(r) else None
 
@@ -73,12 +104,35 @@ def event_date(events: pd.DataFrame | None, event_id: str) -> dt.date | None:
     return pd.Timestamp(hit["date"].iloc[0]).date() if len(hit) else None
 
 
+def is_period_total(p: Prepared) -> bool:
+    """One value over a long span (a cross-section total such as arrests by state over 19 months): a bar, not
+    a point on a date axis."""
+    f = p.frame
+    return bool(len(f)) and f["date"].nunique() == 1 and bool(((f["end"] - f["date"]).dt.days >= 90).all())
+
+
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
-           reported: pd.DataFrame | None = None, generated_on: dt.date | None = None) -> Rendered:
+           reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
+    """The view drawn for ``size`` (page, full, article, social: see ``charts.figures.SIZES``)."""
+    from .alt import alt_text
     index_date = event_date(events, view.index_event) if view.index_event else None
     prepared, lo, hi = prepare(snap, view, index_date=index_date)
-    ev = select_events(events, view, lo, hi)
-    rep = select_reported(reported, snap, prepared, view, lo, hi)
-    fig = build_view_figure(snap, view, prepared, lo, hi, events_in_view=ev, reported=rep,
-                            generated_on=generated_on) if prepared else None
-    return Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig)
+    totals = [p for p in prepared if is_period_total(p)]
+    series = [p for p in prepared if not is_period_total(p)]
+    ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
+    rep = select_reported(reported, snap, series, view, lo, hi) if series else None
+    fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep,
+                            generated_on=generated_on, size=size) if series else None
+    tfig = None
+    if totals:
+        phrases = [unit_phrase(p, snap.info(p.series_id))[1] for p in totals]
+        phrases = [ph.replace(" per day", f" per day, averaged over the period") if ph.endswith("per day") else
+                   ph.replace(" (total over each period)", " in total").replace(", total over each period shown", " in total")
+                   for ph in phrases]
+        tfig = build_totals_figure(snap, view, totals, phrases=phrases, generated_on=generated_on, size=size)
+        if fig is None:
+            fig = tfig  # a view of totals only: the bars are the chart
+    r = Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig, size, totals, tfig)
+    if fig is not None:
+        r.alt = alt_text(r, snap)
+    return r

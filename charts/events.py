@@ -1,16 +1,17 @@
 """Events on the time charts, in the table under them and in exports. Pure: no Streamlit.
 
-Each event in view gets a number in date order. The chart shows a thin vertical line and a small numbered
-marker along the top; the words live in the hover box and in the legend table under the chart (and, for an
-exported image, in a few compact legend lines), so a busy month never piles labels on top of each other.
+Each event in view gets a number in date order. The chart shows a thin dotted line per event (coloured by
+category, one trace per category, so the legend explains the colours) and numbered markers in a strip above
+the panels. Markers never overlap: events closer than a marker's width at the figure's size are merged into
+one marker labelled with their number range ("12-15"), whose hover box lists them all. The words live in the
+hover box, in the table under the page's chart and, in every exported image, in a footer that lists every
+event in view (the image grows taller rather than drop any).
 
 All event text is data. Plotly renders a subset of HTML in hover text, so it is escaped here; the hover
 text is set with ``hovertext`` rather than ``hovertemplate`` so ``%{...}`` in a title is not expanded either.
 
-Lines are plain shapes with no annotation text: ``add_vline(annotation_text=...)`` has been unreliable on date
-axes (it positions the label by arithmetic on x), and text labels are what overlap in busy periods. The numbers
-are one scatter trace on a hidden overlay axis running 0..1 from bottom to top, so they sit along the top
-whatever the data's scale, and hover works on them.
+Events are a few traces, not one layout shape each: Plotly re-lays out every shape on each redraw, which made
+80 events slow to draw (issue 16).
 """
 from __future__ import annotations
 
@@ -28,20 +29,22 @@ from loaders.events import CATEGORIES, neutralise_for_csv
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
-# Paul Tol's "muted" scheme: distinguishable with common colour-vision deficiencies, and none of it reads as
-# an alarm colour. Statistic releases get grey because they mark data, not actions.
+# Based on Paul Tol's "muted" scheme (distinguishable with common colour-vision deficiencies, nothing reads as
+# an alarm), darkened where needed so every colour has at least 3:1 contrast on white. Statistic releases get
+# grey because they mark data, not actions.
 CATEGORY_COLOURS = {
     "personnel": "#332288",
     "policy": "#117733",
     "operation": "#882255",
     "legal": "#AA4499",
-    "funding": "#999933",
-    "statistic-report": "#777777",
-    "political": "#44AA99",
+    "funding": "#7A7A1F",
+    "statistic-report": "#6E6E6E",
+    "political": "#2A7F74",
 }
-OVERLAY_AXIS = "yaxis9"  # a name no figure builder in this project uses
-_LANES = (0.965, 0.905, 0.845, 0.785)
+OVERLAY_AXIS = "yaxis9"  # the figures' full-height overlay axis (charts.figures.OVERLAY_AXIS)
 TRACE_NAME = "Events"
+MIXED = "#3A3A3A"  # ring of a marker that groups events of several categories
+PAGE_PLOT_PX = 1000  # plot width assumed for the page's chart (it stretches to the column)
 
 
 def filter_events(df: pd.DataFrame, start=None, end=None, categories=None, text: str | None = None) -> pd.DataFrame:
@@ -70,39 +73,130 @@ def number_events(df: pd.DataFrame) -> pd.DataFrame:
     return out.assign(number=range(1, len(out) + 1))
 
 
-def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame) -> go.Figure:
-    """Draw each event as a thin vertical line plus a numbered marker along the top; return the figure."""
-    layer = event_layers(events_in_view)
-    if not layer["traces"]:
+def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="full") -> go.Figure:
+    """Draw the event layer onto an already laid-out figure (lines over the whole plot, markers along its top
+    edge); return the figure. ``charts.figures`` adds the layer before laying out instead, with a strip above
+    the panels for the markers."""
+    ev = number_events(events_in_view)
+    if ev.empty:
         return fig
-    # All lines in one assignment: each add_shape re-validates every shape already on the figure, which made
-    # 80 events cost 0.7 s (quadratic) against 0.01 s for the same shapes set at once.
-    fig.update_layout(shapes=list(fig.layout.shapes) + layer["shapes"], **layer["layout"])
-    fig.add_traces(layer["traces"])
+    xr = fig.layout.xaxis.range
+    lo, hi = (xr if xr else (ev["date"].min(), ev["date"].max()))
+    layer = event_layers(ev, lo=lo, hi=hi, size=size)
+    traces = layer["traces"]
+    for t in traces:
+        f = t.pop("_strip_y", None)
+        if f is not None:
+            t["y"] = [0.98] * len(t["x"])
+    fig.update_layout({OVERLAY_AXIS: dict(range=[0, 1], domain=[0, 1], anchor="x", visible=False, fixedrange=True)})
+    fig.add_traces(traces)
     return fig
 
 
-def event_layers(events_in_view: pd.DataFrame) -> dict:
-    """The event layer as plain dicts: ``shapes`` (one thin line per event), ``traces`` (the numbered markers
-    on a hidden overlay axis) and ``layout`` (that axis). Figure builders add them in one step."""
+def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None) -> dict:
+    """The event layer for ``charts.figures.add_layer``: one dotted-line trace per category (the legend
+    explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
+    height they need above the panels, and footer notes listing every event (for exported sizes)."""
+    from .figures import OVERLAY_REF, size_of
+    sz = size_of(size)
     ev = number_events(events_in_view)
     if ev.empty:
-        return {"shapes": [], "traces": [], "layout": {}}
+        return {"traces": [], "notes": [], "top_strip": 0}
     dates = [_iso(d) for d in ev["date"]]
-    colours = [_colour(c) for c in ev["category"]]
-    shapes = [dict(type="line", xref="x", yref="paper", x0=d, x1=d, y0=0, y1=1,
-                   line=dict(color=c, width=1, dash="dot"), layer="below", name=f"event {n}")
-              for d, c, n in zip(dates, colours, ev["number"])]
-    marker_trace = dict(
-        type="scatter", x=dates, y=_lanes(ev["date"]), yaxis="y9", mode="markers+text", name=TRACE_NAME,
-        text=[str(n) for n in ev["number"]], textposition="middle center",
-        textfont=dict(size=10, color="#222222"),
-        marker=dict(size=18, symbol="circle", color="white", line=dict(width=2, color=colours)),
-        hovertext=[hover_text(e) for e in ev.to_dict("records")], hoverinfo="text", showlegend=False,
-        cliponaxis=False,
-    )
-    return {"shapes": shapes, "traces": [marker_trace],
-            "layout": {OVERLAY_AXIS: dict(range=[0, 1], overlaying="y", visible=False, fixedrange=True)}}
+    lo = pd.Timestamp(lo if lo is not None else ev["date"].min())
+    hi = pd.Timestamp(hi if hi is not None else ev["date"].max())
+    if plot_px is None:
+        plot_px = PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
+    traces = []
+    for cat in [c for c in CATEGORY_COLOURS if c in set(ev["category"])] + \
+            sorted(set(ev["category"]) - set(CATEGORY_COLOURS)):
+        sel = ev[ev["category"] == cat]
+        xs, ys = [], []
+        for d in sel["date"]:
+            xs += [_iso(d), _iso(d), None]
+            ys += [0, 1, None]
+        traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
+                           name=_esc(f"Event: {event_categories.get(cat, cat).lower()}"),
+                           line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
+    clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
+    hovers = [hover_text(e) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
+    mx, text, sizes, rings, htext = [], [], [], [], []
+    recs = ev.to_dict("records")
+    for c in clusters:
+        first, last = recs[c[0]], recs[c[-1]]
+        mx.append(_iso(first["date"] + (last["date"] - first["date"]) / 2))
+        label = _range_label(int(first["number"]), int(last["number"]))
+        text.append(label)
+        sizes.append(marker_px(label, sz.font))
+        cats = {recs[i]["category"] for i in c}
+        rings.append(_colour(cats.pop()) if len(cats) == 1 else MIXED)
+        shown = [hovers[i] for i in c[:6]]
+        more = len(c) - len(shown)
+        htext.append("<br><br>".join(shown) + (f"<br><br>…and {more} more (events {recs[c[6]]['number']}"
+                                               f" to {last['number']}; see the table)" if more > 0 else ""))
+    traces.append(dict(
+        type="scatter", x=mx, _strip_y=0.5, yaxis=OVERLAY_REF, mode="markers+text", name=TRACE_NAME,
+        text=text, textposition="middle center", textfont=dict(size=sz.font, color="#111111"),
+        marker=dict(size=sizes, symbol="circle", color="white", line=dict(width=2, color=rings)),
+        hovertext=htext, hoverinfo="text", showlegend=False, cliponaxis=False,
+        customdata=[[int(recs[i]["number"]) for i in c] for c in clusters],
+    ))
+    notes = [f"Events: {len(ev)} numbered along the top (a range such as 3-7 groups close events; line colours "
+             "show the category); listed in the table under the chart, and inside every downloaded image."]
+    if sz.list_events:
+        notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))))
+        notes = ["Events (numbered along the top; a range such as 3-7 groups close events; line colours show "
+                 "the category, see the legend): " + notes[0][len("Events: "):]] + notes[1:] if notes else []
+    return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
+
+
+def marker_px(label: str, font: int) -> float:
+    """Diameter of a marker that holds ``label`` at ``font`` px: digits are about 0.6 em wide."""
+    return max(font * 1.7, len(label) * font * 0.62 + 8)
+
+
+def cluster_label(ev: pd.DataFrame, idx: list[int]) -> str:
+    return _range_label(int(ev["number"].iloc[idx[0]]), int(ev["number"].iloc[idx[-1]]))
+
+
+def _range_label(a: int, b: int) -> str:
+    return str(a) if a == b else f"{a}\u2013{b}"
+
+
+def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: float = 3.0) -> list[list[int]]:
+    """Group events (in date order) so no two markers overlap at ``plot_px`` wide: the closest pair of
+    neighbouring markers that would touch is merged, until no pair does. A cluster's marker sits at the middle
+    of its first and last date. Plain lists and floats: this runs on every page rerun."""
+    lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+    span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
+    days = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64")
+    px = (days / span * plot_px).tolist()
+    num = [int(n) for n in ev["number"]]
+    clusters = [[i] for i in range(len(ev))]
+
+    def centre(c):
+        return (px[c[0]] + px[c[-1]]) / 2
+
+    def width(c):
+        return marker_px(_range_label(num[c[0]], num[c[-1]]), font)
+
+    while len(clusters) > 1:
+        gaps = [centre(b) - centre(a) - (width(a) + width(b)) / 2 for a, b in zip(clusters, clusters[1:])]
+        worst = min(range(len(gaps)), key=gaps.__getitem__)
+        if gaps[worst] >= pad:
+            break
+        clusters[worst:worst + 2] = [clusters[worst] + clusters[worst + 1]]
+    return clusters
+
+
+def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]]:
+    """Pairs of neighbouring markers in an event trace that overlap at ``plot_px`` wide (for tests)."""
+    lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+    span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
+    pos = [((pd.Timestamp(x) - lo) / pd.Timedelta(days=1)) / span * plot_px for x in trace["x"]]
+    size = trace["marker"]["size"]
+    return [(trace["text"][i], trace["text"][i + 1]) for i in range(len(pos) - 1)
+            if pos[i + 1] - pos[i] < (size[i] + size[i + 1]) / 2]
 
 
 def hover_text(event) -> str:
@@ -144,13 +238,14 @@ def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def events_legend_text(events_in_view: pd.DataFrame, max_lines: int = 4, width: int = 150,
-                       title_chars: int = 60) -> list[str]:
+def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, width: int = 150,
+                       title_chars: int = 80) -> list[str]:
     """Compact plain-text lines for inside an exported figure: "1 2025-02-11 Title; 2 ...", wrapped to
-    ``width`` characters and cut to ``max_lines`` with a count of what was left out. Plain text: escape it
+    ``width`` characters and, if ``max_lines`` is given, cut to it with a count of what was left out
+    (exported figures pass None: they list every event). Plain text: escape it
     before giving it to Plotly (``build_trend_figure`` does that for its notes)."""
     ev = number_events(events_in_view)
-    if ev.empty or max_lines < 1:
+    if ev.empty or (max_lines is not None and max_lines < 1):
         return []
     items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}"
              for n, d, p, t in zip(ev["number"], ev["date"], ev["date_precision"], ev["title"])]
@@ -162,7 +257,7 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int = 4, width: 
             current += piece
             continue
         lines.append(current)
-        if len(lines) == max_lines:
+        if max_lines is not None and len(lines) == max_lines:
             lines[-1] = _with_more(lines[-1], len(items) - i, width)
             return lines
         current = item
@@ -200,23 +295,6 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------
-
-
-def _lanes(dates: pd.Series) -> list[float]:
-    """Stagger markers that would touch: an event goes in the first lane whose last marker is far enough back.
-    "Far enough" is 1/45 of the span in view, about one marker width on a typical chart."""
-    ds = pd.to_datetime(dates).reset_index(drop=True)
-    span = max((ds.max() - ds.min()) / pd.Timedelta(days=1), 30.0)
-    gap = pd.Timedelta(days=span / 45)
-    last: list[pd.Timestamp | None] = [None] * len(_LANES)
-    out = []
-    for d in ds:
-        free = [i for i, t in enumerate(last) if t is None or d - t >= gap]
-        # All lanes crowded: reuse the one that has waited longest.
-        lane = free[0] if free else min(range(len(_LANES)), key=lambda i: last[i])
-        last[lane] = d
-        out.append(_LANES[lane])
-    return out
 
 
 def _comment(text: str) -> str:

@@ -51,7 +51,14 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
                                 "`sudo apt-get install chromium`) or set BROWSER_PATH; CSV and HTML exports "
                                 "work without it.")
     os.environ.setdefault("BROWSER_PATH", browser)
-    import kaleido
+    import sys
+    # kaleido's logging helper (logistro) parses sys.argv when imported, and stops the program on options it
+    # finds ambiguous: `python -m charts export --log` died with "ambiguous option: --log". Hide our arguments.
+    argv, sys.argv = sys.argv, sys.argv[:1]
+    try:
+        import kaleido
+    finally:
+        sys.argv = argv
     h = height or int(fig.layout.height or 600)
     with _LOCK:
         if not _SERVER_STARTED:
@@ -62,9 +69,99 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
             return fig.to_image(format=fmt, width=width, height=h, scale=scale)
 
 
-def to_html(fig: go.Figure) -> bytes:
-    """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
+def to_html(fig: go.Figure, alt: str = "", title: str = "") -> bytes:
+    """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
+    a <title>, and the chart a role="img" container named by the alt text, which is also printed under it."""
+    import html as _html
+    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+    if title:
+        page = page.replace("<head>", f"<head><title>{_html.escape(title)}</title>", 1)
+    if alt:
+        a = _html.escape(alt)
+        page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
+        page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
+        page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
+                                       f"Description: {a}</figcaption></figure></body>", 1)
+    return page.encode("utf-8")
+
+
+def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
+    """Put <title> and <desc> first inside the SVG root (what screen readers and image tools read), and name
+    them with aria-labelledby."""
+    from xml.sax.saxutils import escape
+    text = svg.decode("utf-8")
+    i = text.index("<svg")
+    j = text.index(">", i)
+    head = text[i:j]
+    if "role=" not in head:
+        head += ' role="img" aria-labelledby="chart-title chart-desc"'
+    inner = f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(alt)}</desc>'
+    return (text[:i] + head + ">" + inner + text[j + 1:]).encode("utf-8")
+
+
+def export_figure(r, fmt: str) -> bytes:
+    """A rendered view (``charts.compose.Rendered``) as PNG, SVG or HTML at the size it was rendered for; the
+    SVG and HTML carry the title and the alt text."""
+    from .figures import size_of
+    sz = size_of(r.size)
+    fig = r.figure
+    if fmt == "html":
+        return to_html(fig, alt=r.alt, title=r.title)
+    img = to_image(fig, fmt, width=sz.width, height=int(fig.layout.height), scale=sz.scale if fmt == "png" else 1)
+    return svg_with_alt(img, r.title, r.alt) if fmt == "svg" else img
+
+
+def export_table(r) -> pd.DataFrame:
+    """What a rendered view draws, one row per value: the series points (kind "series"), the reported figures
+    drawn beside them (kind "reported": the period they cover, who reported them and the link in ``source``),
+    and period totals (kind "period total")."""
+    table = r.table.copy()
+    totals = {p.ref for p in (r.totals or [])}
+    table.insert(0, "kind", ["period total" if (s + ("|" + k if k else "")) in totals else "series"
+                             for s, k in zip(table["series"], table["key"])])
+    if r.reported is not None and len(r.reported):
+        rep = r.reported
+        rows = pd.DataFrame({
+            "kind": "reported", "series": "reported_figures." + rep["metric"].astype(str), "key": "",
+            "label": "Reported: " + rep["metric"].astype(str).str.replace("_", " "),
+            "unit": rep["unit"].astype(str), "date": rep["period_start"].dt.date.astype(str),
+            "end": rep["period_end"].dt.date.astype(str), "value": rep["value"].astype(float).to_numpy(),
+            "release": "", "flag": "reported;" + rep["source_quality"].astype(str),
+            "source": rep["reported_by"].astype(str) + " " + rep["url"].astype(str),
+        })
+        table = pd.concat([table, rows[table.columns]], ignore_index=True)
+    return table
+
+
+def wide_csv(r) -> bytes:
+    """One date column and one column per series (its label and unit), for Datawrapper or Flourish: no comment
+    lines (those tools would read them as data); blank where a series has no value on a date."""
+    frames = []
+    for p in r.series:
+        from .figures import display_label
+        f = p.frame
+        col = f"{display_label(p)} ({p.unit})"
+        frames.append(pd.Series(f["value"].to_numpy(), index=f["date"].dt.date.astype(str), name=col))
+    if not frames:
+        frames = [pd.Series([float(p.frame["value"].iloc[0])], index=[p.key or p.label], name=p.unit)
+                  for p in (r.totals or [])]
+        wide = pd.concat(frames, axis=0).rename("value").rename_axis("member").reset_index()
+    else:
+        wide = pd.concat([s[~s.index.duplicated(keep="last")] for s in frames], axis=1).sort_index()
+        wide = wide.rename_axis("date").reset_index()
+    return safe_frame(wide).to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def slug(text: str) -> str:
+    """Text as a file name: lower-case words joined by "-", 200 characters at most (file systems allow 255)."""
+    import re
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:200].rstrip("-") or "chart"
+
+
+def file_stem(r, size: str = "") -> str:
+    """The full title and range as a file name ("ice-arrests-per-day-2-series-2025-01-20-to-2026-07-31"),
+    not cut short at 60 characters as before."""
+    return slug(f"{r.title} {r.lo} to {r.hi}" + (f" {size}" if size else ""))
 
 
 def neutralise(value):

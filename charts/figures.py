@@ -1,27 +1,96 @@
 """Pure figure builders: prepared series in, a Plotly figure out, with everything that matters inside it.
 
-Whatever lives only outside a figure is lost when someone downloads the PNG, so the title, the date range,
-the source line (with release and data dates) and the generated-on line are drawn into the figure itself.
+Whatever lives only outside a figure is lost when someone downloads the PNG, so the title (saying what is
+drawn, in which unit), the date range, a y-axis title with the unit, the source line (with release and data
+dates), the events, the notes and the generated-on line are drawn into the figure itself.
+
+A figure is laid out for one size (``SIZES``): the page, an article column (680 px), a square social card
+or the full 1200 px image. Font sizes, line wrapping and the event markers' clustering depend on the width,
+so each export is built for its size rather than scaled after the fact.
+
+Series of different units never share an axis: each unit gets its own panel (small multiples stacked on one
+date axis). Extra layers (events; later, spans where a publisher released nothing) are added to a figure
+spec with ``add_layer``: a layer is traces on the full-height overlay axis plus notes for the footer.
 """
 from __future__ import annotations
 
 import datetime as dt
+import math
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link
 
-# Okabe-Ito: distinguishable with the common colour-vision deficiencies; no alarm red.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#D55E00", "#F0E442", "#000000"]
-NEUTRAL = "#6b6b6b"
+# Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
+# readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
+# graphics; tests/test_publishable.py computes it). "dash" and the diamond are kept for reported figures.
+STYLES = (
+    ("#0072B2", "solid", "circle"),
+    ("#D55E00", "dot", "square"),
+    ("#009E73", "dashdot", "triangle-up"),
+    ("#AA3377", "longdashdot", "x"),
+    ("#B07800", "solid", "star"),
+    ("#7B3294", "dot", "cross"),
+    ("#00798C", "dashdot", "hexagon"),
+    ("#8C510A", "longdashdot", "triangle-down"),
+    ("#A50026", "solid", "pentagon"),
+    ("#6B6B00", "dot", "hourglass"),
+    ("#595959", "dashdot", "bowtie"),
+    ("#2E5EAA", "longdashdot", "star-triangle-up"),
+)
+MAX_SERIES = len(STYLES)  # view.py keeps at most 12 series; past that a chart refuses rather than repeat a look
+PALETTE = [s[0] for s in STYLES]
+REPORTED_STYLE = ("#000000", "dash", "diamond")
+NEUTRAL = "#595959"  # footer and subtitle text: 7:1 on white
+TEXT = "#1f2d3d"
+MAX_PANELS = 4
 # A light look written out, not Plotly's "plotly_white" template: resolving that template costs ~10 ms on
 # every figure, a tenth of a page rerun.
-_GRID = "#EBF0F8"
-_AXIS = dict(gridcolor=_GRID, linecolor=_GRID, zerolinecolor=_GRID, ticks="", automargin=True)
-LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"), colorway=PALETTE)
+_GRID = "#E3E8F0"
+_AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", ticks="", automargin=True)
+# The plot background is transparent (the paper is white): the full-height overlay axis is its own subplot
+# drawn above the panels, and an opaque background there would hide them.
+LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
+OVERLAY_AXIS = "yaxis9"  # the full-height overlay (events, shaded spans); panels use yaxis..yaxis4
+OVERLAY_REF = "y9"
+CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
+
+
+@dataclass(frozen=True)
+class Size:
+    """One export size. Font sizes are CSS pixels at ``width``; ``scale`` only multiplies the pixels of a PNG."""
+    name: str
+    width: int
+    scale: float
+    font: int  # ticks, legend, footer (the smallest text on the figure)
+    title: int
+    plot_height: int  # the panels' area, before the title, legend and footer
+    square: bool = False
+    list_events: bool = True  # the page lists events in a table under the chart instead
+    description: str = ""
+
+
+SIZES = {
+    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart"),
+    "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
+    "article": Size("article", 680, 2, 12, 16, 340,
+                    description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
+                   description="1080 x 1080 social card (taller only when the events list needs it)"),
+}
+EXPORT_SIZES = ("article", "social", "full")
+
+
+def size_of(size) -> Size:
+    if isinstance(size, Size):
+        return size
+    try:
+        return SIZES[size or "page"]
+    except KeyError:
+        raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
 
 
 def _x(values) -> np.ndarray:
@@ -40,34 +109,60 @@ class Line:
     y: np.ndarray  # float
     unit: str = ""
     flagged: np.ndarray | None = None  # bool mask of points to mark (partial, quality flags)
+    panel: int = 0  # which stacked panel (one unit per panel)
+
+
+@dataclass
+class Panel:
+    y_title: str  # the unit, always
+    log: bool = False
+    extra_values: list = field(default_factory=list)  # other values drawn in the panel (reported figures)
 
 
 def build_trend_figure(lines: list[Line], **kw) -> go.Figure:
     """A line chart with its title, subtitle, sources, notes and generated-on line inside it."""
-    return go.Figure(trend_spec(lines, **kw))
+    return go.Figure(finish(trend_spec(lines, **kw)))
 
 
 def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[str], x_title: str = "",
                y_title: str = "", log_y: bool = False, notes: list[str] | None = None,
-               generated_on: dt.date | None = None, height: int = 560) -> dict:
-    """The figure as a plain dict (data and layout), for callers that add layers before building it once."""
+               generated_on: dt.date | None = None, height: int | None = None, size="full",
+               panels: list[Panel] | None = None) -> dict:
+    """The figure as a plain dict (data and layout), for callers that add layers before ``finish`` lays it
+    out. ``panels`` gives each panel its unit; without it, one panel titled ``y_title``."""
+    sz = size_of(size)
+    if len(lines) > MAX_SERIES:
+        raise ValueError(f"{len(lines)} series on one chart; at most {MAX_SERIES} can each get a distinct look. "
+                         "Split them over two charts.")
+    panels = panels or [Panel(y_title or (lines[0].unit if lines else ""), log=log_y)]
+    if len(panels) > MAX_PANELS:
+        raise ValueError(f"{len(panels)} different units on one chart; at most {MAX_PANELS} panels fit. "
+                         "Split the series over two charts.")
     traces = []
     for i, ln in enumerate(lines):
-        colour = PALETTE[i % len(PALETTE)]
+        colour, dash, symbol = STYLES[i]
         x, y = break_gaps(ln.x, ln.y)
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
         # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
         label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
+        # Markers on about 14 points of a long line (size 0 elsewhere): enough to tell the lines apart in
+        # greyscale without hiding the line under markers.
+        n = len(x)
+        every = max(1, n // 14)
+        sizes = [sz.font * 0.6 if (k % every == 0) else 0 for k in range(n)] if n > 40 else sz.font * 0.6
         traces.append(dict(
-            type="scatter", x=_x(x), y=y, name=label, mode="lines+markers" if len(ln.x) < 80 else "lines",
-            line=dict(color=colour, width=2), marker=dict(size=5),
+            type="scatter", x=_x(x), y=y, name=label, mode="lines+markers", yaxis=_yref(ln.panel),
+            line=dict(color=colour, width=2.5 if sz.name != "social" else 4, dash=dash),
+            marker=dict(size=sizes, symbol=symbol, color=colour, line=dict(width=0)),
+            legendgroup=f"s{i}",
             hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
                           + _template_literal(_esc(ln.label[:60])) + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
                 type="scatter", x=_x(ln.x[ln.flagged]), y=ln.y[ln.flagged], mode="markers", showlegend=False,
-                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=11, color=colour, line=dict(width=2)),
+                yaxis=_yref(ln.panel), legendgroup=f"s{i}",
+                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
                 hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} (partial or flagged)<extra></extra>",
             ))
     footer = list(sources)
@@ -75,24 +170,185 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         footer += notes
     footer.append(f"Generated on {(generated_on or dt.date.today()).isoformat()} with the open-source "
                   "immigration-enforcement dashboard.")
-    footer = [w for t in footer for w in textwrap.wrap(t, 170, break_long_words=False)]
-    n_footer = len(footer)
     layout = dict(
         LIGHT_LAYOUT,
-        title=dict(text=f"<b>{_esc(title)}</b><br><span style='font-size:13px;color:{NEUTRAL}'>{_esc(subtitle)}</span>",
-                   x=0.01, xanchor="left", y=0.97, yanchor="top"),
-        height=height + 16 * n_footer,
-        margin=dict(l=60, r=20, t=90, b=(92 if x_title else 70) + 16 * n_footer),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, xanchor="left"),
-        yaxis=dict(_AXIS, title=y_title, type="log" if log_y else "linear", rangemode="tozero" if not log_y else None),
-        xaxis=dict(_AXIS, title=x_title or None),
+        font=dict(color=TEXT, size=sz.font),
+        title=dict(text=f"<b>{_esc(title)}</b>", x=0, xref="paper", xanchor="left", yanchor="top",
+                   font=dict(size=sz.title, color=TEXT)),
+        width=sz.width,
+        legend=dict(orientation="h", yanchor="bottom", x=0, xanchor="left", font=dict(size=sz.font),
+                    itemsizing="constant", tracegroupgap=0),
+        xaxis=dict(_AXIS, title=dict(text=x_title, font=dict(size=sz.font)) if x_title else None,
+                   tickfont=dict(size=sz.font), type="date" if not x_title else "linear"),
         hovermode="x unified",
-        annotations=[dict(
-            text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-            yanchor="top", yshift=-62 if x_title else -40, showarrow=False, align="left",
-            font=dict(size=11, color=NEUTRAL))],
+        hoverlabel=dict(font=dict(size=max(12, sz.font))),
     )
-    return {"data": traces, "layout": layout}
+    lines_values = {}
+    for ln in lines:
+        lines_values.setdefault(ln.panel, []).append(np.asarray(ln.y, dtype="float64"))
+    for k, p in enumerate(panels):
+        vals = lines_values.get(k, []) + [np.asarray(p.extra_values, dtype="float64")]
+        layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz)
+    return {"data": traces, "layout": layout,
+            "_meta": dict(size=sz, title=title, subtitle=subtitle, footer=footer, panels=len(panels),
+                          x_title=x_title, top_strip=0, height=height)}
+
+
+def add_layer(spec: dict, layer: dict) -> dict:
+    """Add a layer to a figure spec before ``finish``: ``traces`` (drawn on the full-height overlay axis
+    ``y9``, which runs 0 at the bottom of the panels to 1 at their top), ``notes`` (footer lines),
+    ``top_strip`` (px reserved above the panels, e.g. for event markers) and ``layout`` (extra layout keys).
+
+    This is how the event markers are added, and how a shaded-span layer (periods with no release) would be:
+    see ``span_layer``."""
+    spec["data"] += layer.get("traces", [])
+    spec["_meta"]["footer"][-1:-1] = list(layer.get("notes", []))
+    spec["_meta"]["top_strip"] = max(spec["_meta"]["top_strip"], layer.get("top_strip", 0))
+    spec["layout"].update(layer.get("layout", {}))
+    spec["layout"].setdefault(OVERLAY_AXIS, dict(range=[0, 1], domain=[0, 1], anchor="x", visible=False,
+                                                 fixedrange=True))
+    return spec
+
+
+def span_layer(spans, *, name: str, note: str, colour: str = "#9AA5B1", opacity: float = 0.25) -> dict:
+    """Shaded x-spans (``[(start, end), ...]``, ISO dates) over every panel, one trace for all of them, with a
+    legend entry and a footer note. Use with ``add_layer``."""
+    xs, ys = [], []
+    for a, b in spans:
+        xs += [str(a), str(a), str(b), str(b), str(a), None]
+        ys += [0, 1, 1, 0, 0, None]
+    if not xs:
+        return {}
+    return {"traces": [dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, fill="toself", mode="lines",
+                            line=dict(width=0), fillcolor=colour, opacity=opacity, name=_esc(name),
+                            hoverinfo="skip", legendgroup="spans")],
+            "notes": [note]}
+
+
+def finish(spec: dict) -> dict:
+    """Lay the spec out for its size: margins from the title, legend and wrapped footer; panel domains; the
+    height (a square card stays square unless its text cannot fit). Returns a Plotly-ready dict."""
+    meta = spec.pop("_meta")
+    sz: Size = meta["size"]
+    lay = spec["layout"]
+    plot_w = sz.width - 80 - 24
+    chars = max(40, int(plot_w / (sz.font * 0.52)))  # footer text is plain Latin prose: a little narrower
+    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
+    sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
+    title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
+    line_h = sz.font * 1.35
+    title_text = "<br>".join(f"<b>{_esc(t)}</b>" for t in title_lines)
+    if sub:
+        title_text += "<br>" + "<br>".join(
+            f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{_esc(s)}</span>" for s in sub)
+    lay["title"]["text"] = title_text
+    title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
+    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
+    names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
+    widths = [50 + len(_unesc(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    rows, used = (1 if widths else 0), 0.0
+    for w in widths:
+        if used and used + w > plot_w:
+            rows, used = rows + 1, 0.0
+        used += w
+    legend_h = rows * sz.font * 2.0 + 6
+    top = 14 + title_h + 8 + legend_h + 6
+    x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
+    if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
+        x_ticks_h += sz.font * 1.3
+    footer_h = len(footer) * line_h + 12
+    strip = meta["top_strip"]
+    plot_h = max(meta["height"] or sz.plot_height, 170 * meta["panels"])
+    others = top + strip + x_ticks_h + footer_h
+    if sz.square:
+        # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
+        # taller, with a plot as tall as the full-size image's, rather than drop events.
+        plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
+    total = others + plot_h
+    lay["height"] = int(math.ceil(total))
+    lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
+                         autoexpand=False)
+    # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
+    # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
+    # (any slack from the row estimate falls between the legend and the plot, not over the title).
+    H = lay["height"]
+    lay["title"].update(y=1 - (12 + sz.title * 0.9) / H, yref="container", yanchor="top")
+    lay["legend"].update(y=1 - (14 + title_h + 8) / H, yref="container", yanchor="top")
+    # The plot area is the strip (event markers) over the panels; panels top to bottom, one unit each, with a
+    # gap for the upper panel's tick labels.
+    area = plot_h + strip
+    panels_top = plot_h / area
+    n = meta["panels"]
+    gap = min(0.08, 3 * sz.font / plot_h) if n > 1 else 0
+    h = (1 - gap * (n - 1)) / n
+    for k in range(n):
+        top_k = 1 - k * (h + gap)
+        lay[_yaxis_name(k)]["domain"] = [max(0.0, (top_k - h) * panels_top), top_k * panels_top]
+    lay["xaxis"]["anchor"] = _yref(n - 1)
+    if OVERLAY_AXIS in lay:
+        # Overlay coordinates: 0..1 is the panels' height; the strip above runs from 1 to ``top``. A layer
+        # puts a trace in the strip with ``_strip_y`` (0 = strip bottom, 1 = strip top).
+        top_y = area / plot_h
+        lay[OVERLAY_AXIS].update(domain=[0, 1], range=[0, top_y])
+        for t in spec["data"]:
+            f = t.pop("_strip_y", None)
+            if f is not None:
+                t["y"] = [1 + f * (top_y - 1)] * len(t["x"])
+    lay["annotations"] = list(lay.get("annotations", [])) + [dict(
+        text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
+        yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
+    return spec
+
+
+def _yaxis_name(k: int) -> str:
+    return "yaxis" if k == 0 else f"yaxis{k + 1}"
+
+
+def _yref(k: int) -> str:
+    return "y" if k == 0 else f"y{k + 1}"
+
+
+def _panel_axis(p: Panel, values: np.ndarray, sz: Size) -> dict:
+    """A panel's y-axis: its unit as title, a range that holds every value drawn in it (reported figures
+    too), and on a log scale ticks at 1-2-5 steps written in full ("2,000", not "2k")."""
+    ax = dict(_AXIS, title=dict(text=_esc(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+              tickformat=",~r" if not p.log else None)
+    v = values[np.isfinite(values)] if len(values) else values
+    if p.log:
+        v = v[v > 0]
+        ax["type"] = "log"
+        if len(v):
+            lo, hi = float(v.min()) / 1.15, float(v.max()) * 1.15
+            ax["range"] = [math.log10(lo), math.log10(hi)]
+            ticks = log_ticks(lo, hi)
+            ax.update(tickvals=ticks, ticktext=[f"{t:,.0f}" if t >= 1 else f"{t:g}" for t in ticks])
+        return ax
+    ax["type"] = "linear"
+    if len(v):
+        lo, hi = min(0.0, float(v.min())), max(0.0, float(v.max()))
+        pad = (hi - lo) * 0.06 or 1
+        ax["range"] = [lo - (pad if lo < 0 else 0), hi + pad]
+    else:
+        ax["rangemode"] = "tozero"
+    return ax
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values for a log axis from lo to hi: 1-2-5 steps, or powers of ten only when that gives over 8."""
+    ticks = []
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            t = m * 10.0 ** e
+            if lo <= t <= hi:
+                ticks.append(t)
+    if len(ticks) > 8:
+        ticks = [t for t in ticks if f"{t:g}".lstrip("0.").startswith("1")]
+    if len(ticks) < 3:  # under a decade (detention from 34,000 to 72,000): every whole leading digit
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+                 for m in range(1, 10) if lo <= m * 10.0 ** e <= hi]
+        if len(ticks) > 8:
+            ticks = ticks[::2]
+    return ticks
 
 
 def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,6 +374,93 @@ def _template_literal(text: str) -> str:
 def _esc(text: str) -> str:
     """Plotly renders a small HTML subset in text; data-derived strings must show as plain text."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _unesc(text: str) -> str:
+    return str(text).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+# ---------------------------------------------------------------- units: what is drawn, said in words
+
+FLOW_METRICS = {"arrests", "book-ins", "encounters", "removals", "returns", "removals-and-returns", "detainers"}
+LEVEL_PHRASES = {  # metric -> (axis title, phrase for the chart title)
+    "detained": ("people on a date", "people in ICE detention on a date"),
+    "atd": ("people on a date", "people in Alternatives to Detention on a date"),
+    "adp": ("people (average daily population)", "average daily population in ICE detention (people)"),
+    "facility-adp": ("people (average daily population)", "people per facility (average daily population)"),
+    "alos": ("days (average length of stay)", "average length of stay in ICE detention (days)"),
+}
+
+
+def _period_word(days: float) -> str | None:
+    for lo, hi, word in ((0, 1, "day"), (6, 8, "week"), (13, 15, "two weeks"), (27, 32, "month"),
+                         (88, 93, "quarter"), (364, 367, "year")):
+        if lo <= days <= hi:
+            return word
+    return None
+
+
+def unit_phrase(p, info) -> tuple[str, str]:
+    """(axis title, title phrase) for what a prepared series draws: "arrests per day", "book-ins per month",
+    "people on a date", "index (100 = base date)". The axis title is the unit alone; the phrase may add the
+    subject for levels (whose catalogue unit is just "people")."""
+    unit = p.unit
+    rolling = next((n.split("-day")[0] for n in p.notes if n.endswith("-day rolling average")), None)
+    avg = f", {rolling}-day average" if rolling else ""
+    if unit.startswith("index"):
+        return "index (100 = base date)", "index, 100 at the base date"
+    if unit.endswith(" per day"):
+        return unit + avg, unit + avg
+    metric = str(info.get("metric", ""))
+    f = p.frame
+    span = float(np.median(((f["end"] - f["date"]).dt.days + 1).to_numpy())) if len(f) else 1.0
+    if metric in LEVEL_PHRASES and unit in ("people", "days"):
+        axis, phrase = LEVEL_PHRASES[metric]
+        if rolling:
+            return f"{axis.split(' (')[0].replace(' on a date', '')} ({rolling}-day average)", \
+                phrase.replace(" on a date", "") + avg
+        resampled = next((n for n in p.notes if n.endswith(" averages")), None)
+        if resampled and metric in ("detained", "atd"):
+            word = resampled.split()[0]
+            return f"people ({word} average)", phrase.replace(" on a date", f", {word} average of dates counted")
+        return axis, phrase
+    if metric in FLOW_METRICS and unit != "as reported":
+        if str(info.get("frequency")) == "daily" and span <= 1:
+            return f"{unit} per day{avg}", f"{unit} per day{avg}"
+        word = _period_word(span)
+        if word:
+            return f"{unit} per {word}", f"{unit} per {word}"
+        return f"{unit} (total over each period)", f"{unit}, total over each period shown"
+    return unit, unit
+
+
+def display_label(p) -> str:
+    """The legend label. A weekly series drawn per day keeps its name without "per week" contradicting the
+    axis: "ICE arrests per week, 2011-2025" becomes "ICE arrests, weekly data, 2011-2025"."""
+    label = p.label
+    if p.unit.endswith(" per day") or p.unit.startswith("index"):
+        for word in ("week", "month", "fortnight"):
+            label = label.replace(f" per {word},", f", {word}ly data,").replace(f" per {word} ", f", {word}ly data ")
+            if label.endswith(f" per {word}"):
+                label = label[: -len(f" per {word}")] + f", {word}ly data"
+    return label
+
+
+def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[str]) -> str:
+    """What is drawn, in which unit. One series: its name and unit. Several: the unit (with the agency when they
+    share one) and how many series, since a title cannot name twelve of them."""
+    if len(prepared) == 1:
+        return f"{display_label(prepared[0])}: {phrases[0]}"
+    groups = list(dict.fromkeys(phrases))
+    parts = []
+    for g in groups:
+        idx = [i for i, ph in enumerate(phrases) if ph == g]
+        ag = {agencies[i] for i in idx}
+        flow = all(metrics[i] in FLOW_METRICS for i in idx)
+        parts.append((f"{ag.pop()} {g}" if len(ag) == 1 and flow else g))
+    head = "; ".join(x[:1].upper() + x[1:] for x in parts)
+    n = len(prepared)
+    return f"{head} ({n} series)" if len(groups) == 1 else f"{head} ({n} series in {len(groups)} panels)"
 
 
 # ---------------------------------------------------------------- a whole view
@@ -180,15 +523,28 @@ def subtitle_for(view, lo, hi, prepared) -> str:
 
 
 def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
+    """Ticks for fiscal-year labels. Over two years or more: one tick per fiscal year (1 October). On a
+    shorter range a single FY tick says little, so every quarter is labelled with its month and fiscal year
+    ("Oct FY2026", "Jan", ...)."""
     import datetime as _dt
-    start = _dt.date(lo.year - 1, 10, 1)
+    if (hi - lo).days >= 730:
+        vals, text = [], []
+        d = _dt.date(lo.year - 1, 10, 1)
+        while d <= hi:
+            if d >= lo - _dt.timedelta(days=366):
+                vals.append(d)
+                text.append(f"FY{d.year + 1}")
+            d = _dt.date(d.year + 1, 10, 1)
+        return vals, text
     vals, text = [], []
-    d = start
+    d = _dt.date(lo.year, ((lo.month - 1) // 3) * 3 + 1, 1)
     while d <= hi:
-        if d >= lo - _dt.timedelta(days=366):
+        if d >= lo:
+            fy = d.year + 1 if d.month >= 10 else d.year
             vals.append(d)
-            text.append(f"FY{d.year + 1}")
-        d = _dt.date(d.year + 1, 10, 1)
+            text.append(f"{d:%b} {d.year}<br>FY{fy} Q{((d.month - 10) % 12) // 3 + 1}")
+        m = d.month + 3
+        d = _dt.date(d.year + (m > 12), (m - 1) % 12 + 1, 1)
     return vals, text
 
 
@@ -216,9 +572,18 @@ def flag_reasons(snap, prepared, limit: int = 6) -> list[str]:
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
-                      generated_on: dt.date | None = None) -> go.Figure:
-    """The trend chart for a view, as the page shows it and as every export writes it."""
+                      generated_on: dt.date | None = None, size="page") -> go.Figure:
+    """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
+    Series of different units go into separate panels on one date axis; reported figures go into the panel of
+    the series they sit beside (column ``panel_ref``)."""
     from loaders.tidy import FLAGS, INFO_FLAGS
+    sz = size_of(size)
+    infos = [snap.info(p.series_id) for p in prepared]
+    phr = [unit_phrase(p, i) for p, i in zip(prepared, infos)]
+    axis_titles = [a for a, _ in phr]
+    panel_units = list(dict.fromkeys(axis_titles))
+    panel_of = {p.ref: panel_units.index(a) for p, a in zip(prepared, axis_titles)}
+    panels = [Panel(u, log=view.log) for u in panel_units]
     lines = []
     flagged_notes, info_notes = set(), {}
     for p in prepared:
@@ -229,59 +594,59 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             flagged_notes.update(cs - INFO_FLAGS)
             for c in cs & INFO_FLAGS:
                 info_notes.setdefault(c, set()).add(p.label)
-        lines.append(Line(p.label, f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"), unit=p.unit,
-                          flagged=flagged))
-    units = sorted({p.unit for p in prepared})
+        lines.append(Line(display_label(p), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
+                          unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref]))
     notes = []
     if flagged_notes:
         notes.append("Open circles mark " + "; ".join(f"{c}: {FLAGS.get(c, c)}" for c in sorted(flagged_notes)) + ".")
         notes += flag_reasons(snap, prepared)
     for c, labels in sorted(info_notes.items()):
         notes.append(f"Note ({c}): {FLAGS.get(c, c)}, in " + "; ".join(sorted(labels)) + ".")
+    rep_panel = []
     if reported is not None and len(reported):
-        notes.append("Dashed segments: figures reported by officials or the press over the period they cover "
-                     "(not official series).")
-    if events_in_view is not None and len(events_in_view):
-        try:
-            from .events import events_legend_text
-            notes += events_legend_text(events_in_view, max_lines=20, width=170)
-        except ImportError:  # pragma: no cover - events module arrives separately
-            pass
-    title = prepared[0].label if len(prepared) == 1 else " vs ".join(p.label.split(" (")[0] for p in prepared[:3])
+        refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
+        rep_panel = [panel_of.get(r, 0) for r in refs]
+        for k, v in zip(rep_panel, reported["value"]):
+            panels[k].extra_values.append(float(v))
+        notes.append("Black dashes with diamonds: figures reported by officials or the press, over the period "
+                     "each covers (not official series; listed with their sources in the CSV).")
+    if len(panels) > 1:
+        notes.append("Each panel has its own unit and scale; the panels share the date axis.")
+    title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
+                       [str(i.get("metric", "")) for i in infos])
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
-                      sources=source_lines(snap, prepared), y_title=" / ".join(units), log_y=view.log,
-                      notes=notes, generated_on=generated_on)
+                      sources=source_lines(snap, prepared), notes=notes, generated_on=generated_on,
+                      size=sz, panels=panels)
     layout = spec["layout"]
     layout["xaxis"]["range"] = [lo.isoformat(), hi.isoformat()]
     if view.fiscal_axis:
         vals, text = fiscal_ticks(lo, hi)
         layout["xaxis"].update(tickvals=[v.isoformat() for v in vals], ticktext=text)
     if reported is not None and len(reported):
-        spec["data"].append(reported_trace(reported))
+        for k in sorted(set(rep_panel)):
+            spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
+                                               legend=k == min(rep_panel)))
     if events_in_view is not None and len(events_in_view):
         from .events import event_layers
-        layer = event_layers(events_in_view)
-        spec["data"] += layer["traces"]
-        layout["shapes"] = layer["shapes"]
-        layout.update(layer["layout"])
-        # Markers ride along the top of the plot: leave them room above the data, and keep hover per point
-        # so an event's box does not merge with the series values.
-        ymax = max((float(np.nanmax(ln.y)) for ln in lines if len(ln.y) and np.isfinite(ln.y).any()), default=None)
-        if ymax and not view.log:
-            layout["yaxis"]["range"] = [0, ymax * 1.18]  # the main axis only, not the markers' overlay
-        layout["hovermode"] = "closest"
+        add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz))
+        layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
     from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
     add_blackouts(spec, snap, prepared, lo, hi)
+    spec = finish(spec)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
-    return go.Figure(spec, _validate=VALIDATE)
+    fig = go.Figure(spec, _validate=VALIDATE)
+    fig._title_plain = title
+    return fig
 
 
 VALIDATE = False
+REPORTED_NAME = "Reported figures (not official series)"
 
 
-def reported_trace(reported) -> dict:
+def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True) -> dict:
     """Reported figures as horizontal segments spanning the period each covers, with the source on hover."""
+    sz = size_of(size)
     xs, ys, hover = [], [], []
     for r in reported.itertuples(index=False):
         start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
@@ -294,19 +659,67 @@ def reported_trace(reported) -> dict:
         if copy_note:
             h += "<br>" + _esc("link: " + copy_note)
         hover += [h, h, None]
-    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name="Reported figures (not official series)",
-                line=dict(color=NEUTRAL, width=3, dash="dash"), marker=dict(symbol="diamond", size=7),
-                text=hover, hovertemplate="%{text}<extra>reported</extra>", connectgaps=False)
+    colour, dash, symbol = REPORTED_STYLE
+    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=REPORTED_NAME, yaxis=_yref(panel),
+                line=dict(color=colour, width=2.5, dash=dash), marker=dict(symbol=symbol, size=sz.font * 0.7, color=colour),
+                text=hover, hovertemplate="%{text}<extra>reported</extra>", connectgaps=False,
+                legendgroup="reported", showlegend=legend)
+
+
+def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_on: dt.date | None = None,
+                        size="page") -> go.Figure:
+    """Figures given as one total over a period (arrests by state, Jan 2025 - Jul 2026) as horizontal bars,
+    largest first, each labelled with its value; the period is in the title. A dot on the period's first day
+    of a date axis would say nothing."""
+    sz = size_of(size)
+    rows = []
+    for p, ph in zip(prepared, phrases):
+        f = p.frame
+        for r in f.itertuples(index=False):
+            rows.append((display_label(p).split(": ")[-1] if p.key else display_label(p), float(r.value),
+                         r.date.date(), r.end.date(), ph))
+    rows.sort(key=lambda r: r[1])
+    periods = sorted({(a, b) for _, _, a, b, _ in rows})
+    period = "; ".join(f"{a} to {b}" for a, b in periods)
+    unit = "; ".join(dict.fromkeys(r[4] for r in rows))
+    base = prepared[0].label.split(": ")[0] if prepared[0].key else prepared[0].label
+    member = {"state": "states", "aor": "field offices", "facility": "facilities", "country": "countries"}.get(
+        str(snap.info(prepared[0].series_id).get("breakdown", "")), "members")
+    title = f"{base}: {unit}" + (f" ({len(rows)} {member})" if len(rows) > 1 else "")
+    colour = STYLES[0][0]
+    data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[_esc(r[0]) for r in rows],
+                 marker=dict(color=colour), name=_esc(unit), text=[f"{r[1]:,.0f}" if r[1] >= 100 else f"{r[1]:,.1f}" for r in rows],
+                 textposition="outside", textfont=dict(size=sz.font, color=TEXT), cliponaxis=False,
+                 hovertemplate="%{y}: %{x:,.1f}<extra></extra>", showlegend=False)]
+    spec = trend_spec([], title=title, subtitle=f"One value per member over the period: {period}",
+                      sources=source_lines(snap, prepared), size=sz, panels=[Panel("")],
+                      notes=["Totals over a period, not a time series: bars, not points on a date axis."],
+                      generated_on=generated_on, height=max(160, len(rows) * (sz.font * 2.1)))
+    spec["data"] = data
+    lay = spec["layout"]
+    lay["xaxis"] = dict(_AXIS, title=dict(text=_esc(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+                        tickformat=",~r", range=[0, max(r[1] for r in rows) * 1.15], type="linear")
+    lay["yaxis"] = dict(_AXIS, tickfont=dict(size=sz.font), type="category", automargin=True, title=None)
+    spec["_meta"]["x_title"] = unit
+    spec = finish(spec)
+    spec["layout"]["margin"]["l"] = int(min(sz.width * 0.4, 20 + max(len(r[0]) for r in rows) * sz.font * CHAR_EM))
+    fig = go.Figure(spec, _validate=VALIDATE)
+    fig._title_plain = title
+    return fig
 
 
 def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources: list[str],
-                       generated_on: dt.date | None = None) -> go.Figure:
+                       generated_on: dt.date | None = None, size="page", x_title: str = "",
+                       notes: list[str] | None = None) -> go.Figure:
     lines = []
     for label, g in windows.groupby("window", sort=False):
         lines.append(Line(label, g["days_from_date"].to_numpy(), g["value"].to_numpy(dtype="float64"), unit=unit))
-    fig = build_trend_figure(lines, title=title, subtitle=subtitle, sources=sources, y_title=unit,
-                             notes=["Descriptive comparison, not evidence of cause: other things changed too."],
-                             generated_on=generated_on, height=420, x_title="days from the date (0 = the date)")
-    fig.update_traces(hovertemplate="day %{x}: %{y:,.1f}")
-    fig.add_vline(x=0, line=dict(color=NEUTRAL, width=1, dash="dot"))
-    return fig
+    spec = trend_spec(lines, title=title, subtitle=subtitle, sources=sources, y_title=unit,
+                      notes=(notes or []) + ["Descriptive comparison, not evidence of cause: other things changed too."],
+                      generated_on=generated_on, size=size,
+                      x_title=x_title or "days from the date (0 = the date)")
+    for t in spec["data"]:
+        t["hovertemplate"] = "%{x}: %{y:,.1f}<extra></extra>"
+    spec["layout"]["shapes"] = [dict(type="line", xref="x", yref="paper", x0=0, x1=0, y0=0, y1=1,
+                                     line=dict(color=NEUTRAL, width=1, dash="dot"))]
+    return go.Figure(finish(spec), _validate=VALIDATE)

@@ -12,6 +12,12 @@ Every series is first turned into one value per calendar day:
   not a flat line that would report "no change" across an event.
 Days with no value (before the first or after the last observation) are left out, and the window reports
 how many days it actually covers.
+
+A monthly or weekly series has one number per period: spreading it over days and cutting windows in days
+would compare a January value with a February one while reporting "14/14 days with data". Those series are
+compared in whole periods instead (``study``): the N whole months (or weeks) before the period holding the date
+against the N whole periods after it; the period holding the date mixes days before and after, so it is left
+out and the result says so (unless the date is its first day, when it is wholly "after").
 """
 from __future__ import annotations
 
@@ -72,6 +78,16 @@ class StudyResult:
     year_earlier_after: Window
     year_earlier_change: float | None
     year_earlier_change_pct: float | None
+    unit: str = "days"  # what the windows count: days, or whole weeks or months
+    periods: int = 0  # whole periods each side, when ``unit`` is weeks or months
+    note: str = ""  # how the comparison was made, in words
+
+    @property
+    def window_label(self) -> str:
+        if self.unit == "days":
+            return f"{self.days} days"
+        word = self.unit[:-1] if self.periods == 1 else self.unit
+        return f"{self.periods} whole {word}"
 
     def table(self) -> pd.DataFrame:
         rows = []
@@ -83,7 +99,7 @@ class StudyResult:
             rows.append({"comparison": label, "before": f"{b.start} to {b.end}", "mean per day before": b.mean_per_day,
                          "after": f"{a.start} to {a.end}", "mean per day after": a.mean_per_day,
                          "change": ch, "change %": pct,
-                         "days with data (before/after)": f"{b.days_with_data}/{a.days_with_data}"})
+                         f"{self.unit} with data (before/after)": f"{b.days_with_data}/{a.days_with_data}"})
         return pd.DataFrame(rows)
 
 
@@ -133,3 +149,91 @@ def window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: boo
         out.append(pd.DataFrame({"days_from_date": (part.index - pd.Timestamp(d)).days, "value": part.to_numpy(),
                                  "date": part.index, "window": label}))
     return pd.concat(out, ignore_index=True)
+
+
+# ---------------------------------------------------------------- whole periods (weekly and monthly series)
+
+PERIOD_DAYS = {"weeks": 7, "months": 30.44}
+
+
+def period_unit(df: pd.DataFrame) -> str | None:
+    """"weeks" or "months" when the rows are whole weeks or months (by the days each covers), else None."""
+    if df.empty:
+        return None
+    span = float(np.median(((df["end"] - df["date"]).dt.days + 1).to_numpy()))
+    return "weeks" if 6 <= span <= 8 else "months" if 27 <= span <= 32 else None
+
+
+def _period_window(rows: pd.DataFrame, flow: bool) -> Window:
+    if rows.empty:
+        return Window(None, None, 0, None)
+    days = ((rows["end"] - rows["date"]).dt.days + 1).to_numpy()
+    vals = rows["value"].to_numpy(dtype="float64")
+    mean = float(vals.sum() / days.sum()) if flow else float(vals.mean())
+    return Window(rows["date"].iloc[0].date(), rows["end"].iloc[-1].date(), int(len(rows)), mean)
+
+
+def _period_pair(df: pd.DataFrame, d: dt.date, n: int, flow: bool):
+    t = pd.Timestamp(d)
+    holding = df[(df["date"] <= t) & (df["end"] >= t)]
+    if len(holding) and holding["date"].iloc[0] != t:
+        cut_lo, cut_hi = holding["date"].iloc[0], holding["end"].iloc[0]  # mixed period: left out
+        left_out = holding.iloc[0]
+    else:
+        cut_lo = cut_hi = t - pd.Timedelta(days=1)
+        left_out = None
+    before = df[df["end"] < cut_lo].tail(n) if left_out is not None else df[df["end"] < t].tail(n)
+    after = df[df["date"] > cut_hi].head(n) if left_out is not None else df[df["date"] >= t].head(n)
+    return _period_window(before, flow), _period_window(after, flow), left_out
+
+
+def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool, max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
+    """The event study a series allows: whole periods for weekly and monthly series (``days`` turned into the
+    nearest whole number of periods, at least one), days otherwise. ``note`` says which, and why."""
+    df = df.sort_values("date").reset_index(drop=True)
+    unit = period_unit(df)
+    if unit is None:
+        res = event_study(df, event_date, days, flow=flow, max_carry_days=max_carry_days)
+        res.note = (f"{days} days before the date against {days} days from the date on; "
+                    + ("period totals are spread evenly over the days they cover." if flow else
+                       f"each count stands for up to {max_carry_days} days after it."))
+        return res
+    n = max(1, round(days / PERIOD_DAYS[unit]))
+    b, a, left_out = _period_pair(df, event_date, n, flow)
+    try:
+        earlier = event_date.replace(year=event_date.year - 1)
+    except ValueError:
+        earlier = event_date - dt.timedelta(days=365)
+    yb, ya, _ = _period_pair(df, earlier, n, flow)
+    ch, pct = _change(b, a)
+    ych, ypct = _change(yb, ya)
+    word = unit[:-1] if n == 1 else unit
+    note = (f"A {unit[:-1]}ly series: {n} whole {word} before against {n} whole {word} after, "
+            f"{'mean per day of the totals' if flow else 'mean of the values'}.")
+    if left_out is not None:
+        what = f"{left_out['date']:%B %Y}" if unit == "months" else f"the week of {left_out['date']:%Y-%m-%d}"
+        note += f" {what[:1].upper() + what[1:]} holds the date and mixes days before and after it, so it is left out."
+    return StudyResult(event_date, days, b, a, ch, pct, yb, ya, ych, ypct, unit=unit, periods=n, note=note)
+
+
+def study_window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,
+                        max_carry_days: int = DEFAULT_CARRY_DAYS) -> tuple[pd.DataFrame, str]:
+    """The chart's data and its x-axis title: days from the date, or for weekly and monthly series whole
+    periods counted from the one holding the date (which is 0), per day for flows."""
+    df = df.sort_values("date").reset_index(drop=True)
+    unit = period_unit(df)
+    if unit is None:
+        return (window_series(df, event_date, days, flow=flow, max_carry_days=max_carry_days),
+                "days from the date (0 = the date)")
+    n = max(1, round(days / PERIOD_DAYS[unit]))
+    out = []
+    for label, d in (("around the date", event_date), ("a year earlier", event_date - dt.timedelta(days=365))):
+        t = pd.Timestamp(d)
+        pos = int(np.searchsorted(df["date"].to_numpy(), t.to_datetime64(), side="right")) - 1
+        lo, hi = max(0, pos - n), min(len(df), pos + n + 1)
+        part = df.iloc[lo:hi]
+        per = part["value"].to_numpy(dtype="float64") / (((part["end"] - part["date"]).dt.days + 1).to_numpy() if flow else 1)
+        out.append(pd.DataFrame({"days_from_date": np.arange(lo, hi) - pos, "value": per,
+                                 "date": part["date"].to_numpy(), "window": label}))
+    word = unit[:-1]
+    return pd.concat(out, ignore_index=True), f"{unit} from the {word} holding the date (0 = that {word})"

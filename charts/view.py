@@ -20,7 +20,9 @@ import pandas as pd
 from . import data as cdata
 
 INAUGURATION = dt.date(2025, 1, 20)
-DEFAULT_CATEGORIES = ("personnel", "policy", "funding")
+# Big operations (the Los Angeles raids) and court orders are part of the story: shown by default; the
+# markers cluster, so the busier default stays legible. Statistic releases and politics are opt-in.
+DEFAULT_CATEGORIES = ("personnel", "policy", "operation", "legal", "funding")
 PRESETS = {
     "since-2025-01-20": "Since 20 Jan 2025",
     "last-90-days": "Last 90 days",

@@ -330,19 +330,24 @@ def _trend(start="2024-12-01", end="2025-04-30") -> go.Figure:
                               sources=["Source: test"])
 
 
-def test_figure_gets_one_line_and_one_numbered_marker_per_event(view):
+def test_figure_gets_one_line_per_event_in_category_traces_and_numbered_markers(view):
     fig = cev.add_events_to_figure(_trend(), view)
-    lines = [s for s in fig.layout.shapes if s.type == "line"]
-    assert len(lines) == len(view)
-    assert [s.x0 for s in lines] == [d.date().isoformat() for d in view["date"]]
-    assert all(s.yref == "paper" and s.line.width == 1 for s in lines)
+    assert not fig.layout.shapes  # a few traces, not one layout shape per event (issue 16)
+    lines = [t for t in fig.data if t.name and t.name.startswith("Event: ")]
+    assert {t.name for t in lines} == {f"Event: {cev.event_categories[c].lower()}" for c in set(view["category"])}
+    drawn = sorted(x for t in lines for x in t.x[::3])
+    assert drawn == sorted(d.date().isoformat() for d in view["date"])
+    assert all(t.yaxis == "y9" and t.line.color == cev.CATEGORY_COLOURS[c] for t in lines
+               for c in cev.CATEGORY_COLOURS if t.name.endswith(cev.event_categories[c].lower()))
     markers = [t for t in fig.data if t.name == cev.TRACE_NAME]
     assert len(markers) == 1
     m = markers[0]
-    assert list(m.text) == [str(n) for n in cev.events_legend_table(view)["number"]]
-    assert list(m.x) == cev.events_legend_table(view)["date"].tolist()
-    assert fig.layout.yaxis9.range == (0, 1) and fig.layout.yaxis9.overlaying == "y"
-    assert all(0.7 < y < 1 for y in m.y)
+    # Every event number is on a marker, once, in order: a marker holds one event or a range of close ones.
+    numbers = [n for group in m.customdata for n in group]
+    assert numbers == cev.events_legend_table(view)["number"].tolist()
+    for label, group in zip(m.text, m.customdata):
+        assert label == (str(group[0]) if len(group) == 1 else f"{group[0]}\u2013{group[-1]}")
+    assert fig.layout.yaxis9.domain == (0, 1) and not fig.layout.yaxis9.visible
     assert not fig.layout.annotations or all("Hott" not in (a.text or "") for a in fig.layout.annotations)
 
 
@@ -354,10 +359,20 @@ def test_numbers_follow_date_order_whatever_the_input_order(view):
     assert cev.events_legend_table(shuffled)["title"].tolist() == view["title"].tolist()
 
 
-def test_close_events_are_staggered_not_stacked(view):
+def test_close_events_share_a_marker_and_markers_never_overlap(view, bundled):
     m = [t for t in cev.add_events_to_figure(_trend(), view).data if t.name == cev.TRACE_NAME][0]
-    same_day = [y for x, y in zip(m.x, m.y) if x == "2025-01-29"]
-    assert len(same_day) == 2 and len(set(same_day)) == 2
+    same_day = [g for g in m.customdata if any(view.iloc[n - 1]["date"] == pd.Timestamp("2025-01-29") for n in g)]
+    assert len(same_day) == 1  # the two events of 2025-01-29 are on one marker, not drawn over each other
+    # The busiest range (every category, 2025-2026) at each size: no two markers touch.
+    busy = cev.filter_events(bundled, "2025-01-01", "2026-12-01")
+    assert len(busy) > 60
+    from charts.figures import SIZES
+    for sz in SIZES.values():
+        layer = cev.event_layers(busy, lo="2025-01-01", hi="2026-12-01", size=sz)
+        tr = layer["traces"][-1]
+        px = cev.PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
+        assert cev.markers_overlap(tr, "2025-01-01", "2026-12-01", px) == [], sz.name
+        assert sum(len(g) for g in tr["customdata"]) == len(busy)
 
 
 def test_no_events_leaves_the_figure_alone():

@@ -107,7 +107,11 @@ def test_cli_export_csv_matches_page_render(tmp_path):
     body = pd.read_csv(out, comment="#")
     assert len(body) > 20
     page = render(SNAP, View.from_query(dict(p.split("=") for p in q.split("&")))).table
-    assert body["value"].tolist() == pytest.approx(page["value"].tolist())
+    series = body[body["kind"] == "series"]
+    assert series["value"].tolist() == pytest.approx(page["value"].tolist())
+    # The reported figures the chart draws are in the CSV too, marked and sourced (here: detention counts).
+    rep = body[body["kind"] == "reported"]
+    assert len(rep) and rep["flag"].str.startswith("reported").all() and rep["source"].str.contains("http").all()
 
 
 def test_cli_export_html_and_errors(tmp_path):

@@ -174,11 +174,21 @@ def test_event_study_by_date():
     rerun(at, "w_study_date", dt.date(2025, 6, 1))
     rerun(at, "w_study_days", 30)
     vals = {m.label: m.value for m in at.metric}
-    before = float(vals["Mean per day, 30 days before"].replace(",", ""))
-    rows = cdata.series_rows(SNAP, "trac_detention.book_ins_ice")
-    may = rows[rows["date"] == "2025-05-01"].iloc[0]
-    assert before == pytest.approx(may["value"] / 31, abs=0.1)  # May 2 to 31 all in May
+    # A monthly series is compared in whole months, and says so: May against June for 1 June.
+    before = float(vals["Mean per day, 1 whole month before"].replace(",", ""))
+    after = float(vals["Mean per day, 1 whole month after"].replace(",", ""))
+    rows = cdata.series_rows(SNAP, "trac_detention.book_ins_ice").set_index("date")
+    assert before == pytest.approx(rows.loc["2025-05-01", "value"] / 31, abs=0.1)
+    assert after == pytest.approx(rows.loc["2025-06-01", "value"] / 30, abs=0.1)
     assert any("not causal" in c.value for c in at.caption)
+    assert any("whole month before against 1 whole month after" in c.value for c in at.caption)
+    table = next(d.value for d in at.dataframe if "comparison" in d.value.columns)
+    assert "months with data (before/after)" in table.columns
+    # The study's settings are in the address bar, and a link with them opens the same study.
+    q = {k: at.query_params[k] for k in ("study", "study_event", "study_date")}
+    assert q == {"study": "trac_detention.book_ins_ice", "study_event": "(a date)", "study_date": "2025-06-01"}
+    again = open_tab(app(q), "Event study")
+    assert {m.label: m.value for m in again.metric} == vals
 
 
 def test_sources_tab_lists_manifest_files():
@@ -189,8 +199,9 @@ def test_sources_tab_lists_manifest_files():
 
 
 def event_numbers(fig) -> list[str]:
-    tr = [t for t in fig["data"] if t.get("yaxis") == "y9"]
-    return list(tr[0]["text"]) if tr else []
+    """Every event number on the chart's markers (a marker holds one event or a run of close ones)."""
+    tr = [t for t in fig["data"] if t.get("yaxis") == "y9" and t.get("name") == "Events"]
+    return [str(n) for group in tr[0]["customdata"] for n in group] if tr else []
 
 
 def test_event_categories_and_text_filter_follow_on_chart_and_table():
@@ -198,7 +209,9 @@ def test_event_categories_and_text_filter_follow_on_chart_and_table():
     default = event_numbers(trend(at))
     legend = next(d.value for d in at.dataframe if "category" in d.value.columns and "number" in d.value.columns)
     assert len(default) == len(legend) > 0
-    assert set(legend["category"].str.lower()) <= {"personnel", "policy", "funding"}
+    cats = set(legend["category"].str.lower())
+    assert cats <= {"personnel", "policy", "funding", "operation", "court / legal"}
+    assert len(cats) >= 4  # operations and court orders are shown by default
     assert any("Hott" in t for t in legend["title"])
     rerun(at, "w_cats", ["personnel"])
     only = event_numbers(trend(at))
@@ -275,3 +288,10 @@ def test_choices_survive_a_visit_to_another_tab():
     assert at.multiselect(key="w_series").value == ["trac_detention.detained_cbp"]
     assert trend(at)["layout"]["yaxis"]["type"] == "log"
     assert at.query_params["series"] == "trac_detention.detained_cbp"
+
+
+def test_chart_has_alt_text_from_the_data():
+    at = app()
+    chart = next(c for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or ""))
+    assert chart.proto.alt.startswith("Line chart, 20 January 2025 to ") and "events marked" in chart.proto.alt
+    assert any(chart.proto.alt == getattr(c, "value", None) for c in at.get("code"))  # offered for copying

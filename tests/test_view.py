@@ -103,3 +103,28 @@ def test_all_categories_round_trip():
     v = V.View(categories=[])
     assert v.to_query() == {"categories": "all"} and V.View.from_query(v.to_query()).categories == []
     assert V.View().categories == list(V.DEFAULT_CATEGORIES)
+
+
+def test_event_study_on_a_monthly_series_compares_whole_months():
+    """Issue 15: a monthly series studied with a 14-day window compared part of January with part of February
+    while reporting "days with data 14/14"."""
+    from charts.study import study
+    months = pd.date_range("2024-01-01", "2025-06-01", freq="MS")
+    df = pd.DataFrame({"date": months, "end": months + pd.offsets.MonthEnd(0),
+                       "value": [3100.0 + 31 * i for i in range(len(months))]})
+    res = study(df, dt.date(2025, 2, 11), 14, flow=True)
+    assert res.unit == "months" and res.periods == 1
+    assert (res.before.start, res.before.end) == (dt.date(2025, 1, 1), dt.date(2025, 1, 31))
+    assert (res.after.start, res.after.end) == (dt.date(2025, 3, 1), dt.date(2025, 3, 31))
+    jan, mar = df.set_index("date").loc["2025-01-01", "value"], df.set_index("date").loc["2025-03-01", "value"]
+    assert res.before.mean_per_day == pytest.approx(jan / 31) and res.after.mean_per_day == pytest.approx(mar / 31)
+    assert "February 2025 holds the date" in res.note and "whole month" in res.note
+    assert "months with data (before/after)" in res.table().columns and res.table().iloc[0, -1] == "1/1"
+    # On the first day of a month, that month is wholly after the date; 60 days is two whole months.
+    res = study(df, dt.date(2025, 3, 1), 60, flow=True)
+    assert res.periods == 2 and res.after.start == dt.date(2025, 3, 1) and res.before.start == dt.date(2025, 1, 1)
+    assert "left out" not in res.note
+    # A daily series keeps the day windows.
+    days = pd.date_range("2025-01-01", "2025-03-31")
+    d = pd.DataFrame({"date": days, "end": days, "value": 1.0})
+    assert study(d, dt.date(2025, 2, 11), 14, flow=True).unit == "days"
