@@ -53,19 +53,19 @@ def cli(*args):
 def store(tmp_path, raw_dir):
     """A snapshot built from the small TRAC files, and a reference copy of what a clean rebuild writes."""
     data = tmp_path / "data"
-    pipeline.rebuild(raw_dir, data)
+    pipeline.rebuild(raw_dir, data, allow_missing=True)
     ref = tmp_path / "reference"
-    pipeline.rebuild(raw_dir, ref)
+    pipeline.rebuild(raw_dir, ref, allow_missing=True)
     return data, ref
 
 
 @pytest.mark.parametrize("second", ["rebuild", "update"])
 def test_second_writer_is_refused_and_store_intact(second, store, raw_dir, tmp_path):
     data, ref = store
-    first = start_holder(tmp_path, ["rebuild", "--raw", str(raw_dir), "--out", str(data)])
+    first = start_holder(tmp_path, ["rebuild", "--raw", str(raw_dir), "--out", str(data), "--allow-missing"])
     try:
         if second == "rebuild":
-            r = cli("rebuild", "--raw", str(raw_dir), "--out", str(data))
+            r = cli("rebuild", "--raw", str(raw_dir), "--out", str(data), "--allow-missing")
         else:
             # Never reaches the network: the lock is taken before anything is discovered or downloaded.
             r = cli("update", "trac_detention", "--data", str(data), "--raw", str(tmp_path / "cache"))
@@ -77,7 +77,7 @@ def test_second_writer_is_refused_and_store_intact(second, store, raw_dir, tmp_p
     assert "snapshot was left unchanged" in r.stderr
     assert first.returncode == 0, err
     assert snapshot_bytes(data) == snapshot_bytes(ref)
-    json.loads((data / "manifest.json").read_text())  # whole, not interleaved
+    json.loads((data / "snapshot" / "manifest.json").read_text())  # whole, not interleaved
     assert leftovers(tmp_path) == []
 
 
@@ -85,11 +85,11 @@ def test_lock_is_released_when_the_writer_is_killed(store, raw_dir, tmp_path):
     """A writer killed mid-run (kill -9) leaves the previous snapshot, and the next run is not locked out."""
     data, ref = store
     before = snapshot_bytes(data)
-    first = start_holder(tmp_path, ["rebuild", "--raw", str(raw_dir), "--out", str(data)], hold=30)
+    first = start_holder(tmp_path, ["rebuild", "--raw", str(raw_dir), "--out", str(data), "--allow-missing"], hold=30)
     first.kill()
     first.communicate(timeout=10)
     assert snapshot_bytes(data) == before
-    r = cli("rebuild", "--raw", str(raw_dir), "--out", str(data))
+    r = cli("rebuild", "--raw", str(raw_dir), "--out", str(data), "--allow-missing")
     assert r.returncode == 0, r.stderr
     assert snapshot_bytes(data) == snapshot_bytes(ref)
 
@@ -100,7 +100,7 @@ def test_every_writing_command_takes_the_lock(raw_dir, tmp_path, monkeypatch):
     data = tmp_path / "data"
     with pipeline.update_lock(data):
         with pytest.raises(LockedError, match="already writing"):
-            pipeline.rebuild(raw_dir, data)
+            pipeline.rebuild(raw_dir, data, allow_missing=True)
         with pytest.raises(LockedError, match="already writing"):
             pipeline.update(["trac_detention"], data, tmp_path / "cache")
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json"))
