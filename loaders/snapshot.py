@@ -44,6 +44,7 @@ OLD_PREFIX = ".snapshot-old-"
 CURATED = ("events.csv", "reported_figures.csv")
 # Files of the flat layout of earlier versions (everything directly in the data folder).
 _LEGACY_TOP = ("manifest.json", "series.csv", "quality_flags.csv")
+PROJECT_DATA = Path(__file__).resolve().parent.parent / "data"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -301,7 +302,9 @@ def verify(data_dir: Path | str) -> list[str]:
                 problems.append(f"{mpath}: source {sid} table {t['file']} is not listed")
     if gen == data_dir / NAME or gen.name.startswith(OLD_PREFIX):
         for name, meta in sorted(man.get("curated_files", {}).items()):
-            p = data_dir / name
+            # The copy in this data folder; for a snapshot written elsewhere (``--out``), the project's own,
+            # which is what the build read.
+            p = data_dir / name if (data_dir / name).exists() else PROJECT_DATA / name
             if not p.is_file():
                 problems.append(f"{p}: missing (the snapshot was built with it)")
                 continue
