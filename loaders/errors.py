@@ -10,7 +10,7 @@ import re
 
 EXCERPT = 80  # characters of a cell an error message may quote
 MAX_MESSAGE = 600  # characters of a whole message: a parser quoting a 300 MB cell must not flood stderr
-_QUOTED = re.compile(r"'[^'\n]{%d,}'|\"[^\"\n]{%d,}\"" % (EXCERPT + 1, EXCERPT + 1))
+_QUOTED = re.compile(r"'[^'\n]{%d,}'?|\"[^\"\n]{%d,}\"?" % (EXCERPT + 1, EXCERPT + 1))
 
 
 def excerpt(value, n: int = EXCERPT) -> str:
@@ -25,7 +25,7 @@ def _bounded(message: str) -> str:
     if len(message) <= EXCERPT:
         return message
     message = _QUOTED.sub(lambda m: m.group(0)[:EXCERPT] + "…" + m.group(0)[0] + f" ({len(m.group(0)):,} characters)",
-                          message[: MAX_MESSAGE * 4])
+                          message)
     return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + f"… (message cut at {MAX_MESSAGE} characters)"
 
 

@@ -53,7 +53,9 @@ def find_raw_files(source: Source, raw_dir: Path) -> list[Path]:
     found: dict[str, Path] = {}
     for pattern in source.raw_globs:
         for p in sorted(raw_dir.glob(pattern)):
-            if p.is_file() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
+            # Anything but a folder is taken, so that a FIFO or device among the raw files is refused by name
+            # (``limits.read_regular``) instead of silently skipped.
+            if not p.is_dir() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
                 found[p.name] = p
     for rel in source.project_files:
         p = PROJECT / rel
