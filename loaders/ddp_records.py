@@ -202,6 +202,16 @@ def aggregate_records(path_or_bytes, table: RecordTable | str, label: str = "", 
     table = TABLES[table] if isinstance(table, str) else table
     label = label or (str(path_or_bytes) if not isinstance(path_or_bytes, (bytes, bytearray)) else table.name)
     con = duckdb.connect()
+    try:
+        return _aggregate(con, path_or_bytes, table, label, release)
+    finally:
+        # Closed here, on errors too: a connection left to interpreter exit with a thread still reading the
+        # registered Arrow stream aborted the process after its error was printed ("terminate called without
+        # an active exception", rc=134).
+        con.close()
+
+
+def _aggregate(con, path_or_bytes, table: RecordTable, label: str, release: str) -> pd.DataFrame:
     relation, columns = _open(con, path_or_bytes, label)
     sql, used, rule = build_sql(table, relation, columns, label)
     try:

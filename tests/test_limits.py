@@ -194,3 +194,44 @@ def test_formulas_with_cached_values_pass():
                 d = re.sub(rb"<f>SUM\(1,2\)</f>(<v\s*/>|<v></v>)?", b"<f>SUM(1,2)</f><v>3</v>", d)
             zo.writestr(i, d)
     limits.check_workbook_formulas(out.getvalue(), source="x", name="f.xlsx")  # no error
+
+
+# ---------------------------------------------------------------- no DuckDB connection outlives a parse (rc=134)
+
+@pytest.mark.parametrize("sid, mutate", [
+    ("ddp_facility_daily", "negative"),
+    ("ddp_records", "no-dates"),
+])
+def test_duckdb_connections_are_closed_when_a_parse_fails(sid, mutate, monkeypatch):
+    """`parse ddp_facility_daily` on a bad file sometimes aborted after its error ("terminate called without
+    an active exception", rc=134): the connection, with DuckDB threads on a registered Arrow table, was left
+    to interpreter exit. Every connection a parser opens must be closed by the time its error is raised."""
+    import duckdb
+    opened = []
+    real = duckdb.connect
+
+    def tracking(*a, **k):
+        con = real(*a, **k)
+        opened.append(con)
+        return con
+
+    monkeypatch.setattr(duckdb, "connect", tracking)
+    name, good = fs.sample(sid)
+    table = pq.read_table(io.BytesIO(good))
+    if mutate == "negative":
+        col = "n_detained"
+        vals = table.column(col).to_pylist()
+        vals[0] = -1
+        table = table.set_column(table.schema.get_field_index(col), col, pa.array(vals, table.schema.field(col).type))
+    else:
+        col = "apprehension_date"
+        table = table.set_column(table.schema.get_field_index(col), col,
+                                 pa.array([None] * len(table), table.schema.field(col).type))
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    with pytest.raises(ParseError):
+        pipeline.parse_bytes(registry.get(sid), buf.getvalue(), name)
+    assert opened, "the parser opened no DuckDB connection: the test no longer covers it"
+    for con in opened:
+        with pytest.raises(duckdb.ConnectionException):
+            con.sql("select 1")
