@@ -383,3 +383,13 @@ def _write_old(tmp_path: Path, files: dict[str, bytes]) -> Path:
         (d / rel).parent.mkdir(parents=True, exist_ok=True)
         (d / rel).write_bytes(b)
     return d
+
+
+def test_errors_start_on_their_own_line_after_a_progress_bar(raw_dir, tmp_path, capsys):
+    """The error used to be printed on the progress bar's line; the bar is now closed first (tqdm, stderr)."""
+    (raw_dir / TRAC / "pop_agen_table.json").write_text('[{"date": "31/31/2025"}]')
+    assert cli(["rebuild", "--raw", str(raw_dir), "--out", str(tmp_path / "out"), "--allow-missing"]) == 1
+    out, err = capsys.readouterr()
+    assert "parsing" in err and out == ""  # the bar went to stderr
+    at = err.index("error:")
+    assert at > 0 and err[at - 1] == "\n", repr(err[max(0, at - 80):at + 20])
