@@ -154,10 +154,10 @@ def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
         return {}
     target = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", _NS)}
     out = {}
-    for s in wb.findall("m:sheets/m:sheet", _NS):
-        t = target.get(s.get(f"{{{_NS['r']}}}id"), "")
+    for sheet in wb.findall("m:sheets/m:sheet", _NS):
+        t = target.get(sheet.get(f"{{{_NS['r']}}}id"), "")
         member = t.lstrip("/") if t.startswith("/") else "xl/" + t
-        out[member] = s.get("name", member)
+        out[member] = sheet.get("name", member)
     return out
 
 

@@ -34,6 +34,7 @@ import shutil
 from pathlib import Path
 
 from .errors import LoaderError
+from .errors import excerpt as short
 
 NAME = "snapshot"
 MANIFEST = "manifest.json"
@@ -157,12 +158,6 @@ def _check_date(value, path: Path, where: str) -> None:
 def _safe_rel(rel: str) -> bool:
     parts = rel.split("/")
     return bool(rel) and not rel.startswith("/") and all(p not in ("", ".", "..") for p in parts) and "\\" not in rel
-
-
-def short(value, n: int = 80) -> str:
-    """``repr`` of a value cut to ``n`` characters: error messages quote excerpts, never whole cells."""
-    r = repr(value)
-    return r if len(r) <= n else r[: n - 1] + "…" + f" ({len(r):,} characters)"
 
 
 def read_manifest(data_dir: Path) -> dict:

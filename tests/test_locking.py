@@ -24,7 +24,12 @@ from loaders import pipeline
 write = pipeline.write_snapshot
 def slow_write(*a, **k):
     Path(sys.argv[1]).touch()  # "I hold the lock and am about to write"
-    time.sleep(float(sys.argv[2]))
+    # Hold until the test says the second writer is done (or the limit): a fixed pause was too short on a
+    # loaded machine, where the second process took longer than that just to start.
+    release = Path(sys.argv[1] + ".release")
+    deadline = time.monotonic() + float(sys.argv[2])
+    while not release.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
     return write(*a, **k)
 pipeline.write_snapshot = slow_write
 from loaders.__main__ import main
@@ -32,7 +37,7 @@ raise SystemExit(main(sys.argv[3:]))
 """
 
 
-def start_holder(tmp_path, args, hold=3.0):
+def start_holder(tmp_path, args, hold=60.0):
     marker = tmp_path / "holding"
     proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(marker), str(hold), *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -71,6 +76,7 @@ def test_second_writer_is_refused_and_store_intact(second, store, raw_dir, tmp_p
             r = cli("update", "trac_detention", "--data", str(data), "--raw", str(tmp_path / "cache"))
         assert first.poll() is None, "the first writer finished too early for the test to mean anything"
     finally:
+        (tmp_path / "holding.release").touch()
         out, err = first.communicate(timeout=60)
     assert r.returncode == 1
     assert "already writing" in r.stderr and str(data) in r.stderr, r.stderr

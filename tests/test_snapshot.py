@@ -393,3 +393,17 @@ def test_errors_start_on_their_own_line_after_a_progress_bar(raw_dir, tmp_path, 
     assert "parsing" in err and out == ""  # the bar went to stderr
     at = err.index("error:")
     assert at > 0 and err[at - 1] == "\n", repr(err[max(0, at - 80):at + 20])
+
+
+@responses.activate
+def test_update_refuses_to_merge_into_a_damaged_snapshot(built, tmp_path, trac_population_json, trac_book_ins_json):
+    """With an observations file gone, a merge would have kept the manifest's file list and written only the
+    new rows: the source's other rows silently dropped. The damage is refused instead, naming the file."""
+    data, _ = built
+    (data / "snapshot" / "observations" / "trac_detention.csv").unlink()
+    before = snapshot_bytes(data)
+    for u in trac_detention.SOURCE.download_urls:
+        responses.get(u, body=trac_population_json if "pop_agen" in u else trac_book_ins_json)
+    with pytest.raises(SnapshotError, match="trac_detention.csv: missing"):
+        pipeline.update([TRAC], data, tmp_path / "cache")
+    assert snapshot_bytes(data) == before
