@@ -137,6 +137,7 @@ def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEF
 
 _CELL_RE = re.compile(rb"<c\b((?:[^>/]|/(?!>))*)>(.*?)</c>", re.S)
 _FORMULA_RE = re.compile(rb"<f[\s>/]")
+_SUSPECT_F_RE = re.compile(rb"<f\b[^>]*(?:/>|>[^<]*</f>)(?!<v>[^<])")
 _VALUE_RE = re.compile(rb"<v(?:\s[^>]*)?>([^<]*)</v>|<v\s*/>")
 _REF_RE = re.compile(rb'\br="([A-Z]+[0-9]+)"')
 _TYPE_RE = re.compile(rb'\bt="([a-zA-Z]+)"')
@@ -181,17 +182,19 @@ def check_workbook_formulas(content: bytes, *, source: str, name: str) -> None:
             xml = zf.read(member)
         except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError, NotImplementedError):
             continue  # a broken member is reported by the parser, naming its sheet
-        if not _FORMULA_RE.search(xml):
-            continue
-        for m in _CELL_RE.finditer(xml):
-            body = m.group(2)
-            if not _FORMULA_RE.search(body):
+        # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
+        # cell of sheets full of formulas took most of a second per rebuild.
+        for m in _SUSPECT_F_RE.finditer(xml):
+            start = max(xml.rfind(b"<c ", 0, m.start()), xml.rfind(b"<c>", 0, m.start()))
+            end = xml.find(b"</c>", m.end())
+            cell_xml = _CELL_RE.match(xml, start, end + 4) if start >= 0 and end >= 0 else None
+            if cell_xml is None:
                 continue
-            v = _VALUE_RE.search(body)
-            typ = _TYPE_RE.search(m.group(1))
+            v = _VALUE_RE.search(cell_xml.group(2))
+            typ = _TYPE_RE.search(cell_xml.group(1))
             cached = v is not None and (bool(v.group(1)) or (typ is not None and typ.group(1) == b"str"))
             if not cached:
-                ref = _REF_RE.search(m.group(1))
+                ref = _REF_RE.search(cell_xml.group(1))
                 cell = ref.group(1).decode() if ref else "?"
                 sheet = names.get(member, member)
                 raise ParseError(f"sheet {excerpt(sheet)} cell {cell} holds a formula with no cached value (the "
