@@ -355,11 +355,11 @@ def test_kill_9_at_random_moments_leaves_the_old_or_the_new_snapshot(built, raw_
         if i % 2 == 0:
             time.sleep(rng.uniform(0.2, 2.5))  # anywhere in the run, start-up included
         else:
-            # aimed at the write: as soon as the new generation's folder appears, plus a random few ms
+            # aimed at the write: once the new generation's folder appears, plus a random delay
             deadline = time.monotonic() + 30
             while not list(data.glob(".snapshot-new-*")) and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.0005)
-            time.sleep(rng.uniform(0, 0.03))
+            time.sleep(rng.uniform(0, 0.4))  # the write phase (files, fsyncs, switch) lasts a few tenths
         proc.kill()
         proc.wait(timeout=30)
         state = gen_bytes(data)
