@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup test-setup rebuild bench
+.PHONY: run test setup test-setup rebuild bench screenshot
 
 $(BIN)/.installed: requirements.txt
 	$(PY) -m venv $(VENV)
@@ -32,3 +32,7 @@ test: test-setup
 
 rebuild: setup
 	$(BIN)/python -m loaders rebuild --raw ../shared/data --out data
+
+# The README's docs/screenshot.png: refreshed only by this command, never by the test suite.
+screenshot: test-setup
+	$(BIN)/python -m tests.e2e_screenshot

@@ -19,8 +19,9 @@ from charts.figures import build_study_figure, source_lines
 from charts.overview import headlines
 from charts.plain import markdown_literal
 from charts.study import carry_days, event_study, window_series
-from charts.view import GRANULARITIES, PRESETS, ROLLING, View
-from loaders import tidy
+from charts.view import GRANULARITIES, PRESETS, ROLLING, View, data_bounds, view_from_link
+from loaders import events as lev
+from loaders import origins, tidy
 
 st.set_page_config(page_title="US immigration enforcement: trends and events", layout="wide")
 DATA = cdata.DATA
@@ -34,13 +35,19 @@ def snapshot() -> cdata.Snapshot:
     return cdata.load_snapshot(DATA)
 
 
+# Where this deployment keeps readers' saved events and whether it saves at all (DASHBOARD_EVENTS_FILE,
+# DASHBOARD_EVENTS_SAVE, DASHBOARD_PUBLIC: see loaders.events.user_events_setting). Read on every run: cheap.
+EVENTS_SETTING = lev.user_events_setting()
+
+
 @st.cache_resource(show_spinner=False)
-def bundled_events() -> pd.DataFrame | None:
-    try:
-        from loaders.events import load_events
-    except ImportError:
-        return None
-    return load_events(DATA / "events.csv", DATA / "user_events.csv")
+def checked_events(user_path: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    # (bundled + local events, rows of the local file that were not loaded); cleared after a save.
+    return lev.load_events_checked(DATA / "events.csv", user_path)
+
+
+def bundled_events() -> pd.DataFrame:
+    return checked_events(str(EVENTS_SETTING.path))[0]
 
 
 @st.cache_resource(show_spinner=False)
@@ -60,12 +67,11 @@ if not ids:
     st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
     st.stop()
 
-def with_uploaded(uploaded: pd.DataFrame | None) -> pd.DataFrame | None:
+def with_uploaded(uploaded: pd.DataFrame | None) -> pd.DataFrame:
     base = bundled_events()
-    if base is None or uploaded is None or uploaded.empty:
+    if uploaded is None or uploaded.empty:
         return base
-    from loaders.events import merge_events
-    return merge_events(base, uploaded)[0]
+    return lev.merge_events(base, uploaded)[0]
 
 
 events = with_uploaded(st.session_state.get("uploaded_events"))
@@ -105,15 +111,28 @@ def series_index() -> tuple[dict[str, str], list[str], list[str]]:
 
 TITLES, OPTIONS, BIG_BREAKDOWNS = series_index()
 
+@st.cache_resource(show_spinner=False, max_entries=2)
+def range_bounds(today: dt.date) -> tuple[dt.date, dt.date]:
+    return data_bounds(snap, today)
+
+
 if "view_seeded" not in st.session_state:
-    v0 = View.from_query(st.query_params.to_dict())
-    known = [r for r in v0.series if r in OPTIONS or r.split("|")[0] in BIG_BREAKDOWNS]
-    v0.series = known or [r for r in View().series if r in OPTIONS] or OPTIONS[:1]
+    # The link is checked once, by the same code as `python -m charts export --query`: whatever it says, the
+    # page renders, and every change made to it is listed above the chart.
+    link = st.query_params.to_dict()
+    v0, link_notes = view_from_link(link, snap, events=events, today=dt.date.today())
+    if not v0.series:
+        v0.series = [r for r in View().series if r in OPTIONS] or OPTIONS[:1]
+        if link.get("series"):
+            link_notes.append("None of the link's series can be drawn; showing the default series.")
+    st.session_state["link_notes"] = link_notes
     st.session_state.update({
         "w_series": [r for r in v0.series if r in OPTIONS],
         "w_extra": [r for r in v0.series if r not in OPTIONS],
         "w_preset": v0.preset,
-        "w_range": (v0.start or dt.date(2025, 1, 20), v0.end or dt.date.today()),
+        # Clamped like the link's own dates: the picker refuses (raises on) a value outside its bounds.
+        "w_range": tuple(min(max(d, range_bounds(dt.date.today())[0]), range_bounds(dt.date.today())[1])
+                         for d in (v0.start or dt.date(2025, 1, 20), v0.end or dt.date.today())),
         "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
         "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or dt.date(2025, 1, 20),
         "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,
@@ -121,6 +140,7 @@ if "view_seeded" not in st.session_state:
         "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,
     })
     st.session_state["view_seeded"] = True
+    st.session_state["seeded_query"] = None  # set by the first run of the trends panel
 
 # Streamlit forgets a widget's value when a run does not draw it, and the lazy tabs draw one tab a run:
 # writing each value back makes it ordinary session state that outlives a visit to another tab.
@@ -167,20 +187,29 @@ def show_headlines() -> None:
         if i % per_row == 0:
             cols = st.columns(per_row)
         with cols[i % per_row].container(border=True):
-            delta = f"{h.change:+,.0f} since the {h.previous_release} release" if h.change is not None else None
+            # The delta is the like-for-like comparison the card names (previous snapshot, previous full month,
+            # same point of the previous fiscal year, same month a year earlier), never a mix of windows.
+            delta = f"{h.change:+,.0f} {h.comparison}" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)
-            st.caption(f"{h.unit}, {h.period}. Data date {h.data_date}; release {h.release or 'n/a'}. "
-                       f"Source: {h.publisher}.")
-            if h.overdue_days:
-                st.badge(f"Overdue by {h.overdue_days} days", color="orange",
+            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison}.")
+                       + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
+            from releases_view import card_status  # the source's publication status (Releases tab)
+            st.caption(card_status(snap, h.source))
+            if h.fixed_file:
+                st.badge(f"Fixed file, not updated; data {h.age_days} days old", color="gray",
+                         help="This series comes from a file that is never refreshed; newer figures may exist elsewhere.")
+            elif h.overdue_days:
+                st.badge(f"Overdue by {h.overdue_days} days; data {h.age_days} days old", color="orange",
                          help="Later than the source's usual release cadence; newer figures may exist.")
+            elif h.age_days is not None:
+                st.badge(f"Data {h.age_days} days old", color="gray")
 
 
 show_headlines()
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
-tab_trends, tab_study, tab_sources = st.tabs(["Trends and events", "Event study", "Sources and methods"],
-                                             key="tab", on_change="rerun")
+tab_trends, tab_study, tab_sources, tab_releases = st.tabs(
+    ["Trends and events", "Event study", "Sources and methods", "Releases"], key="tab", on_change="rerun")
 
 # ---------------------------------------------------------------- trends
 
@@ -189,6 +218,25 @@ def trends_panel() -> None:
     """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
     (the other tabs are not built while this one is open)."""
     global events
+    local_refused = checked_events(str(EVENTS_SETTING.path))[1]
+    if len(local_refused):
+        # A fresh session must say why some of the reader's own events are missing, not just leave them out.
+        with st.container(key="local_events_report"):
+            st.warning(f"{local_refused['row'].nunique()} row(s) of the local events file "
+                       f"{markdown_literal(EVENTS_SETTING.path.name)} were not loaded (row numbers as in a "
+                       "spreadsheet, header = row 1; row 0 is the file as a whole). The other events are shown.")
+            st.dataframe(local_refused, hide_index=True, key="w_local_refused")
+    # The notes describe the link as opened: once the reader changes the view they no longer apply.
+    query = current_view().to_query()
+    if st.session_state.get("seeded_query") is None:
+        st.session_state["seeded_query"] = query
+    elif query != st.session_state["seeded_query"]:
+        st.session_state["link_notes"] = []
+    notes = st.session_state.get("link_notes") or []
+    if notes:
+        with st.container(key="link_notes"):
+            for note in notes:
+                st.info(markdown_literal(note))
     c1, c2 = st.columns([3, 2])
     with c1:
         st.multiselect("Series", OPTIONS, key="w_series", format_func=ref_label,
@@ -196,7 +244,8 @@ def trends_panel() -> None:
     with c2:
         st.selectbox("Date range", list(PRESETS), key="w_preset", format_func=PRESETS.get)
         if st.session_state["w_preset"] == "custom":
-            st.date_input("Custom range", key="w_range", min_value=dt.date(1999, 10, 1), max_value=dt.date(2030, 12, 31))
+            lo_bound, hi_bound = range_bounds(dt.date.today())
+            st.date_input("Custom range", key="w_range", min_value=lo_bound, max_value=hi_bound)
     if BIG_BREAKDOWNS:
         with st.expander("Breakdowns with many members (facilities, states, field offices, countries)"):
             b_sid = st.selectbox("Series with a breakdown", BIG_BREAKDOWNS, format_func=lambda s: snap.info(s)["title"],
@@ -243,33 +292,12 @@ def trends_panel() -> None:
         with e2:
             st.multiselect("Categories (none = all)", cats, key="w_cats")
         st.text_input("Only events whose title or description contains", key="w_evtext", max_chars=80)
-        st.caption("Add your own events (CSV with columns date, date_precision, title, category, description, "
-                   "source_name, source_url; at most 200 rows and 256 KB). Rows are checked one by one.")
+        st.caption(f"Add your own events (CSV with columns date, date_precision, title, category, description, "
+                   f"source_name, source_url; at most {lev.UPLOAD_MAX_ROWS} rows and "
+                   f"{lev.UPLOAD_MAX_BYTES // 1000} KB). Rows are checked one by one.")
         up = st.file_uploader("Your events file", type=["csv"], key="w_upload")
         if up is not None:
-            try:
-                from loaders.events import validate_events
-                acc, rej = validate_events(up.getvalue(), up.name, max_rows=200)
-            except Exception as e:  # the validator's own error for a file it cannot read at all
-                st.error(f"Could not read {markdown_literal(up.name)}: {markdown_literal(e)}")
-            else:
-                from loaders.events import merge_events
-                merged, dups = merge_events(bundled_events(), acc) if bundled_events() is not None else (acc, rej[:0])
-                rej = pd.concat([rej, dups.drop(columns=["origin"], errors="ignore")], ignore_index=True)
-                st.session_state["uploaded_events"] = acc
-                events = merged
-                with st.container(key="upload_report"):
-                    st.success(f"{len(acc) - len(dups)} event(s) accepted from {markdown_literal(up.name)}; "
-                               f"{len(rej)} row(s) rejected.")
-                    if len(rej):
-                        st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
-                        st.dataframe(rej, hide_index=True, key="w_upload_rejected")
-                if len(acc) and st.button("Keep these events in my local events file (data/user_events.csv)",
-                                          key="w_upload_save"):
-                    from loaders.events import save_user_events
-                    path = save_user_events(acc)
-                    bundled_events.clear()
-                    st.success(f"Saved to {markdown_literal(path)}; they will load with the bundled events next time.")
+            upload_panel(up)
         elif st.session_state.pop("uploaded_events", None) is not None:
             # The file was removed from the uploader: its events leave the chart on this run, not the next.
             events = bundled_events()
@@ -343,7 +371,45 @@ def trends_panel() -> None:
                            file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
                            on_click="ignore", key="dl_full_parquet")
         st.text("Citation for this view:")
-        st.code(export.citation(snap, r.prepared), language=None, wrap_lines=True)
+        from releases_view import citation_with_whats_new  # each source's latest release in sentences
+        st.code(citation_with_whats_new(snap, export.citation(snap, r.prepared), [p.source for p in r.prepared]),
+                language=None, wrap_lines=True)
+
+
+def upload_panel(up) -> None:
+    """Check an uploaded events file, report every row not taken, offer to keep the rest (when allowed)."""
+    global events
+    try:
+        res = lev.check_upload(up.getvalue(), up.name, bundled_events())
+    except Exception as e:  # the validator's own error for a file it cannot read at all
+        st.error(f"Could not read {markdown_literal(up.name)}: {markdown_literal(e)}")
+        return
+    st.session_state["uploaded_events"] = res.accepted
+    events = res.events
+    with st.container(key="upload_report"):
+        saved = f" {res.already_saved} already in the local events file;" if res.already_saved else ""
+        st.success(f"{len(res.accepted)} event(s) accepted from {markdown_literal(up.name)};{saved} "
+                   f"{len(res.rejected)} row(s) rejected.")
+        if len(res.rejected):
+            st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+            st.dataframe(res.rejected, hide_index=True, key="w_upload_rejected")
+    if not len(res.accepted):
+        return
+    if not EVENTS_SETTING.save:
+        st.caption(markdown_literal(EVENTS_SETTING.why_not) + " The events stay on the chart for this visit.")
+        return
+    if st.button("Keep these events in the local events file", key="w_upload_save"):
+        try:
+            done = lev.save_user_events(res.accepted, EVENTS_SETTING.path, bundled=bundled_events())
+        except lev.SaveRefused as e:  # limits, a busy lock, a local file that would lose rows: nothing written
+            st.error(f"Not saved: {markdown_literal(e.args[0].split('] ', 1)[-1])}")
+            return
+        except OSError as e:
+            st.error(f"Not saved: the local events file could not be written ({markdown_literal(e.strerror or e)}).")
+            return
+        checked_events.clear()
+        st.success(f"Saved {done.added} new event(s) to the local events file ({done.total} in all); they load "
+                   "with the bundled events from now on.")
 
 
 with tab_trends:
@@ -446,11 +512,18 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rows = []
     for sid_, e in snap.manifest.get("sources", {}).items():
         for f in e.get("files", []):
+            o = f.get("origin") or {}
             rows.append({"source": sid_, "publisher": e.get("publisher"), "file": f["name"], "release": f.get("release"),
-                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "local copy",
-                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"), "url": f.get("url")})
+                         "data to": f.get("data_date"), "retrieved": f.get("retrieved") or "not recorded",
+                         "sha256": f["sha256"], "licence": f.get("licence"), "rows": f.get("rows"),
+                         "url": o.get("official_url") or f.get("url"),
+                         # How the bytes were read when not from the official URL (an archive copy, a mirror).
+                         "read": origins.READ_AS.get(o.get("read_as", ""), ""), "read from": o.get("read_url") or None,
+                         "archive copy": o.get("archive_url") or None})
     catalogue = snap.catalogue.reset_index()[["id", "title", "metric", "agency", "breakdown", "unit", "frequency",
                                               "definition", "source"]]
+    from charts.ledger import catalogue_presence  # say so where a listed series has no data in the snapshot
+    catalogue.insert(2, "data in this snapshot", catalogue_presence(snap)["data"].to_numpy())
     notes = pd.DataFrame(methods.QUALITY_NOTES, columns=["problem", "what the dashboard does"])
     return pd.DataFrame(rows), catalogue, notes
 
@@ -458,7 +531,12 @@ def sources_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def sources_panel() -> None:
     files_table, catalogue_table, notes_table = sources_tables()
     st.subheader("Sources and files")
-    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("url")})
+    st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
+                                                             "read from": st.column_config.LinkColumn("read from"),
+                                                             "archive copy": st.column_config.LinkColumn("archive copy")})
+    st.subheader("Publication status")  # built in releases_view; the Releases tab has the evidence in full
+    from releases_view import status_dataframe
+    st.dataframe(status_dataframe(snap), hide_index=True)
     st.subheader("Series definitions")
     st.dataframe(catalogue_table, hide_index=True)
     st.subheader("What the words mean")
@@ -476,3 +554,8 @@ def sources_panel() -> None:
 with tab_sources:
     if tab_sources.open:
         sources_panel()
+
+with tab_releases:
+    if tab_releases.open:
+        from releases_view import releases_panel
+        releases_panel(snap)

@@ -6,22 +6,32 @@ options given explicitly override the query string. The figure is built by the s
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+
+from loaders.errors import LoaderError
 
 from . import data as cdata
 from . import export
 from .compose import render
-from .view import View
+from .view import View, view_from_link
 
 
 def load_context(data_dir: Path):
     snap = cdata.load_snapshot(data_dir)
     events = reported = None
     try:
-        from loaders.events import load_events
-        events = load_events(data_dir / "events.csv", data_dir / "user_events.csv")
+        from loaders import events as lev
+        # The page's local events file: the deployment's (DASHBOARD_EVENTS_FILE) for the default snapshot.
+        default_data = data_dir.resolve() == cdata.DATA.resolve()
+        user = lev.user_events_setting().path if default_data else data_dir / "user_events.csv"
+        events, refused = lev.load_events_checked(data_dir / "events.csv", user)
+        for r in refused.itertuples():
+            print(f"note: {r.file} row {r.row}, {r.field}: {r.reason} (not loaded)", file=sys.stderr)
     except (ImportError, FileNotFoundError):
         pass
     try:
@@ -32,7 +42,8 @@ def load_context(data_dir: Path):
     return snap, events, reported
 
 
-def view_from_args(args) -> View:
+def query_from_args(args) -> dict[str, str]:
+    """The view's query parameters: the permalink's, with options given explicitly on top."""
     q = {}
     if args.query:
         text = args.query
@@ -53,10 +64,50 @@ def view_from_args(args) -> View:
         q["events"] = "0"
     if args.no_reported:
         q["reported"] = "0"
-    return View.from_query(q)
+    return q
 
 
-def main(argv: list[str] | None = None) -> int:
+def view_from_args(args) -> View:
+    return View.from_query(query_from_args(args))
+
+
+def output_problem(out: Path) -> str | None:
+    """Why ``out`` cannot be written, found before any work is done; None when it looks writable."""
+    if out.is_dir():
+        return f"--out {out} is a folder; give a file name, e.g. {out / 'chart.png'}"
+    parent = out.parent
+    for folder in [parent, *parent.parents]:
+        if folder.exists():
+            if not folder.is_dir():
+                return f"cannot write {out}: {folder} is a file, not a folder"
+            break
+    if out.exists() and not out.is_file() and not stat.S_ISCHR(out.stat().st_mode):
+        return f"cannot write {out}: it is not a regular file"
+    return None
+
+
+def write_output(out: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``out``: a regular file is replaced atomically (a failed write leaves the old file,
+    or none, never half a chart); a character device such as /dev/stdout is written directly."""
+    if out.exists() and stat.S_ISCHR(out.stat().st_mode):
+        with open(out, "wb") as fh:
+            fh.write(payload)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m charts", description="Export the dashboard's charts.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     ex = sub.add_parser("export", help="write one chart (png, svg, html) or its data (csv) to a file")
@@ -81,18 +132,33 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--width", type=int, default=1200)
     ex.add_argument("--out", required=True, help="output file")
     ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     out = Path(args.out)
     fmt = args.format or out.suffix.lstrip(".").lower()
     if fmt not in ("png", "svg", "html", "csv"):
         print(f"error: cannot tell the format from {out.name!r}; use --format", file=sys.stderr)
         return 2
-    view = view_from_args(args)
-    snap, events, reported = load_context(Path(args.data))
-    missing = [r for r in view.series if r.split("|")[0] not in snap.by_series]
-    if missing:
-        print(f"error: unknown series {', '.join(missing)}; see data/series.csv for ids", file=sys.stderr)
+    problem = output_problem(out)
+    if problem:  # before drawing anything: a PNG takes seconds to render
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        snap, events, reported = load_context(Path(args.data))
+    except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError
+        print(f"error: cannot read the snapshot in {args.data}: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+    # The same check as the page's: what the link asks for and cannot be drawn is adjusted and said.
+    view, notes = view_from_link(query_from_args(args), snap, events=events)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not view.series:
+        asked = query_from_args(args).get("series", "")
+        print(f"error: unknown series {asked or '(none given)'}; see data/series.csv for ids", file=sys.stderr)
         return 2
     r = render(snap, view, events=events, reported=reported)
     if r.figure is None or r.table.empty:
@@ -110,8 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     except export.ExportUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(payload)
+    try:
+        write_output(out, payload)
+    except OSError as e:
+        print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"wrote {out} ({len(payload):,} bytes; {r.lo} to {r.hi}; {len(r.table)} points)")
     return 0
 

@@ -23,6 +23,7 @@ import textwrap
 import pandas as pd
 import plotly.graph_objects as go
 
+from loaders.copies import describe_link, is_copy
 from loaders.events import CATEGORIES, neutralise_for_csv
 
 event_categories: dict[str, str] = dict(CATEGORIES)
@@ -115,7 +116,16 @@ def hover_text(event) -> str:
     if desc:
         parts.append(desc)
     parts.append("Source: " + _esc(event["source_name"]))
+    copy_note = _link_note(event)
+    if copy_note:
+        parts.append("Link: " + _esc(copy_note))
     return "<br>".join(parts)
+
+
+def _link_note(event) -> str:
+    """'copy on <host> of <outlet>, <date>' when the event's link is a copy of another outlet's report, else ''."""
+    return describe_link(_text(event.get("source_url")), event.get("link_is_copy"),
+                         _text(event.get("original_outlet")), _text(event.get("original_date")))
 
 
 def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
@@ -129,6 +139,8 @@ def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
         "category": [event_categories.get(c, c) for c in ev["category"]],
         "source_name": ev["source_name"].astype(object),
         "source_url": ev["source_url"].astype(object),
+        # Says when the link is only a copy (a republisher, mirror or aggregator) and whose report it copies.
+        "link": [_link_note(e) or "original" for e in ev.to_dict("records")],
     })
 
 
@@ -171,7 +183,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
                        f"open-source immigration-enforcement dashboard; {len(ev)} event(s); each row cites its source."))
     buf.write(_comment("Sources: " + (" | ".join(sources) if sources else "none")))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",
-            "source_name", "source_url", "origin"]
+            "source_name", "source_url", "link_is_copy", "original_outlet", "original_date", "origin"]
     w.writerow(cols)
     for _, e in ev.iterrows():
         row = {
@@ -179,6 +191,8 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
             "title": e["title"], "category": e["category"],
             "category_label": event_categories.get(e["category"], e["category"]),
             "description": e.get("description", ""), "source_name": e["source_name"], "source_url": e["source_url"],
+            "link_is_copy": "yes" if is_copy(e.get("link_is_copy")) else "no",
+            "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),
             "origin": e.get("origin", ""),
         }
         w.writerow([neutralise_for_csv(_text(row[c])) if c != "number" else row[c] for c in cols])

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from loaders.copies import describe_link
+
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies; no alarm red.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#D55E00", "#F0E442", "#000000"]
 NEUTRAL = "#6b6b6b"
@@ -134,9 +136,34 @@ def source_lines(snap, prepared) -> list[str]:
         if to:
             text += f"; data to {max(to).date().isoformat()}"
         lines.append(text + ".")
+        files = {f for p in parts if "file" in p.frame for f in p.frame["file"].unique() if f}
+        line = file_origins_line(entry, files)
+        if line:
+            lines.append(line)
         if entry.get("attribution"):
             lines.append(entry["attribution"] + ".")
     return lines
+
+
+READ_WORDS = {"archive": "read from an archive copy", "mirror": "read from a copy in another repository",
+              "reconstruction": "rebuilt from a copy's text", "digitised": "digitised from a chart",
+              "transcription": "transcribed", "producer": "read from the producer's repository"}
+
+
+def file_origins_line(entry: dict, files: set[str], most: int = 3) -> str:
+    """The official URLs of the files behind a line, and how any copy was read ("read from an archive copy")."""
+    recs = [f for f in entry.get("files", []) if f.get("name") in files and f.get("origin")]
+    if not recs:
+        return ""
+    urls = list(dict.fromkeys(f["origin"].get("official_url", "") for f in sorted(recs, key=lambda f: f["name"])))
+    shown = "; ".join(u for u in urls[:most] if u) + (f"; and {len(urls) - most} more" if len(urls) > most else "")
+    kinds = {}
+    for f in recs:
+        word = READ_WORDS.get(f["origin"].get("read_as", ""))
+        if word:
+            kinds[word] = kinds.get(word, 0) + 1
+    how = ", ".join(f"{n} of {len(recs)} {w}" if len(recs) > 1 else w for w, n in sorted(kinds.items()))
+    return f"Official file{'s' if len(urls) > 1 else ''}: {shown}" + (f" ({how})" if how else "") + "."
 
 
 def subtitle_for(view, lo, hi, prepared) -> str:
@@ -219,6 +246,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         if ymax and not view.log:
             layout["yaxis"]["range"] = [0, ymax * 1.18]  # the main axis only, not the markers' overlay
         layout["hovermode"] = "closest"
+    from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
+    add_blackouts(spec, snap, prepared, lo, hi)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
     return go.Figure(spec, _validate=VALIDATE)
@@ -236,6 +265,10 @@ def reported_trace(reported) -> dict:
         ys += [r.value, r.value, None]
         h = (_esc(f"{r.value:,.0f} {r.unit}, {start} to {end}") + "<br>"
              + _esc(f"reported by {r.reported_by} ({r.source_quality})"))
+        copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
+                                  getattr(r, "original_date", ""))
+        if copy_note:
+            h += "<br>" + _esc("link: " + copy_note)
         hover += [h, h, None]
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name="Reported figures (not official series)",
                 line=dict(color=NEUTRAL, width=3, dash="dash"), marker=dict(symbol="diamond", size=7),

@@ -1,8 +1,22 @@
-"""Headline figures: the latest value of a few key measures, each with its dates, source, change against
-the previous release and a staleness badge.
+"""Headline figures: the latest value of a few key measures, each saying exactly what period and scope it covers,
+compared like with like, with its real release date (or the fact that there is none) and its age.
 
 Each headline names candidate series; the one with the most recent data is used (the first listed on a tie),
-so the page keeps working while sources come and go, and always says which series it shows.
+so the page keeps working while sources come and go, and always says which series it shows. Every card gives
+one sentence a reader can quote ("July 2026 average: 1,584 arrests a day") and names its comparison:
+
+- ``snapshot`` (a headcount): the latest snapshot, against the previous snapshot in the series;
+- ``month-per-day`` (a monthly flow): the latest *full* calendar month's average per day, against the previous
+  full month's average per day. A partial month is never blended in: it is named and left out;
+- ``fytd`` (fiscal year to date): the latest fiscal year's figure and its daily pace, against the previous
+  fiscal year at the same point (a release whose data date is within a week of the same day), or a statement
+  that the snapshot has no such release;
+- ``month-total`` (a monthly count): the latest full month, against the same month a year earlier (same
+  length, same season).
+
+Release dates: only sources whose files carry their publication date (ICE's dated file names, DHS's dated
+tables) give a release date; for the others (TRAC's snapshot dates, CBP's data months, chart data) the card
+says that no publication date is recorded instead of passing a data date off as one.
 """
 from __future__ import annotations
 
@@ -12,22 +26,29 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import data as cdata
-from .study import daily_values
 
-# (label, how, candidates). how: "latest" = the latest value; "last30" = mean per day over the last 30 days
-# of data; "last-period" = the latest complete period's total.
+# (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (
-    ("People in ICE detention", "latest",
-     ("ice_detention_stats.detained_total", "trac_detention.detained_total")),
-    ("ICE arrests per day, last 30 days of data", "last30",
-     ("ddp_records.arrests_daily", "ddp_arrests_aggregates.monthly_national_chart_data")),
-    ("ICE book-ins per day, last 30 days of data", "last30",
-     ("ice_detention_stats.book_ins_ice", "trac_detention.book_ins_ice")),
-    ("ICE removals, fiscal year to date", "latest",
-     ("ice_detention_stats.removals_fytd",)),
-    ("Border encounters, latest month", "last-period",
-     ("cbp_encounters.swb_total", "cbp_encounters.nationwide_total", "ohss_khsm.usbp_encounters")),
+    ("People in ICE detention", "snapshot",
+     (("ice_detention_stats.detained_total", "headcount, all arresting agencies (ICE and CBP)"),
+      ("trac_detention.detained_total", "headcount, all arresting agencies (ICE and CBP)"))),
+    ("ICE arrests per day (monthly average)", "month-per-day",
+     (("ddp_records.arrests_daily", "ICE ERO administrative arrests, national, de-duplicated"),
+      ("ddp_arrests_aggregates.monthly_national_chart_data", "ICE ERO administrative arrests, national, de-duplicated"))),
+    ("ICE book-ins per day (monthly average)", "month-per-day",
+     (("ice_detention_stats.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"),
+      ("trac_detention.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"))),
+    ("ICE removals, fiscal year to date", "fytd",
+     (("ice_detention_stats.removals_fytd", "ICE removals as ICE counts them, including returns"),)),
+    ("CBP encounters, latest full month", "month-total",
+     (("cbp_encounters.nationwide_total", "nationwide, all of CBP"),
+      ("cbp_encounters.swb_total", "southwest land border only, all of CBP"),
+      ("ohss_khsm.usbp_encounters", "U.S. Border Patrol only, nationwide"))),
 )
+# Sources whose files carry their own publication date (for ICE, only files dated in their name).
+PUBLISHED_RELEASES = ("ice_detention_stats", "ohss_monthly_tables")
+UNIT_WORDS = {"arrests": "arrests", "book-ins": "book-ins", "people": "people", "removals": "removals",
+              "encounters": "encounters"}
 
 
 @dataclass
@@ -37,15 +58,21 @@ class Headline:
     title: str
     value: float | None
     unit: str
-    period: str  # what the value covers, in words
+    period: str  # what the value covers, in words ("July 2026", "on 2026-07-11", "FY2026 to 2026-04-04")
     data_date: dt.date | None
-    release: dt.date | None
+    release: dt.date | None  # the publication date, only where the source records one
     source: str
     publisher: str
-    previous: float | None
-    previous_release: dt.date | None
+    previous: float | None  # the like-for-like comparison value (see ``comparison``)
+    previous_release: dt.date | None  # publication date of the compared figure, when recorded
     overdue_days: int | None  # days past the source's cadence, None when on time
     definition: str
+    statement: str = ""  # the sentence a reader would quote
+    scope: str = ""
+    comparison: str = ""  # what the value is compared with, in words, or why there is no comparison
+    release_note: str = ""  # "released 2026-04-09" or why no release date is given
+    age_days: int | None = None  # days from the data date to today
+    fixed_file: bool = False  # a file that is never updated (no overdue badge can apply)
 
     @property
     def change(self) -> float | None:
@@ -54,50 +81,152 @@ class Headline:
         return self.value - self.previous
 
 
-def _compute(df: pd.DataFrame, how: str, flow: bool) -> tuple[float | None, str, dt.date | None]:
-    if df.empty:
-        return None, "", None
-    if how == "last30":
-        daily = daily_values(df, flow=flow)
-        end = daily.index.max()
-        part = daily[daily.index > end - pd.Timedelta(days=30)]
-        return float(part.mean()), f"{part.index.min().date()} to {end.date()}", end.date()
-    if how == "last-period":
-        full = df[~df["flag"].str.contains("partial")]
-        row = (full if len(full) else df).iloc[-1]
-        return float(row["value"]), f"{row['date']:%B %Y}", row["end"].date()
-    row = df.iloc[-1]
-    return float(row["value"]), f"on {row['end'].date()}", row["end"].date()
+def _n(v: float) -> str:
+    return f"{v:,.0f}"
+
+
+def _full_months(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows covering a whole calendar month and not flagged partial."""
+    whole = (rows["date"].dt.day == 1) & (rows["end"] == rows["date"] + pd.offsets.MonthEnd(0))
+    return rows[whole & ~rows["flag"].str.contains("partial")]
+
+
+def _monthly(daily_or_monthly: pd.DataFrame, sid: str) -> pd.DataFrame:
+    """A daily series summed to calendar months (a month is full only when every day is present)."""
+    if not sid.endswith("_daily"):
+        return daily_or_monthly
+    d = daily_or_monthly.assign(month=daily_or_monthly["date"].dt.to_period("M"))
+    g = d.groupby("month").agg(value=("value", "sum"), n=("value", "size"), release=("release", "max"),
+                               file=("file", "last")).reset_index()
+    g["date"] = g["month"].dt.start_time
+    g["end"] = g["month"].dt.end_time.dt.normalize()
+    g["flag"] = ["" if n == e.day else "partial" for n, e in zip(g["n"], g["end"])]
+    return g[["date", "end", "value", "release", "flag", "file"]]
+
+
+def _unit_word(info) -> str:
+    return UNIT_WORDS.get(str(info.get("unit", "")), str(info.get("unit", "")))
+
+
+def _release(snap: cdata.Snapshot, source: str, row) -> tuple[dt.date | None, str]:
+    """(publication date, words). Only sources recording a publication date give one."""
+    rel = row.get("release")
+    if source in PUBLISHED_RELEASES and rel is not None and not pd.isna(rel):
+        releases = snap.tables.get("ice_detention_stats.releases")
+        if source == "ice_detention_stats" and releases is not None and "release_date_from" in releases:
+            how = releases.set_index("file")["release_date_from"].to_dict().get(row.get("file"), "")
+            if how and how != "file name":
+                return None, (f"no publication date recorded: the file name {row.get('file')} is undated "
+                              f"(data to {pd.Timestamp(row['end']).date()})")
+        return pd.Timestamp(rel).date(), f"released {pd.Timestamp(rel).date()}"
+    return None, f"no publication date recorded for this file (its data run to {pd.Timestamp(row['end']).date()})"
+
+
+def _snapshot(rows, unit, scope):
+    last = rows.iloc[-1]
+    value, day = float(last["value"]), last["end"].date()
+    statement = f"Headcount on {day}: {_n(value)} {unit}"
+    if len(rows) > 1:
+        prev = rows.iloc[-2]
+        return (value, f"on {day}", day, statement, float(prev["value"]),
+                f"vs {_n(prev['value'])} on {prev['end'].date()} (previous snapshot)", prev, last)
+    return value, f"on {day}", day, statement, None, "no earlier snapshot in the data", None, last
+
+
+def _month_per_day(rows, unit, scope):
+    full = _full_months(rows)
+    if full.empty:
+        return None, "", None, "no full month in the data", None, "", None, rows.iloc[-1]
+    last = full.iloc[-1]
+    days = last["end"].day
+    value = float(last["value"]) / days
+    month = f"{last['date']:%B %Y}"
+    statement = f"{month} average: {_n(value)} {unit} a day"
+    later = rows[rows["date"] > last["date"]]
+    if len(later):
+        p = later.iloc[-1]
+        statement += (f" ({p['date']:%B %Y} is partial, data to {p['end'].date()}, and is not used)")
+    before = full[full["date"] == last["date"] - pd.offsets.MonthBegin(1)]
+    if len(before):
+        b = before.iloc[-1]
+        prev = float(b["value"]) / b["end"].day
+        return (value, month, last["end"].date(), statement, prev,
+                f"vs {b['date']:%B %Y}: {_n(prev)} a day (previous full month)", b, last)
+    return value, month, last["end"].date(), statement, None, "no previous full month in the data", None, last
+
+
+def _fytd(rows_by_key, unit, scope):
+    fy = max(rows_by_key)
+    rows = rows_by_key[fy]
+    last = rows.iloc[-1]
+    value, day = float(last["value"]), last["end"].date()
+    start = dt.date(day.year if day.month >= 10 else day.year - 1, 10, 1)
+    days = (day - start).days + 1
+    statement = f"{fy} to {day}: {_n(value)} {unit} ({_n(value / days)} a day over {days} days)"
+    prev_fy = f"FY{int(fy[2:]) - 1}"
+    target = pd.Timestamp(day) - pd.DateOffset(years=1)
+    prev_rows = rows_by_key.get(prev_fy)
+    if prev_rows is not None and len(prev_rows):
+        gap = (prev_rows["end"] - target).abs()
+        if gap.min() <= pd.Timedelta(days=7):
+            p = prev_rows.loc[gap.idxmin()]
+            return (value, f"{fy} to {day}", day, statement, float(p["value"]),
+                    f"vs {prev_fy} to {p['end'].date()}: {_n(p['value'])} (same point of the previous fiscal year)", p, last)
+    return (value, f"{fy} to {day}", day, statement, None,
+            f"no {prev_fy} release from the same point of the year in the data, so no comparison", None, last)
+
+
+def _month_total(rows, unit, scope):
+    full = _full_months(rows)
+    if full.empty:
+        return None, "", None, "no full month in the data", None, "", None, rows.iloc[-1]
+    last = full.iloc[-1]
+    value, month = float(last["value"]), f"{last['date']:%B %Y}"
+    statement = f"{month}, {scope}: {_n(value)} {unit}"
+    year_before = full[full["date"] == last["date"] - pd.DateOffset(years=1)]
+    if len(year_before):
+        b = year_before.iloc[-1]
+        return (value, month, last["end"].date(), statement, float(b["value"]),
+                f"vs {b['date']:%B %Y}: {_n(b['value'])} (same month a year earlier)", b, last)
+    return value, month, last["end"].date(), statement, None, "no same month a year earlier in the data", None, last
 
 
 def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headline]:
     today = today or dt.date.today()
     out = []
     for label, how, candidates in HEADLINES:
-        present = [c for c in candidates if c in snap.by_series]
+        present = [(c, scope) for c, scope in candidates if c in snap.by_series]
         if not present:
             continue
         # The freshest figure wins (ICE's own workbook when it is as recent as its mirrors); the card names it.
-        sid = max(present, key=lambda c: (snap.by_series[c]["end"].max(), -present.index(c)))
+        ids = [c for c, _ in present]
+        sid = max(ids, key=lambda c: (snap.by_series[c]["end"].max(), -ids.index(c)))
+        scope = dict(present)[sid]
         info = snap.info(sid)
-        flow = str(info.get("per_day_ok")) == "True"
-        # Fiscal-year-to-date series are keyed by fiscal year: the headline is the latest year's.
-        keys = snap.keys(sid)
-        key = "" if "" in keys else max(keys)
-        rows = cdata.series_rows(snap, sid, key)
-        value, period, data_date = _compute(rows, how, flow)
-        releases = sorted(snap.by_series[sid]["release"].dropna().unique())
-        release = pd.Timestamp(releases[-1]).date() if releases else None
-        prev = prev_rel = None
-        if len(releases) > 1:
-            prev_rel = pd.Timestamp(releases[-2]).date()
-            prev, _, _ = _compute(cdata.series_rows(snap, sid, key, pd.Timestamp(prev_rel)), how, flow)
+        unit = _unit_word(info)
+        if how == "fytd":
+            by_key = {k: cdata.series_rows(snap, sid, k) for k in snap.keys(sid) if k}
+            got = _fytd(by_key, unit, scope)
+        else:
+            rows = cdata.series_rows(snap, sid, "")
+            rows = _monthly(rows, sid) if how == "month-per-day" else rows
+            got = {"snapshot": _snapshot, "month-per-day": _month_per_day, "month-total": _month_total}[how](rows, unit, scope)
+        value, period, data_date, statement, prev, comparison, prev_row, row = got
+        # The release and staleness go by the newest row of the series (a partial month included), which is
+        # the latest the source has published, even when the headline itself uses an earlier full month.
+        newest = snap.by_series[sid].sort_values(["end", "release"], na_position="first").iloc[-1]
+        release, release_note = _release(snap, info["source"], newest if how != "fytd" else row)
+        prev_release = _release(snap, info["source"], prev_row)[0] if prev_row is not None else None
         entry = snap.source_entry(info["source"])
-        latest = release or data_date
         cadence = int(entry.get("cadence_days") or 0)
-        overdue = (today - latest).days - cadence if latest and cadence else None
-        unit = info["unit"] + (" per day" if how == "last30" else "")
-        out.append(Headline(label, sid, info["title"] + (f" ({key})" if key else ""), value, unit, period, data_date, release, info["source"],
-                            entry.get("publisher", info["source"]), prev, prev_rel,
-                            overdue if overdue and overdue > 0 else None, info["definition"]))
+        fixed = "fixed file" in str(entry.get("cadence", ""))
+        ref = release or newest["end"].date()
+        overdue = (today - ref).days - cadence if ref and cadence and not fixed else None
+        age = (today - data_date).days if data_date else None
+        title = info["title"] + (f" ({period.split(' ')[0]})" if how == "fytd" else "")
+        out.append(Headline(label, sid, title, value, unit + (" per day" if how == "month-per-day" else ""), period,
+                            data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
+                            prev_release, overdue if overdue and overdue > 0 else None, info["definition"],
+                            statement=statement, scope=scope, comparison=comparison, release_note=release_note,
+                            age_days=age, fixed_file=fixed))
     return out

@@ -1,6 +1,11 @@
 """A view: which series, which dates, which transforms. It round-trips through URL query parameters, so
 the page, a shared link and ``python -m charts export`` all describe the same chart the same way.
 
+A link is checked once, by ``view_from_link``, for the page and ``python -m charts export`` alike: every link
+renders. What cannot be drawn as asked is adjusted and said in a note (the page shows the notes, the command
+prints them to stderr), never silently: dates before the data or after today are clamped, series that are not
+in the snapshot and an unknown index event or category are left out, malformed values fall back to defaults.
+
 ``prepare(snap, view)`` turns a view into the frames that are drawn (and exported as "the data displayed").
 Transforms run in a fixed order: vintage ("as published on") -> per day -> granularity -> rolling average ->
 index = 100 -> date range. Each step is a plain pandas function that can be tested on its own.
@@ -8,7 +13,7 @@ index = 100 -> date range. Each step is a plain pandas function that can be test
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import pandas as pd
 
@@ -76,7 +81,13 @@ class View:
     @classmethod
     def from_query(cls, q) -> "View":
         """Read a view from query parameters; unknown or malformed values fall back to the defaults."""
+        return cls.from_query_noted(q)[0]
+
+    @classmethod
+    def from_query_noted(cls, q) -> tuple["View", list[str]]:
+        """``from_query`` and a note for every value it could not use (see ``view_from_link``)."""
         v = cls()
+        notes: list[str] = []
         get = (lambda k: q.get(k)) if hasattr(q, "get") else (lambda k: None)
         for f in fields(cls):
             raw = get(f.name)
@@ -88,7 +99,10 @@ class View:
             cur = getattr(v, f.name)
             try:
                 if isinstance(cur, list):
-                    val = [] if raw == "all" else [s for s in raw.split(",") if s][:12]
+                    val = [] if raw == "all" else [s for s in raw.split(",") if s]
+                    if len(val) > MAX_SERIES:
+                        notes.append(f"The link names {len(val)} {f.name}; only the first {MAX_SERIES} are used.")
+                        val = val[:MAX_SERIES]
                 elif isinstance(cur, bool):
                     val = raw in ("1", "true", "True", "yes")
                 elif isinstance(cur, int):
@@ -98,15 +112,21 @@ class View:
                 else:
                     val = raw
             except ValueError:
+                what = "a date (YYYY-MM-DD)" if f.name in ("start", "end", "index_at", "as_of") else "a number"
+                notes.append(f"The link's {f.name} {_short(raw)} is not {what}; ignored.")
                 continue
             setattr(v, f.name, val)
+        default = cls()
         if v.preset not in PRESETS:
-            v.preset = "since-2025-01-20"
+            notes.append(f"Unknown date range {_short(v.preset)} in the link; showing {PRESETS[default.preset]}.")
+            v.preset = default.preset
         if v.granularity not in GRANULARITIES:
-            v.granularity = "native"
+            notes.append(f"Unknown granularity {_short(v.granularity)} in the link; showing it as published.")
+            v.granularity = default.granularity
         if v.rolling not in ROLLING:
-            v.rolling = 0
-        return v
+            notes.append(f"Rolling average of {v.rolling} days is not offered (7 or 30); none is applied.")
+            v.rolling = default.rolling
+        return v, notes
 
     def date_range(self, data_min: dt.date, data_max: dt.date, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
         """The range the preset means, given the data's extent ("today" is the latest data date)."""
@@ -125,6 +145,107 @@ class View:
         else:
             lo, hi = data_min, data_max
         return (min(lo, hi), max(lo, hi))
+
+
+MAX_SERIES = 12
+
+
+def _short(value) -> str:
+    text = str(value)
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
+
+
+def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
+    """The dates a view may range over: from the snapshot's first data date to today (or to the last date the
+    data cover, should a period end after today)."""
+    today = today or dt.date.today()
+    if snap.obs.empty:
+        return today, today
+    return snap.obs["date"].min().date(), max(today, snap.obs["end"].max().date())
+
+
+def ref_problem(snap: cdata.Snapshot, ref: str) -> str | None:
+    """Why a series reference ("id" or "id|member") cannot be drawn, or None."""
+    sid, key = split_ref(ref)
+    if sid not in snap.by_series:
+        return "not in this snapshot"
+    if sid.startswith("reported_figures."):
+        return "a reported figure, drawn as markers beside the series it speaks to, not as a series"
+    info = snap.info(sid)
+    keys = snap.keys(sid)
+    if key and key not in keys:
+        return f"no member {_short(key)}"
+    if not key and info["breakdown"] and "" not in keys:
+        example = f"{sid}|{keys[0]}" if keys else f"{sid}|<member>"
+        return f"broken down by {info['breakdown']}: name a member, e.g. {example[:80]}"
+    return None
+
+
+def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None = None,
+               today: dt.date | None = None) -> tuple[View, list[str]]:
+    """A copy of ``view`` that can be drawn from ``snap``, and a note for each change made to it.
+
+    - series that cannot be drawn (``ref_problem``) are left out; the view may end with none, and then the
+      caller decides (the page shows its default, the command line refuses);
+    - a custom range is clamped to ``data_bounds``; a missing end is today, a missing start the first data
+      date; a start after the end is swapped;
+    - an ``index_event`` that is not among ``events`` is dropped (the chart is not indexed, rather than indexed
+      at some other date); categories no event has are dropped. Without ``events`` neither is checked.
+    """
+    v = replace(view, series=list(view.series), categories=list(view.categories))
+    notes: list[str] = []
+    kept, dropped = [], []
+    for ref in v.series:
+        why = ref_problem(snap, ref)
+        (dropped.append(f"{_short(ref)} ({why})") if why else kept.append(ref))
+    if dropped:
+        notes.append("Left out of the link's series: " + "; ".join(dropped) + ".")
+    v.series = list(dict.fromkeys(kept))
+    lo, hi = data_bounds(snap, today)
+    if v.preset != "custom":
+        # Dates only a custom range uses: dropped, so that nothing out of bounds waits in the date picker.
+        v.start = v.end = None
+    if v.preset == "custom":
+        start, end = v.start, v.end
+        if start is None:
+            start = lo
+        if end is None:
+            end = hi
+            if v.start is not None:
+                notes.append(f"The link gives no end date; the range runs to {hi.isoformat()}.")
+        if start > end:
+            notes.append(f"The link's start {start.isoformat()} is after its end {end.isoformat()}; swapped.")
+            start, end = end, start
+        for name, d in (("start", start), ("end", end)):
+            if d < lo:
+                notes.append(f"The link's {name} date {d.isoformat()} is before the data begin; "
+                             f"using {lo.isoformat()}, the first date in the data.")
+            elif d > hi:
+                notes.append(f"The link's {name} date {d.isoformat()} is after today; using {hi.isoformat()}.")
+        v.start, v.end = min(max(start, lo), hi), min(max(end, lo), hi)
+    if events is not None:
+        if v.index_event and ("id" not in events or not (events["id"].astype(str) == v.index_event).any()):
+            notes.append(f"The link indexes the chart to event {_short(v.index_event)}, which is not among the "
+                         "events here; the chart is not indexed.")
+            v.index_event = ""
+        if v.categories and "category" in events:
+            known = set(events["category"].astype(str))
+            unknown = [c for c in v.categories if c not in known]
+            if unknown:
+                v.categories = [c for c in v.categories if c in known]
+                if not v.categories:  # an empty list would mean every category: not what the link asked either
+                    v.categories = [c for c in View().categories if c in known]
+                notes.append("Left out unknown event categories: " + ", ".join(_short(c) for c in unknown)
+                             + "; showing " + (", ".join(v.categories) or "all categories") + ".")
+    return v, notes
+
+
+def view_from_link(q, snap: cdata.Snapshot, *, events: pd.DataFrame | None = None,
+                   today: dt.date | None = None) -> tuple[View, list[str]]:
+    """A permalink's query parameters -> a view that renders, and the notes saying what was adjusted."""
+    v, notes = View.from_query_noted(q)
+    v, more = check_view(v, snap, events=events, today=today)
+    return v, notes + more
 
 
 def split_ref(ref: str) -> tuple[str, str]:

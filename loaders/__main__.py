@@ -1,4 +1,4 @@
-"""Command line: ``python -m loaders {list,status,verify,update,rebuild,parse}``."""
+"""Command line: ``python -m loaders {list,status,verify,update,rebuild,parse,releases}``."""
 from __future__ import annotations
 
 import argparse
@@ -31,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the current rows of sources and files that have no raw file (default: refuse)")
     rb.add_argument("--allow-shrink", action="store_true",
                     help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
+    rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
+    rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
+    rl.add_argument("--format", choices=("text", "csv"), default="text")
+    rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source")
+    rl.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
     pa.add_argument("source")
     pa.add_argument("file")
@@ -87,6 +92,9 @@ def _run(args) -> int:
         for sid, e in snapshot.read_manifest(Path(args.out))["sources"].items():
             if sid not in counts:
                 print(f"{sid}: no raw files; its {e.get('rows', 0)} rows were kept as they were")
+    elif args.cmd == "releases":
+        from . import releases
+        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":
         src = registry.get(args.source)
         path = Path(args.file)

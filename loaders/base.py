@@ -62,7 +62,7 @@ class Parsed:
     """What a parser may return instead of a bare tidy frame: the observations plus reference tables.
 
     ``tables`` hold attributes that are not time series (e.g. each facility's city, state, AOR and type).
-    Each is written to ``data/tables/<source>.<name>.csv``; rows from several files are concatenated and
+    Each is written to ``data/snapshot/tables/<source>.<name>.csv``; rows from several files are concatenated and
     de-duplicated, so include a column such as ``release`` when the attributes change between releases.
     """
 

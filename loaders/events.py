@@ -10,11 +10,23 @@ file goes through the same checks:
   ``exact`` or ``approximate``; ``category`` is one of ``CATEGORIES``;
 - ``source_url`` is an absolute http(s) URL: ``javascript:``, ``data:`` and relative links would become
   live links on the page and in exports;
-- text is bounded (``MAX_LENGTHS``), has no control characters (they break CSV exports and hover boxes) and
-  no bidirectional-override characters (they can make a title read differently from what it says);
+- text is bounded (``MAX_LENGTHS``) and holds no character a reader cannot see: control characters (they
+  break CSV exports and hover boxes), bidirectional marks and overrides such as U+061C or U+202E (they can
+  make a title read differently from what it says), zero-width and other invisible format characters, tag
+  characters, line/paragraph separators U+2028/U+2029, private-use and unassigned code points. The message
+  names the code point and its position, so the row can be fixed in any editor;
+- ``source_url``'s host is a plain host name: ASCII letters, digits, ``-`` and ``.``, or a valid
+  internationalised (IDNA 2008) name, or an IP address; no user name before an ``@`` (which can disguise
+  the real host);
 - a text cell may not start with ``= + - @``: spreadsheets run such cells as formulas. Exports neutralise
   them as well (``neutralise_for_csv``), but an events file is the wrong place for them in the first place;
-- the same date and title twice is a duplicate: the later row is rejected, naming the first.
+- the same date and title twice is a duplicate: the later row is rejected, naming the first. Titles are
+  compared after NFKC normalisation, case folding, dropping invisible characters and collapsing spaces, so
+  a full-width or zero-width-padded copy of a title is still the same title. Text is stored in NFC (the
+  canonical form: the same characters, never a different reading).
+- optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A link to a
+  republished copy or an aggregator's summary says so and names the original outlet; a link to a host known to
+  only republish others' reports must be marked as a copy. Files without these columns load with "not a copy".
 
 Markup such as ``<b>`` is *not* rejected: text is data and is shown as plain text everywhere (the chart
 escapes it; tables show it literally).
@@ -23,19 +35,36 @@ escapes it; tables show it literally).
 number a spreadsheet shows (the header is row 1) and the field: nothing is dropped silently. Problems with
 the file as a whole (too large, too many rows, no header, broken quoting) raise ``ValidationError``. The
 bundled file must be clean: ``read_bundled`` raises on its first bad row.
+
+The reader's local file (``user_events.csv`` by default; see ``user_events_setting`` for the environment
+variables that move it or turn saving off) is loaded by ``load_events_checked``, which returns its refused rows
+beside the events so the page can list them. ``save_user_events`` adds rows to it under a file lock
+(``filelock``: portable), re-reading the file inside the lock so concurrent saves from several sessions or
+processes all keep their rows, and checks the result against the same limits the loader applies before it
+writes anything: a save that would make the file unloadable is refused with ``SaveRefused``, and the file is
+left as it was. Messages name files by their base name only: they are shown in a browser, and a server path
+is nobody's business there.
 """
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import io
+import ipaddress
+import os
 import re
+import stat
+import tempfile
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import idna
 import pandas as pd
 
+from . import copies
 from .errors import ValidationError
 
 SOURCE = "events"
@@ -45,6 +74,7 @@ USER = DATA / "user_events.csv"  # git-ignored: a reader's own events, merged on
 
 COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "source_name", "source_url"]
 REQUIRED = COLUMNS  # every column must be present; ``id`` and ``description`` may be left blank
+OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
 CATEGORIES = {
     "personnel": "Personnel",
     "policy": "Policy",
@@ -55,22 +85,38 @@ CATEGORIES = {
     "political": "Political",
 }
 PRECISIONS = ("exact", "approximate")
-MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500}
+MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500,
+               "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
 ORIGINS = ("bundled", "user", "upload")
-OUTPUT = COLUMNS + ["row", "origin"]
+OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
 REJECTED = ["row", "field", "reason"]
+# Limits. The local file is read with the same limits it is saved under, so a save can never produce a file
+# the next load refuses; an upload is smaller so that one upload cannot fill the local file on its own.
+USER_MAX_ROWS = 500
+USER_MAX_BYTES = 256_000
+UPLOAD_MAX_ROWS = 200
+UPLOAD_MAX_BYTES = 256_000
+LOCK_TIMEOUT = 10.0  # seconds a save waits for another save to finish
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 _FORMULA_START = ("=", "+", "-", "@")
 _OWASP_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-# Bidirectional embedding/override/isolate marks: invisible, and able to reorder how a title reads.
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+# Bidirectional marks, embeddings, overrides and isolates (including the Arabic letter mark U+061C):
+# invisible, and able to reorder how a title reads.
+_BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Letters that draw nothing (Hangul fillers, the braille blank): not format characters, yet just as invisible.
+_BLANK_LETTERS = set("\u115f\u1160\u3164\uffa0\u2800")
+# Variation selectors U+FE00..U+FE0F pick an emoji or text glyph for the character before them; they are
+# part of ordinary text (e.g. a heart emoji) and are allowed. The supplementary ones (U+E0100..) are not.
+_HOST_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
 
 
-def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes: int = 256_000,
+def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS, max_bytes: int = USER_MAX_BYTES,
                     origin: str = "upload", today: dt.date | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Check an events CSV; return (accepted rows, rejected rows with ``row``, ``field``, ``reason``).
 
@@ -100,7 +146,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS}
+    pos = {c: header.index(c) for c in COLUMNS + [c for c in OPTIONAL if c in header]}
+    has_copy_columns = all(c in header for c in OPTIONAL)
     accepted: list[dict] = []
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
@@ -115,23 +162,31 @@ def validate_events(content: bytes, name: str, *, max_rows: int = 500, max_bytes
         if problems:
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
-        ev = {c: rec[pos[c]].strip() for c in COLUMNS}
+        ev = {c: unicodedata.normalize("NFC", rec[pos[c]].strip()) for c in COLUMNS}
+        ev.update({c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in OPTIONAL})
         problems = _check_row(ev, latest)
         if not problems:
+            exact = ev["date_precision"].lower() == "exact"
+            problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
+                                                earliest=ev["date"] if exact else None)
+        # A repeat is reported even when the row has other problems: a title padded with a zero-width space
+        # is refused for the character and named as the copy it is.
+        key = (ev["date"], _title_key(ev["title"]))
+        if ev["title"] and key in seen_keys:
+            problems.append(("title", f"duplicate of row {seen_keys[key]} (same date and title)"))
+        elif not problems:
             if not ev["id"]:
-                ev["id"] = f"{origin}-{row_no}"
-            key = (ev["date"], _title_key(ev["title"]))
+                ev["id"] = auto_id(origin, ev["date"], ev["title"])
             if ev["id"] in seen_ids:
                 problems.append(("id", f"id {ev['id']!r} already used on row {seen_ids[ev['id']]}"))
-            elif key in seen_keys:
-                problems.append(("title", f"duplicate of row {seen_keys[key]} (same date and title)"))
         if problems:
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
         seen_ids[ev["id"]] = row_no
-        seen_keys[(ev["date"], _title_key(ev["title"]))] = row_no
+        seen_keys[key] = row_no
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
+        ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
         accepted.append({**ev, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
@@ -148,28 +203,71 @@ def read_bundled(path: Path | str = BUNDLED, **kw) -> pd.DataFrame:
     return accepted
 
 
-def load_events(bundled_path: Path | str = BUNDLED, user_path: Path | str | None = None) -> pd.DataFrame:
-    """The bundled events plus a reader's local file, one frame with an ``origin`` column.
+def load_events_checked(bundled_path: Path | str = BUNDLED, user_path: Path | str | None = None,
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The bundled events plus a reader's local file: ``(events, refused)``.
 
-    ``user_path=None`` means ``user_events.csv`` beside the bundled file, when it exists. A problem in the user
-    file never hides the bundled events: its rejected rows (and a file-level error, as row 0) are listed in
-    ``result.attrs["rejected"]`` with a ``file`` column, like user rows that repeat a bundled event.
+    ``events`` is one frame with an ``origin`` column. ``refused`` lists every row of the local file that was
+    not loaded (columns ``file``, ``row``, ``field``, ``reason``; ``file`` is the base name only): rows the
+    checks refuse, rows that repeat a bundled event, and a problem with the file as a whole as row 0, field
+    ``(file)``. A problem in the local file never hides the bundled events. ``user_path=None`` means
+    ``user_events.csv`` beside the bundled file.
     """
     bundled = read_bundled(bundled_path)
     user_path = Path(user_path) if user_path is not None else Path(bundled_path).with_name("user_events.csv")
     frames, problems = [bundled], []
-    if user_path.is_file():
+    label = user_path.name
+    user = None
+    try:
+        content = _read_local(user_path, USER_MAX_BYTES)
+    except ValidationError as exc:
+        problems.append(pd.DataFrame([{"row": 0, "field": "(file)", "reason": exc.args[0]}]))
+        content = None
+    if content is not None:
         try:
-            user, rejected = validate_events(user_path.read_bytes(), str(user_path), origin="user")
+            user, rejected = validate_events(content, label, origin="user")
         except ValidationError as exc:
-            user, rejected = _frame([]), pd.DataFrame([{"row": 0, "field": "(file)", "reason": str(exc)}])
+            rejected = pd.DataFrame([{"row": 0, "field": "(file)", "reason": str(exc)}])
+        problems.append(rejected)
+    if user is not None:
         frames.append(user)
-        problems.append(rejected.assign(file=str(user_path)))
     merged, dupes = merge_events(*frames)
-    problems.append(dupes.assign(file=str(user_path)))
-    merged.attrs["rejected"] = pd.concat([p for p in problems if len(p)] or [pd.DataFrame(columns=REJECTED)],
-                                         ignore_index=True).reindex(columns=["file"] + REJECTED)
-    return merged
+    problems.append(dupes.drop(columns=["origin"]))
+    refused = pd.concat([p for p in problems if len(p)] or [pd.DataFrame(columns=REJECTED)], ignore_index=True)
+    refused = refused.assign(file=label).reindex(columns=["file"] + REJECTED)
+    return merged, refused.astype({"row": "int64"})
+
+
+def load_events(bundled_path: Path | str = BUNDLED, user_path: Path | str | None = None) -> pd.DataFrame:
+    """``load_events_checked`` without the refused rows (for callers that only draw the events)."""
+    return load_events_checked(bundled_path, user_path)[0]
+
+
+@dataclass
+class UploadResult:
+    """An uploaded events file after the checks: ``accepted`` are its new rows, ``rejected`` every row not
+    taken with the reason (including repeats of bundled events), ``already_saved`` how many rows the local
+    events file already holds (not new, not wrong either), ``events`` what the chart shows."""
+    accepted: pd.DataFrame
+    rejected: pd.DataFrame
+    already_saved: int
+    events: pd.DataFrame
+
+
+def check_upload(content: bytes, name: str, existing: pd.DataFrame | None) -> UploadResult:
+    """Validate an uploaded file (the upload limits) and merge it after ``existing`` (bundled and local
+    events); raises ``ValidationError`` for a file it cannot read at all."""
+    accepted, rejected = validate_events(content, name, max_rows=UPLOAD_MAX_ROWS, max_bytes=UPLOAD_MAX_BYTES,
+                                         origin="upload")
+    existing = existing if existing is not None else _frame([])
+    is_user = existing["origin"] == "user"
+    _, repeats = merge_events(existing[~is_user], accepted)  # repeats of the bundled events: rejected
+    fresh = accepted[~accepted["row"].isin(repeats["row"])]
+    _, saved = merge_events(existing[is_user], fresh)  # rows saved earlier: neither new nor wrong
+    fresh = fresh[~fresh["row"].isin(saved["row"])].reset_index(drop=True)
+    rejected = pd.concat([rejected, repeats.drop(columns=["origin"])], ignore_index=True).astype({"row": "int64"})
+    return UploadResult(fresh, rejected.sort_values("row", kind="mergesort").reset_index(drop=True), len(saved),
+                        merge_events(existing, fresh)[0])
 
 
 def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -270,9 +368,9 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
         limit = MAX_LENGTHS.get(field)
         if limit and len(value) > limit:
             problems.append((field, f"{len(value)} characters; the limit is {limit}"))
-        bad = next((ch for ch in value if unicodedata.category(ch) == "Cc" or ch in _BIDI), None)
-        if bad is not None:
-            problems.append((field, f"contains control character U+{ord(bad):04X}"))
+        bad = _invisible(value)
+        if bad:
+            problems.append((field, bad))
         elif field != "source_url" and value.startswith(_FORMULA_START):
             problems.append((field, f"starts with {value[0]!r}, which spreadsheets treat as a formula"))
     if ev["id"] and not _ID.fullmatch(ev["id"]):
@@ -286,7 +384,8 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
         problems.append(("category", f"{_show(ev['category'])} is not one of {', '.join(CATEGORIES)}"))
     if not ev["source_name"]:
         problems.append(("source_name", "empty: every event needs a source"))
-    problems += _check_url(ev["source_url"])
+    if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
+        problems += _check_url(ev["source_url"])
     return problems
 
 
@@ -317,11 +416,86 @@ def _check_url(value: str) -> list[tuple[str, str]]:
         return [("source_url", f"scheme {_show(parts.scheme + ':')} not allowed; use an http(s) link")]
     if not parts.netloc or not parts.hostname:
         return [("source_url", "no host name")]
-    return []
+    if "@" in parts.netloc:
+        return [("source_url", "has a user name before '@', which can disguise the real host; link to the page "
+                               "itself")]
+    try:
+        parts.port
+    except ValueError:
+        return [("source_url", f"{_show(parts.netloc)} has a port that is not a number from 0 to 65535")]
+    problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
+    return [("source_url", problem)] if problem else []
+
+
+def _host_problem(host: str, *, bracketed: bool) -> str | None:
+    """Why a URL's host is not a plain host name, or None."""
+    if bracketed:
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return f"host {_show(host)} is not a valid IPv6 address"
+        return None
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if host.isascii():
+        for label in labels:
+            if not _HOST_LABEL.fullmatch(label):
+                return (f"host {_show(host)} is not a plain host name (letters, digits, '-' and '.', "
+                        f"each part 1-63 characters)")
+            if label.startswith("xn--"):
+                try:
+                    idna.decode(label)
+                except (idna.IDNAError, UnicodeError, ValueError):
+                    return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
+        return None
+    try:
+        idna.encode(host, uts46=False)  # IDNA 2008 as registries apply it: no mapping, nothing ignored
+    except (idna.IDNAError, UnicodeError, ValueError) as exc:
+        return f"host {_show(host)} is not a valid international domain name ({exc})"
+    return None
+
+
+def _invisible(value: str) -> str | None:
+    """Describe the first character of ``value`` a reader would not see, or None."""
+    for i, ch in enumerate(value):
+        kind = _char_kind(ch)
+        if kind:
+            name = unicodedata.name(ch, "")
+            return f"contains {kind} U+{ord(ch):04X}{f' ({name})' if name else ''} at character {i + 1}"
+    return None
+
+
+def _char_kind(ch: str) -> str | None:
+    cat = unicodedata.category(ch)
+    if cat == "Cc":
+        return "control character"
+    if ch in _BIDI:
+        return "bidirectional-control character"
+    if "\U000e0000" <= ch <= "\U000e007f":
+        return "tag character"
+    if cat in ("Zl", "Zp"):
+        return "line or paragraph separator"
+    if cat == "Cf" or ch in _BLANK_LETTERS or "\U000e0100" <= ch <= "\U000e01ef":
+        return "invisible character"
+    if cat == "Co":
+        return "private-use character"
+    if cat == "Cn":
+        return "unassigned code point"
+    return None
 
 
 def _title_key(title: str) -> str:
-    return " ".join(title.casefold().split())
+    """What makes two titles the same title: NFKC (full-width and compatibility forms fold to their plain
+    letters), case folding, no invisible characters, runs of spaces collapsed."""
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", str(title)).casefold())
+    text = "".join(ch for ch in text if not _char_kind(ch) or ch.isspace())
+    return " ".join(text.split())
+
+
+def auto_id(origin: str, date: str, title: str) -> str:
+    """An id for a row that has none, from its date and title: stable across files and saves, so two uploads'
+    unnamed rows never take each other's id (a row number would)."""
+    digest = hashlib.sha256(_title_key(title).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{origin}-{date}-{digest}"
 
 
 def _show(value: str) -> str:
@@ -330,23 +504,167 @@ def _show(value: str) -> str:
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=OUTPUT)
-    df = df.astype({c: "object" for c in COLUMNS if c != "date"})
+    df = df.astype({c: "object" for c in COLUMNS + list(OPTIONAL) if c != "date"})
     df["date"] = pd.to_datetime(df["date"], format="%Y-%m-%d")
     df["row"] = df["row"].astype("int64")
     df["origin"] = df["origin"].astype("object")
     return df
 
 
-def save_user_events(new: pd.DataFrame, path: Path | str = USER) -> Path:
-    """Add validated events to the reader's local events file (git-ignored), keeping what was there.
+# ------------------------------------------------------------------------------------- the local user file
 
-    The file is rewritten atomically; rows already present (same date and title, or id) are not repeated.
+
+class SaveRefused(ValidationError):
+    """Saving events to the local file was refused; the file was left exactly as it was. The message is
+    written for the page: it never holds a server path."""
+
+
+@dataclass(frozen=True)
+class UserEventsSetting:
+    """Where this deployment keeps readers' saved events, and whether the page may save at all."""
+    path: Path
+    save: bool
+    why_not: str = ""  # for the page, when ``save`` is False
+
+
+def user_events_setting(environ=None) -> UserEventsSetting:
+    """Read the deployment's setting from the environment.
+
+    - ``DASHBOARD_EVENTS_FILE=path``: the local events file (default ``data/user_events.csv``); a relative path
+      is taken from the folder the server was started in. Give each deployment its own.
+    - ``DASHBOARD_EVENTS_SAVE=0``: the page loads the file but never writes it (``1``, the default, allows it).
+    - ``DASHBOARD_PUBLIC=1``: a public deployment; implies no saving, whatever ``DASHBOARD_EVENTS_SAVE`` says.
+
+    A value that is not understood turns saving off (the safe reading) and says so.
     """
-    from .fetch import atomic_write_text
+    env = os.environ if environ is None else environ
+    raw_path = (env.get("DASHBOARD_EVENTS_FILE") or "").strip()
+    path = Path(raw_path).expanduser().absolute() if raw_path else USER
+    public = (env.get("DASHBOARD_PUBLIC") or "").strip().lower()
+    save = (env.get("DASHBOARD_EVENTS_SAVE") or "1").strip().lower()
+    if public and public not in _FALSE:
+        return UserEventsSetting(path, False, "Saving events is turned off on this public deployment.")
+    if save in _FALSE:
+        return UserEventsSetting(path, False, "Saving events is turned off on this deployment.")
+    if save not in _TRUE:
+        return UserEventsSetting(path, False, "Saving events is turned off: this deployment's setting for it "
+                                              "is not understood.")
+    return UserEventsSetting(path, True)
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    added: int     # rows written that were not in the file before
+    repeated: int  # rows left out because the file or the bundled events already hold them
+    total: int     # rows in the file after the save
+
+
+def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.DataFrame | None = None,
+                     max_rows: int = USER_MAX_ROWS, max_bytes: int = USER_MAX_BYTES,
+                     timeout: float = LOCK_TIMEOUT) -> SaveResult:
+    """Add validated events to the local events file, keeping every row already there.
+
+    Under an exclusive file lock (``<file>.lock``, so saves from any number of sessions, threads or processes
+    take turns) it re-reads the file, leaves out rows it or ``bundled`` already hold (same date and title, or
+    id), checks the result against ``max_rows`` / ``max_bytes`` and the loader's own checks, and replaces the
+    file atomically. Raises ``SaveRefused`` (file untouched) when the lock is busy for ``timeout`` seconds, when
+    the file on disk has rows the loader refuses (rewriting it would drop them), or when the result would break
+    a limit.
+    """
+    from filelock import FileLock, Timeout
     path = Path(path)
-    old = validate_events(path.read_bytes(), str(path), origin="user")[0] if path.is_file() else None
-    kept, _ = merge_events(old, new.assign(origin="user"))
-    out = kept[COLUMNS].copy()
-    out["date"] = out["date"].dt.strftime("%Y-%m-%d")
-    atomic_write_text(path, out.to_csv(index=False, lineterminator="\n"))
-    return path
+    label = path.name
+    lock = FileLock(str(path) + ".lock", timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise SaveRefused("another save to the local events file is still running; try again in a moment. "
+                          "Nothing was saved.", source=SOURCE, file=label) from None
+    except OSError as exc:
+        raise SaveRefused(f"the local events file cannot be locked ({exc.strerror or exc}). Nothing was saved.",
+                          source=SOURCE, file=label) from None
+    try:
+        old = _frame([])
+        content = _read_local(path, max_bytes, during_save=True)
+        if content is not None:
+            try:
+                old, rejected = validate_events(content, label, origin="user", max_rows=max_rows,
+                                                max_bytes=max_bytes)
+            except ValidationError as exc:
+                raise SaveRefused(f"the local events file cannot be read ({exc.args[0]}); fix or remove it first. "
+                                  "Nothing was saved.", source=SOURCE, file=label) from None
+            if len(rejected):
+                rows = ", ".join(str(r) for r in sorted(set(rejected["row"]))[:10])
+                raise SaveRefused(f"the local events file has {rejected['row'].nunique()} row(s) that cannot be "
+                                  f"loaded (row {rows}); fix or remove them first, so that saving does not drop "
+                                  "them. Nothing was saved.", source=SOURCE, file=label)
+        fresh = new.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(row=0, origin="new")
+        known = [f for f in (bundled, old) if f is not None and len(f)]
+        merged, dupes = merge_events(*known, fresh)
+        added = merged[merged["origin"] == "new"]
+        total = len(old) + len(added)
+        if total > max_rows:
+            raise SaveRefused(f"saving {len(added)} more event(s) would make the local events file {total:,} rows; "
+                              f"the limit is {max_rows:,} (it holds {len(old):,}). Nothing was saved.",
+                              source=SOURCE, file=label)
+        out = pd.concat([old, added], ignore_index=True).sort_values(["date", "id"], kind="mergesort")
+        out = out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d"))
+        data = out.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        if len(data) > max_bytes:
+            raise SaveRefused(f"saving would make the local events file {len(data):,} bytes; the limit is "
+                              f"{max_bytes:,}. Nothing was saved.", source=SOURCE, file=label)
+        # The file must load back whole: a row the loader would refuse is never written.
+        back, refused = validate_events(data, label, origin="user", max_rows=max_rows, max_bytes=max_bytes)
+        if len(refused) or len(back) != total:
+            first = refused.iloc[0] if len(refused) else None
+            why = f": row {first['row']}, {first['field']}: {first['reason']}" if first is not None else ""
+            raise SaveRefused(f"the events to save do not pass the checks{why}. Nothing was saved.",
+                              source=SOURCE, file=label)
+        _atomic_write(path, data)
+        return SaveResult(added=len(added), repeated=len(dupes), total=total)
+    finally:
+        lock.release()
+
+
+def _read_local(path: Path, max_bytes: int, *, during_save: bool = False) -> bytes | None:
+    """The local file's bytes, or None when there is none. Only a regular file is read (a FIFO would hang the
+    page, a device never end), and never more than ``max_bytes`` + 1 bytes. Errors name the file by its base
+    name and say what to do."""
+    label = path.name
+    error = SaveRefused if during_save else ValidationError
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise error(f"the local events file cannot be read ({exc.strerror or exc})", source=SOURCE,
+                    file=label) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error("the local events file is not a regular file", source=SOURCE, file=label)
+    try:
+        with open(path, "rb") as fh:
+            content = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"the local events file cannot be read ({exc.strerror or exc})", source=SOURCE,
+                    file=label) from None
+    if len(content) > max_bytes:
+        raise error(f"file is over {max_bytes:,} bytes, the limit", source=SOURCE, file=label)
+    return content
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write beside the target and rename over it: a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

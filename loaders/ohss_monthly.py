@@ -80,8 +80,9 @@ SERIES = (
        + _CRIM, breakdown="criminality"),
     _s("book_ins_total", "Initial book-ins into ICE detention, all arresting agencies (DHS OHSS)", "book-ins",
        "ICE+CBP", "book-ins",
-       "People booked into ICE detention in the month, whoever arrested them; includes book-ins whose arresting "
-       "agency is unknown, so it exceeds CBP plus ICE. A book-in is not an arrest."),
+       "People booked into ICE detention in the month, whoever arrested them (CBP or ICE). DHS rounds every cell "
+       "to 10 on its own, so the total need not equal CBP plus ICE exactly: over the 131 months of the tables the "
+       "total minus CBP minus ICE has median 0 and runs from -10 to +20. A book-in is not an arrest."),
     _s("book_ins_ice", "Initial book-ins into ICE detention after an ICE arrest (DHS OHSS)", "book-ins", "ICE",
        "book-ins", "Book-ins into ICE detention where ICE made the initial arrest. A proxy for ICE arrests that led "
        "to detention, not a count of ICE arrests."),

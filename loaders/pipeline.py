@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import limits, registry, snapshot, tidy
+from . import limits, origins, registry, snapshot, tidy
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .snapshot import SnapshotError
@@ -92,13 +92,17 @@ def parse_file(source: Source, content: bytes, name: str) -> Parsed:
 
 
 def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame) -> dict:
+    # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
+    # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
+    origin = origins.origin_for(source.id, path, content)
     side = read_sidecar(path)
-    url = side.get("url") or next((u for u in source.download_urls if u.rsplit("/", 1)[-1] == path.name), "")
+    url = side.get("url") or origin["official_url"]
     releases = sorted(r for r in df["release"].unique() if r)
     return {
         "name": path.name,
         "url": url,
-        "retrieved": side.get("retrieved"),
+        "retrieved": side.get("retrieved") or origin["date_accessed"] or None,
+        "origin": origin,
         "sha256": sha256_bytes(content),
         "bytes": len(content),
         "rows": int(len(df)),

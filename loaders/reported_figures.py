@@ -14,6 +14,11 @@ Rules the file follows, checked on every load (errors name the file, row and fie
 - ``url`` is an http(s) address of the page the figure was read on. Only an ``unverified`` row may have none
   (the "787 a day" figure, whose original could not be found).
 - ``source_quality`` is one of ``QUALITY``. Where sources disagree, both rows are kept.
+- ``unit`` starts with the word of the metric's kind (``UNIT_WORD``): an "arrests" row whose unit says book-ins,
+  or the reverse, is refused, because that is exactly how a book-in figure gets printed as an arrest figure.
+- Optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A row whose
+  link is a republished copy or an aggregator's summary says so and names the original outlet; a ``syndicated
+  copy`` row must be marked as a copy. Files without these columns still load (nothing is then a marked copy).
 
 The page draws these as markers spanning their period, apart from the official series, with the full row on
 hover (``load_reported``). Tidy rows: series ``reported_figures.<metric>``, date = period start, end = period
@@ -28,13 +33,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import tidy
+from . import copies, tidy
 from .base import Series, Source
 from .errors import ParseError
 
 ID = "reported_figures"
 FILE = "data/reported_figures.csv"
 COLUMNS = ["period_start", "period_end", "metric", "value", "unit", "reported_by", "url", "source_quality", "note"]
+OPTIONAL = dict.fromkeys(copies.COPY_COLUMNS, "")  # optional columns and their defaults
 QUALITY = {
     "official": "published by the agency itself (ICE, DHS) on its own site or account",
     "primary news": "the outlet or analyst that did the reporting, read on its own site",
@@ -51,16 +57,25 @@ METRICS = {
                      "Initial book-ins into detention after ICE arrests, as reported. Not arrests."),
     "ice_book_ins_per_day": ("book-ins", "ICE", "Book-ins into ICE detention per day, as reported",
                              "A daily rate of book-ins after ICE arrests, as reported. Not arrests."),
+    "all_book_ins_per_day": ("book-ins", "ICE+CBP",
+                             "Book-ins into ICE detention after ICE or CBP arrests, per day, as reported",
+                             "A daily rate of every initial book-in into ICE detention, whichever agency (ICE or "
+                             "CBP) made the arrest, as reported. Not ICE arrests, and not ICE's book-ins alone."),
     "dhs_arrests": ("arrests", "DHS", "Arrests by all DHS components, as claimed",
                     "DHS-wide arrest totals (ICE, CBP and others together) from DHS statements. Not ICE arrests."),
     "detained_population": ("detained", "ICE+CBP", "People in ICE detention, as reported",
                             "A headcount of people in ICE detention on a day, as reported."),
-    "removals": ("removals", "ICE", "ICE removals, as reported", "Removals (deportations) by ICE, as reported."),
+    "removals": ("removals", "ICE", "ICE removals, as reported",
+                 "Removals by ICE as ICE counts them, as reported. ICE's removal figures include returns "
+                 "(voluntary returns, voluntary departures and withdrawals), as its workbook footnotes say."),
     "dhs_removals": ("removals", "DHS", "Removals and returns claimed by DHS",
                      "DHS-wide figures that may mix removals with border returns. Not ICE removals."),
     "target_per_day": ("arrests", "ICE", "Arrest targets per day set for ICE, as reported",
                        "A goal officials set for ICE arrests per day. Not a count of anything."),
 }
+
+# The word a row's ``unit`` must start with, by the catalogue metric of its ``metric``.
+UNIT_WORD = {"arrests": "arrests", "book-ins": "book-ins", "detained": "people", "removals": "removals"}
 
 SERIES = tuple(
     Series(f"{ID}.{m}", t, metric, agency, "as reported", "irregular",
@@ -96,6 +111,14 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         raise ParseError(f"missing column(s) {missing}", source=ID, file=name)
     if df.empty:
         raise ParseError("no rows", source=ID, file=name)
+    has_copy_columns = all(c in df.columns for c in copies.COPY_COLUMNS)
+    partial = [c for c in copies.COPY_COLUMNS if c in df.columns] if not has_copy_columns else []
+    if partial:
+        raise ParseError(f"has {partial} but not all of {list(copies.COPY_COLUMNS)}: give all three or none",
+                         source=ID, file=name)
+    for c, default in OPTIONAL.items():
+        if c not in df.columns:
+            df[c] = default
     values = []
     for i, r in enumerate(df.to_dict("records"), start=2):
         start = _date(r["period_start"], name, i, "period_start")
@@ -113,6 +136,10 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         if r["source_quality"] not in QUALITY:
             _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
         url = r["url"].strip()
+        for field, why in copies.check_copy_fields(r, url, has_columns=has_copy_columns, earliest=start):
+            _fail(name, i, field, why)
+        if has_copy_columns and r["source_quality"] == "syndicated copy" and not copies.is_copy(r["link_is_copy"]):
+            _fail(name, i, "link_is_copy", "a 'syndicated copy' row must be marked as a copy (yes)")
         if url and not re.match(r"https?://[^\s/]+\.[^\s]+$", url):
             _fail(name, i, "url", f"{url!r} is not an http(s) URL")
         if not url and r["source_quality"] != "unverified":
@@ -120,8 +147,12 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         for f in ("unit", "reported_by", "note"):
             if not r[f].strip():
                 _fail(name, i, f, "empty")
+        word = UNIT_WORD[METRICS[r["metric"]][0]]
+        if not r["unit"].strip().lower().startswith(word):
+            _fail(name, i, "unit", f"{r['unit'][:40]!r} does not start with {word!r}, the kind of figure metric "
+                                   f"{r['metric']!r} holds (a book-in is not an arrest; a headcount is people)")
         values.append(v)
-    out = df[COLUMNS].copy()
+    out = df[COLUMNS + list(OPTIONAL)].copy()
     out["value"] = values
     out.insert(0, "row", range(2, len(df) + 2))
     return out

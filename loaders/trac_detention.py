@@ -35,8 +35,9 @@ BASE = "https://tracreports.org/immigration/detentionstats/"
 ATTRIBUTION = "Source: TRAC, Syracuse University (tracreports.org), from ICE detention statistics"
 
 CRIM = {"conv": "Convicted criminal", "pend": "Pending criminal charges", "other": "Other immigration violator"}
-_TRAC_DEF = (" TRAC re-keys ICE's detention-statistics releases; the date is TRAC's snapshot date, a few days "
-             "after ICE's data pull.")
+_TRAC_DEF = (" TRAC re-keys ICE's detention-statistics releases; the date is TRAC's snapshot date, which in most "
+             "releases is the day of ICE's own headcount snapshot (the workbook's National Docket date), not the "
+             "release date.")
 
 SERIES = (
     Series(f"{ID}.detained_total", "People in ICE detention, all arresting agencies (TRAC)", "detained", "ICE+CBP",

@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data"
 
+# The suite must not modify tracked files: a run that does fails, naming them (tests/tracked_guard.py).
+from tests.tracked_guard import pytest_sessionfinish, pytest_sessionstart  # noqa: E402,F401
+
 
 @pytest.fixture
 def shared_data() -> Path:
@@ -47,4 +50,24 @@ def raw_dir(tmp_path, trac_population_json, trac_book_ins_json) -> Path:
     d.mkdir(parents=True)
     (d / "pop_agen_table.json").write_bytes(trac_population_json)
     (d / "book_in_agen_program_table.json").write_bytes(trac_book_ins_json)
-    return tmp_path / "raw"
+    return record_downloads(tmp_path / "raw")
+
+
+def record_downloads(raw: Path) -> Path:
+    """Write a download sidecar (as ``fetch`` does) beside every file under ``raw`` that lacks one.
+
+    A snapshot is only built from files whose origin is recorded (``loaders.origins``); test files stand in for
+    downloads, so they get the record a download would leave: the source's URL for that name, a fixed time, and
+    the checksum of the bytes as they are now (a file changed afterwards no longer matches its record)."""
+    import hashlib
+    from loaders import registry
+    from loaders.fetch import sidecar_path
+    urls = {u.rsplit("/", 1)[-1]: u for s in registry.SOURCES.values() for u in s.download_urls}
+    for p in sorted(Path(raw).rglob("*")):
+        if not p.is_file() or p.name.endswith(".meta.json") or sidecar_path(p).exists():
+            continue
+        body = p.read_bytes()
+        sidecar_path(p).write_text(json.dumps({
+            "url": urls.get(p.name, f"https://example.org/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
+            "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "etag": "", "last_modified": ""}))
+    return raw

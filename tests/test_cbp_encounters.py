@@ -10,6 +10,7 @@ import responses
 
 from loaders import cbp_encounters, pipeline, tidy
 from loaders.errors import FetchError, ParseError
+from tests.conftest import record_downloads
 
 SRC = cbp_encounters.SOURCE
 S = "cbp_encounters."
@@ -126,6 +127,7 @@ def test_overlapping_releases_keep_each_month_from_the_latest(tmp_path):
     raw.mkdir(parents=True)
     (raw / "sbo-encounters-fy21-fy24.csv").write_bytes(old)
     (raw / "sbo-encounters-fy22-fy25-aug.csv").write_bytes(new)
+    record_downloads(raw)
     out = tmp_path / "snap"
     counts = pipeline.rebuild(tmp_path / "raw", out, ["cbp_encounters"])
     obs = pipeline.load_source_observations(out, "cbp_encounters")

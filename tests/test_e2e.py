@@ -7,8 +7,8 @@ Waiting: Streamlit marks the app root with ``data-test-script-state``. A Mutatio
 turns to ``running`` after an interaction, so a wait never passes on the state from before the click; then
 each test waits for the chart itself to show what it expects (Plotly draws after the script has finished).
 
-The run leaves a screenshot per test in tests/artifacts/ (git-ignored) and the full default page in
-docs/screenshot.png, which the README shows (rewritten only when the page looks different).
+The run leaves a screenshot per test in tests/artifacts/ (git-ignored). It never writes a tracked file: the
+README's docs/screenshot.png is refreshed by ``python -m tests.e2e_screenshot`` (``make screenshot``).
 """
 from __future__ import annotations
 
@@ -44,7 +44,6 @@ from charts.overview import headlines  # noqa: E402
 from charts.view import View  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-README_SHOT = ROOT / "docs" / "screenshot.png"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -91,6 +90,13 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server() -> str:
+    with running_server() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running_server():
+    """``streamlit run dashboard.py`` on a free loopback port, stopped (by its own id) on exit."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = open(ARTIFACTS / "streamlit.log", "wb")
@@ -110,7 +116,7 @@ def server() -> str:
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (exit {proc.poll()}); see {ARTIFACTS / 'streamlit.log'}")
+                raise RuntimeError(f"streamlit did not start (exit {proc.poll()}); see {ARTIFACTS / 'streamlit.log'}")
             time.sleep(0.2)
         yield url
     finally:
@@ -302,19 +308,11 @@ def test_default_page_shows_real_data(page, server):
             assert f"Data date {h.data_date}" in captions
     assert re.search(r"Data to \d{4}-\d{2}-\d{2} \(latest point", page.locator("[data-testid='stText']").first.inner_text())
 
-    shot = ARTIFACTS / "default_page_full.png"
+    shot = ARTIFACTS / "default_page_full.png"  # git-ignored; the README's copy is made by tests.e2e_screenshot
     save_full_page(page, shot)
-    from PIL import Image, ImageChops
+    from PIL import Image
     with Image.open(shot) as im:
         assert im.width == VIEWPORT["width"] and im.height >= VIEWPORT["height"]
-        # docs/screenshot.png is committed: rewrite it only when the page looks different, not on every run.
-        same = False
-        if README_SHOT.exists():
-            with Image.open(README_SHOT) as old:
-                same = old.size == im.size and ImageChops.difference(old.convert("RGB"), im.convert("RGB")).getbbox() is None
-    if not same:
-        README_SHOT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shot, README_SHOT)
 
 
 def test_date_range_changes_chart_and_figures(page, server):

@@ -207,7 +207,10 @@ def test_text_is_trimmed_and_codes_lowercased_and_blank_ids_filled():
     accepted, _ = lev.validate_events(events_file(row(title="  Padded  ", category=" Policy ", date_precision="EXACT")),
                                       "u.csv", today=TODAY)
     e = accepted.iloc[0]
-    assert (e["title"], e["category"], e["date_precision"], e["id"]) == ("Padded", "policy", "exact", "upload-2")
+    assert (e["title"], e["category"], e["date_precision"]) == ("Padded", "policy", "exact")
+    # A blank id is made from the date and title, not the row number: two uploads' unnamed rows never collide.
+    assert e["id"] == lev.auto_id("upload", "2025-03-01", "Padded") and e["id"].startswith("upload-2025-03-01-")
+    assert lev.auto_id("upload", "2025-03-01", "Other") != e["id"]
 
 
 def test_a_row_with_the_wrong_number_of_fields_is_rejected():
@@ -267,14 +270,16 @@ def test_user_file_is_merged_with_origin_and_its_problems_listed(tmp_path, user_
         row(id="b1", date="2025-02-11", title="ERO chief Russell Hott and deputy Peter Berg reassigned",
             category="personnel"),
         row(id="b2", date="2025-07-04", title="One Big Beautiful Bill Act signed", category="funding")))
-    merged = lev.load_events(bundled_path)  # finds user_events.csv beside it
+    merged, problems = lev.load_events_checked(bundled_path)  # finds user_events.csv beside it
     assert merged["origin"].tolist() == ["bundled", "user", "bundled"]
     assert merged["id"].tolist() == ["b1", "mine-1", "b2"]
-    problems = merged.attrs["rejected"]
     assert sorted(problems["row"].tolist()) == [3, 4]
     dup = problems[problems["row"] == 3].iloc[0]
     assert dup["field"] == "title" and "bundled event on row 2" in dup["reason"]
-    assert (problems["file"] == str(user_file)).all()
+    # The base name only: these rows are shown in a browser, which has no business with a server path.
+    assert (problems["file"] == "user_events.csv").all()
+    assert not any(str(tmp_path) in str(v) for v in problems.to_numpy().ravel())
+    assert lev.load_events(bundled_path).equals(merged)
 
 
 def test_a_broken_user_file_never_hides_the_bundled_events(tmp_path):
@@ -282,16 +287,16 @@ def test_a_broken_user_file_never_hides_the_bundled_events(tmp_path):
     bundled_path.write_bytes(events_file(row(id="b1")))
     user = tmp_path / "mine.csv"
     user.write_bytes(b"not,an,events,file\n1,2,3,4\n")
-    merged = lev.load_events(bundled_path, user)
+    merged, problems = lev.load_events_checked(bundled_path, user)
     assert merged["id"].tolist() == ["b1"]
-    assert merged.attrs["rejected"]["field"].tolist() == ["(file)"]
-    assert "missing column" in merged.attrs["rejected"]["reason"].iloc[0]
+    assert problems["field"].tolist() == ["(file)"] and problems["row"].tolist() == [0]
+    assert "missing column" in problems["reason"].iloc[0] and str(tmp_path) not in problems["reason"].iloc[0]
 
 
 def test_the_real_bundled_file_loads_without_a_user_file(tmp_path):
-    merged = lev.load_events(lev.BUNDLED, tmp_path / "absent.csv")
+    merged, problems = lev.load_events_checked(lev.BUNDLED, tmp_path / "absent.csv")
     assert len(merged) == len(lev.read_bundled())
-    assert merged.attrs["rejected"].empty
+    assert problems.empty
 
 
 # ----- filtering, overlay, legend -----
@@ -386,7 +391,7 @@ def test_category_colours_are_distinct_and_cover_every_category():
 def test_legend_table_columns_and_labels(view):
     table = cev.events_legend_table(view)
     assert table.columns.tolist() == ["number", "date", "date_precision", "title", "category", "source_name",
-                                      "source_url"]
+                                      "source_url", "link"]
     assert table["number"].tolist() == list(range(1, len(view) + 1))
     assert set(table["category"]) <= set(cev.event_categories.values())
     assert table["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()

@@ -33,6 +33,7 @@ from loaders.errors import FetchError, LoaderError
 from loaders.fetch import fetch, make_session
 from tests import fault_samples as fs
 from tests.fault_samples import leftovers, snapshot_bytes
+from tests.conftest import record_downloads
 
 SOURCE_IDS = sorted(registry.SOURCES)
 DOWNLOADABLE = [s for s in SOURCE_IDS if fs.downloadable(registry.get(s))]
@@ -58,6 +59,7 @@ def baseline(tmp_path_factory) -> Path:
             (raw / sid).mkdir(parents=True, exist_ok=True)
             (raw / sid / got[0]).write_bytes(got[1])
     raw.mkdir(exist_ok=True)
+    record_downloads(raw)
     pipeline.rebuild(raw, root / "data", allow_missing=True)
     assert (root / "data" / "snapshot" / "manifest.json").exists()
     return root / "data"

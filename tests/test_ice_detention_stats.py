@@ -11,6 +11,7 @@ import responses
 from loaders import fetch, ice_detention_stats as ice, pipeline, tidy
 from loaders.errors import FetchError, ParseError
 from tests.ice_workbook_factory import Release, build
+from tests.conftest import record_downloads
 
 SRC = ice.SOURCE
 S = "ice_detention_stats."
@@ -199,11 +200,13 @@ def test_nothing_half_parsed_reaches_the_snapshot(feb_release, tmp_path):
     raw = tmp_path / "raw" / "ice_detention_stats"
     raw.mkdir(parents=True)
     (raw / feb_release.name).write_bytes(build(feb_release))
+    record_downloads(raw)
     out = tmp_path / "snap"
     pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
     before = (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes()
     bad = replace(feb_release, name="FY25_detentionStats03142025.xlsx", omit=("removals",))
     (raw / bad.name).write_bytes(build(bad))
+    record_downloads(raw)
     with pytest.raises(ParseError, match="ICE Removals"):
         pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
     assert (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes() == before

@@ -1,33 +1,154 @@
+"""Headline cards: each says exactly what period and scope it covers, compares like with like, gives the real
+release date or says there is none, and shows its staleness.
+
+The first tests reproduce what issue 13 found on the page: "ICE arrests per day, last 30 days of data: 1,584"
+was July 2026's monthly total / 31 with an invented window "2026-07-02 to 2026-07-31"; the book-ins card blended
+19 days of one month with 11 of the next; the removals card did not say which fiscal year; the encounters card
+showed a southwest-border-only figure without saying so and a "release" that was only the end of the data month.
+"""
 import datetime as dt
 
 import pandas as pd
 import pytest
 
 from charts import data as cdata
-from charts.overview import headlines
+from charts.overview import HEADLINES, PUBLISHED_RELEASES, headlines
 
 SNAP = cdata.load_snapshot()
+TODAY = dt.date(2026, 12, 1)
+
+
+def small_snapshot(rows: list[dict], catalogue: list[dict], sources: dict) -> cdata.Snapshot:
+    obs = pd.DataFrame([{"key": "", "flag": "", "file": "f.csv", "release": None, **r} for r in rows])
+    for c in ("date", "end", "release"):
+        obs[c] = pd.to_datetime(obs[c])
+    obs["value"] = obs["value"].astype("float64")
+    cat = pd.DataFrame(catalogue).set_index("id")
+    by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series")}
+    return cdata.Snapshot(obs, cat, {"sources": sources}, pd.DataFrame(), {}, by_series)
+
+
+def cat(sid, source, unit, per_day_ok="True"):
+    return {"id": sid, "title": f"title of {sid}", "unit": unit, "definition": "d", "source": source,
+            "per_day_ok": per_day_ok}
+
+
+ARRESTS = "ddp_arrests_aggregates.monthly_national_chart_data"
+KUT_SOURCE = {"ddp_arrests_aggregates": {"publisher": "DDP", "cadence": "fixed files; replaced by the record-level source",
+                                         "cadence_days": 3650}}
+
+
+def by_label(hs, start):
+    hit = [h for h in hs if h.label.startswith(start)]
+    assert len(hit) == 1, [h.label for h in hs]
+    return hit[0]
+
+
+def test_monthly_arrests_card_names_the_month_not_an_invented_30_day_window():
+    snap = small_snapshot(
+        [{"series": ARRESTS, "date": "2026-06-01", "end": "2026-06-30", "value": 42588},
+         {"series": ARRESTS, "date": "2026-07-01", "end": "2026-07-31", "value": 49091}],
+        [cat(ARRESTS, "ddp_arrests_aggregates", "arrests")], KUT_SOURCE)
+    h = by_label(headlines(snap, TODAY), "ICE arrests per day")
+    assert "last 30 days" not in h.label and " to " not in h.period  # the wrong labels of the issue
+    assert h.statement == "July 2026 average: 1,584 arrests a day"
+    assert h.value == pytest.approx(49091 / 31) and h.period == "July 2026"
+    assert h.previous == pytest.approx(42588 / 30) and h.comparison == "vs June 2026: 1,420 a day (previous full month)"
+    # A fixed file is never "on time": the card says so and how old the data are.
+    assert h.fixed_file and h.age_days == (TODAY - dt.date(2026, 7, 31)).days and h.overdue_days is None
+    assert h.release is None and "no publication date" in h.release_note
+
+
+def test_book_ins_card_never_blends_a_partial_month():
+    sid = "trac_detention.book_ins_ice"
+    snap = small_snapshot(
+        [{"series": sid, "date": "2026-05-01", "end": "2026-05-31", "value": 30887, "release": "2026-07-11"},
+         {"series": sid, "date": "2026-06-01", "end": "2026-06-30", "value": 39563, "release": "2026-07-11"},
+         {"series": sid, "date": "2026-07-01", "end": "2026-07-11", "value": 16213, "release": "2026-07-11",
+          "flag": "partial"}],
+        [cat(sid, "trac_detention", "book-ins")], {"trac_detention": {"publisher": "TRAC", "cadence_days": 21}})
+    h = by_label(headlines(snap, dt.date(2026, 7, 20)), "ICE book-ins per day")
+    assert h.value == pytest.approx(39563 / 30)  # June alone, not 19 days of June's mean and 11 of July
+    assert h.statement.startswith("June 2026 average: 1,319 book-ins a day") and "July 2026 is partial" in h.statement
+    assert h.comparison == "vs May 2026: 996 a day (previous full month)"
+    # TRAC's date is its snapshot date, not a publication date; staleness counts from the newest data (07-11).
+    assert h.release is None and h.overdue_days is None and h.age_days == 20
+    late = by_label(headlines(snap, dt.date(2026, 12, 1)), "ICE book-ins per day")
+    assert late.overdue_days == (dt.date(2026, 12, 1) - dt.date(2026, 7, 11)).days - 21
+
+
+def test_removals_card_names_the_fiscal_year_and_compares_the_same_point_of_the_previous_year():
+    sid = "ice_detention_stats.removals_fytd"
+    rows = [{"series": sid, "key": "FY2025", "date": "2025-04-05", "end": "2025-04-05", "value": 100000, "release": "2025-04-10"},
+            {"series": sid, "key": "FY2026", "date": "2026-04-04", "end": "2026-04-04", "value": 234236, "release": "2026-04-09"}]
+    sources = {"ice_detention_stats": {"publisher": "ICE", "cadence_days": 21}}
+    snap = small_snapshot(rows, [cat(sid, "ice_detention_stats", "removals", "False")], sources)
+    h = by_label(headlines(snap, dt.date(2026, 4, 20)), "ICE removals")
+    assert h.statement == "FY2026 to 2026-04-04: 234,236 removals (1,259 a day over 186 days)"
+    assert h.comparison == "vs FY2025 to 2025-04-05: 100,000 (same point of the previous fiscal year)"
+    assert h.release == dt.date(2026, 4, 9) and h.release_note == "released 2026-04-09" and h.previous_release == dt.date(2025, 4, 10)
+    far = small_snapshot([dict(rows[0], date="2025-01-10", end="2025-01-10"), rows[1]],
+                         [cat(sid, "ice_detention_stats", "removals", "False")], sources)
+    h2 = by_label(headlines(far, dt.date(2026, 4, 20)), "ICE removals")
+    assert h2.previous is None and h2.change is None and "no FY2025 release from the same point" in h2.comparison
+
+
+def test_encounters_card_says_southwest_border_only_and_invents_no_release():
+    sid = "cbp_encounters.swb_total"
+    snap = small_snapshot(
+        [{"series": sid, "date": "2024-08-01", "end": "2024-08-31", "value": 107473, "release": "2025-08-31"},
+         {"series": sid, "date": "2025-08-01", "end": "2025-08-31", "value": 9740, "release": "2025-08-31"}],
+        [cat(sid, "cbp_encounters", "encounters")], {"cbp_encounters": {"publisher": "CBP", "cadence_days": 45}})
+    h = by_label(headlines(snap, TODAY), "CBP encounters")
+    assert h.statement == "August 2025, southwest land border only, all of CBP: 9,740 encounters"
+    assert h.comparison == "vs August 2024: 107,473 (same month a year earlier)"
+    assert h.release is None and "no publication date recorded" in h.release_note  # 2025-08-31 is a data month end
+    assert h.overdue_days == (TODAY - dt.date(2025, 8, 31)).days - 45
+
+
+def test_headcount_compares_with_the_previous_snapshot():
+    sid = "trac_detention.detained_total"
+    snap = small_snapshot(
+        [{"series": sid, "date": "2026-04-04", "end": "2026-04-04", "value": 60311, "release": "2026-04-04"},
+         {"series": sid, "date": "2026-07-11", "end": "2026-07-11", "value": 65765, "release": "2026-07-11"}],
+        [cat(sid, "trac_detention", "people", "False")], {"trac_detention": {"publisher": "TRAC", "cadence_days": 21}})
+    h = by_label(headlines(snap, dt.date(2026, 7, 15)), "People in ICE detention")
+    assert h.statement == "Headcount on 2026-07-11: 65,765 people" and h.change == 5454
+    assert h.comparison == "vs 60,311 on 2026-04-04 (previous snapshot)" and h.overdue_days is None
+
+
+# ---------------------------------------------------------------- on the committed snapshot
+
+def test_committed_snapshot_cards_say_period_scope_comparison_and_release():
+    hs = {h.label: h for h in headlines(SNAP, TODAY)}
+    assert len(hs) >= 4
+    for h in hs.values():
+        assert h.statement and h.scope and h.comparison and h.release_note and h.age_days is not None
+        assert "last 30 days" not in h.label + h.statement
+        if h.source not in PUBLISHED_RELEASES:
+            assert h.release is None, f"{h.label}: {h.source} records no publication date"
+        assert h.fixed_file or h.overdue_days, f"{h.label} is months old on {TODAY} but not flagged"
+    arrests = hs.get("ICE arrests per day (monthly average)")
+    if arrests is not None and arrests.series_id == ARRESTS:
+        rows = cdata.series_rows(SNAP, ARRESTS)
+        last = rows.iloc[-1]
+        assert arrests.statement.startswith(f"{last['date']:%B %Y} average: {last['value'] / last['end'].day:,.0f} arrests a day")
+    removals = hs["ICE removals, fiscal year to date"]
+    assert removals.statement.startswith("FY20") and removals.title.endswith(f"({removals.period.split()[0]})")
+    enc = hs["CBP encounters, latest full month"]
+    assert enc.scope in enc.statement
 
 
 def test_headlines_pick_the_freshest_series_and_say_which():
     hs = {h.label: h for h in headlines(SNAP, today=dt.date(2026, 11, 29))}
     det = hs["People in ICE detention"]
-    cands = [c for c in ("ice_detention_stats.detained_total", "trac_detention.detained_total") if c in SNAP.by_series]
+    cands = [c for c, _ in HEADLINES[0][2] if c in SNAP.by_series]
     freshest = max(cands, key=lambda c: SNAP.by_series[c]["end"].max())
     assert det.series_id == freshest
     rows = cdata.series_rows(SNAP, freshest)
     assert det.value == rows["value"].iloc[-1] and det.data_date == rows["end"].iloc[-1].date()
-    prev = cdata.series_rows(SNAP, freshest, as_of=pd.Timestamp(det.previous_release))["value"].iloc[-1]
-    assert det.change == pytest.approx(det.value - prev)
+    assert det.change == pytest.approx(det.value - rows["value"].iloc[-2])
     assert det.overdue_days and det.overdue_days > 0  # November 2026 is long after the July snapshot
-
-
-def test_removals_headline_uses_latest_fiscal_year():
-    hs = {h.label: h for h in headlines(SNAP)}
-    if "ICE removals, fiscal year to date" not in hs:
-        pytest.skip("no ICE workbook series in the snapshot")
-    h = hs["ICE removals, fiscal year to date"]
-    assert "(FY" in h.title and h.value > 0
 
 
 def test_no_overdue_badge_when_fresh():

@@ -60,3 +60,18 @@ def test_readme_has_the_sections_a_newcomer_needs():
         assert heading in README, heading
     assert "FAULTS_TABLE" not in README and "BENCH_TABLE" not in README, "placeholders left in the README"
     assert (ROOT / "docs" / "screenshot.png").exists() or "docs/screenshot.png" not in README
+
+
+def test_every_test_the_readme_names_exists():
+    """Rows of the faults tables cite their tests as ``tests/<file>::<test>`` (later ones in a cell as
+    ``::<test>``): each must be a test function in that file."""
+    cited = 0
+    for cell in re.findall(r"\(`tests/[^)]*\)", README):
+        current = None
+        for ref in re.findall(r"`((?:tests/[\w/]+\.py)?::\w+)`", cell):
+            path, _, name = ref.partition("::")
+            current = path or current
+            source = (ROOT / current).read_text("utf-8")
+            assert re.search(rf"^def {name}\(", source, re.M), f"{current}::{name} is not a test"
+            cited += 1
+    assert cited >= 20

@@ -11,7 +11,7 @@ GOOD = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day (upper bound),
 
 def test_project_file_loads_and_keeps_distinct_rows():
     full = reported_figures.load_reported()
-    assert list(full.columns) == ["row"] + reported_figures.COLUMNS
+    assert list(full.columns) == ["row"] + reported_figures.COLUMNS + list(reported_figures.OPTIONAL)
     df = pipeline.parse_bytes(SRC, (pipeline.PROJECT / reported_figures.FILE).read_bytes(), "reported_figures.csv")
     assert len(df) == len(full)
     assert not df.duplicated(["series", "key", "date"]).any()

@@ -21,7 +21,8 @@ from charts import data as cdata
 from loaders import pipeline, snapshot, trac_detention
 from loaders.__main__ import main as cli
 from loaders.snapshot import SnapshotError
-from tests.conftest import ROOT
+from loaders.fetch import sidecar_path
+from tests.conftest import ROOT, record_downloads
 from tests.fault_samples import leftovers, snapshot_bytes
 
 TRAC = "trac_detention"
@@ -40,9 +41,16 @@ def built(raw_dir, tmp_path):
     return data, gen_bytes(data)
 
 
+def rewrite(p: Path, text: str) -> None:
+    """Change a raw file and its download record with it (a snapshot is built only from recorded files)."""
+    p.write_text(text)
+    sidecar_path(p).unlink(missing_ok=True)
+    record_downloads(p.parent.parent)
+
+
 def shrink_population(raw_dir: Path, keep: int = 1) -> None:
     p = raw_dir / TRAC / "pop_agen_table.json"
-    p.write_text(json.dumps(json.loads(p.read_text())[:keep]))
+    rewrite(p, json.dumps(json.loads(p.read_text())[:keep]))
 
 
 def grow_population(raw_dir: Path) -> None:
@@ -51,7 +59,7 @@ def grow_population(raw_dir: Path) -> None:
     recs = json.loads(p.read_text())
     recs.insert(0, dict(recs[0], date="10/05/2025", ice_all=recs[0]["ice_all"] + 5, total_all=recs[0]["total_all"] + 5,
                         ice_conv=recs[0]["ice_conv"] + 5, total_conv=recs[0]["total_conv"] + 5))
-    p.write_text(json.dumps(recs))
+    rewrite(p, json.dumps(recs))
 
 
 # ---------------------------------------------------------------- nothing deleted that was not asked for
@@ -387,7 +395,7 @@ def _write_old(tmp_path: Path, files: dict[str, bytes]) -> Path:
 
 def test_errors_start_on_their_own_line_after_a_progress_bar(raw_dir, tmp_path, capsys):
     """The error used to be printed on the progress bar's line; the bar is now closed first (tqdm, stderr)."""
-    (raw_dir / TRAC / "pop_agen_table.json").write_text('[{"date": "31/31/2025"}]')
+    rewrite(raw_dir / TRAC / "pop_agen_table.json", '[{"date": "31/31/2025"}]')
     assert cli(["rebuild", "--raw", str(raw_dir), "--out", str(tmp_path / "out"), "--allow-missing"]) == 1
     out, err = capsys.readouterr()
     assert "parsing" in err and out == ""  # the bar went to stderr

@@ -1,0 +1,119 @@
+"""The blackout layer: shade the spans when a series' publisher released nothing, say inside the figure
+whose data stopped and when, and never draw a line across such a span.
+
+``add_blackouts(spec, snap, prepared, lo, hi)`` is the one call a figure builder makes: it takes the plain
+figure dict (``figures.trend_spec``) and adds the shapes and notes, and breaks each line where two
+consecutive points sit on either side of a blackout further apart than the series' usual step. Points that
+exist are still joined: a month ICE filled in after a pause is data, not a gap.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+
+from .ledger import SHORT_NAMES, day
+from .status import Blackout, series_blackouts
+
+SHADE = "rgba(107,107,107,0.09)"
+NOTE_COLOUR = "#4a4a4a"
+
+
+def _esc(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _who(source: str) -> str:
+    who = SHORT_NAMES.get(source, source)
+    return who[0].upper() + who[1:]
+
+
+def note_text(spans: list[Blackout]) -> str:
+    """One note for spans with the same dates (ICE and its mirror TRAC often pause together)."""
+    b = spans[0]
+    who = " and ".join(dict.fromkeys(_who(s.source) for s in spans))
+    if not b.declared:  # computed from the files held: say only that
+        to = f"to {day(b.end)}" if b.end else "onward"
+        return f"No {who} release in this snapshot: {day(b.start)} {to}"
+    if b.end is None:
+        return f"{who} publication stopped after {day(b.start)}" if "stopped" in b.statement or "last published" in b.statement \
+            else f"No {who} release after {day(b.start)}"
+    return f"No {who} release: {day(b.start)} to {day(b.end)}"
+
+
+def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None) -> dict:
+    """Shapes (shaded spans) and annotations (a note inside each span) for the series in view."""
+    groups: dict[tuple, list[Blackout]] = {}
+    for sid, bs in series_blackouts(snap, series_ids, lo, hi, today).items():
+        for b in bs:
+            g = groups.setdefault((b.start, b.end, b.declared), [])
+            if b.source not in {x.source for x in g}:
+                g.append(b)
+    declared = [g[0] for g in groups.values() if g[0].declared]
+    shapes, notes = [], []
+    ordered = sorted(groups.values(), key=lambda g: (g[0].start, g[0].source))
+    for i, g in enumerate(ordered):
+        b = g[0]
+        x0 = max(b.start, lo)
+        x1 = min(b.end or hi, hi)
+        if x1 <= x0:
+            continue
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=x0.isoformat(), x1=x1.isoformat(), y0=0, y1=1,
+                           fillcolor=SHADE, line=dict(width=0), layer="below"))
+        # A computed span inside a declared one (TRAC pausing with ICE) is shaded; the declared note explains it.
+        if not b.declared and any(d.start < (b.end or hi) and b.start < (d.end or hi) for d in declared):
+            continue
+        # A note near the right edge hangs left from the span's end so it stays inside the plot.
+        right = (x0 - lo).days > 0.7 * max((hi - lo).days, 1)
+        notes.append(dict(text=_esc(note_text(g)), x=(x1 if right else x0).isoformat(), xref="x",
+                          xanchor="right" if right else "left", yref="paper",
+                          y=0.99 - 0.055 * (len(notes) % 4), yanchor="top", showarrow=False, align="left",
+                          font=dict(size=10, color=NOTE_COLOUR), bgcolor="rgba(255,255,255,0.75)",
+                          hovertext=_esc(" ".join(x.statement for x in g) + f" Evidence: {b.evidence_source}."),
+                          name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}"))
+    return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}
+
+
+def break_at(x, y, spans: list[Blackout], hi: dt.date) -> tuple[list, list]:
+    """Insert a blank between consecutive points whose step crosses a blackout and is longer than usual."""
+    xs = np.asarray(x)
+    ys = list(y)
+    if len(xs) < 2 or not spans:
+        return list(xs), ys
+    days = np.array([np.datetime64(str(v)[:10], "D") if v is not None and str(v)[:10] not in ("NaT", "None", "nan")
+                     else np.datetime64("NaT") for v in xs])
+    valid = ~np.isnat(days)
+    steps = np.diff(days[valid]).astype("int64")
+    usual = float(np.median(steps)) if len(steps) else 0.0
+    out_x, out_y = [], []
+    prev = None
+    for v, val, d in zip(xs, ys, days):
+        if prev is not None and not np.isnat(d) and (d - prev).astype("int64") > 1.5 * usual:
+            a, b = prev.astype(dt.date), d.astype(dt.date)
+            if any(s.start < b and a < (s.end or hi) for s in spans):
+                out_x.append(None)
+                out_y.append(None)
+        out_x.append(v)
+        out_y.append(val)
+        if not np.isnat(d):
+            prev = d
+    return out_x, out_y
+
+
+def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None) -> dict:
+    """Add the blackout layer to a figure dict in place (and return it)."""
+    ids = [p.series_id for p in prepared]
+    lay = layer(snap, ids, lo, hi, today)
+    if not lay["shapes"]:
+        return spec
+    per_series = series_blackouts(snap, ids, lo, hi, today)
+    names = {_esc(p.label): p.series_id for p in prepared}
+    for tr in spec["data"]:
+        sid = names.get(tr.get("name"))
+        if sid and sid in per_series and "lines" in tr.get("mode", "lines"):
+            tr["x"], tr["y"] = break_at(tr["x"], tr["y"], per_series[sid], hi)
+            tr["connectgaps"] = False
+    layout = spec["layout"]
+    layout["shapes"] = list(layout.get("shapes") or []) + lay["shapes"]
+    layout["annotations"] = list(layout.get("annotations") or []) + lay["annotations"]
+    return spec

@@ -1,0 +1,514 @@
+"""The release ledger: every release of every versioned source, what it held, what it changed.
+
+A *release* is one value of the ``release`` column of a source's rows (ICE's workbook date, TRAC's snapshot
+date, the month of CBP's file name, DDP's and DHS's publication dates). For each one the ledger gives the
+files, how far each table's data run (its own latest ``end``), the key figures as that release printed them,
+the change of each key figure against the previous release, the values it revised for earlier periods, and
+the quality flags it raised. Everything is read from the snapshot (``charts.data``), so corrections to a
+loader reach the ledger with the next rebuild; nothing here parses a raw file.
+
+"What's new" turns a source's latest release into a few short sentences, each number carried with the
+series, period and release it came from (``Fact``), so a test can check every number against the snapshot.
+
+Pure pandas: the command line (``python -m loaders releases``) uses it without plotly.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pandas as pd
+
+from loaders import tidy
+
+from . import data as cdata
+
+# (label, series, how). how: "latest" = the value of the last period the release covers (a headcount or a
+# fiscal-year-to-date total); "complete" = the last period not flagged partial (a whole month).
+KEY_FIGURES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "ice_detention_stats": (
+        ("people detained", "ice_detention_stats.detained_total", "latest"),
+        ("detained, arrested by ICE", "ice_detention_stats.detained_ice", "latest"),
+        ("detained, arrested by CBP", "ice_detention_stats.detained_cbp", "latest"),
+        ("book-ins after ICE arrests, last complete month", "ice_detention_stats.book_ins_ice", "complete"),
+        ("book-ins, all agencies, last complete month", "ice_detention_stats.book_ins_total", "complete"),
+        ("removals, fiscal year to date", "ice_detention_stats.removals_fytd", "latest"),
+    ),
+    "trac_detention": (
+        ("people detained", "trac_detention.detained_total", "latest"),
+        ("detained, arrested by ICE", "trac_detention.detained_ice", "latest"),
+        ("detained, arrested by CBP", "trac_detention.detained_cbp", "latest"),
+        ("book-ins after ICE arrests, last complete month", "trac_detention.book_ins_ice", "complete"),
+        ("people in Alternatives to Detention", "trac_detention.atd_total", "latest"),
+    ),
+    "ddp_facility_daily": (
+        ("people detained at midnight", "ddp_facility_daily.detained_midnight", "latest"),
+        ("people detained during the day", "ddp_facility_daily.detained_24h", "latest"),
+    ),
+    "cbp_encounters": (
+        ("southwest border encounters, last complete month", "cbp_encounters.swb_total", "complete"),
+        ("nationwide encounters, last complete month", "cbp_encounters.nationwide_total", "complete"),
+        # CBP's newest files hold encounters by state only: their sum over the states the file lists.
+        ("encounters summed over the states in CBP's state file, last month", "cbp_encounters.nationwide_by_state",
+         "sum"),
+    ),
+    "ohss_monthly_tables": (
+        ("ICE ERO administrative arrests, last month", "ohss_monthly_tables.ero_arrests", "complete"),
+        ("book-ins after ICE arrests, last month", "ohss_monthly_tables.book_ins_ice", "complete"),
+        ("DHS removals, last month", "ohss_monthly_tables.dhs_removals_total", "complete"),
+        ("CBP encounters, last month", "ohss_monthly_tables.cbp_encounters_total", "complete"),
+    ),
+    "ohss_khsm": (
+        ("Border Patrol encounters, last month", "ohss_khsm.usbp_encounters", "complete"),
+    ),
+}
+# Flags that describe how a period was published rather than a problem the release raised.
+_NOT_RAISED = {"partial"} | set(tidy.INFO_FLAGS)
+
+
+def versioned_sources(snap: cdata.Snapshot) -> list[str]:
+    """Sources whose rows carry release dates, in the registry's order where known."""
+    rel = snap.obs.loc[snap.obs["release"].notna(), "series"].str.split(".", n=1).str[0].unique()
+    order = list(snap.manifest.get("sources", {}))
+    return sorted(set(rel), key=lambda s: (order.index(s) if s in order else len(order), s))
+
+
+def _source_rows(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    ids = [s for s in snap.by_series if s.split(".", 1)[0] == source]
+    if not ids:
+        return snap.obs.iloc[0:0]
+    return pd.concat([snap.by_series[s] for s in ids], ignore_index=True)
+
+
+def releases_of(snap: cdata.Snapshot, source: str) -> list[pd.Timestamp]:
+    # A snapshot is read-only once loaded: the answer is kept on it (every chart with blackouts asks).
+    hit = snap._memo.get(("releases_of", source))
+    if hit is None:
+        rows = _source_rows(snap, source)
+        hit = snap._memo[("releases_of", source)] = sorted(pd.Timestamp(r) for r in rows["release"].dropna().unique())
+    return list(hit)
+
+
+def _by_release(snap: cdata.Snapshot, series: str) -> dict:
+    """A series' rows split by release, once per snapshot."""
+    hit = snap._memo.get(("by_release", series))
+    if hit is None:
+        df = snap.by_series.get(series)
+        hit = {} if df is None else {pd.Timestamp(k): g for k, g in df.groupby("release", sort=False)}
+        snap._memo[("by_release", series)] = hit
+    return hit
+
+
+# ---------------------------------------------------------------- key figures
+
+@dataclass(frozen=True)
+class Figure:
+    """One key figure as a release printed it."""
+    label: str
+    series: str
+    key: str
+    date: pd.Timestamp  # first day the value covers
+    end: pd.Timestamp  # last day it covers (a headcount: the day itself)
+    value: float
+    release: pd.Timestamp
+    flag: str = ""
+
+
+def key_figure(snap: cdata.Snapshot, label: str, series: str, how: str, release: pd.Timestamp) -> Figure | None:
+    """The figure as published in ``release`` itself (not the latest view of that period)."""
+    return _figures(snap, label, series, how).get(pd.Timestamp(release))
+
+
+def _figures(snap: cdata.Snapshot, label: str, series: str, how: str) -> dict:
+    """The figure of every release of a series at once (vectorised: TRAC has over 160 releases), kept on the
+    read-only snapshot."""
+    memo = ("figures", label, series, how)
+    if memo in snap._memo:
+        return snap._memo[memo]
+    out: dict = {}
+    df = snap.by_series.get(series)
+    if df is not None and len(df):
+        df = df[df["release"].notna()]
+        if how in ("complete", "sum"):
+            df = df[~df["flag"].str.contains("partial", regex=False)]
+        if how == "sum":  # every breakdown member of the release's last complete period, added up; key "*"
+            last = df.groupby("release")["date"].transform("max")
+            part = df[df["date"] == last]
+            agg = part.groupby("release").agg(date=("date", "first"), end=("end", "max"), value=("value", "sum"))
+            for rel, r in agg.iterrows():
+                out[rel] = Figure(label, series, "*", r["date"], r["end"], float(r["value"]), rel, "")
+        else:
+            # Fiscal-year-to-date series are keyed by fiscal year: the release's own (latest) year; others
+            # use the series without breakdown ("").
+            has_blank = df.assign(b=df["key"] == "").groupby("release")["b"].transform("any")
+            top = df.groupby("release")["key"].transform("max")
+            chosen = df[(has_blank & (df["key"] == "")) | (~has_blank & (df["key"] == top))]
+            picked = chosen.sort_values(["release", "date"], kind="mergesort").drop_duplicates("release", keep="last")
+            for r in picked.itertuples(index=False):
+                out[r.release] = Figure(label, series, r.key, r.date, r.end, float(r.value), r.release, r.flag)
+    snap._memo[memo] = out
+    return out
+
+
+def key_figures(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """Every key figure of every release, with the previous release's figure and the change.
+
+    A change is given only when the two figures are the same kind of thing: the same breakdown member (a
+    fiscal-year total is not compared across fiscal years).
+    """
+    out = []
+    prev: dict[str, Figure] = {}
+    for rel in releases_of(snap, source):
+        for label, series, how in KEY_FIGURES.get(source, ()):
+            f = key_figure(snap, label, series, how, rel)
+            if f is None:
+                continue
+            p = prev.get(label)
+            comparable = p is not None and p.key == f.key
+            out.append(dict(source=source, release=rel.date(), figure=label, series=series, key=f.key,
+                            date=f.date.date(), end=f.end.date(), value=f.value, flag=f.flag,
+                            previous_release=p.release.date() if p else None,
+                            previous_date=p.date.date() if p else None,
+                            previous_end=p.end.date() if p else None,
+                            previous_value=p.value if p else None,
+                            change=(f.value - p.value) if comparable else None))
+            prev[label] = f
+    return pd.DataFrame(out, columns=["source", "release", "figure", "series", "key", "date", "end", "value",
+                                      "flag", "previous_release", "previous_date", "previous_end", "previous_value", "change"])
+
+
+# ---------------------------------------------------------------- revisions and flags
+
+def revisions(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """Values a release changed for periods an earlier release had already published (``tidy.revisions``).
+
+    ``completed`` is True where the earlier value was a partial period now filled in: that is the period
+    finishing, not a revision of a complete figure.
+    """
+    rows = _source_rows(snap, source)
+    rows = rows[rows["release"].notna()]
+    cols = ["series", "key", "date", "previous_release", "previous", "release", "value", "change", "completed"]
+    if rows.empty:
+        return pd.DataFrame(columns=cols)
+    s = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d"), release=rows["release"].dt.strftime("%Y-%m-%d"))
+    rev = tidy.revisions(s[["series", "key", "date", "value", "release"]])
+    if rev.empty:
+        return pd.DataFrame(columns=cols)
+    partial = s[s["flag"].str.contains("partial", regex=False)][["series", "key", "date", "release"]]
+    was_partial = rev.merge(partial.rename(columns={"release": "previous_release"}).assign(completed=True),
+                            on=["series", "key", "date", "previous_release"], how="left")
+    rev = was_partial.assign(completed=was_partial["completed"].eq(True))
+    return rev[cols].reset_index(drop=True)
+
+
+def raised_flags(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """Quality flags each release raised: the integrity checks' findings (quality_flags.csv) and the flags
+    on its rows, without the ones that only say how a period was published (partial, rounded...)."""
+    parts = []
+    fl = snap.flags
+    if len(fl) and "source" in fl:
+        f = fl[fl["source"] == source]
+        if len(f):
+            parts.append(pd.DataFrame({"release": f["release"], "flag": f["flag"], "message": f.get("message", "")}))
+    rows = _source_rows(snap, source)
+    rows = rows[rows["release"].notna() & (rows["flag"] != "")]
+    if len(rows):
+        ex = rows.assign(flag=rows["flag"].str.split(";")).explode("flag")
+        ex = ex[~ex["flag"].isin(_NOT_RAISED) & (ex["flag"] != "")]
+        if len(ex):
+            parts.append(pd.DataFrame({"release": ex["release"].dt.strftime("%Y-%m-%d"), "flag": ex["flag"],
+                                       "message": ex["series"]}))
+    if not parts:
+        return pd.DataFrame(columns=["release", "flag", "message"])
+    return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------- the ledger
+
+LEDGER_COLUMNS = ["source", "release", "files", "series", "rows", "data_through", "data_through_by_table",
+                  "key_figures", "changed_since_previous", "revisions", "quality_flags", "release_table_dates"]
+# Columns of a source's releases table (``data/snapshot/tables/<source>.releases.csv``) that are not dates of the data.
+_RELEASE_TABLE_SKIP = {"file", "fiscal_year", "release_date", "release_date_from", "release"}
+
+
+def _n(v: float) -> str:
+    return f"{v:,.0f}" if float(v).is_integer() or abs(v) >= 100 else f"{v:,.1f}"
+
+
+def tables_through(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """For each release and series: the last day its data cover in that release (each table's own date)."""
+    rows = _source_rows(snap, source)
+    rows = rows[rows["release"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=["release", "series", "data_through"])
+    g = rows.groupby(["release", "series"], sort=True)["end"].max().reset_index()
+    return g.rename(columns={"end": "data_through"})
+
+
+def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
+    """One row per release of each versioned source (or of ``source``), oldest first within a source."""
+    sources = [source] if source else versioned_sources(snap)
+    out = []
+    for src in sources:
+        rows = _source_rows(snap, src)
+        rows = rows[rows["release"].notna()]
+        if rows.empty:
+            continue
+        figs = key_figures(snap, src)
+        revs = revisions(snap, src)
+        flags = raised_flags(snap, src)
+        through = tables_through(snap, src)
+        # Each part split by release once (TRAC has over 160 releases): no filtering inside the loop.
+        t_by: dict = {}
+        for rel_, day_, sid_ in zip(through["release"], through["data_through"], through["series"]):
+            t_by.setdefault(rel_, []).append((day_, sid_))
+        f_by: dict = {}
+        for rec in figs.to_dict("records"):  # plain records: per-row pandas access cost seconds for TRAC
+            f_by.setdefault(rec["release"], []).append(SimpleNamespace(**rec))
+        r_by = {k: g for k, g in revs.groupby("release", sort=False)}
+        fl_by = {k: g for k, g in flags.groupby("release", sort=False)}
+        empty_r = revs.iloc[0:0]
+        # The loader's own per-release dates (ICE: data pull, footnote and docket dates, header checks), every
+        # column it writes, so new ones reach the ledger without a change here.
+        rt = snap.tables.get(f"{src}.releases")
+        rt_by: dict = {}
+        if rt is not None and "file" in rt:
+            cols = [c for c in rt.columns if c not in _RELEASE_TABLE_SKIP]
+            for rec in rt.to_dict("records"):
+                rt_by[rec["file"]] = "; ".join(f"{c} {rec[c]}" for c in cols if str(rec[c]).strip())
+        for rel, g in rows.groupby("release", sort=True):
+            d = rel.date()
+            by_date: dict = {}
+            for day_, sid in t_by.get(rel, ()):
+                by_date.setdefault(day_, []).append(sid.split(".", 1)[1])
+            by_table = "; ".join(f"{k.date().isoformat()}: {', '.join(v)}" for k, v in sorted(by_date.items(), reverse=True))
+            f = f_by.get(d, [])
+            kf = "; ".join(f"{r.figure} {_n(r.value)} ({_period(r)})" for r in f)
+            ch = "; ".join(f"{r.figure} {r.change:+,.0f} against {_n(r.previous_value)} "
+                           f"({_span(r.previous_date, r.previous_end)}) in the release of {r.previous_release.isoformat()}"
+                           for r in f if pd.notna(r.change))
+            rv = r_by.get(d.isoformat(), empty_r)
+            fl = fl_by.get(d.isoformat())
+            counts = fl["flag"].value_counts().sort_index().items() if fl is not None else ()
+            out.append(dict(source=src, release=d, files="; ".join(sorted(g["file"].unique())),
+                            series=g["series"].nunique(), rows=len(g),
+                            data_through=g["end"].max().date(), data_through_by_table=by_table,
+                            key_figures=kf, changed_since_previous=ch, revisions=_revision_text(rv),
+                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts),
+                            release_table_dates=" | ".join(f"{f}: {rt_by[f]}" for f in sorted(g["file"].unique())
+                                                           if rt_by.get(f))))
+    return pd.DataFrame(out, columns=LEDGER_COLUMNS)
+
+
+def _span(a, b) -> str:
+    return f"on {b.isoformat()}" if a == b else f"{a.isoformat()} to {b.isoformat()}"
+
+
+def _period(r) -> str:
+    key = {"": "", "*": ", summed over the states listed"}.get(r.key, f", {r.key}")
+    return _span(r.date, r.end) + key
+
+
+def _revision_text(rv: pd.DataFrame) -> str:
+    if rv.empty:
+        return ""
+    real = rv[~rv["completed"]]
+    bits = []
+    if len(real):
+        big = real.loc[real["change"].abs().idxmax()]
+        bits.append(f"{len(real)} earlier value{'s' if len(real) > 1 else ''} revised in "
+                    f"{real['series'].nunique()} series; largest: {big['series'].split('.', 1)[1]}"
+                    f"{' ' + big['key'] if big['key'] else ''} {big['date']} {_n(big['previous'])} -> "
+                    f"{_n(big['value'])} (was in the release of {big['previous_release']})")
+    done = rv[rv["completed"]]
+    if len(done):
+        bits.append(f"{len(done)} partial period{'s' if len(done) > 1 else ''} completed")
+    return "; ".join(bits)
+
+
+# ---------------------------------------------------------------- what's new
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def day(d) -> str:
+    d = pd.Timestamp(d)
+    return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
+
+
+def month(d) -> str:
+    d = pd.Timestamp(d)
+    return f"{MONTHS[d.month - 1]} {d.year}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number in a sentence and where it comes from. ``kind`` "value": the value of (series, key, date)
+    in ``release``; "change": value minus the value of (series, key, other_date) in ``other_release``."""
+    number: float
+    kind: str
+    series: str
+    key: str
+    date: pd.Timestamp
+    release: pd.Timestamp
+    other_date: pd.Timestamp | None = None
+    other_release: pd.Timestamp | None = None
+
+
+@dataclass
+class Sentence:
+    source: str
+    release: pd.Timestamp
+    text: str
+    facts: list[Fact] = field(default_factory=list)
+
+
+def _release_words(source: str, rel: pd.Timestamp, publisher: str) -> str:
+    if source in ("cbp_encounters", "ohss_khsm"):  # the release date is the month in CBP's file name, not a publication day
+        return f"in its file with data through {month(rel)}"
+    if source == "trac_detention":
+        return f"in its table dated {day(rel)}"
+    return f"in its release of {day(rel)}"
+
+
+SHORT_NAMES = {"ice_detention_stats": "ICE", "trac_detention": "TRAC", "ddp_facility_daily": "the Deportation Data Project",
+               "cbp_encounters": "CBP", "ohss_monthly_tables": "DHS", "ohss_khsm": "DHS"}
+
+
+def _more_fewer(change: float) -> str:
+    return "more" if change > 0 else "fewer"
+
+
+def whats_new(snap: cdata.Snapshot, source: str) -> list[Sentence]:
+    """A few quotable sentences about a source's latest release, every number from the snapshot."""
+    rels = releases_of(snap, source)
+    if not rels:
+        return []
+    rel = rels[-1]
+    who = SHORT_NAMES.get(source, source)
+    where = _release_words(source, rel, who)
+    figs = {label: key_figure(snap, label, series, how, rel) for label, series, how in KEY_FIGURES.get(source, ())}
+    # The previous figure: from the latest earlier release that printed it (TRAC's tables date apart).
+    prev = {label: next((p for r in reversed(rels[:-1]) if (p := key_figure(snap, label, series, how, r))), None)
+            for label, series, how in KEY_FIGURES.get(source, ())}
+    out: list[Sentence] = []
+
+    def fact(f: Figure) -> Fact:
+        return Fact(f.value, "sum" if f.key == "*" else "value", f.series, f.key, f.date, f.release)
+
+    def change(f: Figure, p: Figure) -> Fact:
+        return Fact(f.value - p.value, "change", f.series, f.key, f.date, f.release, p.date, p.release)
+
+    def head(label: str, verb: str, noun: str) -> None:
+        f, p = figs.get(label), prev.get(label)
+        if f is None:
+            return
+        text = f"{who[0].upper()}{who[1:]} {verb} {_n(f.value)} {noun} on {day(f.end)}"
+        facts = [fact(f)]
+        if p is not None and p.key == f.key and p.value != f.value:
+            c = f.value - p.value
+            text += f", {_n(abs(c))} {_more_fewer(c)} than on {day(p.end)}"
+            facts.append(change(f, p))
+        elif p is not None and p.value == f.value:
+            text += f", the same as on {day(p.end)}"
+        out.append(Sentence(source, rel, text + f", {where}.", facts))
+
+    if source in ("ice_detention_stats", "trac_detention"):
+        head("people detained", "held" if source == "ice_detention_stats" else "counts",
+             "people in detention" if source == "ice_detention_stats" else "people in ICE detention")
+        i, c = figs.get("detained, arrested by ICE"), figs.get("detained, arrested by CBP")
+        if out and i is not None and c is not None:
+            out.append(Sentence(source, rel, f"Of them, {_n(i.value)} had been arrested by ICE and {_n(c.value)} "
+                                             f"by CBP.", [fact(i), fact(c)]))
+        b = figs.get("book-ins after ICE arrests, last complete month")
+        if b is not None:
+            text = f"In {month(b.date)}, the last complete month {where}, {_n(b.value)} people arrested by ICE were booked into ICE detention"
+            facts = [fact(b)]
+            before = b.date - pd.DateOffset(months=1)  # the month before, as this same release prints it
+            same = _value_in(snap, b.series, b.key, before, rel)
+            if same is not None and same != b.value:
+                d = b.value - same
+                text += f", {_n(abs(d))} {_more_fewer(d)} than in {month(before)}"
+                facts.append(Fact(d, "change", b.series, b.key, b.date, rel, before, rel))
+            out.append(Sentence(source, rel, text + " (book-ins, not arrests).", facts))
+        r = figs.get("removals, fiscal year to date")
+        if r is not None:
+            out.append(Sentence(source, rel, f"It reported {_n(r.value)} removals in fiscal year "
+                                             f"{r.key.removeprefix('FY')} to {day(r.end)}.", [fact(r)]))
+    elif source == "ddp_facility_daily":
+        head("people detained at midnight", "counts", "people in ICE detention at midnight")
+    else:
+        for label, _series, _how in KEY_FIGURES.get(source, ()):
+            f = figs.get(label)
+            if f is None:
+                continue
+            what = label.split(",")[0]
+            if f.key == "*":
+                text = f"{who} counts {_n(f.value)} encounters in {month(f.date)}, summed over the states its state file lists"
+                before = _sum_in(snap, f.series, f.date - pd.DateOffset(months=1), rel)
+            else:
+                text = f"{who} counts {_n(f.value)} {what} in {month(f.date)}"
+                before = _value_in(snap, f.series, f.key, f.date - pd.DateOffset(months=1), rel)
+            facts = [fact(f)]
+            if before is not None and before != f.value:
+                d = f.value - before
+                text += f", {_n(abs(d))} {_more_fewer(d)} than in {month(f.date - pd.DateOffset(months=1))}"
+                facts.append(Fact(d, "change", f.series, f.key, f.date, rel, f.date - pd.DateOffset(months=1), rel))
+            out.append(Sentence(source, rel, text + f", {where}.", facts))
+    return out
+
+
+def _value_in(snap: cdata.Snapshot, series: str, key: str, date: pd.Timestamp, release: pd.Timestamp) -> float | None:
+    df = snap.by_series.get(series)
+    if df is None:
+        return None
+    hit = df[(df["key"] == key) & (df["date"] == date) & (df["release"] == release)]
+    return float(hit["value"].iloc[-1]) if len(hit) else None
+
+
+def _sum_in(snap: cdata.Snapshot, series: str, date: pd.Timestamp, release: pd.Timestamp) -> float | None:
+    df = snap.by_series.get(series)
+    if df is None:
+        return None
+    hit = df[(df["date"] == date) & (df["release"] == release)]
+    return float(hit["value"].sum()) if len(hit) else None
+
+
+def whats_new_all(snap: cdata.Snapshot) -> dict[str, list[Sentence]]:
+    return {s: v for s in versioned_sources(snap) if (v := whats_new(snap, s))}
+
+
+def citation_text(snap: cdata.Snapshot, sources: list[str] | None = None) -> str:
+    """The what's-new sentences as a block to paste under a citation, each source's latest release named."""
+    lines = []
+    for src, sents in whats_new_all(snap).items():
+        if sources and src not in sources:
+            continue
+        entry = snap.source_entry(src)
+        lines.append(" ".join(s.text for s in sents) + f" Source: {entry.get('publisher', src)}, "
+                     f"{entry.get('title', src)}.")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the catalogue and the snapshot
+
+def catalogue_presence(snap: cdata.Snapshot) -> pd.DataFrame:
+    """Every catalogue series and whether the snapshot holds any of its rows, in words."""
+    rows = []
+    for sid, info in snap.catalogue.iterrows():
+        df = snap.by_series.get(sid)
+        if df is None or df.empty:
+            state = "no data in this snapshot"
+            if str(info.get("source", "")) == "ddp_records":
+                state += " (DDP's record-level files are not downloaded; `python -m loaders update ddp_records`)"
+            rows.append(dict(id=sid, title=info.get("title", ""), in_snapshot=False, data=state))
+        else:
+            rows.append(dict(id=sid, title=info.get("title", ""), in_snapshot=True,
+                             data=f"{df['date'].min().date()} to {df['end'].max().date()}"))
+    return pd.DataFrame(rows, columns=["id", "title", "in_snapshot", "data"])
+
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

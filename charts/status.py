@@ -1,0 +1,275 @@
+"""Publication status per source, and the spans when a publisher released nothing (blackouts).
+
+Two kinds of knowledge meet here. The snapshot says which releases this project holds. ``data/
+publication_status.csv`` (hand-edited, each row with its evidence and whether it is verified) says what is
+known beyond that: releases that exist but are not held, mirrors whose dates stand in for releases not held,
+spans with no release and why, publishers that stopped, claims reported but not verified, and the series
+that carry on after a source went quiet.
+
+A blackout is a span longer than twice a source's cadence with no known release: computed from the release
+dates held (plus declared releases and a declared mirror's dates), replaced by a declared span where one
+overlaps (it has the exact dates and the reason). Computed spans only say "none in this snapshot": a
+missing file is not proof that nothing was published.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import data as cdata
+from .ledger import SHORT_NAMES, day, releases_of
+
+DECLARED = cdata.DATA / "publication_status.csv"
+KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}
+COLUMNS = ["source", "kind", "start", "end", "target", "statement", "evidence_source", "verified"]
+# Sources whose cadence_days mean "not published on a schedule" (fixed files, curated by hand).
+UNSCHEDULED_DAYS = 3650
+
+
+class DeclaredError(ValueError):
+    pass
+
+
+_DECLARED_CACHE: dict = {}
+
+
+def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
+    """The declared facts, checked row by row: a bad row is refused with the file, row and field named.
+    Read again only when the file changes (every chart with blackouts asks for them)."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=COLUMNS)
+    stamp = path.stat()
+    key = (str(path), stamp.st_mtime_ns, stamp.st_size)
+    if key not in _DECLARED_CACHE:
+        _DECLARED_CACHE.clear()
+        _DECLARED_CACHE[key] = _read_declared(path)
+    return _DECLARED_CACHE[key]
+
+
+def _read_declared(path: Path) -> pd.DataFrame:
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if rows and set(COLUMNS) - set(rows[0]):
+        raise DeclaredError(f"{path.name}: missing column(s) {sorted(set(COLUMNS) - set(rows[0]))}")
+    for i, r in enumerate(rows, start=2):
+        where = f"{path.name} row {i}"
+        if r["kind"] not in KINDS:
+            raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
+        for f in ("start", "end"):
+            if r[f]:
+                try:
+                    dt.date.fromisoformat(r[f])
+                except ValueError:
+                    raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
+        if r["start"] and r["end"] and r["end"] < r["start"]:
+            raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
+        if r["verified"] not in ("yes", "no"):
+            raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
+        if not r["statement"].strip() or not r["evidence_source"].strip():
+            raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
+        if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
+            raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
+        if r["kind"] in ("mirror", "continues") and not r["target"]:
+            raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+@dataclass(frozen=True)
+class Blackout:
+    source: str
+    start: dt.date
+    end: dt.date | None  # None: still no release
+    statement: str
+    evidence_source: str
+    declared: bool
+
+    def label(self, publisher: str) -> str:
+        to = f"to {day(self.end)}" if self.end else "onward"
+        return f"{publisher}: no release {day(self.start)} {to}"
+
+
+def _d(text: str) -> dt.date | None:
+    return dt.date.fromisoformat(text) if text else None
+
+
+def publication_dates(snap: cdata.Snapshot, source: str, declared: pd.DataFrame) -> list[dt.date]:
+    """Every date a release of ``source`` is known: held, declared, or seen through a declared mirror."""
+    dates = {r.date() for r in releases_of(snap, source)}
+    mine = declared[declared["source"] == source]
+    dates |= {_d(s) for s in mine.loc[mine["kind"] == "release", "start"]}
+    for mirror in mine.loc[mine["kind"] == "mirror", "target"]:
+        dates |= {r.date() for r in releases_of(snap, mirror)}
+    return sorted(dates)
+
+
+def cadence_days(snap: cdata.Snapshot, source: str) -> int:
+    try:
+        return int(snap.source_entry(source).get("cadence_days") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def blackouts(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
+              declared: pd.DataFrame | None = None) -> list[Blackout]:
+    today = today or dt.date.today()
+    declared = read_declared() if declared is None else declared
+    mine = declared[declared["source"] == source]
+    decl = [Blackout(source, _d(r.start), _d(r.end), r.statement, r.evidence_source, True)
+            for r in mine.itertuples() if r.kind == "blackout"]
+    # A publisher that stopped: from the last day its data cover (as declared), with no end.
+    decl += [Blackout(source, _d(r.start), None, r.statement, r.evidence_source, True)
+             for r in mine.itertuples() if r.kind == "stopped"]
+    cad = cadence_days(snap, source)
+    computed = []
+    dates = publication_dates(snap, source, declared)
+    if cad and cad < UNSCHEDULED_DAYS and dates:
+        publisher = SHORT_NAMES.get(source, source)
+        publisher = publisher[0].upper() + publisher[1:]
+        for a, b in zip(dates, dates[1:]):
+            if (b - a).days > 2 * cad:
+                computed.append(Blackout(source, a, b, f"No {publisher} release in this snapshot between "
+                                         f"{day(a)} and {day(b)} (its cadence: {cad} days).", "this snapshot", False))
+        if (today - dates[-1]).days > 2 * cad:
+            computed.append(Blackout(source, dates[-1], None, f"No {publisher} release in this snapshot after "
+                                     f"{day(dates[-1])}.", "this snapshot", False))
+    keep = [c for c in computed if not any(_overlap(c, d, today) for d in decl)]
+    return sorted(decl + keep, key=lambda b: b.start)
+
+
+def _overlap(a: Blackout, b: Blackout, today: dt.date) -> bool:
+    return a.start < (b.end or today) and b.start < (a.end or today)
+
+
+def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
+                     today: dt.date | None = None) -> dict[str, list[Blackout]]:
+    """For each series in view, its source's blackouts that reach into [lo, hi]."""
+    declared = read_declared()
+    today = today or dt.date.today()
+    out = {}
+    for sid in series_ids:
+        src = sid.split(".", 1)[0]
+        # Kept on the (read-only) snapshot per source, day and declared file: page reruns ask every time.
+        key = ("blackouts", src, today, id(declared))
+        if key not in snap._memo:
+            snap._memo[key] = blackouts(snap, src, today, declared)
+        hit = [b for b in snap._memo[key] if b.start <= hi and (b.end or hi) >= lo]
+        if hit:
+            out[sid] = hit
+    return out
+
+
+# ---------------------------------------------------------------- status
+
+@dataclass
+class Status:
+    source: str
+    title: str
+    publisher: str
+    last_release_held: dt.date | None
+    last_release_known: dt.date | None  # held or declared (e.g. a release known only through TRAC)
+    cadence: str
+    cadence_days: int
+    days_since: int | None
+    days_overdue: int | None
+    status: str  # in words
+    in_snapshot: bool
+    evidence: list[dict] = field(default_factory=list)  # {statement, source, verified}
+    continues: list[dict] = field(default_factory=list)  # {series, title, data_through, note}
+
+    def summary(self) -> str:
+        bits = [f"{self.title}: {self.status}"]
+        if self.last_release_known:
+            bits.append(f"last release {self.last_release_known.isoformat()}"
+                        + ("" if self.last_release_known == self.last_release_held else
+                           f" (latest held: {self.last_release_held.isoformat() if self.last_release_held else 'none'})"))
+        return "; ".join(bits)
+
+
+def publication_status(snap: cdata.Snapshot, today: dt.date | None = None,
+                       declared: pd.DataFrame | None = None) -> list[Status]:
+    """One status per registered source in the snapshot's manifest, plus declared publications (such as
+    ICE's statistics pages) that are not sources of the snapshot."""
+    today = today or dt.date.today()
+    declared = read_declared() if declared is None else declared
+    ids = list(snap.manifest.get("sources", {}))
+    try:  # sources the registry knows but the snapshot lacks (DDP's record-level files)
+        from loaders import registry
+        ids += [s for s in registry.SOURCES if s not in ids]
+    except ImportError:  # pragma: no cover
+        pass
+    ids += [s for s in dict.fromkeys(declared["source"]) if s not in ids]
+    return [source_status(snap, s, today, declared) for s in ids]
+
+
+def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
+                  declared: pd.DataFrame | None = None) -> Status:
+    today = today or dt.date.today()
+    declared = read_declared() if declared is None else declared
+    entry = snap.source_entry(source)
+    mine = declared[declared["source"] == source]
+    held = releases_of(snap, source)
+    held_last = held[-1].date() if held else None
+    known = [_d(s) for s in mine.loc[mine["kind"] == "release", "start"]]
+    known_last = max([d for d in [held_last, *known] if d], default=None)
+    cad = cadence_days(snap, source)
+    in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
+    evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind)
+                for r in mine.itertuples() if r.kind in ("release", "blackout", "stopped", "claim")]
+    continues = []
+    for r in mine[mine["kind"] == "continues"].itertuples():
+        df = snap.by_series.get(r.target)
+        title = snap.catalogue.loc[r.target, "title"] if r.target in snap.catalogue.index else r.target
+        continues.append(dict(series=r.target, title=title, note=r.statement,
+                              data_through=df["end"].max().date() if df is not None and len(df) else None))
+    stopped = mine[mine["kind"] == "stopped"]
+    days_since = (today - known_last).days if known_last else None
+    overdue = days_since - cad if days_since is not None and cad else None
+    covered = any(b.declared and b.end is None for b in blackouts(snap, source, today, declared))
+    if len(stopped):
+        r = stopped.iloc[0]
+        words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")
+    elif not in_snap and not held:
+        words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
+    elif not cad or cad >= UNSCHEDULED_DAYS:
+        words = "not published on a schedule (fixed or curated files)"
+    elif not held:
+        words = "not versioned"
+    elif days_since <= cad:
+        words = "on time"
+    elif days_since <= 2 * cad:
+        words = f"late ({overdue} days past its {cad}-day cadence)"
+    elif covered:  # a declared span says nothing was published: the count of days is a fact about the publisher
+        words = f"no release for {days_since} days"
+    else:  # only what this project holds: a missing file is not proof that nothing was published
+        words = f"no release in this snapshot for {days_since} days"
+    title = entry.get("title") or _registry_title(source) or source
+    if source == "ice_statistics_page":
+        title = "ICE enforcement statistics pages (ice.gov/statistics)"
+    return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
+                  days_since, overdue if overdue and overdue > 0 else None, words, in_snap, evidence, continues)
+
+
+def _registry_title(source: str) -> str:
+    try:
+        from loaders import registry
+        return registry.SOURCES[source].title if source in registry.SOURCES else ""
+    except ImportError:  # pragma: no cover
+        return ""
+
+
+def status_table(statuses: list[Status]) -> pd.DataFrame:
+    rows = []
+    for s in statuses:
+        rows.append(dict(source=s.source, title=s.title, status=s.status,
+                         last_release_held=s.last_release_held, last_release_known=s.last_release_known,
+                         cadence=s.cadence, days_since=s.days_since, days_overdue=s.days_overdue,
+                         evidence=" | ".join(f"{e['statement']} [{e['source']}{'' if e['verified'] else '; not verified'}]"
+                                             for e in s.evidence),
+                         continues_in="; ".join(f"{c['title']} (data to {c['data_through']})" if c["data_through"]
+                                                else f"{c['title']} (no data in this snapshot)" for c in s.continues)))
+    return pd.DataFrame(rows)

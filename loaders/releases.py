@@ -1,0 +1,47 @@
+"""``python -m loaders releases [SOURCE]``: the release ledger from the command line (CSV or text).
+
+The ledger itself lives in ``charts.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
+line, the page and the tests all describe the same releases.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+
+
+def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
+        today: dt.date | None = None) -> str:
+    from charts import data as cdata
+    from charts import ledger, status
+
+    snap = cdata.load_snapshot(data)
+    known = ledger.versioned_sources(snap)
+    if source and source not in known:
+        raise KeyError(f"no releases of {source!r} in {data}; versioned sources: {', '.join(known)}")
+    sources = [source] if source else known
+    if latest:
+        out = []
+        for src in sources:
+            st = status.source_status(snap, src, today)
+            rel = ledger.releases_of(snap, src)[-1].date()
+            out.append(f"{src}: latest release held {rel.isoformat()}; publication status: {st.status}")
+            out += [f"  {s.text}" for s in ledger.whats_new(snap, src)]
+            row = ledger.ledger(snap, src).iloc[-1]
+            for col in ("data_through_by_table", "revisions", "quality_flags"):
+                if row[col]:
+                    out.append(f"  {col.replace('_', ' ')}: {row[col]}")
+        return "\n".join(out) + "\n"
+    table = ledger.ledger(snap, source)
+    if fmt == "csv":
+        buf = io.StringIO()
+        table.to_csv(buf, index=False, lineterminator="\n")
+        return buf.getvalue()
+    lines = []
+    for r in table.itertuples(index=False):
+        lines.append(f"{r.source} {r.release.isoformat()}  [{r.files}]  data to {r.data_through.isoformat()}")
+        for col in ("key_figures", "changed_since_previous", "revisions", "quality_flags"):
+            v = getattr(r, col)
+            if v:
+                lines.append(f"    {col.replace('_', ' ')}: {v}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,111 @@
+"""The page's Releases tab: publication status per source, what's new in each latest release (copyable,
+with its citation), the ledger of every release, and the continuity charts.
+
+Streamlit lives here and in ``dashboard.py`` only; everything shown is built by ``charts.ledger``,
+``charts.status`` and ``charts.continuity`` from the snapshot. Data-derived text goes through plain-text
+elements (``st.text``, ``st.code``, dataframes), never Markdown or HTML.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from charts import continuity, ledger, status
+from charts import data as cdata
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _ledger(_snap: cdata.Snapshot, snap_id: int) -> pd.DataFrame:
+    # The snapshot is read-only once loaded; its id keys the cache (the frame itself is not hashable cheaply).
+    return ledger.ledger(_snap)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _status(_snap: cdata.Snapshot, snap_id: int, today: dt.date) -> list[status.Status]:
+    return status.publication_status(_snap, today)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date):
+    return continuity.continuity_figure(_snap, measure, generated_on=today)
+
+
+def citation_block(snap: cdata.Snapshot, today: dt.date) -> str:
+    """What's new, with the sources and the retrieval line, ready to paste."""
+    return (ledger.citation_text(snap) + f"\nFigures from the snapshot of the open-source immigration-enforcement "
+            f"dashboard, read on {today.isoformat()}.")
+
+
+def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None) -> None:
+    today = today or dt.date.today()
+    sid = id(snap)
+    st.subheader("Publication status")
+    st.caption("Last release held in this snapshot and last release known (some are known only through a "
+               "mirror), the source's usual cadence, and what is known about gaps, with the evidence.")
+    statuses = _status(snap, sid, today)
+    st.dataframe(status.status_table(statuses), hide_index=True)
+    for s in statuses:
+        if s.status.startswith(("publication stopped", "no release")) and (s.evidence or s.continues):
+            with st.expander(f"{s.title}: {s.status}"):
+                for e in s.evidence:
+                    st.text(f"- {e['statement']} (evidence: {e['source']}"
+                            f"{'' if e['verified'] else '; reported, not verified here'})")
+                if s.continues:
+                    st.text("Series that continue, each with its own dates:")
+                    for c in s.continues:
+                        when = f"data to {c['data_through']}" if c["data_through"] else "no data in this snapshot"
+                        st.text(f"- {c['title']} ({when}): {c['note']}")
+
+    st.subheader("What's new in each latest release")
+    st.caption("Generated from the snapshot; every number carries its date and the release it comes from. "
+               "Copy with the button at the block's corner; the citation lines are included.")
+    st.code(citation_block(snap, today), language=None, wrap_lines=True)
+
+    st.subheader("Every release")
+    table = _ledger(snap, sid)
+    sources = list(dict.fromkeys(table["source"]))
+    pick = st.selectbox("Source", sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
+                        key="releases_source")
+    st.dataframe(table[table["source"] == pick].iloc[::-1], hide_index=True)
+
+    st.subheader("Who carries the story: every source of one measure")
+    for measure in ("detained", "arrests"):
+        st.plotly_chart(_continuity(snap, sid, measure, today), key=f"continuity_{measure}")
+
+    st.subheader("Catalogue series with no data in this snapshot")
+    pres = ledger.catalogue_presence(snap)
+    missing = pres[~pres["in_snapshot"]]
+    if missing.empty:
+        st.text("Every series in the catalogue has data in this snapshot.")
+    else:
+        st.dataframe(missing[["id", "title", "data"]], hide_index=True)
+
+
+def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None) -> str:
+    """One line for a headline card: the source's publication status in words, with its last release."""
+    today = today or dt.date.today()
+    for s in _status(snap, id(snap), today):
+        if s.source == source:
+            last = f"; last release {s.last_release_known.isoformat()}" if s.last_release_known else ""
+            held = (f" (latest held {s.last_release_held.isoformat()})"
+                    if s.last_release_held and s.last_release_held != s.last_release_known else "")
+            return f"Publication: {s.status}{last}{held}."
+    return ""
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...]) -> str:
+    return ledger.citation_text(_snap, list(sources))
+
+
+def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources) -> str:
+    """A view's citation followed by what's new in the latest release of each of its sources."""
+    new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)))
+    return citation + ("\nWhat's new: " + new if new else "")
+
+
+def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None) -> pd.DataFrame:
+    """The publication-status table, for the Sources view."""
+    return status.status_table(_status(snap, id(snap), today or dt.date.today()))

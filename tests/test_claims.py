@@ -1,0 +1,95 @@
+"""Every agreement the README (and the series definitions) state is a figure computed here.
+
+Each test parses the number out of the sentence and recomputes it, so changing the text without the data (or the
+data without the text) fails. Figures from the committed snapshot run everywhere; those that need ICE's workbook
+footnotes are marked ``shared``.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from charts import data as cdata
+from loaders import ohss_monthly, reported_figures, trac_detention
+from tests.conftest import ROOT
+
+README = " ".join((ROOT / "README.md").read_text("utf-8").split())  # one line: sentences wrap in the file
+SNAP = cdata.load_snapshot()
+
+
+def claim(pattern: str, text: str = README) -> tuple[int, ...]:
+    m = re.search(pattern, text)
+    assert m, f"the sentence matching {pattern!r} is gone: update this test with it"
+    return tuple(int(g.replace(",", "")) if re.fullmatch(r"[-+]?[\d,]+", g) else g for g in m.groups())
+
+
+def rows(sid: str) -> pd.Series:
+    return cdata.series_rows(SNAP, sid).set_index("date")["value"]
+
+
+def test_ddp_facility_sums_against_ice_headcount():
+    within, dates, over = claim(r"within 0\.5% on (\d+) of (\d+) dates, and differ by more than 1% on (\d+)")
+    ice = rows("trac_detention.detained_total")
+    ddp = rows("ddp_facility_daily.detained_midnight")
+    both = pd.concat([ice, ddp], axis=1, keys=["ice", "ddp"], sort=True).dropna()
+    gap = (both["ddp"] / both["ice"] - 1).abs()
+    assert (len(both), int((gap <= 0.005).sum()), int((gap > 0.01).sum())) == (dates, within, over)
+
+
+def test_dhs_rounding_against_cbp_exact_counts():
+    most, within, months = claim(r"by at most (\d+) in all (\d+) of (\d+) months both cover")
+    dhs = rows("ohss_monthly_tables.swb_encounters_total")
+    cbp = rows("cbp_encounters.swb_total")
+    both = pd.concat([dhs, cbp], axis=1, keys=["dhs", "cbp"], sort=True).dropna()
+    diff = (both["dhs"] - both["cbp"]).abs()
+    assert len(both) == months and int((diff <= most).sum()) == within
+
+
+def test_ohss_total_against_cbp_plus_ice():
+    defn = next(s.definition for s in ohss_monthly.SERIES if s.id.endswith(".book_ins_total"))
+    months, median, lo, hi = claim(r"over the (\d+) months of the tables the total minus CBP minus ICE has median "
+                                   r"(-?\d+) and runs from (-?\d+) to \+?(-?\d+)", defn)
+    assert "exceeds" not in defn
+    t, c, i = (rows(f"ohss_monthly_tables.book_ins_{k}") for k in ("total", "cbp", "ice"))
+    d = (t - c - i).dropna()
+    assert (len(d), d.median(), d.min(), d.max()) == (months, median, lo, hi)
+
+
+def test_daily_posts_average_for_the_last_week_of_january():
+    (avg,) = claim(r"ICE's own daily posts average about (\d+) a day for 25-31 January")
+    full = reported_figures.load_reported()
+    days = full[(full.metric == "ice_arrests") & (full.period_start == full.period_end)
+                & full.period_start.between("2025-01-25", "2025-01-31")]
+    assert len(days) == 7 and round(days["value"].mean()) == avg
+
+
+@pytest.mark.shared
+def test_trac_dates_headcounts_by_ice_docket_date(shared_data):
+    """TRAC's snapshot date against the "National Docket data are a snapshot as of" date of ICE's own workbook,
+    for every workbook here whose headcount TRAC also has (matched by the headcount itself)."""
+    from python_calamine import CalamineWorkbook
+    same, matched, lo, hi = claim(r"in (\d+) of the (\d+) ICE workbooks held here whose headcount TRAC also has "
+                                  r"\(the other \d+ differ by (\d+) to (\d+) days\)")
+    ice = SNAP.by_series["ice_detention_stats.detained_total"]
+    trac = SNAP.by_series["trac_detention.detained_total"]
+    gaps = []
+    for f in sorted(shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")):
+        wb = CalamineWorkbook.from_path(str(f))
+        text = " ".join(str(c) for s in wb.sheet_names if "ootnote" in s
+                        for r in wb.get_sheet_by_name(s).to_python() for c in r)
+        m = re.search(r"National Docket data are a snapshot as of\s+(\d\d/\d\d/\d{4})", text)
+        value = ice.loc[ice["file"] == f.name, "value"]
+        hit = trac[trac["value"].isin(value)]
+        if m and len(value) and len(hit):
+            gaps.append(abs((hit["date"].iloc[0] - pd.to_datetime(m.group(1), format="%m/%d/%Y")).days))
+    off = [g for g in gaps if g]
+    assert (len(gaps), gaps.count(0)) == (matched, same)
+    assert (min(off), max(off)) == (lo, hi)
+    assert "a few days after" not in trac_detention._TRAC_DEF and "National Docket date" in trac_detention._TRAC_DEF
+
+
+def test_readme_no_longer_states_the_disproved_claims():
+    assert "a few days after ICE's data pull" not in README
+    assert "within about 0.5%" not in README

@@ -1,0 +1,117 @@
+"""Every raw file has a recorded origin that matches its bytes, and a snapshot is never built without one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from charts import data as cdata
+from charts.figures import file_origins_line, source_lines
+from charts.view import View, prepare
+from loaders import origins, pipeline, registry
+from loaders.errors import LoaderError
+from tests.conftest import ROOT, record_downloads
+
+MANIFEST = json.loads((ROOT / "data" / "snapshot" / "manifest.json").read_text())
+
+
+def _entries():
+    return [(sid, f) for sid, e in MANIFEST["sources"].items() for f in e.get("files", [])]
+
+
+def test_every_file_in_the_committed_manifest_has_an_origin_with_a_url():
+    assert len(_entries()) >= 20
+    for sid, f in _entries():
+        o = f.get("origin")
+        assert o, f"{sid}/{f['name']} has no origin"
+        for field in ("producer", "title", "official_url", "read_as", "licence"):
+            assert o.get(field), f"{sid}/{f['name']}: origin lacks {field}"
+        if o["read_as"] == "project":
+            assert (ROOT / o["official_url"]).is_file()
+        else:
+            assert o["official_url"].startswith("https://"), f["name"]
+            assert (o["sha256"], o["bytes"]) == (f["sha256"], f["bytes"])
+            assert o["date_accessed"] and f["retrieved"], f"{f['name']}: no retrieval date"
+        assert f["url"], f"{sid}/{f['name']} has an empty URL"
+    archived = [f for _, f in _entries() if f["origin"]["read_as"] == "archive"]
+    assert archived and all(f["origin"]["archive_url"].startswith("https://web.archive.org/") or
+                            "not recorded" in f["origin"]["note"] for f in archived)
+
+
+def test_the_origins_table_is_complete_and_consistent():
+    rows = origins.table()
+    assert len(rows) == len({(r["source_id"], r["file"]) for r in rows})
+    for r in rows:
+        assert r["read_as"] in origins.READ_AS
+        if r["read_as"] in ("mirror", "archive"):
+            assert r["read_url"].startswith("https://"), r["file"]
+        if r["read_as"] == "archive":
+            assert "archive" in origins.read_note(r)
+
+
+@pytest.mark.shared
+def test_every_file_a_source_reads_in_shared_data_has_an_origin_matching_its_bytes(shared_data):
+    n = 0
+    for sid, src in registry.SOURCES.items():
+        for p in pipeline.find_raw_files(src, shared_data):
+            o = origins.origin_for(sid, p, p.read_bytes())  # raises on a missing origin or a checksum mismatch
+            assert o["official_url"]
+            n += 1
+    assert n >= 27
+
+
+def test_a_file_with_no_origin_is_refused_with_its_name(tmp_path):
+    raw = tmp_path / "raw"
+    shared_layout = raw / "trac-detention"
+    shared_layout.mkdir(parents=True)
+    from tests.fault_samples import trac_detention_sample
+    name, body = trac_detention_sample()
+    # The shared layout's pop_agen_table.json has a recorded origin, but for other bytes: refused.
+    (shared_layout / "pop_agen_table.json").write_bytes(body)
+    with pytest.raises(LoaderError, match=r"pop_agen_table\.json\].*bytes differ"):
+        pipeline.rebuild(raw, tmp_path / "snap", ["trac_detention"])
+    assert not (tmp_path / "snap" / "snapshot" / "manifest.json").exists()
+    # A file nobody recorded, in the cache layout and without a download record: refused, named.
+    (shared_layout / "pop_agen_table.json").unlink()
+    from tests import fault_samples as fs
+    cbp_name, cbp_body = fs.sample("cbp_encounters")
+    unknown = "sbo-encounters-fy22-fy25-jul.csv"
+    assert cbp_name != unknown
+    (raw / "cbp_encounters").mkdir()
+    (raw / "cbp_encounters" / unknown).write_bytes(cbp_body)
+    with pytest.raises(LoaderError, match=rf"file {unknown}\] no origin recorded"):
+        pipeline.rebuild(raw, tmp_path / "snap", ["cbp_encounters"])
+    assert not (tmp_path / "snap" / "snapshot" / "manifest.json").exists()
+    cache = raw / "trac_detention"
+    cache.mkdir()
+    (cache / "pop_agen_table.json").write_bytes(body)
+    # With the record a download leaves it builds, and the manifest carries its origin.
+    record_downloads(raw)
+    pipeline.rebuild(raw, tmp_path / "snap", ["trac_detention", "cbp_encounters"])
+    man = json.loads((tmp_path / "snap" / "snapshot" / "manifest.json").read_text())
+    f = man["sources"]["trac_detention"]["files"][0]
+    assert f["origin"]["official_url"] == f["url"] == "https://tracreports.org/immigration/detentionstats/pop_agen_table.json"
+    assert f["origin"]["read_as"] == "official" and f["retrieved"].startswith("2026-01-01")
+
+
+def test_a_changed_download_no_longer_matches_its_record(tmp_path):
+    p = tmp_path / "trac_detention" / "x.json"
+    p.parent.mkdir()
+    p.write_bytes(b"[]")
+    record_downloads(tmp_path)
+    origins.origin_for("trac_detention", p, b"[]")
+    with pytest.raises(LoaderError, match=r"file x\.json\] the bytes differ from the download"):
+        origins.origin_for("trac_detention", p, b"[1]")
+
+
+def test_source_lines_show_official_urls_and_say_when_read_from_an_archive_copy():
+    snap = cdata.load_snapshot()
+    entry = snap.source_entry("ice_detention_stats")
+    archived = [f["name"] for f in entry["files"] if f["origin"]["read_as"] == "archive"]
+    line = file_origins_line(entry, set(archived[:1]))
+    assert line.startswith("Official file: https://www.ice.gov/doclib/detention/") and "read from an archive copy" in line
+    prepared, _, _ = prepare(snap, View(series=["ice_detention_stats.detained_total"], preset="all"))
+    lines = source_lines(snap, prepared)
+    assert any(ln.startswith("Official files: https://www.ice.gov/doclib/detention/") and "archive copy" in ln
+               for ln in lines), lines
