@@ -208,8 +208,9 @@ def show_headlines() -> None:
 
 show_headlines()
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
-tab_trends, tab_study, tab_sources, tab_releases = st.tabs(
-    ["Trends and events", "Event study", "Sources and methods", "Releases"], key="tab", on_change="rerun")
+tab_trends, tab_study, tab_places, tab_sources, tab_releases = st.tabs(
+    ["Trends and events", "Event study", "Places", "Sources and methods", "Releases"], key="tab", on_change="rerun",
+    default="Places" if st.query_params.get("view") == "places" else None)
 
 # ---------------------------------------------------------------- trends
 
@@ -503,6 +504,13 @@ def study_panel() -> None:
 with tab_study:
     if tab_study.open:
         study_panel()
+
+# ---------------------------------------------------------------- places (states, field offices, facilities)
+
+with tab_places:
+    if tab_places.open:
+        from charts.places_page import places_panel
+        places_panel(snap)
 
 # ---------------------------------------------------------------- sources and methods
 

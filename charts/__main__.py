@@ -128,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--event-text", dest="event_text", help="show only events whose text contains this")
     ex.add_argument("--no-events", action="store_true", help="leave events off")
     ex.add_argument("--no-reported", action="store_true", help="leave reported figures off")
+    ex.add_argument("--view", choices=["trends", "places"], help="which part of the page (default: trends)")
+    ex.add_argument("--map", help="places view: state, facilities, field-offices, facility or state-history")
+    ex.add_argument("--release", help="places view: <ice|sheet|trac>:YYYY-MM-DD (default: latest ICE workbook)")
+    ex.add_argument("--per-capita", dest="per_capita", action="store_true", help="places view: per 100,000 residents")
+    ex.add_argument("--facility", help="places view: facility code (or name-only id) for --map facility")
+    ex.add_argument("--state", help="places view: two-letter state for --map state-history")
     ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
     ex.add_argument("--width", type=int, default=1200)
     ex.add_argument("--out", required=True, help="output file")
@@ -147,6 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     if problem:  # before drawing anything: a PNG takes seconds to render
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
+          args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
+    if args.view == "places" or (args.view is None and pq.get("view") == "places"):
+        from . import places_view
+        for name in ("map", "release", "facility", "state"):
+            if getattr(args, name, None):
+                pq[name] = getattr(args, name)
+        if args.per_capita:
+            pq["per"] = "100k"
+        return places_view.export(Path(args.data), pq, fmt, out, width=args.width)
     try:
         snap, events, reported = load_context(Path(args.data))
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError

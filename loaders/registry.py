@@ -1,8 +1,8 @@
 """The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
 from __future__ import annotations
 
-from . import (cbp_encounters, ddp_arrests_aggregates, ddp_facility_daily, ddp_records, ice_detention_stats,
-               ohss_khsm, ohss_monthly, reported_figures, trac_detention)
+from . import (cbp_encounters, census, ddp_arrests_aggregates, ddp_facility_daily, ddp_records, facility_registry,
+               ice_detention_stats, ohss_khsm, ohss_monthly, reported_figures, trac_detention)
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
@@ -15,6 +15,8 @@ SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (
     ohss_monthly,
     ohss_khsm,
     reported_figures,
+    facility_registry,
+    census,
 )}
 
 

@@ -27,7 +27,7 @@ import re
 import pandas as pd
 
 from . import tidy
-from .base import Series, Source
+from .base import Parsed, Series, Source
 from .errors import ParseError
 
 ID = "trac_detention"
@@ -145,6 +145,10 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
         rows = _parse_book_ins(recs, name)
     elif "type_detailed" in keys:
         rows = _parse_facilities(recs, name)
+        df = tidy.frame(rows)
+        df["file"] = name
+        # City, state and type are attributes, not figures: kept as a reference table for the Places view.
+        return Parsed(df, {"facilities": _facility_table(recs)})
     elif "atd_technology" in keys:
         rows = _parse_atd(recs, name)
     else:
@@ -203,6 +207,14 @@ def _parse_facilities(recs, name):
         if v is not None:
             rows.append({"series": f"{ID}.facility_adp", "key": str(r["name"]).strip(), "date": d, "value": v, "release": d})
     return rows
+
+
+def _facility_table(recs) -> pd.DataFrame:
+    cols = {"name": "name", "detention_facility_city": "city", "detention_facility_state": "state",
+            "detention_facility_zip": "zip", "type_detailed": "type", "download_date": "download_date"}
+    rows = [{new: str(r.get(old) if r.get(old) is not None else "").strip() for old, new in cols.items()}
+            for r in recs if str(r.get("name") or "").strip().lower() not in ("total", "")]
+    return pd.DataFrame(rows, columns=list(cols.values()))
 
 
 def _parse_atd(recs, name):

@@ -79,7 +79,7 @@ def test_ledger_lists_revisions_and_completed_partial_months(snap):
 def test_every_versioned_source_has_a_ledger(snap):
     lg = ledger.ledger(snap)
     assert set(lg["source"]) == {"ice_detention_stats", "trac_detention", "ddp_facility_daily", "cbp_encounters",
-                                 "ohss_monthly_tables", "ohss_khsm"}
+                                 "ohss_monthly_tables", "ohss_khsm", "facility_registry"}
     # No release holds data beyond its own date (a release date read from the wrong place would).
     assert (lg["data_through"] <= lg["release"]).all()
     assert lg["data_through_by_table"].str.len().gt(0).all()

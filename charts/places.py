@@ -1,0 +1,503 @@
+"""Places: one table of detention facilities joined across sources, and sums by state and field office.
+
+Pure pandas over the snapshot (no Streamlit). Sources, and what each contributes:
+- ICE's Facilities sheet of every workbook (``ice_detention_stats.facilities`` + ``facility_adp_fytd``): name,
+  city, state, field office, type and the fiscal-year-to-date average daily population (ADP), per release. ICE
+  prints no facility code, and names drift between releases ("EDEN DETENTION CENTER" / "EDEN DETENTION CTR").
+- The registry's parse of ICE's 2026-07-20 sheet (``facility_registry.ice_sheet``): the same columns with
+  the code beside each name, which anchors most ICE names to a code.
+- DDP's facility-day file (``ddp_facility_daily.facilities`` + ``facility_midnight_monthly``): codes and names,
+  the monthly average of each facility's midnight count, to 2026-03-10.
+- TRAC's facilities table (``trac_detention.facilities`` + ``facility_adp``): ICE's figures as TRAC re-keyed them
+  (April and July 2026), with city, state and type.
+- The registry (``facility_registry.facilities``): code -> county FIPS, state, field office, address.
+- Census (``census.county_points``, ``census.state_population``): approximate points and per-capita rates.
+
+Names are matched to codes in this order: the reviewed crosswalk (``data/facility_crosswalk.csv``: every
+match that is not automatic, each with the reviewer's reason), then the normalised name with the state, then
+the normalised name alone when it names one code only. A facility no rule matches keeps a name-only id
+(``name:<normalised>|<state>``) and is listed with the reason; nothing is dropped.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from loaders.census import STATES, TERRITORIES, USPS
+
+CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"
+CROSSWALK_COLUMNS = ["source", "name", "state", "code", "reason"]
+
+# Spellings ICE, TRAC, DDP and the registry use for the same words; expanded before names are compared.
+ABBREVIATIONS = {
+    "DET": "DETENTION", "CTR": "CENTER", "CNTR": "CENTER", "CORR": "CORRECTIONAL", "CORRECTION": "CORRECTIONAL",
+    "CORRECTIONS": "CORRECTIONAL", "CORECTIONS": "CORRECTIONAL", "CO": "COUNTY", "CNTY": "COUNTY", "CTY": "COUNTY",
+    "FAC": "FACILITY", "FACILI": "FACILITY", "INST": "INSTITUTION", "FED": "FEDERAL", "REG": "REGIONAL",
+    "PROC": "PROCESSING", "SVC": "SERVICE", "ST": "SAINT", "STE": "SAINTE", "JUST": "JUSTICE", "PEN": "PENITENTIARY",
+    "DEPT": "DEPARTMENT", "HOSP": "HOSPITAL", "MED": "MEDICAL", "NW": "NORTHWEST", "FAM": "FAMILY",
+    "PROCESS": "PROCESSING", "PROCSESING": "PROCESSING", "PROCESSSING": "PROCESSING",
+}
+_STATE_WORDS = {n.upper() for _, n in STATES.values()} | {u for u, _ in STATES.values()}
+DETLOC = re.compile(r"^[A-Z0-9]{3,8}$")  # ICE facility codes; the registry's "ice-..." / "biweekly-..." ids are not
+
+CAVEAT_ADP = ("Average daily population (ADP) from October 1 to the data date, as ICE publishes it per facility: "
+              "an average over the fiscal year so far, not a headcount on any one day. ICE's list leaves out "
+              "facilities with nobody held at the pull and hold rooms, hospitals and hotels, so facility sums fall "
+              "a little short of ICE's national figure.")
+CAVEAT_POINTS = ("Each facility is drawn at the Census internal point of its county (from the facility registry), "
+                 "not at its address: positions are approximate. Facilities with no county known are listed in the "
+                 "table under the map, not drawn.")
+CAVEAT_REGISTRY = ("The facility registry (Detention System Data, CC0) is an early compilation whose compilers warn "
+                   "that values may be wrong, stale or duplicated; check ICE's own pages before relying on one.")
+CAVEAT_ARRESTS_STATE = ("Arrest counts by state come from ICE's arrest records as released to the Deportation Data "
+                        "Project; the state field is often blank or imputed (filled in from the field office or "
+                        "the detainer), so state totals are approximate. Arrests are not book-ins, and ICE arrests "
+                        "exclude CBP.")
+
+
+def office_key(name: str) -> str:
+    """A field office's city, whatever the source calls it: "New York City Field Office", "New York",
+    "Atlanta Area of Responsibility", "Washington DC"."""
+    s = re.sub(r"\b(FIELD OFFICE|AREA OF RESPONSIBILITY|AOR)\b", " ", str(name).upper())
+    words = normalise_name(s).split()
+    while len(words) > 1 and words[-1] in ("CITY", "DC"):
+        words.pop()
+    return " ".join(words)
+
+
+def normalise_name(name: str) -> str:
+    """Upper case, punctuation to spaces, footnote digits glued to a word dropped, abbreviations expanded."""
+    s = str(name).upper().replace("&", " AND ").replace("'", "")
+    s = re.sub(r"(?<=[A-Z])\d\b", "", s)  # "RESIDENTIAL CENTER1": ICE's footnote markers
+    s = re.sub(r"[^A-Z0-9 ]", " ", s)
+    return " ".join(ABBREVIATIONS.get(w, w) for w in s.split())
+
+
+def loose_name(name: str) -> str:
+    """A second, looser key: parenthesised parts and trailing state names removed ("CAMBRIA COUNTY JAIL PA",
+    "CASCADE COUNTY JAIL (MONTANA)", "... CENTER (CLIPC)")."""
+    s = re.sub(r"\([^)]*\)?", " ", str(name))
+    words = normalise_name(s).split()
+    while len(words) > 2 and words[-1] in _STATE_WORDS:
+        words.pop()
+    return " ".join(words)
+
+
+def read_crosswalk(path: Path | str = CROSSWALK) -> pd.DataFrame:
+    """The reviewed name -> code matches. A bad row is an error naming the file and row."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=CROSSWALK_COLUMNS)
+    cw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    miss = [c for c in CROSSWALK_COLUMNS if c not in cw.columns]
+    if miss:
+        raise ValueError(f"{path.name}: missing column(s) {miss}")
+    for i, r in enumerate(cw.itertuples(index=False), start=2):
+        if r.source not in ("any", "ice", "trac", "sheet"):
+            raise ValueError(f"{path.name} row {i} field 'source': {r.source!r} is not any, ice, trac or sheet")
+        if not r.name.strip():
+            raise ValueError(f"{path.name} row {i} field 'name': empty")
+        if r.code and not DETLOC.match(r.code):
+            raise ValueError(f"{path.name} row {i} field 'code': {r.code!r} is not an ICE facility code")
+        if not r.reason.strip():
+            raise ValueError(f"{path.name} row {i} field 'reason': every reviewed match needs its reason")
+    return cw
+
+
+@dataclass
+class Places:
+    facilities: pd.DataFrame  # one row per facility id
+    names: pd.DataFrame  # facility_id, source, name, state, city, first, last
+    populations: pd.DataFrame  # facility_id, source, release, date, end, value, label
+    releases: pd.DataFrame  # source, release, date, label (the cross-sections a map can show)
+    state_population: pd.DataFrame
+    field_offices: pd.DataFrame
+    _memo: dict = field(default_factory=dict, repr=False)
+
+
+def _table(snap, name: str, columns: list[str]) -> pd.DataFrame:
+    t = snap.tables.get(name)
+    if t is None:
+        return pd.DataFrame(columns=columns)
+    return t
+
+
+class _Matcher:
+    """Name (and state) -> ICE code, from every source that prints both."""
+
+    def __init__(self, registry: pd.DataFrame, sheet: pd.DataFrame, ddp: pd.DataFrame, crosswalk: pd.DataFrame):
+        self.state_of = {}
+        self.by_name_state: dict[tuple[str, str], set] = {}
+        self.by_name: dict[str, set] = {}
+        # DDP's codes come with the names in ICE's own records, so an exact name there wins over the registry's
+        # cross-references (which give FOLKSTON MAIN IPC the annex's code, for one).
+        self.ddp_by_name: dict[str, set] = {}
+        for n, c in zip(ddp["name"], ddp["code"]):
+            self.ddp_by_name.setdefault(normalise_name(n), set()).add(c)
+        self.sheet_codes = set(sheet["code"]) - {""}
+        self.ddp_last = dict(zip(ddp["code"], ddp["last_held"]))
+        for df in (registry, sheet, ddp):
+            has_state = "state" in df.columns
+            for n, c, s in zip(df["name"], df["code"], df["state"] if has_state else [""] * len(df)):
+                if not DETLOC.match(c or ""):
+                    continue
+                if has_state and s:
+                    self.state_of.setdefault(c, s)
+                for k in {normalise_name(n), loose_name(n)}:
+                    self.by_name.setdefault(k, set()).add(c)
+                    if has_state and s:
+                        self.by_name_state.setdefault((k, s), set()).add(c)
+        self.crosswalk = {(r.source, r.name, r.state): (r.code, r.reason) for r in crosswalk.itertuples(index=False)}
+
+    def _pick(self, codes: set, state: str) -> str | None:
+        if len(codes) == 1:
+            return next(iter(codes))
+        if state:
+            codes = {c for c in codes if self.state_of.get(c, state) == state}
+            if len(codes) == 1:
+                return next(iter(codes))
+        in_sheet = codes & self.sheet_codes
+        if len(in_sheet) == 1:
+            return next(iter(in_sheet))
+        return None
+
+    def match(self, source: str, name: str, state: str) -> tuple[str, str]:
+        """(code or "", how it was matched or why not)."""
+        hit = next((self.crosswalk[k] for k in ((source, name, state), ("any", name, state), (source, name, ""),
+                                                ("any", name, "")) if k in self.crosswalk), None)
+        if hit:
+            return hit[0], f"reviewed crosswalk: {hit[1]}" if hit[0] else f"reviewed: no code ({hit[1]})"
+        ddp_hit = self.ddp_by_name.get(normalise_name(name), set())
+        if len(ddp_hit) == 1 and (not state or self.state_of.get(next(iter(ddp_hit)), state) == state):
+            return next(iter(ddp_hit)), "same name in DDP's file"
+        for key_fn, how in ((normalise_name, "name"), (loose_name, "name without parentheses or state")):
+            k = key_fn(name)
+            if state and (k, state) in self.by_name_state:
+                c = self._pick(self.by_name_state[(k, state)], state)
+                if c:
+                    return c, f"{how} and state"
+            if k in self.by_name:
+                c = self._pick(self.by_name[k], state)
+                if c:
+                    return c, how
+                return "", f"several codes carry this name ({', '.join(sorted(self.by_name[k]))}) and nothing tells them apart"
+        return "", "no source that prints codes has this name"
+
+
+def _name_id(name: str, state: str) -> str:
+    return f"name:{loose_name(name)}|{state}"
+
+
+def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
+    """Join every facility source into one table (see the module docstring)."""
+    cw = read_crosswalk() if crosswalk is None else crosswalk
+    reg = _table(snap, "facility_registry.facilities", ["code", "name", "state", "county", "county_fips",
+                                                         "county_names", "address", "field_office", "agreement"])
+    reg_all = reg
+    reg = reg[reg["code"].map(lambda c: bool(DETLOC.match(c or "")))]
+    sheet = _table(snap, "facility_registry.ice_sheet", ["key", "code", "name", "address", "state", "field_office",
+                                                         "agreement", "as_of"])
+    ddp = _table(snap, "ddp_facility_daily.facilities", ["code", "name", "key", "first_held", "last_held", "release"])
+    ice = _table(snap, "ice_detention_stats.facilities", ["release", "fiscal_year", "key", "name", "city", "state",
+                                                          "aor", "facility_type"])
+    trac = _table(snap, "trac_detention.facilities", ["name", "city", "state", "zip", "type", "download_date"])
+    m = _Matcher(reg, sheet, ddp, cw)
+
+    name_rows, pop_rows = [], []
+
+    def resolve(source, name, state):
+        code, how = m.match(source, name, state)
+        return (code or _name_id(name, state)), code, how
+
+    # ICE workbooks, release by release
+    ice_obs = snap.by_series.get("ice_detention_stats.facility_adp_fytd")
+    ice_vals = {} if ice_obs is None else {
+        (k, r.strftime("%Y-%m-%d")): (v, d, e) for k, r, v, d, e in
+        zip(ice_obs["key"], ice_obs["release"], ice_obs["value"], ice_obs["date"], ice_obs["end"])}
+    cache: dict = {}
+    for r in ice.itertuples(index=False):
+        ck = ("ice", r.name, r.state)
+        if ck not in cache:
+            cache[ck] = resolve("ice", r.name, r.state)
+        fid, code, how = cache[ck]
+        name_rows.append({"facility_id": fid, "source": "ice", "name": r.name, "state": r.state, "city": r.city,
+                          "field_office": r.aor, "type": r.facility_type, "when": r.release, "match": how})
+        hit = ice_vals.get((r.key, r.release))
+        if hit:
+            pop_rows.append({"facility_id": fid, "source": "ice", "release": r.release, "date": hit[1], "end": hit[2],
+                             "value": hit[0], "state": r.state, "field_office": r.aor})
+    # ICE's 2026-07-20 sheet, through the registry: its codes are ICE's own
+    sh_obs = snap.by_series.get("facility_registry.ice_sheet_adp_fytd")
+    sh_vals = {} if sh_obs is None else dict(zip(sh_obs["key"], zip(sh_obs["value"], sh_obs["date"])))
+    for r in sheet.itertuples(index=False):
+        ck = ("sheet", r.name, r.state)
+        if ck not in cache:
+            cache[ck] = resolve("sheet", r.name, r.state)
+        fid, code, how = cache[ck]
+        if r.code and (not code or not how.startswith(("reviewed", "same name in DDP"))):
+            fid, code, how = r.code, r.code, "code the registry gives beside ICE's name"
+        name_rows.append({"facility_id": fid, "source": "sheet", "name": r.name, "state": r.state, "city": "",
+                          "field_office": r.field_office, "type": r.agreement, "when": r.as_of, "match": how})
+        if r.key in sh_vals:
+            v, d = sh_vals[r.key]
+            pop_rows.append({"facility_id": fid, "source": "sheet", "release": r.as_of, "date": d, "end": d, "value": v,
+                             "state": r.state, "field_office": r.field_office})
+    # TRAC
+    tr_obs = snap.by_series.get("trac_detention.facility_adp")
+    tr_vals = {} if tr_obs is None else {(k, d.strftime("%Y-%m-%d")): v for k, d, v in
+                                         zip(tr_obs["key"], tr_obs["date"], tr_obs["value"])}
+    for r in trac.itertuples(index=False):
+        ck = ("trac", r.name, r.state)
+        if ck not in cache:
+            cache[ck] = resolve("trac", r.name, r.state)
+        fid, code, how = cache[ck]
+        when = pd.to_datetime(r.download_date, format="%m/%d/%Y").strftime("%Y-%m-%d")
+        name_rows.append({"facility_id": fid, "source": "trac", "name": r.name, "state": r.state, "city": r.city,
+                          "field_office": "", "type": r.type, "when": when, "match": how})
+        v = tr_vals.get((r.name, when))
+        if v is not None:
+            pop_rows.append({"facility_id": fid, "source": "trac", "release": when, "date": pd.Timestamp(when),
+                             "end": pd.Timestamp(when), "value": v, "state": r.state, "field_office": ""})
+    # DDP: codes are its own; monthly averages of the midnight count, keyed by DDP's facility name
+    ddp_obs = snap.by_series.get("ddp_facility_daily.facility_midnight_monthly")
+    ddp_code = dict(zip(ddp["key"], ddp["code"]))
+    for r in ddp.itertuples(index=False):
+        name_rows.append({"facility_id": r.code, "source": "ddp", "name": r.name, "state": "", "city": "",
+                          "field_office": "", "type": "", "when": r.last_held, "match": "code in DDP's file"})
+    if ddp_obs is not None and len(ddp_obs):
+        d = ddp_obs[["key", "date", "end", "value", "release"]].copy()
+        d["facility_id"] = d["key"].map(ddp_code).fillna(d["key"].map(lambda k: _name_id(k, "")))
+        d["source"] = "ddp"
+        d["release"] = d["release"].dt.strftime("%Y-%m-%d")
+        d["state"] = d["field_office"] = ""
+        pop_rows_ddp = d.drop(columns="key")
+    else:
+        pop_rows_ddp = pd.DataFrame()
+
+    names = pd.DataFrame(name_rows)
+    pops = pd.concat([pd.DataFrame(pop_rows), pop_rows_ddp], ignore_index=True)
+    facilities = _facility_rows(names, reg, reg_all, snap)
+    releases = _releases(pops)
+    state_pop = _table(snap, "census.state_population", ["fips", "usps", "name", "year", "population", "vintage"])
+    fo = _table(snap, "facility_registry.field_offices", ["id", "code", "name", "state", "address", "area"])
+    return Places(facilities, names, pops, releases, state_pop, fo)
+
+
+def _pick_county(fips: str, county: str, names: str) -> tuple[str, str]:
+    """One county from the registry's candidates: the one whose name matches its ``county`` column."""
+    cands = [f for f in (fips or "").split("|") if f]
+    if not cands:
+        return "", "no county in the registry"
+    if len(cands) == 1:
+        return cands[0], ""
+    labels = (names or "").split("|")
+    want = normalise_name(county)
+    for f, lab in zip(cands, labels):
+        if want and normalise_name(lab.split(",")[0]).replace(" COUNTY", "").replace(" PARISH", "") == \
+                want.replace(" COUNTY", "").replace(" PARISH", ""):
+            return f, f"the registry lists {len(cands)} counties; the one named {county.title()} is used"
+    return cands[0], f"the registry lists {len(cands)} counties and none is named; the first ({labels[0]}) is used"
+
+
+def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame, snap) -> pd.DataFrame:
+    reg_by = reg.drop_duplicates("code").set_index("code")
+    # The registry also has rows without an ICE code (ids "ice-<slug>" from ice.gov's roster, "biweekly-<slug>"
+    # from the workbook): a facility whose code it lacks can still take its county from a row of the same name.
+    by_name = {}
+    for i, r in reg_all.iterrows():
+        if not DETLOC.match(r["code"] or ""):
+            by_name.setdefault((loose_name(r["name"]), r["state"]), r)
+    pts = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"]).set_index("geoid")
+    rows = []
+    order = {"ice": 0, "sheet": 1, "trac": 2, "ddp": 3}
+    for fid, g in names.groupby("facility_id", sort=True):
+        g = g.assign(o=g["source"].map(order)).sort_values(["when", "o"])
+        code = fid if not fid.startswith("name:") else ""
+        ice = g[g["source"] == "ice"]
+        sources = set(g["source"])
+        latest = lambda col: next((v for v in reversed(list(g[col])) if v), "")  # noqa: E731
+        r = reg_by.loc[code] if code and code in reg_by.index else None
+        r_named = None
+        if r is None:
+            for n, st in zip(g["name"], g["state"]):
+                r_named = by_name.get((loose_name(n), st)) if st else None
+                if r_named is not None:
+                    break
+        state = (latest_ice(ice, "state") or (r["state"] if r is not None else "") or latest("state"))
+        rc = r if r is not None else r_named
+        fips, county_note = _pick_county(rc["county_fips"], rc["county"], rc["county_names"]) if rc is not None else ("", "")
+        if r is None and r_named is not None:
+            county_note = ((county_note + "; ") if county_note else "") + (
+                f"county from the registry's row of the same name ({r_named['registry_id']}), which has no ICE code")
+        lat = lon = np.nan
+        if fips and fips in pts.index:
+            lat, lon = float(pts.at[fips, "lat"]), float(pts.at[fips, "lon"])
+        elif fips:
+            county_note = (county_note + "; " if county_note else "") + (
+                f"county {fips} has no internal point in the Census file"
+                + (" (Connecticut's old county codes were replaced by planning regions)" if fips.startswith("09") else ""))
+        notes = []
+        if not code:
+            notes.append("no ICE facility code: " + "; ".join(sorted(set(g["match"]))))
+        elif r is None:
+            notes.append("its code is not in the facility registry"
+                         + ("" if r_named is not None else " (no county known, so not on the map)"))
+        if "ddp" not in sources:
+            notes.append("not in DDP's facility-day file (it ends 2026-03-10; later openings and name-only "
+                         "facilities cannot be looked up there)")
+        if "ice" not in sources and "sheet" not in sources and "trac" not in sources:
+            notes.append("in none of ICE's facility sheets held here (ICE lists only facilities with people held at "
+                         "the pull, and no hold rooms, hospitals or hotels)")
+        if county_note:
+            notes.append(county_note)
+        ice_rel = sorted(set(ice["when"]))
+        rows.append({
+            "facility_id": fid, "code": code,
+            "name": latest_ice(ice, "name") or latest("name"),
+            "names": " | ".join(dict.fromkeys(g["name"])),
+            "state": state, "city": latest_ice(ice, "city") or latest("city"),
+            "field_office": latest_ice(ice, "field_office") or (r["field_office"] if r is not None else "")
+            or latest("field_office"),
+            "type": latest_ice(ice, "type") or latest("type") or (r["agreement"] if r is not None else ""),
+            "address": rc["address"] if rc is not None else "",
+            "county_fips": fips, "county": _county_label(fips, rc), "lat": lat, "lon": lon,
+            "first_ice_release": ice_rel[0] if ice_rel else "", "last_ice_release": ice_rel[-1] if ice_rel else "",
+            "ice_releases": len(ice_rel),
+            "in_ice": "ice" in sources or "sheet" in sources, "in_trac": "trac" in sources, "in_ddp": "ddp" in sources,
+            "in_registry": r is not None, "notes": "; ".join(notes),
+        })
+    return pd.DataFrame(rows)
+
+
+def latest_ice(ice: pd.DataFrame, col: str) -> str:
+    vals = [v for v in ice[col] if v]
+    return vals[-1] if vals else ""
+
+
+def _county_label(fips: str, r) -> str:
+    if not fips or r is None:
+        return ""
+    cands = (r["county_fips"] or "").split("|")
+    labels = (r["county_names"] or "").split("|")
+    return dict(zip(cands, labels)).get(fips, "")
+
+
+def _releases(pops: pd.DataFrame) -> pd.DataFrame:
+    if pops.empty:
+        return pd.DataFrame(columns=["source", "release", "date", "label"])
+    p = pops[pops["source"].isin(["ice", "sheet", "trac"])]
+    r = p.groupby(["source", "release"], as_index=False)["date"].max()
+    names = {"ice": "ICE workbook released {rel} (facility data as of {d})",
+             "sheet": "ICE sheet of {rel} (as parsed by the facility registry; data as of {d})",
+             "trac": "TRAC snapshot of {rel} (ICE's facility figures as TRAC re-keyed them)"}
+    r["label"] = [names[s].format(rel=rel, d=pd.Timestamp(d).date().isoformat())
+                  for s, rel, d in zip(r["source"], r["release"], r["date"])]
+    return r.sort_values(["release", "source"], ascending=[False, True]).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- cross-sections
+
+def release_key(source: str, release: str) -> str:
+    return f"{source}:{release}"
+
+
+def parse_release_key(text: str) -> tuple[str, str]:
+    source, _, release = str(text).partition(":")
+    if source not in ("ice", "sheet", "trac") or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", release):
+        raise ValueError(f"release {text!r} is not '<ice|sheet|trac>:YYYY-MM-DD'")
+    return source, release
+
+
+def facility_cross_section(pl: Places, source: str, release: str) -> pd.DataFrame:
+    """Each facility's figure in one release, with its place. ``state`` is the one the release prints, or the
+    joined facility's state when the release leaves it blank."""
+    p = pl.populations[(pl.populations["source"] == source) & (pl.populations["release"] == release)]
+    f = pl.facilities.set_index("facility_id")
+    out = p[["facility_id", "value", "date", "state", "field_office"]].copy()
+    out["state"] = [s or f.at[i, "state"] for i, s in zip(out["facility_id"], out["state"])]
+    out["field_office"] = [s or f.at[i, "field_office"] for i, s in zip(out["facility_id"], out["field_office"])]
+    for c in ("name", "code", "city", "type", "county", "lat", "lon", "address", "notes"):
+        out[c] = out["facility_id"].map(f[c])
+    return out.sort_values("value", ascending=False).reset_index(drop=True)
+
+
+def population_year(release: str, state_pop: pd.DataFrame) -> str:
+    """The Census July 1 estimate used for a release: its year, or the latest estimate before it."""
+    years = sorted(set(state_pop["year"]))
+    if not years:
+        return ""
+    y = release[:4]
+    earlier = [v for v in years if v <= y]
+    return earlier[-1] if earlier else years[0]
+
+
+def state_totals(pl: Places, source: str, release: str) -> pd.DataFrame:
+    """Facility figures summed by state, with residents and the rate per 100,000 (Census estimate)."""
+    cs = facility_cross_section(pl, source, release)
+    cs["state"] = cs["state"].replace("", "(no state)")
+    t = cs.groupby("state", as_index=False).agg(detained_adp=("value", "sum"), facilities=("facility_id", "nunique"))
+    year = population_year(release, pl.state_population)
+    sp = pl.state_population[pl.state_population["year"] == year].set_index("usps")
+    t["state_name"] = t["state"].map(lambda s: USPS.get(s, ("", s))[1])
+    t["residents"] = t["state"].map(lambda s: float(sp.at[s, "population"]) if s in sp.index else np.nan)
+    t["per_100k"] = t["detained_adp"] / t["residents"] * 100_000
+    t["population_year"] = year
+    t["territory"] = t["state"].isin(TERRITORIES)
+    return t.sort_values("detained_adp", ascending=False).reset_index(drop=True)
+
+
+def field_office_totals(pl: Places, source: str, release: str, snap=None) -> pd.DataFrame:
+    """Facility figures summed by ICE field office, with TRAC's ATD count for the nearest snapshot."""
+    cs = facility_cross_section(pl, source, release)
+    cs["field_office"] = cs["field_office"].replace("", "(none)")
+    t = cs.groupby("field_office", as_index=False).agg(detained_adp=("value", "sum"),
+                                                        facilities=("facility_id", "nunique"))
+    fo = pl.field_offices.set_index("code")
+    t["office"] = t["field_office"].map(lambda c: fo.at[c, "name"] if c in fo.index else c)
+    t["atd"] = np.nan
+    t["atd_date"] = ""
+    if snap is not None and "trac_detention.atd_by_aor" in snap.by_series:
+        atd = snap.by_series["trac_detention.atd_by_aor"]
+        dates = sorted(atd["date"].unique())
+        rel = pd.Timestamp(release)
+        near = min(dates, key=lambda d: abs(d - rel)) if dates else None
+        if near is not None:
+            a = atd[atd["date"] == near]
+            by_city = {office_key(k): v for k, v in zip(a["key"], a["value"])}
+            t["atd"] = t["office"].map(lambda o: by_city.get(office_key(o), np.nan))
+            t["atd_date"] = pd.Timestamp(near).date().isoformat()
+    t["arrests_2025_2026"] = np.nan
+    if snap is not None and "ddp_arrests_aggregates.total_by_aor_2025_2026" in snap.by_series:
+        arr = snap.by_series["ddp_arrests_aggregates.total_by_aor_2025_2026"]
+        by_city = {office_key(k): v for k, v in zip(arr["key"], arr["value"])}
+        t["arrests_2025_2026"] = t["office"].map(lambda o: by_city.get(office_key(o), np.nan))
+    return t.sort_values("detained_adp", ascending=False).reset_index(drop=True)
+
+
+def facility_history(pl: Places, facility_id: str) -> pd.DataFrame:
+    p = pl.populations[pl.populations["facility_id"] == facility_id].copy()
+    return p.sort_values(["source", "date"]).reset_index(drop=True)
+
+
+def state_history(pl: Places, state: str) -> pd.DataFrame:
+    """Sum of the state's facility figures in every ICE, sheet and TRAC release, and DDP's monthly sums."""
+    f = pl.facilities.set_index("facility_id")["state"]
+    p = pl.populations.copy()
+    p["st"] = [s or f.get(i, "") for i, s in zip(p["facility_id"], p["state"])]
+    p = p[p["st"] == state]
+    return (p.groupby(["source", "release", "date", "end"], as_index=False)
+            .agg(value=("value", "sum"), facilities=("facility_id", "nunique")).sort_values(["source", "date"]))
+
+
+def search(pl: Places, text: str, limit: int = 50) -> pd.DataFrame:
+    """Facilities whose code, any name, city or state contains the text (case-insensitive)."""
+    t = str(text).strip().upper()
+    f = pl.facilities
+    if not t:
+        return f.head(0)
+    hay = (f["code"] + " " + f["names"].str.upper() + " " + f["city"].str.upper() + " " + f["state"])
+    return f[hay.str.contains(re.escape(t), regex=True)].head(limit)

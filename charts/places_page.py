@@ -1,0 +1,115 @@
+"""The Places tab of the page (Streamlit): maps by state and facility, field offices, a facility's history and
+a state's view. Figures come from ``charts.places_view.render``, the same function the command-line export uses;
+this module only lays them out, keeps the view in the address bar and offers the downloads.
+Data-derived text goes through plain-text elements (st.text, st.dataframe, captions of our own words)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from . import export, maps
+from . import places as P
+from .places_view import MAPS, PlacesView, default_release, render
+
+
+@st.cache_resource(show_spinner="Joining the facility sources…")
+def places_data(_snap) -> P.Places:
+    # Built once per server (about 3 s): the join depends only on the snapshot, which is read-only.
+    return P.build(_snap)
+
+
+def _downloads(r, slug: str, key: str) -> None:
+    c = st.columns(4)
+    c[0].download_button("PNG", data=lambda: maps.to_image(r.figure, "png"), file_name=f"{slug}.png",
+                         mime="image/png", on_click="ignore", key=f"{key}_png")
+    c[1].download_button("SVG", data=lambda: maps.to_image(r.figure, "svg"), file_name=f"{slug}.svg",
+                         mime="image/svg+xml", on_click="ignore", key=f"{key}_svg")
+    c[2].download_button("HTML (works offline)", data=lambda: maps.to_html(r.figure), file_name=f"{slug}.html",
+                         mime="text/html", on_click="ignore", key=f"{key}_html")
+    c[3].download_button("CSV of this table", data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title),
+                         file_name=f"{slug}.csv", mime="text/csv", on_click="ignore", key=f"{key}_csv")
+
+
+def _seed(pl: P.Places) -> None:
+    if "places_seeded" in st.session_state:
+        return
+    q = st.query_params.to_dict()
+    v = PlacesView.from_query(q) if q.get("view") == "places" else PlacesView()
+    st.session_state.update({"p_map": v.map if v.map in ("state", "facilities", "field-offices") else "state",
+                             "p_release": v.release or default_release(pl), "p_per": v.per_capita,
+                             "p_facility": v.facility or None, "p_state": v.state or None, "places_seeded": True})
+
+
+def places_panel(snap) -> None:
+    pl = places_data(snap)
+    _seed(pl)
+    for k in ("p_map", "p_release", "p_per", "p_facility", "p_state"):  # kept across visits to other tabs
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+    labels = dict(zip((P.release_key(src_, r) for src_, r in zip(pl.releases["source"], pl.releases["release"])),
+                      pl.releases["label"]))
+    if st.session_state.get("p_release") not in labels:
+        st.session_state["p_release"] = default_release(pl)
+    c1, c2, c3 = st.columns([2, 3, 1])
+    c1.radio("Show", ["state", "facilities", "field-offices"], key="p_map", format_func=MAPS.get, horizontal=False)
+    c2.selectbox("As of the release", list(labels), key="p_release", format_func=labels.get,
+                 help="A facility's figure is ICE's fiscal-year-to-date average daily population in that release.")
+    c3.toggle("Per 100,000 residents", key="p_per", disabled=st.session_state["p_map"] != "state")
+    ss = st.session_state
+    view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
+                      facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
+    st.query_params.from_dict(view.to_query())
+    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita))
+    sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
+                          on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
+    picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
+              if p.get("customdata")] if view.map == "facilities" else []
+    if picked and picked[0] != ss.get("p_facility"):
+        ss["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
+    st.caption(P.CAVEAT_ADP + (" " + P.CAVEAT_POINTS if view.map == "facilities" else "") + " " + P.CAVEAT_REGISTRY)
+    _downloads(r, f"places-{view.map}-{view.release.replace(':', '-')}", "p_main")
+    with st.expander("The figures in a table", expanded=view.map != "state"):
+        st.dataframe(r.table, hide_index=True)
+    if view.map == "facilities":
+        missing = r.table[r.table["lat"].isna()]
+        if len(missing):
+            st.text(f"Not on the map ({len(missing)} facilities, no county known):")
+            st.dataframe(missing[["name", "city", "state", "detained_adp", "notes"]], hide_index=True)
+
+    st.subheader("A facility")
+    fac = pl.facilities.sort_values("name")
+    opts = list(fac["facility_id"])
+    names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
+                     + fac["code"].where(fac["code"] != "", "no code") + ")"))
+    if ss.get("p_facility") not in names:
+        ss["p_facility"] = None
+    st.selectbox("Search a facility by name, city, state or code (or click one on the facilities map)", opts,
+                 key="p_facility", format_func=names.get, placeholder="Type to search…")
+    if ss.get("p_facility"):
+        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]))
+        row = fac.set_index("facility_id").loc[ss["p_facility"]]
+        st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
+        st.dataframe(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
+                          "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
+                          "in_registry", "notes"]].rename("value").to_frame(), width="stretch")
+        _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
+
+    st.subheader("A state")
+    states = sorted({x for x in pl.facilities["state"] if x in P.USPS})
+    st.selectbox("State or territory", states, key="p_state", placeholder="Pick a state…",
+                 format_func=lambda u: P.USPS[u][1])
+    if ss.get("p_state"):
+        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]))
+        st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
+        _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
+        src, rel = P.parse_release_key(view.release)
+        cs = P.facility_cross_section(pl, src, rel)
+        st.text(f"Facilities in {P.USPS[ss['p_state']][1]} in the chosen release:")
+        st.dataframe(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]]
+                     .rename(columns={"value": "people (ADP)"}), hide_index=True)
+        arr = maps.arrests_by_state(snap, ss["p_state"])
+        st.text("ICE arrests recorded in this state (totals over the period shown; not book-ins, not CBP):")
+        if len(arr):
+            st.dataframe(arr.drop(columns="series"), hide_index=True)
+        else:
+            st.text("No state-level arrest figures in the snapshot for this state.")
+        st.caption(P.CAVEAT_ARRESTS_STATE)

@@ -1,0 +1,156 @@
+"""The Places view as data: what the page shows and the permalink holds, rendered by one function that the
+page and ``python -m charts export --view places`` share (so both draw the same figure from the same rows).
+
+Query string: ``view=places&map=<state|facilities|field-offices|facility|state-history>&release=<source>:<date>``
+plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>`` and ``state=<USPS>``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from . import maps
+from . import places as P
+
+MAPS = {"state": "People detained by state (map)", "facilities": "Facilities (map)",
+        "field-offices": "By field office (bars)", "facility": "One facility's history",
+        "state-history": "One state over time"}
+
+
+@dataclass
+class PlacesView:
+    map: str = "state"
+    release: str = ""  # "<source>:<YYYY-MM-DD>"; "" = the latest ICE workbook
+    per_capita: bool = False
+    facility: str = ""
+    state: str = ""
+
+    def to_query(self) -> dict[str, str]:
+        q = {"view": "places", "map": self.map}
+        if self.release:
+            q["release"] = self.release
+        if self.per_capita:
+            q["per"] = "100k"
+        if self.facility:
+            q["facility"] = self.facility
+        if self.state:
+            q["state"] = self.state
+        return q
+
+    @classmethod
+    def from_query(cls, q: dict) -> "PlacesView":
+        """Unknown or malformed values fall back to defaults rather than failing the page."""
+        m = q.get("map", "state")
+        rel = q.get("release", "")
+        try:
+            P.parse_release_key(rel)
+        except ValueError:
+            rel = ""
+        fac = q.get("facility", "")
+        if not re.fullmatch(r"[A-Za-z0-9:|() .,'&/-]{1,120}", fac or "x"):
+            fac = ""
+        st = q.get("state", "").upper()
+        return cls(map=m if m in MAPS else "state", release=rel, per_capita=q.get("per") == "100k",
+                   facility=fac, state=st if st in P.USPS else "")
+
+
+def default_release(pl: P.Places) -> str:
+    ice = pl.releases[pl.releases["source"] == "ice"]
+    r = ice.iloc[0] if len(ice) else (pl.releases.iloc[0] if len(pl.releases) else None)
+    return "" if r is None else P.release_key(r["source"], r["release"])
+
+
+@dataclass
+class Rendered:
+    figure: go.Figure | None
+    table: pd.DataFrame
+    title: str
+    sources: list[str]
+    problem: str = ""
+
+
+def _clean_title(fig: go.Figure) -> str:
+    t = fig.layout.title.text or ""
+    return re.sub(r"<[^>]+>", "", t.split("<br>")[0])
+
+
+def render(snap, pl: P.Places, view: PlacesView) -> Rendered:
+    rel = view.release or default_release(pl)
+    source, release = P.parse_release_key(rel) if rel else ("ice", "")
+    pts = snap.tables.get("census.county_points")
+    if view.map == "state":
+        fig = maps.state_map(pl, source, release, per_capita=view.per_capita, county_points=pts)
+        t = P.state_totals(pl, source, release)[["state", "state_name", "detained_adp", "facilities", "residents",
+                                                   "population_year", "per_100k", "territory"]]
+        return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, per_capita=True))
+    if view.map == "facilities":
+        fig = maps.facility_map(pl, source, release)
+        t = P.facility_cross_section(pl, source, release)[["facility_id", "code", "name", "city", "state", "county",
+                                                           "field_office", "type", "value", "lat", "lon", "notes"]]
+        t = t.rename(columns={"value": "detained_adp"})
+        return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release) + [P.CAVEAT_POINTS])
+    if view.map == "field-offices":
+        fig = maps.field_office_figure(pl, source, release, snap)
+        t = P.field_office_totals(pl, source, release, snap)
+        return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release) + [
+            "ATD: TRAC alternatives-to-detention table. Arrests 20 Jan 2025 - 6 Aug 2026: Center for Constitutional "
+            "Integrity's count from DDP records (ICE arrests only)."])
+    if view.map == "facility":
+        if view.facility not in set(pl.facilities["facility_id"]):
+            return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown facility {view.facility!r}; pick one "
+                            "from the facility table (its code, or the name-only id shown there)")
+        fig = maps.facility_history_figure(pl, view.facility)
+        t = P.facility_history(pl, view.facility)
+        return Rendered(fig, t, _clean_title(fig), ["Sources: ICE detention statistics; Detention System Data "
+                        "registry; TRAC; Deportation Data Project.", P.CAVEAT_ADP])
+    if view.map == "state-history":
+        if not view.state:
+            return Rendered(None, pd.DataFrame(), "", [], problem="give a state (two-letter code), e.g. TX")
+        fig = maps.state_history_figure(pl, view.state, snap)
+        t = P.state_history(pl, view.state)
+        return Rendered(fig, t, _clean_title(fig), ["Sources: ICE detention statistics; Detention System Data "
+                        "registry; TRAC; Deportation Data Project.", P.CAVEAT_ADP])
+    return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown map {view.map!r}")
+
+
+def export(data_dir, q: dict, fmt: str, out, width: int = 1200) -> int:
+    """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
+    import sys
+    from pathlib import Path
+
+    from . import data as cdata
+    from . import export as cexport
+    snap = cdata.load_snapshot(data_dir)
+    pl = P.build(snap)
+    view = PlacesView.from_query(q)
+    if q.get("release") and not view.release:
+        print(f"error: release {q['release']!r} is not '<ice|sheet|trac>:YYYY-MM-DD'", file=sys.stderr)
+        return 2
+    if view.release and view.release not in {P.release_key(s, r) for s, r in
+                                             zip(pl.releases["source"], pl.releases["release"])}:
+        print(f"error: no release {view.release}; known: "
+              + ", ".join(P.release_key(s, r) for s, r in zip(pl.releases["source"], pl.releases["release"])),
+              file=sys.stderr)
+        return 2
+    r = render(snap, pl, view)
+    if r.figure is None:
+        print(f"error: {r.problem}", file=sys.stderr)
+        return 2
+    try:
+        if fmt == "csv":
+            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title)
+        elif fmt == "html":
+            payload = maps.to_html(r.figure)
+        else:
+            payload = maps.to_image(r.figure, fmt, width=width)
+    except cexport.ExportUnavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(payload)
+    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {view.release or default_release(pl)})")
+    return 0
