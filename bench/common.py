@@ -249,8 +249,8 @@ def read_runs(log: Path, what: str = "script") -> list[tuple[float, float, str]]
 
 
 def snapshot_summary(data_dir: Path) -> str:
-    import json
-    man = json.loads((Path(data_dir) / "manifest.json").read_text("utf-8"))["sources"]
+    from loaders.snapshot import read_manifest
+    man = read_manifest(Path(data_dir))["sources"]
     rows = sum(e.get("rows", 0) for e in man.values())
     return f"{data_dir}: {len(man)} sources, {rows:,} observation rows"
 

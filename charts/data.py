@@ -5,7 +5,7 @@ draw the same figures from the same rows.
 """
 from __future__ import annotations
 
-import json
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import tidy
+from loaders.snapshot import read_generation
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -52,27 +53,30 @@ class Snapshot:
 
 
 def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
-    data_dir = Path(data_dir)
-    frames = []
-    for p in sorted((data_dir / "observations").glob("*.csv")):
-        frames.append(pd.read_csv(p, dtype={"series": str, "key": str, "flag": str, "file": str,
-                                            "date": str, "end": str, "release": str, "value": "float64"},
-                                  keep_default_na=False, na_values={"value": [""]}))
+    """Every file of one generation of the snapshot in ``data_dir`` (``loaders.snapshot.read_generation``).
+
+    The files are read together and checked against the manifest's checksums, so a page started while an
+    update switches generations gets the old one or the new one, never observations of one with the manifest
+    of the other; a damaged snapshot is a ``SnapshotError`` saying which files, never a partial chart.
+    """
+    _, manifest, files = read_generation(data_dir)
+
+    def csv(rel: str, **kw) -> pd.DataFrame:
+        return pd.read_csv(io.BytesIO(files[rel]), keep_default_na=False, **kw)
+
+    frames = [csv(rel, dtype={"series": str, "key": str, "flag": str, "file": str, "date": str, "end": str,
+                              "release": str, "value": "float64"}, na_values={"value": [""]})
+              for rel in sorted(files) if rel.startswith("observations/") and rel.endswith(".csv")]
     obs = pd.concat(frames, ignore_index=True) if frames else tidy.empty()
     for c in ("date", "end"):
         obs[c] = pd.to_datetime(obs[c], format="%Y-%m-%d")
     obs["release"] = pd.to_datetime(obs["release"].replace("", None), format="%Y-%m-%d")
     for c in ("series", "key", "flag", "file"):
         obs[c] = obs[c].fillna("")
-    cat_path = data_dir / "series.csv"
-    catalogue = (pd.read_csv(cat_path, dtype=str, keep_default_na=False) if cat_path.exists()
-                 else pd.DataFrame(columns=["id"])).set_index("id")
-    man_path = data_dir / "manifest.json"
-    manifest = json.loads(man_path.read_text("utf-8")) if man_path.exists() else {"sources": {}}
-    fl_path = data_dir / "quality_flags.csv"
-    flags = pd.read_csv(fl_path, dtype=str, keep_default_na=False) if fl_path.exists() else pd.DataFrame()
-    tables = {p.stem: pd.read_csv(p, dtype=str, keep_default_na=False)
-              for p in sorted((data_dir / "tables").glob("*.csv"))}
+    catalogue = (csv("series.csv", dtype=str) if "series.csv" in files else pd.DataFrame(columns=["id"])).set_index("id")
+    flags = csv("quality_flags.csv", dtype=str) if "quality_flags.csv" in files else pd.DataFrame()
+    tables = {rel[len("tables/"):-len(".csv")]: csv(rel, dtype=str)
+              for rel in sorted(files) if rel.startswith("tables/") and rel.endswith(".csv")}
     by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series", sort=True)}
     return Snapshot(obs, catalogue, manifest, flags, tables, by_series)
 

@@ -1,11 +1,11 @@
-"""Command line: ``python -m loaders {list,status,update,rebuild,parse,releases}``."""
+"""Command line: ``python -m loaders {list,status,verify,update,rebuild,parse,releases}``."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from . import pipeline, registry
+from . import limits, pipeline, registry, snapshot
 from .errors import LoaderError
 
 
@@ -15,14 +15,22 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list source ids and titles")
     st = sub.add_parser("status", help="what the snapshot holds and how old each source is against its cadence")
     st.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
+    ve = sub.add_parser("verify", help="check every file of the snapshot against the sizes and sha256 in its manifest")
+    ve.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     up = sub.add_parser("update", help="download, parse, validate and write the named sources (default: all)")
     up.add_argument("sources", nargs="*", help="source ids (default: every source)")
     up.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     up.add_argument("--raw", default=str(pipeline.RAW), help="download cache (default: data/raw/, git-ignored)")
+    up.add_argument("--allow-shrink", action="store_true",
+                    help=f"accept a release with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows for a source than the snapshot")
     rb = sub.add_parser("rebuild", help="regenerate the snapshot from a folder of raw files")
     rb.add_argument("--raw", default=str(pipeline.RAW), help="folder of raw files (e.g. ../shared/data)")
     rb.add_argument("--out", default=str(pipeline.DATA), help="where to write the snapshot (default: data/)")
     rb.add_argument("sources", nargs="*", help="only these sources (default: all, and the manifest is rewritten)")
+    rb.add_argument("--allow-missing", action="store_true",
+                    help="keep the current rows of sources and files that have no raw file (default: refuse)")
+    rb.add_argument("--allow-shrink", action="store_true",
+                    help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
     rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
     rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
     rl.add_argument("--format", choices=("text", "csv"), default="text")
@@ -40,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd in ("update", "rebuild"):
             print("the snapshot was left unchanged.", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted; the snapshot is the old one or the new one, never a mix.", file=sys.stderr)
+        return 130
 
 
 def _run(args) -> int:
@@ -47,28 +58,48 @@ def _run(args) -> int:
         for sid, src in registry.SOURCES.items():
             print(f"{sid}\t{src.title}")
     elif args.cmd == "status":
-        print(pipeline.status(Path(args.data)).to_string(index=False))
+        table = pipeline.status(Path(args.data))
+        print(table.to_string(index=False))
+        if (table["status"] == "damaged").any():
+            print(f"error: the snapshot in {args.data} is damaged; run `python -m loaders verify --data "
+                  f"{args.data}` for every problem, then restore or rebuild it", file=sys.stderr)
+            return 1
+    elif args.cmd == "verify":
+        problems = snapshot.verify(Path(args.data))
+        for p in problems:
+            print(f"error: {p}", file=sys.stderr)
+        if problems:
+            print(f"{len(problems)} problem(s) in {snapshot.resolve(Path(args.data))}", file=sys.stderr)
+            return 1
+        man = snapshot.read_manifest(Path(args.data))
+        print(f"ok: {len(man.get('snapshot_files', {})) + 1} files in {snapshot.resolve(Path(args.data))} match "
+              "the manifest")
     elif args.cmd == "update":
         ids = args.sources or list(registry.SOURCES)
         for sid in ids:
             registry.get(sid)
-        summary = pipeline.update(ids, Path(args.data), Path(args.raw), progress=True)
+        summary = pipeline.update(ids, Path(args.data), Path(args.raw), progress=True, allow_shrink=args.allow_shrink)
         for sid, what in summary.items():
             print(f"{sid}: {what}")
     elif args.cmd == "rebuild":
-        counts = pipeline.rebuild(Path(args.raw), Path(args.out), args.sources or None, progress=True)
+        counts = pipeline.rebuild(Path(args.raw), Path(args.out), args.sources or None, progress=True,
+                                  allow_missing=args.allow_missing, allow_shrink=args.allow_shrink)
         if not counts:
             print(f"error: no raw files for any source under {args.raw}", file=sys.stderr)
             return 1
         for sid, n in counts.items():
             print(f"{sid}: {n} rows")
+        for sid, e in snapshot.read_manifest(Path(args.out))["sources"].items():
+            if sid not in counts:
+                print(f"{sid}: no raw files; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
         from . import releases
         sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":
         src = registry.get(args.source)
         path = Path(args.file)
-        df = pipeline.parse_bytes(src, path.read_bytes(), path.name)
+        content = limits.read_regular(path, src.max_bytes, source=src.id)
+        df = pipeline.parse_bytes(src, content, path.name)
         sys.stdout.write(pipeline.csv_text(df))
     return 0
 

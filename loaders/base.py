@@ -67,7 +67,7 @@ class Parsed:
     """What a parser may return instead of a bare tidy frame: the observations plus reference tables.
 
     ``tables`` hold attributes that are not time series (e.g. each facility's city, state, AOR and type).
-    Each is written to ``data/tables/<source>.<name>.csv``; rows from several files are concatenated and
+    Each is written to ``data/snapshot/tables/<source>.<name>.csv``; rows from several files are concatenated and
     de-duplicated, so include a column such as ``release`` when the attributes change between releases.
     """
 
@@ -107,6 +107,9 @@ class Source:
     # ice.gov sits behind a CDN that refuses the default python-requests agent.
     browser_user_agent: bool = False
     max_bytes: int = 50_000_000
+    # Records a raw file may hold (parquet rows from its footer, JSON objects, CSV lines), checked before
+    # parsing: size on disk says little about the memory a columnar or repetitive file takes once read.
+    max_rows: int = 2_000_000
     attribution: str = ""
     notes: str = ""
     # "vintages": every file is a release, all kept; "replace": each download holds the whole history,
@@ -117,4 +120,7 @@ class Source:
     check: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     # Curated inputs that live in the project itself (e.g. data/reported_figures.csv), relative to its root.
     project_files: tuple[str, ...] = ()
+    # True for a source whose raw files are not expected in a rebuild's raw folder (not in the bundled
+    # snapshot): a full rebuild without them keeps its current rows instead of refusing.
+    optional_raw: bool = False
     extra: dict = field(default_factory=dict)

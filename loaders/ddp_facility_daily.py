@@ -82,12 +82,14 @@ SERIES = (
 def read_table(content: bytes, name: str):
     """The parquet as an Arrow table, checked for the columns this module needs."""
     try:
-        table = pq.read_table(io.BytesIO(content))
+        names = pq.read_schema(io.BytesIO(content)).names
+        # Only the columns used: a file padded with extra columns is not loaded whole.
+        table = pq.read_table(io.BytesIO(content), columns=[c for c in COLUMNS if c in names])
     except Exception as e:  # pyarrow raises several types for a bad file
         raise ParseError(f"not a readable parquet file ({e})", source=ID, file=name) from None
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
-        raise ParseError(f"missing column(s) {missing}; found {table.column_names}", source=ID, file=name)
+        raise ParseError(f"missing column(s) {missing}; found {names}", source=ID, file=name)
     # The SQL below compares and sums these columns; a column of another type (e.g. counts written as text)
     # would fail inside DuckDB with an error that names neither the file nor the column.
     for col in COLUMNS:
@@ -173,13 +175,15 @@ def facility_rows(con, release: str, name: str = "") -> tuple[pd.DataFrame, pd.D
 
 def parse(content: bytes, name: str = "") -> Parsed:
     table = read_table(content, name)
-    con = duckdb.connect()
-    con.register("t", table.select(list(COLUMNS)))
-    check_values(con, name)
-    ((last,),) = con.sql("select max(date) from t").fetchall()
-    release = pd.Timestamp(last).date().isoformat()
-    monthly, ref = facility_rows(con, release, name)
-    obs = tidy.frame(pd.concat([national_rows(con, release), monthly], ignore_index=True))
+    # Closed on every path, errors included: a connection left open until interpreter exit sometimes aborted
+    # the process after the error was printed ("terminate called without an active exception", rc=134).
+    with duckdb.connect() as con:
+        con.register("t", table.select(list(COLUMNS)))
+        check_values(con, name)
+        ((last,),) = con.sql("select max(date) from t").fetchall()
+        release = pd.Timestamp(last).date().isoformat()
+        monthly, ref = facility_rows(con, release, name)
+        obs = tidy.frame(pd.concat([national_rows(con, release), monthly], ignore_index=True))
     return Parsed(obs, {"facilities": ref.assign(release=release)})
 
 
@@ -194,5 +198,6 @@ SOURCE = Source(
     allowed_hosts=("github.com", "media.githubusercontent.com", "objects.githubusercontent.com"),
     attribution=ATTRIBUTION,
     kind="replace",
+    max_rows=5_000_000,  # the real file has about 0.9 million; read whole into memory
     extra={"file_kind": "parquet"},
 )

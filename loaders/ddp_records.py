@@ -202,6 +202,16 @@ def aggregate_records(path_or_bytes, table: RecordTable | str, label: str = "", 
     table = TABLES[table] if isinstance(table, str) else table
     label = label or (str(path_or_bytes) if not isinstance(path_or_bytes, (bytes, bytearray)) else table.name)
     con = duckdb.connect()
+    try:
+        return _aggregate(con, path_or_bytes, table, label, release)
+    finally:
+        # Closed here, on errors too: a connection left to interpreter exit with a thread still reading the
+        # registered Arrow stream aborted the process after its error was printed ("terminate called without
+        # an active exception", rc=134).
+        con.close()
+
+
+def _aggregate(con, path_or_bytes, table: RecordTable, label: str, release: str) -> pd.DataFrame:
     relation, columns = _open(con, path_or_bytes, label)
     sql, used, rule = build_sql(table, relation, columns, label)
     try:
@@ -288,6 +298,8 @@ SOURCE = Source(
     download_urls=tuple(f"{BASE}{t}-latest.parquet" for t in TABLES),
     allowed_hosts=("github.com", "media.githubusercontent.com", "objects.githubusercontent.com"),
     max_bytes=400_000_000,
+    max_rows=200_000_000,  # streamed through DuckDB in batches, never loaded whole
+    optional_raw=True,  # record-level files are too big for the bundled snapshot's raw folder
     attribution="Source: Deportation Data Project (deportationdata.org), from ICE records released under FOIA",
     kind="replace",
     extra={"file_kind": "parquet"},

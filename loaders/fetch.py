@@ -208,7 +208,7 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
             raise FetchError(f"truncated download: got {len(buf):,} of {int(declared):,} bytes", source=source, file=name)
         data = bytes(buf)
         check_kind(data[:2048], kind, source=source, name=name)
-        if kind == "xlsx":
+        if kind == "xlsx" or data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):  # by content: a bomb may have any name
             check_zip(data, source=source, name=name)
         meta = Fetched(dest, url, sha256_bytes(data), len(data), retrieved,
                        resp.headers.get("ETag", ""), resp.headers.get("Last-Modified", ""))

@@ -15,9 +15,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import io
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -25,10 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import origins, registry, tidy
+from . import limits, origins, registry, snapshot, tidy
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
-from .fetch import atomic_write_text, check_zip, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .snapshot import SnapshotError
+from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
@@ -50,7 +53,9 @@ def find_raw_files(source: Source, raw_dir: Path) -> list[Path]:
     found: dict[str, Path] = {}
     for pattern in source.raw_globs:
         for p in sorted(raw_dir.glob(pattern)):
-            if p.is_file() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
+            # Anything but a folder is taken, so that a FIFO or device among the raw files is refused by name
+            # (``limits.read_regular``) instead of silently skipped.
+            if not p.is_dir() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
                 found[p.name] = p
     for rel in source.project_files:
         p = PROJECT / rel
@@ -66,8 +71,9 @@ def parse_bytes(source: Source, content: bytes, name: str) -> pd.DataFrame:
 
 def parse_file(source: Source, content: bytes, name: str) -> Parsed:
     """Like ``parse_bytes``, keeping the reference tables a parser may return beside the observations."""
-    if file_kind(name) == "xlsx":
-        check_zip(content, source=source.id, name=name)
+    # Decided by the bytes, not the name: a zip bomb named .bin is still a zip.
+    limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
+                         kind=source.extra.get("file_kind") or file_kind(name))
     try:
         out = source.parse(content, name)
     except LoaderError:
@@ -111,7 +117,7 @@ def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame) -> 
 def build_source(source: Source, paths: list[Path], progress=None) -> tuple[pd.DataFrame, list[dict], dict]:
     frames, entries, tables = [], [], {}
     for p in paths:
-        content = p.read_bytes()
+        content = limits.read_regular(p, source.max_bytes, source=source.id)
         parsed = parse_file(source, content, p.name)
         frames.append(parsed.obs)
         for tname, t in parsed.tables.items():
@@ -202,55 +208,63 @@ def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
 
 
 def read_manifest(data_dir: Path) -> dict:
-    p = Path(data_dir) / "manifest.json"
-    if not p.exists():
-        return {"sources": {}}
-    return json.loads(p.read_text("utf-8"))
+    """The current generation's manifest; a damaged one is a ``SnapshotError`` naming the file and field."""
+    return snapshot.read_manifest(data_dir)
 
 
-def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False) -> None:
-    """Write the given sources' observations, tables and flags, the catalogue, then the manifest (last).
+def current_generation(data_dir: Path) -> tuple[dict, dict[str, bytes]]:
+    """(manifest, {path: bytes}) of the current generation, every file checked; empty when there is none."""
+    if not snapshot.is_snapshot_folder(data_dir):
+        return {"sources": {}}, {}
+    _, man, files = snapshot.read_generation(data_dir)
+    return man, files
+
+
+def _frame_of(data: bytes | None) -> pd.DataFrame | None:
+    return None if data is None else pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+
+
+def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False,
+                   carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None) -> None:
+    """Write a new generation holding ``results`` and switch it in (``snapshot.Generation``).
 
     ``results`` maps source id -> (observations, flags, file entries, reference tables); it has all been
-    validated already.
-    With ``replace_all`` the manifest and flags hold exactly these sources; otherwise they are merged into
-    what is there.
+    validated already. Sources of the current generation not in ``results`` are copied unchanged into the new
+    one: all of them, or with ``replace_all`` only those in ``carry`` (a full rebuild drops nothing else but
+    sources no longer registered). ``current`` is the checked current generation, when the caller read it.
     """
     out_dir = Path(out_dir)
-    (out_dir / "observations").mkdir(parents=True, exist_ok=True)
-    manifest = {"sources": {}} if replace_all else read_manifest(out_dir)
-    flags_path = out_dir / "quality_flags.csv"
-    old_flags = pd.DataFrame(columns=FLAG_COLUMNS)
-    if not replace_all and flags_path.exists():
-        old_flags = pd.read_csv(flags_path, dtype=str, keep_default_na=False)
-    texts: dict[Path, str] = {}
-    new_flags = [old_flags[~old_flags["source"].isin(results)]]
-    for sid, (obs, flags, files, tables) in sorted(results.items()):
-        texts[out_dir / "observations" / f"{sid}.csv"] = csv_text(obs)
-        entry = source_entry(registry.get(sid), obs, files)
-        entry["tables"] = {}
-        for tname, t in sorted(tables.items()):
-            texts[out_dir / "tables" / f"{sid}.{tname}.csv"] = t.to_csv(index=False, lineterminator="\n")
-            entry["tables"][tname] = {"file": f"tables/{sid}.{tname}.csv", "rows": int(len(t))}
-        manifest["sources"][sid] = entry
-        new_flags.append(flags)
-    if replace_all:
-        for stale in (out_dir / "observations").glob("*.csv"):
-            if stale.stem not in results:
-                stale.unlink()
-        for stale in (out_dir / "tables").glob("*.csv"):
-            if stale.name not in {f"{sid}.{t}.csv" for sid, r in results.items() for t in r[3]}:
-                stale.unlink()
-    allflags = pd.concat([f for f in new_flags if len(f)], ignore_index=True) if any(len(f) for f in new_flags) \
-        else pd.DataFrame(columns=FLAG_COLUMNS)
-    allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
-    texts[flags_path] = csv_text(allflags)
-    texts[out_dir / "series.csv"] = csv_text(catalogue_frame())
-    manifest["sources"] = dict(sorted(manifest["sources"].items()))
-    manifest["format"] = "tidy observations v1: " + ",".join(tidy.COLUMNS)
-    for path, text in texts.items():
-        atomic_write_text(path, text)
-    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    cur_man, cur_files = current if current is not None else current_generation(out_dir)
+    keep = [sid for sid in cur_man.get("sources", {}) if sid not in results
+            and (not replace_all or sid in carry) and sid in registry.SOURCES]
+    manifest = {"sources": {sid: cur_man["sources"][sid] for sid in keep}}
+    old_flags = _frame_of(cur_files.get("quality_flags.csv"))
+    new_flags = [old_flags[old_flags["source"].isin(keep)]] if old_flags is not None and len(old_flags) else []
+    with snapshot.Generation(out_dir, curated_dir=DATA) as gen:
+        for sid in keep:
+            rels = [f"observations/{sid}.csv"] + [t["file"] for t in (cur_man["sources"][sid].get("tables") or {}).values()]
+            for rel in rels:
+                if rel not in cur_files:
+                    raise SnapshotError(f"source {sid} is kept from the current snapshot, but its {rel} is missing; "
+                                        "nothing was written. Restore the snapshot or rebuild that source")
+                gen.add(rel, cur_files[rel])
+        for sid, (obs, flags, files, tables) in sorted(results.items()):
+            gen.add(f"observations/{sid}.csv", csv_text(obs))
+            entry = source_entry(registry.get(sid), obs, files)
+            entry["tables"] = {}
+            for tname, t in sorted(tables.items()):
+                gen.add(f"tables/{sid}.{tname}.csv", t.to_csv(index=False, lineterminator="\n"))
+                entry["tables"][tname] = {"file": f"tables/{sid}.{tname}.csv", "rows": int(len(t))}
+            manifest["sources"][sid] = entry
+            new_flags.append(flags)
+        present = [f for f in new_flags if len(f)]
+        allflags = pd.concat(present, ignore_index=True) if present else pd.DataFrame(columns=FLAG_COLUMNS)
+        allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
+        gen.add("quality_flags.csv", csv_text(allflags))
+        gen.add("series.csv", csv_text(catalogue_frame()))
+        manifest["sources"] = dict(sorted(manifest["sources"].items()))
+        manifest["format"] = "tidy observations v1: " + ",".join(tidy.COLUMNS)
+        gen.commit(manifest)
 
 
 # ---------------------------------------------------------------- commands
@@ -271,87 +285,167 @@ def update_lock(data_dir: Path):
         os.close(fd)
 
 
-def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False) -> dict:
-    """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes."""
-    ids = source_ids or list(registry.SOURCES)
+# A release that holds this much fewer rows than the snapshot for a source is refused unless told
+# (``--allow-shrink``): sources only grow release by release, so a big drop means a missing or cut file.
+SHRINK_LIMIT = 0.10
+
+
+def _names(items, n: int = 8) -> str:
+    items = list(items)
+    return ", ".join(items[:n]) + (f" (and {len(items) - n} more)" if len(items) > n else "")
+
+
+def check_shrink(results: dict[str, tuple], cur_man: dict, allow_shrink: bool) -> None:
+    """Refuse a write that shrinks any source by more than ``SHRINK_LIMIT`` (all of them named)."""
+    if allow_shrink:
+        return
+    shrunk = []
+    for sid, r in sorted(results.items()):
+        old = int(cur_man.get("sources", {}).get(sid, {}).get("rows") or 0)
+        new = len(r[0])
+        if old and new < old * (1 - SHRINK_LIMIT):
+            shrunk.append(f"{sid} from {old:,} to {new:,} rows ({(new - old) / old:+.0%})")
+    if shrunk:
+        raise SnapshotError(f"refusing a snapshot that shrinks {len(shrunk)} source(s) by more than "
+                            f"{SHRINK_LIMIT:.0%}: {'; '.join(shrunk)}. Nothing was written; check the raw files, "
+                            "or pass --allow-shrink if the drop is intended")
+
+
+def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False, *,
+            allow_missing: bool = False, allow_shrink: bool = False) -> dict:
+    """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes.
+
+    Never deletes what it was not asked to replace: a registered source without raw files (a mistyped
+    ``--raw``, an incomplete cache) and raw files the current snapshot holds rows from but the raw folder
+    lacks are refused by name, unless ``allow_missing``, which keeps their current rows as they are. Sources
+    marked ``optional_raw`` (not in the bundled snapshot) keep their current rows without being asked.
+    """
+    raw_dir, out_dir = Path(raw_dir), Path(out_dir)
+    ids = list(dict.fromkeys(source_ids or registry.SOURCES))
+    for sid in ids:
+        registry.get(sid)
+    if not raw_dir.is_dir():
+        raise LoaderError(f"raw folder {raw_dir} does not exist or is not a folder; nothing was written")
+    snapshot.check_out_folder(out_dir, DATA)
     plan = {sid: find_raw_files(registry.get(sid), raw_dir) for sid in ids}
-    bar = _bar(sum(len(v) for v in plan.values()), "parsing", progress)
-    results = {}
     with update_lock(out_dir):
+        snapshot.cleanup(out_dir)
+        try:
+            cur_man, cur_files = current_generation(out_dir)
+            damaged = None
+        except SnapshotError as e:  # a full rebuild may repair it, as long as nothing is copied from it
+            cur_man, cur_files, damaged = {"sources": {}}, {}, e
+        empty = [sid for sid, paths in plan.items() if not paths]
+        required = [sid for sid in empty if not (registry.get(sid).optional_raw and source_ids is None)]
+        if required and not allow_missing:
+            raise SnapshotError(
+                f"no raw files under {raw_dir} for {len(required)} source(s): {_names(required)}. Nothing was "
+                "written. Check --raw, name the sources to rebuild, or pass --allow-missing to keep their "
+                "current rows")
+        lost = {}
         for sid, paths in plan.items():
-            if not paths:
-                continue
-            src = registry.get(sid)
-            obs, files, tables = build_source(src, paths, bar)
-            obs, flags = apply_checks(src, obs)
-            results[sid] = (obs, flags, files, tables)
-        if bar:
-            bar.close()
-        write_snapshot(out_dir, results, replace_all=source_ids is None)
+            had = {f["name"] for f in cur_man.get("sources", {}).get(sid, {}).get("files", [])}
+            gone = sorted(had - {p.name for p in paths}) if paths else []
+            if gone:
+                lost[sid] = gone
+        if lost and not allow_missing:
+            raise SnapshotError(
+                f"raw files that the current snapshot holds rows from are missing under {raw_dir}: "
+                + "; ".join(f"{sid}: {_names(g, 4)}" for sid, g in lost.items())
+                + ". Nothing was written. Rebuild from the folder that holds them, or pass --allow-missing to "
+                "keep their rows")
+        carry = [sid for sid in empty if sid in cur_man.get("sources", {})]
+        if damaged and (carry or lost or source_ids is not None):
+            raise damaged
+        results = {}
+        with _bar(sum(len(v) for v in plan.values()), "parsing", progress) as bar:
+            for sid, paths in plan.items():
+                if not paths:
+                    continue
+                src = registry.get(sid)
+                obs, files, tables = build_source(src, paths, bar)
+                if sid in lost:  # --allow-missing: the missing files' rows stay as they are
+                    old = load_source_observations(out_dir, sid, cur_files)
+                    obs = pd.concat([old[old["file"].isin(lost[sid])], obs], ignore_index=True)
+                    files += [f for f in cur_man["sources"][sid]["files"] if f["name"] in lost[sid]]
+                    for tname, t in (cur_man["sources"][sid].get("tables") or {}).items():
+                        prev = _frame_of(cur_files.get(t.get("file", "")))
+                        if prev is not None:
+                            tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
+                obs, flags = apply_checks(src, obs)
+                results[sid] = (obs, flags, files, tables)
+        check_shrink(results, cur_man, allow_shrink)
+        write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files))
     return {sid: len(r[0]) for sid, r in results.items()}
 
 
-def load_source_observations(data_dir: Path, source_id: str) -> pd.DataFrame:
-    p = Path(data_dir) / "observations" / f"{source_id}.csv"
-    if not p.exists():
+def load_source_observations(data_dir: Path, source_id: str, files: dict[str, bytes] | None = None) -> pd.DataFrame:
+    """One source's rows in the current generation (from ``files`` when the caller read it already)."""
+    if files is None:
+        _, files = current_generation(data_dir)
+    data = files.get(f"observations/{source_id}.csv")
+    if data is None:
         return tidy.empty()
-    df = pd.read_csv(p, dtype=str, keep_default_na=False)
-    return tidy.frame(df)
+    return tidy.frame(pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False))
 
 
 def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, session_factory=make_session,
-           progress: bool = False) -> dict:
+           progress: bool = False, *, allow_shrink: bool = False) -> dict:
     """Download the current files of each source, parse, validate, and merge into the snapshot.
 
-    All sources are fetched and parsed first; the snapshot is written only if every one succeeded.
+    All sources are fetched and parsed first; the snapshot is written only if every one succeeded. A damaged
+    current snapshot is refused (merging into it would carry the damage into the new generation), and so is
+    a release that shrinks a source by more than ``SHRINK_LIMIT`` unless ``allow_shrink``.
     """
     data_dir, raw_dir = Path(data_dir), Path(raw_dir)
     for sid in source_ids:
         registry.get(sid)  # an unknown id fails before anything is created
+    snapshot.check_out_folder(data_dir, DATA)
     results, summary, staged = {}, {}, {}
     with update_lock(data_dir), _staging(raw_dir, source_ids) as staging:
-        manifest = read_manifest(data_dir)
+        snapshot.cleanup(data_dir)
+        manifest, cur_files = current_generation(data_dir)
         for sid in source_ids:
             src = registry.get(sid)
             session = session_factory(browser_ua=src.browser_user_agent)
             urls = list(src.discover(session)) or list(src.download_urls)
             if not urls:
                 raise LoaderError("no download URL found", source=sid)
-            bar = _bar(len(urls), f"downloading {sid}", progress)
             fetched = []
-            for url in urls:
-                name = url.rsplit("/", 1)[-1].split("?")[0]
-                # Downloads land in a staging folder: the cached copy is the last good one until the new
-                # file has parsed and the snapshot is written (a bad body must not replace it).
-                dest = staging[sid] / name
-                kind = src.extra.get("file_kind") or file_kind(name)
-                got = fetch(url, dest, source=sid, kind=kind, session=session, max_bytes=src.max_bytes,
-                            allowed_hosts=src.allowed_hosts, previous=raw_dir / sid / name)
-                if not got.not_modified:
-                    fetched.append(dest)
-                    staged[dest] = raw_dir / sid / name
-                if bar:
-                    bar.update(1)
-            if bar:
-                bar.close()
+            with _bar(len(urls), f"downloading {sid}", progress) as bar:
+                for url in urls:
+                    name = url.rsplit("/", 1)[-1].split("?")[0]
+                    # Downloads land in a staging folder: the cached copy is the last good one until the new
+                    # file has parsed and the snapshot is written (a bad body must not replace it).
+                    dest = staging[sid] / name
+                    kind = src.extra.get("file_kind") or file_kind(name)
+                    got = fetch(url, dest, source=sid, kind=kind, session=session, max_bytes=src.max_bytes,
+                                allowed_hosts=src.allowed_hosts, previous=raw_dir / sid / name)
+                    if not got.not_modified:
+                        fetched.append(dest)
+                        staged[dest] = raw_dir / sid / name
+                    if bar:
+                        bar.update(1)
             if not fetched:
                 summary[sid] = "not modified"
                 continue
             new_obs, new_files, new_tables = build_source(src, fetched)
-            old = load_source_observations(data_dir, sid)
+            old = load_source_observations(data_dir, sid, cur_files)
             names = {p.name for p in fetched}
             obs = pd.concat([old[~old["file"].isin(names)], new_obs], ignore_index=True)
             obs, flags = apply_checks(src, obs)
             old_files = [f for f in manifest.get("sources", {}).get(sid, {}).get("files", []) if f["name"] not in names]
             tables = {}
-            for tname, t in new_tables.items():
-                old_t = data_dir / "tables" / f"{sid}.{tname}.csv"
-                prev = [pd.read_csv(old_t, dtype=str, keep_default_na=False)] if old_t.exists() else []
-                tables[tname] = combine_tables(prev + [t])
+            old_tables = manifest.get("sources", {}).get(sid, {}).get("tables") or {}
+            for tname in sorted(set(new_tables) | set(old_tables)):
+                prev = _frame_of(cur_files.get((old_tables.get(tname) or {}).get("file", "")))
+                parts = ([prev] if prev is not None else []) + ([new_tables[tname]] if tname in new_tables else [])
+                tables[tname] = combine_tables(parts)
             results[sid] = (obs, flags, old_files + new_files, tables)
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
-            write_snapshot(data_dir, results)
+            check_shrink(results, manifest, allow_shrink)
+            write_snapshot(data_dir, results, current=(manifest, cur_files))
         for tmp, final in staged.items():
             os.replace(tmp, final)
             os.replace(sidecar_path(tmp), sidecar_path(final))
@@ -391,14 +485,25 @@ def _alive(pid: str) -> bool:
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
-    """What the snapshot holds and how old each source is against its cadence."""
+    """What the snapshot holds and how old each source is against its cadence.
+
+    A source whose files do not match the manifest is "damaged" and its rows are not given (the manifest's
+    count would describe files that are not there); a corrupt manifest is a ``SnapshotError``.
+    """
     today = today or dt.date.today()
     man = read_manifest(data_dir)
+    problems = snapshot.verify(data_dir) if snapshot.is_snapshot_folder(data_dir) else []
     rows = []
     for sid, src in registry.SOURCES.items():
         e = man["sources"].get(sid)
         if not e:
             rows.append({"source": sid, "rows": 0, "latest_release": "", "data_to": "", "age_days": "", "status": "missing"})
+            continue
+        mine = [f"observations/{sid}.csv"] + [t.get("file", "") for t in (e.get("tables") or {}).values()]
+        if any(f"/{rel}:" in p for p in problems for rel in mine) or (
+                "snapshot_files" in man and f"observations/{sid}.csv" not in man["snapshot_files"]):
+            rows.append({"source": sid, "rows": "", "latest_release": e.get("latest_release") or "",
+                         "data_to": e.get("date_max") or "", "age_days": "", "status": "damaged"})
             continue
         latest = e.get("latest_release") or e.get("date_max") or ""
         age = (today - dt.date.fromisoformat(latest)).days if latest else None
@@ -408,8 +513,15 @@ def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@contextlib.contextmanager
 def _bar(total: int, desc: str, enabled: bool):
+    """A progress bar on stderr, closed (ending its line) before anything else is printed, even on an error."""
     if not enabled or total == 0:
-        return None
+        yield None
+        return
     from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit="file")
+    bar = tqdm(total=total, desc=desc, unit="file", file=sys.stderr)
+    try:
+        yield bar
+    finally:
+        bar.close()

@@ -60,8 +60,8 @@ def baseline(tmp_path_factory) -> Path:
             (raw / sid / got[0]).write_bytes(got[1])
     raw.mkdir(exist_ok=True)
     record_downloads(raw)
-    pipeline.rebuild(raw, root / "data")
-    assert (root / "data" / "manifest.json").exists()
+    pipeline.rebuild(raw, root / "data", allow_missing=True)
+    assert (root / "data" / "snapshot" / "manifest.json").exists()
     return root / "data"
 
 

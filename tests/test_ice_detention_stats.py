@@ -216,13 +216,13 @@ def test_nothing_half_parsed_reaches_the_snapshot(feb_release, tmp_path):
     record_downloads(raw)
     out = tmp_path / "snap"
     pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
-    before = (out / "observations" / "ice_detention_stats.csv").read_bytes()
+    before = (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes()
     bad = replace(feb_release, name="FY25_detentionStats03142025.xlsx", omit=("removals",))
     (raw / bad.name).write_bytes(build(bad))
     record_downloads(raw)
     with pytest.raises(ParseError, match="ICE Removals"):
         pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
-    assert (out / "observations" / "ice_detention_stats.csv").read_bytes() == before
+    assert (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes() == before
 
 
 # ---------------------------------------------------------------- vintages
@@ -538,10 +538,10 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     counts = pipeline.rebuild(shared_data, tmp_path / "snap", ["ice_detention_stats"])
     took = time.perf_counter() - t
     assert counts["ice_detention_stats"] > 4000
-    out = pd.read_csv(tmp_path / "snap" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
+    out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
     assert out.file.nunique() == 15
-    assert (tmp_path / "snap" / "tables" / "ice_detention_stats.releases.csv").exists()
-    assert (tmp_path / "snap" / "tables" / "ice_detention_stats.facilities.csv").exists()
+    assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.releases.csv").exists()
+    assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.facilities.csv").exists()
     assert took < 15  # about 1 s here; generous for slow CI machines
 
 

@@ -31,7 +31,7 @@ def snap():
 # ---------------------------------------------------------------- the ledger on the real releases
 
 def test_every_ice_release_is_in_the_ledger_once(snap):
-    rel = pd.read_csv(ROOT / "data/tables/ice_detention_stats.releases.csv", dtype=str)
+    rel = pd.read_csv(ROOT / "data/snapshot/tables/ice_detention_stats.releases.csv", dtype=str)
     lg = ledger.ledger(snap, "ice_detention_stats")
     assert sorted(lg["release"].map(str)) == sorted(rel["release_date"])
     by_release = dict(zip(lg["release"].map(str), lg["files"]))

@@ -13,7 +13,7 @@ from loaders import origins, pipeline, registry
 from loaders.errors import LoaderError
 from tests.conftest import ROOT, record_downloads
 
-MANIFEST = json.loads((ROOT / "data" / "manifest.json").read_text())
+MANIFEST = json.loads((ROOT / "data" / "snapshot" / "manifest.json").read_text())
 
 
 def _entries():
@@ -71,7 +71,7 @@ def test_a_file_with_no_origin_is_refused_with_its_name(tmp_path):
     (shared_layout / "pop_agen_table.json").write_bytes(body)
     with pytest.raises(LoaderError, match=r"pop_agen_table\.json\].*bytes differ"):
         pipeline.rebuild(raw, tmp_path / "snap", ["trac_detention"])
-    assert not (tmp_path / "snap" / "manifest.json").exists()
+    assert not (tmp_path / "snap" / "snapshot" / "manifest.json").exists()
     # A file nobody recorded, in the cache layout and without a download record: refused, named.
     (shared_layout / "pop_agen_table.json").unlink()
     from tests import fault_samples as fs
@@ -82,14 +82,14 @@ def test_a_file_with_no_origin_is_refused_with_its_name(tmp_path):
     (raw / "cbp_encounters" / unknown).write_bytes(cbp_body)
     with pytest.raises(LoaderError, match=rf"file {unknown}\] no origin recorded"):
         pipeline.rebuild(raw, tmp_path / "snap", ["cbp_encounters"])
-    assert not (tmp_path / "snap" / "manifest.json").exists()
+    assert not (tmp_path / "snap" / "snapshot" / "manifest.json").exists()
     cache = raw / "trac_detention"
     cache.mkdir()
     (cache / "pop_agen_table.json").write_bytes(body)
     # With the record a download leaves it builds, and the manifest carries its origin.
     record_downloads(raw)
     pipeline.rebuild(raw, tmp_path / "snap", ["trac_detention", "cbp_encounters"])
-    man = json.loads((tmp_path / "snap" / "manifest.json").read_text())
+    man = json.loads((tmp_path / "snap" / "snapshot" / "manifest.json").read_text())
     f = man["sources"]["trac_detention"]["files"][0]
     assert f["origin"]["official_url"] == f["url"] == "https://tracreports.org/immigration/detentionstats/pop_agen_table.json"
     assert f["origin"]["read_as"] == "official" and f["retrieved"].startswith("2026-01-01")

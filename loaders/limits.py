@@ -1,0 +1,202 @@
+"""Bounds on what a raw file may cost to read and parse, checked before any parser sees it.
+
+Why: the parsers trusted their input's size. A 392 KB parquet of 10 million rows took 1.6 GB to load, a 47 MB
+JSON 36 s and 1.7 GB, ``/dev/zero`` was read until memory ran out, a FIFO hung the command, and a zip bomb
+named ``.bin`` got past a check that looked at the name ``.xlsx``. So, for every source and every path into
+a parser (``parse``, ``rebuild``, ``update``):
+
+- only regular files are read (no FIFO, device, directory), and never more than the source's byte cap;
+- the kind of a file is decided by its first bytes, not its name: a zip (every XLSX) is checked for bombs and
+  for formula cells without a cached value, a parquet for its row count, cells and decoded size (from its
+  footer, before anything is loaded), a JSON or CSV for its number of records;
+- error messages quote at most a short excerpt of a cell (``errors.excerpt``).
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import stat
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+from .errors import ParseError, excerpt
+
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+PARQUET_MAGIC = b"PAR1"
+DEFAULT_MAX_ROWS = 2_000_000
+# Cells (rows x columns) and decoded bytes a parquet may hold: a columnar file compresses repetitive data so
+# well that its size on disk says nothing about the memory it takes once read.
+CELLS_PER_ROW_CAP = 40
+MAX_DECODED_BYTES = 1_000_000_000
+
+
+def _kind_name(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def read_regular(path: Path | str, max_bytes: int, *, source: str | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``max_bytes``; a ``ParseError`` otherwise.
+
+    Opened non-blocking so that a FIFO cannot hang the command, checked with ``fstat`` on the open file (no
+    race with a swap of the path), and read with a cap so that a file growing while read cannot exceed it.
+    """
+    path = Path(path)
+    name = path.name or str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise ParseError(f"{path} is a folder, not a file", source=source, file=name) from None
+    except FileNotFoundError:
+        raise ParseError(f"{path}: no such file", source=source, file=name) from None
+    except OSError as e:
+        raise ParseError(f"{path} cannot be opened ({e.strerror})", source=source, file=name) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ParseError(f"{path} is {_kind_name(st.st_mode)}; only regular files are read",
+                             source=source, file=name)
+        if st.st_size > max_bytes:
+            raise ParseError(f"file is {st.st_size:,} bytes, over the {max_bytes:,}-byte cap for this source",
+                             source=source, file=name)
+        chunks, total = [], 0
+        while True:
+            try:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            except OSError as e:
+                raise ParseError(f"{path} could not be read ({e.strerror})", source=source, file=name) from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise ParseError(f"file grew past the {max_bytes:,}-byte cap while being read",
+                                 source=source, file=name)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def is_zip(content: bytes) -> bool:
+    return content[:4] in ZIP_MAGIC
+
+
+def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS,
+                  kind: str = "") -> None:
+    """Every bound that applies to this content, by what the bytes are (``kind`` only adds text kinds)."""
+    from .fetch import check_zip
+    if is_zip(content):
+        check_zip(content, source=source, name=name)
+        check_workbook_formulas(content, source=source, name=name)
+    elif content[:4] == PARQUET_MAGIC:
+        check_parquet(content, source=source, name=name, max_rows=max_rows)
+    elif kind == "json" or content.lstrip()[:1] in (b"[", b"{"):
+        # Every record is an object: the count of "{" bounds the records without parsing anything.
+        n = content.count(b"{")
+        if n > max_rows:
+            raise ParseError(f"JSON holds up to {n:,} objects, over the cap of {max_rows:,} records",
+                             source=source, file=name)
+    elif kind == "csv":
+        rows = content.count(b"\n")
+        if rows > max_rows:
+            raise ParseError(f"CSV has {rows:,} lines, over the cap of {max_rows:,} rows", source=source, file=name)
+        first = content[: content.find(b"\n")] if rows else content[:65536]
+        cols = first.count(b",") + 1
+        if rows * cols > max_rows * CELLS_PER_ROW_CAP:
+            raise ParseError(f"CSV has {rows:,} lines of {cols:,} columns, over the cap of "
+                             f"{max_rows * CELLS_PER_ROW_CAP:,} cells", source=source, file=name)
+
+
+def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    """Rows, cells and decoded size from the parquet footer, before any column is read."""
+    import pyarrow.parquet as pq
+    try:
+        meta = pq.ParquetFile(io.BytesIO(content)).metadata
+    except Exception as e:  # pyarrow raises several types for a bad footer
+        raise ParseError(f"not a readable parquet file ({excerpt(str(e))})", source=source, file=name) from None
+    rows, cols = meta.num_rows, meta.num_columns
+    if rows > max_rows:
+        raise ParseError(f"parquet has {rows:,} rows, over the cap of {max_rows:,} for this source",
+                         source=source, file=name)
+    if rows * cols > max_rows * CELLS_PER_ROW_CAP:
+        raise ParseError(f"parquet has {rows:,} rows of {cols:,} columns, over the cap of "
+                         f"{max_rows * CELLS_PER_ROW_CAP:,} cells", source=source, file=name)
+    decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if decoded > MAX_DECODED_BYTES:
+        raise ParseError(f"parquet would decode to {decoded:,} bytes, over the {MAX_DECODED_BYTES:,}-byte cap",
+                         source=source, file=name)
+
+
+# ---------------------------------------------------------------- workbooks: formulas without a cached value
+
+_CELL_RE = re.compile(rb"<c\b((?:[^>/]|/(?!>))*)>(.*?)</c>", re.S)
+_FORMULA_RE = re.compile(rb"<f[\s>/]")
+_SUSPECT_F_RE = re.compile(rb"<f\b[^>]*(?:/>|>[^<]*</f>)(?!<v>[^<])")
+_VALUE_RE = re.compile(rb"<v(?:\s[^>]*)?>([^<]*)</v>|<v\s*/>")
+_REF_RE = re.compile(rb'\br="([A-Z]+[0-9]+)"')
+_TYPE_RE = re.compile(rb'\bt="([a-zA-Z]+)"')
+_NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+       "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+       "rel": "http://schemas.openxmlformats.org/package/2006/relationships"}
+
+
+def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
+    """Zip member of each worksheet -> the sheet's name shown in Excel (member name when unknown)."""
+    try:
+        wb = ElementTree.fromstring(zf.read("xl/workbook.xml"))
+        rels = ElementTree.fromstring(zf.read("xl/_rels/workbook.xml.rels"))
+    except (KeyError, ElementTree.ParseError):
+        return {}
+    target = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", _NS)}
+    out = {}
+    for sheet in wb.findall("m:sheets/m:sheet", _NS):
+        t = target.get(sheet.get(f"{{{_NS['r']}}}id"), "")
+        member = t.lstrip("/") if t.startswith("/") else "xl/" + t
+        out[member] = sheet.get("name", member)
+    return out
+
+
+def check_workbook_formulas(content: bytes, *, source: str, name: str) -> None:
+    """Refuse a workbook with a formula cell that has no cached value, naming the sheet and cell.
+
+    A reader gets nothing for such a cell (the value exists only once a spreadsheet program recalculates),
+    and the parsers would have turned it into a gap; ICE's parser refused it, the others did not. Checked on
+    the XML, so every workbook source and reader is covered. A text formula may cache an empty string.
+    """
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(content))
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return  # not a workbook after all: the zip check has spoken already
+    members = [n for n in zf.namelist() if n.startswith("xl/worksheets/") and n.endswith(".xml")]
+    if not members:
+        return
+    names = _sheet_names(zf)
+    for member in sorted(members):
+        try:
+            xml = zf.read(member)
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError, NotImplementedError):
+            continue  # a broken member is reported by the parser, naming its sheet
+        # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
+        # cell of sheets full of formulas took most of a second per rebuild.
+        for m in _SUSPECT_F_RE.finditer(xml):
+            start = max(xml.rfind(b"<c ", 0, m.start()), xml.rfind(b"<c>", 0, m.start()))
+            end = xml.find(b"</c>", m.end())
+            cell_xml = _CELL_RE.match(xml, start, end + 4) if start >= 0 and end >= 0 else None
+            if cell_xml is None:
+                continue
+            v = _VALUE_RE.search(cell_xml.group(2))
+            typ = _TYPE_RE.search(cell_xml.group(1))
+            cached = v is not None and (bool(v.group(1)) or (typ is not None and typ.group(1) == b"str"))
+            if not cached:
+                ref = _REF_RE.search(cell_xml.group(1))
+                cell = ref.group(1).decode() if ref else "?"
+                sheet = names.get(member, member)
+                raise ParseError(f"sheet {excerpt(sheet)} cell {cell} holds a formula with no cached value (the "
+                                 "workbook was saved without calculating); open and save it in a spreadsheet "
+                                 "program, or get the published file", source=source, file=name)

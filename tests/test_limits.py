@@ -1,0 +1,237 @@
+"""Bounded parsing: what a raw file may cost is checked before a parser runs, for every path into a parser.
+
+Each case was observed to hang, exhaust memory or flood stderr before (issue 14, items 5, 7 and 8).
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from loaders import limits, pipeline, registry
+from loaders.__main__ import main as cli
+from loaders.errors import MAX_MESSAGE, ParseError
+from tests import fault_samples as fs
+from tests.conftest import ROOT
+
+
+def parse_cli(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "loaders", "parse", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def never_parse(monkeypatch, sid):
+    """Make the source's parser fail loudly if it is reached: the bound must act before it."""
+    def boom(content, name=""):
+        raise AssertionError("the parser ran on a file the bounds should have refused")
+    monkeypatch.setitem(registry.SOURCES, sid, dataclasses.replace(registry.get(sid), parse=boom))
+
+
+# ---------------------------------------------------------------- regular files only, a byte cap before reading
+
+def test_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "pop_agen_table.json"
+    os.mkfifo(fifo)
+    r = parse_cli("trac_detention", str(fifo), timeout=30)  # used to hang for ever
+    assert r.returncode == 1 and "FIFO" in r.stderr and "only regular files" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("path, what", [("/dev/zero", "character device"), ("/", "folder")])
+def test_devices_and_folders_are_refused(path, what, capsys):
+    assert cli(["parse", "trac_detention", path]) == 1  # /dev/zero used to be read until MemoryError
+    err = capsys.readouterr().err
+    assert what in err and "Traceback" not in err
+
+
+def test_a_file_over_the_byte_cap_is_refused_before_it_is_read(tmp_path, capsys, monkeypatch):
+    big = tmp_path / "pop_agen_table.json"
+    with open(big, "wb") as f:  # sparse: costs no disk, but its size is over TRAC's 10 MB cap
+        f.truncate(registry.get("trac_detention").max_bytes + 1)
+    monkeypatch.setattr(os, "read", lambda *a: (_ for _ in ()).throw(AssertionError("read before the size check")))
+    assert cli(["parse", "trac_detention", str(big)]) == 1
+    assert "over the 10,000,000-byte cap" in capsys.readouterr().err
+
+
+def test_rebuild_reads_raw_files_through_the_same_bounds(tmp_path, capsys):
+    raw = tmp_path / "raw" / "trac_detention"
+    raw.mkdir(parents=True)
+    os.mkfifo(raw / "pop_agen_table.json")
+    assert cli(["rebuild", "--raw", str(tmp_path / "raw"), "--out", str(tmp_path / "out"), "trac_detention"]) == 1
+    assert "FIFO" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- row and expansion caps
+
+def test_a_tiny_parquet_of_millions_of_rows_is_refused_from_its_footer(monkeypatch):
+    """A 392 KB parquet of 10 million rows peaked at 1.6 GB; now its footer is read and the file refused."""
+    n = registry.get("ddp_facility_daily").max_rows + 1
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"date": pa.array(bytes(n), pa.uint8())}), buf, compression="zstd")
+    assert len(buf.getvalue()) < 1_000_000
+    never_parse(monkeypatch, "ddp_facility_daily")
+    with pytest.raises(ParseError, match=r"parquet has 5,000,001 rows, over the cap of 5,000,000"):
+        pipeline.parse_bytes(registry.get("ddp_facility_daily"), buf.getvalue(), "latest.parquet")
+
+
+def test_a_parquet_of_too_many_cells_is_refused(monkeypatch):
+    cols = {f"c{i}": pa.array(bytes(60_000), pa.uint8()) for i in range(limits.CELLS_PER_ROW_CAP + 1)}
+    buf = io.BytesIO()
+    pq.write_table(pa.table(cols), buf)
+    src = dataclasses.replace(registry.get("ddp_facility_daily"), max_rows=60_000)
+    never_parse(monkeypatch, "ddp_facility_daily")
+    with pytest.raises(ParseError, match="cells"):
+        pipeline.parse_bytes(src, buf.getvalue(), "wide.parquet")
+
+
+def test_json_with_too_many_records_is_refused_before_parsing(monkeypatch):
+    cap = registry.get("trac_detention").max_rows
+    content = b"[" + b",".join([b"{}"] * (cap + 1)) + b"]"
+    never_parse(monkeypatch, "trac_detention")
+    with pytest.raises(ParseError, match=f"over the cap of {cap:,} records"):
+        pipeline.parse_bytes(registry.get("trac_detention"), content, "pop_agen_table.json")
+
+
+def test_csv_with_too_many_lines_is_refused_before_parsing(monkeypatch):
+    src = dataclasses.replace(registry.get("cbp_encounters"), max_rows=1000)
+    never_parse(monkeypatch, "cbp_encounters")
+    with pytest.raises(ParseError, match="CSV has 1,001 lines, over the cap of 1,000 rows"):
+        pipeline.parse_bytes(src, b"a,b\n" + b"1,2\n" * 1000, "sbo-encounters-x.csv")
+
+
+# ---------------------------------------------------------------- zip checks by content, short excerpts
+
+def zip_bomb() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("xl/worksheets/sheet1.xml", b"0" * 30_000_000)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("sid", ["ohss_khsm", "ohss_monthly_tables", "ice_detention_stats", "cbp_encounters"])
+def test_a_zip_bomb_is_refused_whatever_its_name(sid, monkeypatch):
+    """The guard ran only on names ending .xlsx: the same bomb named .bin reached 1.45 GB."""
+    bomb = zip_bomb()
+    never_parse(monkeypatch, sid)
+    with pytest.raises(ParseError, match="compression ratio over 100"):
+        pipeline.parse_bytes(registry.get(sid), bomb, "innocent.bin")
+
+
+def test_error_messages_quote_only_a_short_excerpt_of_a_cell(tmp_path):
+    """A 300 MB cell was printed whole to stderr; a 2 MB one here is cut to an excerpt."""
+    name, good = fs.sample("cbp_encounters") or pytest.skip("no CBP sample")
+    lines = good.decode("utf-8-sig").splitlines()
+    header = lines[0].split(",")
+    num = next(i for i, v in enumerate(lines[1].split(",")) if re.fullmatch(r"\d+", v.strip()))
+    row = lines[1].split(",")
+    row[num] = "9" * 10 + "x" * 2_000_000
+    p = tmp_path / name
+    p.write_text("\n".join([lines[0], ",".join(row)] + lines[2:]) + "\n")
+    r = parse_cli("cbp_encounters", str(p))
+    assert r.returncode == 1 and "characters" in r.stderr, r.stderr[:300]
+    assert len(r.stderr) < MAX_MESSAGE + 400 and "x" * 100 not in r.stderr
+    assert header[num].strip() in r.stderr or "row" in r.stderr
+
+
+# ---------------------------------------------------------------- workbooks: formulas without cached values
+
+WORKBOOK_SOURCES = [sid for sid in sorted(registry.SOURCES)
+                    if any(g.endswith(".xlsx") for g in registry.get(sid).raw_globs)]
+
+
+def strip_first_cached_number(content: bytes) -> tuple[bytes, str, str]:
+    """The workbook with its first numeric cell turned into a formula whose value was never calculated
+    (what a program writing formulas without a calculation engine saves); (bytes, member, cell)."""
+    zin = zipfile.ZipFile(io.BytesIO(content))
+    out = io.BytesIO()
+    done = None
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if done is None and info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml"):
+                m = re.search(rb'<c r="([A-Z]+[0-9]+)"((?:(?!t="s")[^>])*)><v>[0-9.]+</v></c>', data)
+                if m:
+                    data = data[:m.start()] + b'<c r="' + m[1] + b'"><f>SUM(1,2)</f></c>' + data[m.end():]
+                    done = (info.filename, m[1].decode())
+            zout.writestr(info, data)
+    assert done, "no numeric cell found"
+    return out.getvalue(), *done
+
+
+@pytest.mark.parametrize("sid", WORKBOOK_SOURCES)
+def test_formula_cells_without_a_cached_value_are_refused_in_every_workbook_source(sid):
+    """OHSS KHSM turned such cells into silent gaps; every workbook source now names the sheet and cell."""
+    got = fs.sample(sid)
+    if got is None:
+        pytest.skip(fs.why_no_sample(sid))
+    name, content = got
+    bad, member, cell = strip_first_cached_number(content)
+    with pytest.raises(ParseError, match=rf"sheet '.+' cell {cell} holds a formula with no cached value"):
+        pipeline.parse_bytes(registry.get(sid), bad, name)
+
+
+def test_formulas_with_cached_values_pass():
+    from openpyxl import Workbook
+    wb = Workbook()
+    wb.active["A1"] = "=SUM(1,2)"  # openpyxl writes no cached value
+    buf = io.BytesIO()
+    wb.save(buf)
+    with pytest.raises(ParseError, match="sheet 'Sheet' cell A1"):
+        limits.check_workbook_formulas(buf.getvalue(), source="x", name="f.xlsx")
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zo:
+        for i in z.infolist():
+            d = z.read(i)
+            if i.filename.startswith("xl/worksheets/"):
+                d = re.sub(rb"<f>SUM\(1,2\)</f>(<v\s*/>|<v></v>)?", b"<f>SUM(1,2)</f><v>3</v>", d)
+            zo.writestr(i, d)
+    limits.check_workbook_formulas(out.getvalue(), source="x", name="f.xlsx")  # no error
+
+
+# ---------------------------------------------------------------- no DuckDB connection outlives a parse (rc=134)
+
+@pytest.mark.parametrize("sid, mutate", [
+    ("ddp_facility_daily", "negative"),
+    ("ddp_records", "no-dates"),
+])
+def test_duckdb_connections_are_closed_when_a_parse_fails(sid, mutate, monkeypatch):
+    """`parse ddp_facility_daily` on a bad file sometimes aborted after its error ("terminate called without
+    an active exception", rc=134): the connection, with DuckDB threads on a registered Arrow table, was left
+    to interpreter exit. Every connection a parser opens must be closed by the time its error is raised."""
+    import duckdb
+    opened = []
+    real = duckdb.connect
+
+    def tracking(*a, **k):
+        con = real(*a, **k)
+        opened.append(con)
+        return con
+
+    monkeypatch.setattr(duckdb, "connect", tracking)
+    name, good = fs.sample(sid)
+    table = pq.read_table(io.BytesIO(good))
+    if mutate == "negative":
+        col = "n_detained"
+        vals = table.column(col).to_pylist()
+        vals[0] = -1
+        table = table.set_column(table.schema.get_field_index(col), col, pa.array(vals, table.schema.field(col).type))
+    else:
+        col = "apprehension_date"
+        table = table.set_column(table.schema.get_field_index(col), col,
+                                 pa.array([None] * len(table), table.schema.field(col).type))
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    with pytest.raises(ParseError):
+        pipeline.parse_bytes(registry.get(sid), buf.getvalue(), name)
+    assert opened, "the parser opened no DuckDB connection: the test no longer covers it"
+    for con in opened:
+        with pytest.raises(duckdb.ConnectionException):
+            con.sql("select 1")
