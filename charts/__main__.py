@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     ex = sub.add_parser("export", help="write one chart (png, svg, html) or its data (csv) to a file")
     ex.add_argument("--query", help="a permalink or its query string, e.g. 'series=...&preset=all'")
-    ex.add_argument("--series", help="comma-separated series ids (id or id|key); see data/series.csv")
+    ex.add_argument("--series", help="comma-separated series ids (id or id|key); see data/snapshot/series.csv")
     ex.add_argument("--preset", help="since-2025-01-20, last-90-days, fiscal-ytd, calendar-year, all, custom")
     ex.add_argument("--start", help="first date (YYYY-MM-DD); implies a custom range")
     ex.add_argument("--end", help="last date (YYYY-MM-DD)")
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}", file=sys.stderr)
     if not view.series:
         asked = query_from_args(args).get("series", "")
-        print(f"error: unknown series {asked or '(none given)'}; see data/series.csv for ids", file=sys.stderr)
+        print(f"error: unknown series {asked or '(none given)'}; see data/snapshot/series.csv for ids", file=sys.stderr)
         return 2
     size = SIZES[args.size]
     if args.width:

@@ -11,7 +11,7 @@ Publisher: U.S. Census Bureau. Public domain (U.S. government work).
   or county equivalent with its internal point (INTPTLAT / INTPTLONG, decimal degrees). Cadence: yearly.
 
 Both are reference tables for the Places view (per-100,000-resident rates; approximate map points), not time
-series, so the parser returns no observations, only tables (``data/tables/census.*.csv``).
+series, so the parser returns no observations, only tables (``data/snapshot/tables/census.*.csv``).
 
 Quirks, and what this module does about each:
 - Codes have leading zeros (STATE ``01``, GEOID ``01001``; SUMLEV ``040``): every field is read as text and

@@ -7,7 +7,7 @@ compiles come from ICE and EOIR (public domain) and a FOIA-derived facility list
 (the one bundled is 2026.07.25). The project itself warns that values may be wrong, stale or duplicated and
 asks users to check the primary sources; the Places view repeats that warning.
 
-Files read, and what each gives (``data/tables/facility_registry.*.csv`` and one series):
+Files read, and what each gives (``data/snapshot/tables/facility_registry.*.csv`` and one series):
 - ``release-<version>_facilities.csv``: one row per facility. ``id`` is ICE's facility code (DETLOC, e.g.
   ``ADAMSMS``) or ``biweekly-<slug>`` for facilities that appear in ICE's workbook with no code anywhere else;
   ``county_fips`` (5 digits, several joined by ``|`` when the compilers could not decide); ``states``;

@@ -182,7 +182,7 @@ def test_the_cli_draws_the_same_checked_view_and_prints_the_notes(tmp_path):
 def test_the_cli_refuses_a_link_with_no_drawable_series(tmp_path):
     r = cli("--query", "series=nope.nope", "--out", str(tmp_path / "v.csv"))
     assert r.returncode == 2
-    assert r.stderr.splitlines()[-1] == "error: unknown series nope.nope; see data/series.csv for ids"
+    assert r.stderr.splitlines()[-1] == "error: unknown series nope.nope; see data/snapshot/series.csv for ids"
 
 
 def test_build_parser_knows_every_documented_option():
