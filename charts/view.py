@@ -296,6 +296,11 @@ def resample(df: pd.DataFrame, rule: str, how: str) -> pd.DataFrame:
     out = out[counts.to_numpy() > 0]
     period_end = (out["date"] + (pd.Timedelta(days=6) if rule == "weekly" else pd.offsets.MonthEnd(0)))
     partial = out["end"] < period_end
+    if how != "sum" and not is_daily(df):
+        # A level read on a few dates (biweekly headcounts) averaged over a month is not a partial month: the
+        # snapshots simply fall before its last day. Only a total, or an average of daily counts that stop
+        # early, covers less than the period.
+        partial &= False
     out.loc[partial, "flag"] = out.loc[partial, "flag"].map(lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
     out["release"] = pd.NaT
     out["file"] = ""

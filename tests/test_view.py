@@ -128,3 +128,22 @@ def test_event_study_on_a_monthly_series_compares_whole_months():
     days = pd.date_range("2025-01-01", "2025-03-31")
     d = pd.DataFrame({"date": days, "end": days, "value": 1.0})
     assert study(d, dt.date(2025, 2, 11), 14, flow=True).unit == "days"
+
+
+def test_monthly_average_of_biweekly_snapshots_is_not_partial():
+    """Issue 15: with monthly granularity, TRAC's biweekly headcounts were ringed 'partial' in 6 of 7 months
+    because the last snapshot of a month falls before its last day. Only totals (and daily counts that stop
+    early) can cover part of a period."""
+    dates = pd.to_datetime(["2025-08-09", "2025-08-23", "2025-09-06", "2025-09-20", "2025-10-04"])
+    snaps = pd.DataFrame({"date": dates, "end": dates, "value": [1.0, 2, 3, 4, 5], "release": pd.NaT,
+                          "flag": "", "file": ""})
+    out = V.resample(snaps, "monthly", "mean")
+    assert not out["flag"].str.contains("partial").any()
+    # A monthly total whose data stop on the 20th stays partial.
+    flow = pd.DataFrame({"date": pd.to_datetime(["2025-09-01"]), "end": pd.to_datetime(["2025-09-20"]),
+                         "value": [10.0], "release": pd.NaT, "flag": "", "file": ""})
+    assert V.resample(flow, "monthly", "sum")["flag"].str.contains("partial").all()
+    # Daily counts that stop on the 10th: the month's average is of ten days only, so partial.
+    days = pd.date_range("2025-09-01", "2025-09-10")
+    daily = pd.DataFrame({"date": days, "end": days, "value": 1.0, "release": pd.NaT, "flag": "", "file": ""})
+    assert V.resample(daily, "monthly", "mean")["flag"].str.contains("partial").all()
