@@ -194,6 +194,16 @@ def stable_svg(svg: bytes) -> bytes:
     return _GRADIENT.sub(sub_grad, text).encode("utf-8")
 
 
+def with_fixed_uids(fig):
+    """A copy whose traces carry fixed uids: plotly.js otherwise draws a random one into SVG class names
+    (trace groups, colour bars and their axes)."""
+    import plotly.graph_objects as go
+    out = go.Figure(fig)
+    for i, t in enumerate(out.data):
+        t.uid = f"{i:06d}"
+    return out
+
+
 def stable_png(png: bytes) -> bytes:
     """The pixels only: re-encoded with no text, time or colour-profile chunks."""
     from PIL import Image
@@ -457,16 +467,17 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                 if page.slug in seen:
                     page.slug += "-" + hashlib.sha256(urlencode(page.query).encode()).hexdigest()[:6]
                 seen.add(page.slug)
-                scripts = ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else [])
+                scripts = [] if page.figure is None else (
+                    ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else []))
                 files: dict[str, str] = {}
                 if page.csv:
                     (stage / f"{page.slug}.csv").write_bytes(page.csv)
                     files["csv"] = f"{page.slug}.csv"
                 if page.figure is not None and images and export.find_browser():
+                    fixed = with_fixed_uids(page.figure)
                     for fmt in ("png", "svg"):
                         try:
-                            raw = (maps.to_image(page.figure, fmt) if kind == "places"
-                                   else export.to_image(page.figure, fmt))
+                            raw = (maps.to_image(fixed, fmt) if kind == "places" else export.to_image(fixed, fmt))
                         except export.ExportUnavailable:
                             continue
                         data = stable_png(raw) if fmt == "png" else stable_svg(raw)
