@@ -375,6 +375,13 @@ def trends_panel() -> None:
         from releases_view import citation_with_whats_new  # each source's latest release in sentences
         st.code(citation_with_whats_new(snap, export.citation(snap, r.prepared), [p.source for p in r.prepared]),
                 language=None, wrap_lines=True)
+        with st.expander("Embed this view (responsive frame; light or dark)"):
+            # The live app in a frame whose height follows its width; for many readers, embed the static site's
+            # page instead (python -m charts site: the same frames, served by any static host).
+            from charts.site import live_embeds
+            for theme, code in live_embeds(str(getattr(st.context, "url", "") or ""), view.to_query()).items():
+                st.text(f"{theme.title()} version:")
+                st.code(code, language="html", wrap_lines=True)
 
 
 def upload_panel(up) -> None:

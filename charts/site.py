@@ -362,6 +362,17 @@ def embed_snippet(src: str, title: str) -> str:
             f'style="width:100%;aspect-ratio:{w}/{h};border:0" referrerpolicy="no-referrer"></iframe>')
 
 
+def live_embeds(app_url: str, query: dict[str, str]) -> dict[str, str]:
+    """Embed code for a view of the live app: Streamlit's own ``embed=true`` (no menu or header) with its
+    ``embed_options`` light or dark theme, in the same responsive frame as the static embeds."""
+    base = app_url.split("?", 1)[0].split("#", 1)[0]
+    out = {}
+    for theme in ("light", "dark"):
+        q = urlencode({**query, "embed": "true", "embed_options": f"{theme}_theme"})
+        out[theme] = embed_snippet(f"{base}?{q}", "US immigration enforcement chart (live dashboard)")
+    return out
+
+
 def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) -> str:
     bg, fg = ("#111418", "#e8e8e8") if theme == "dark" else ("#ffffff", "#1a1a1a")
     style = (f"html,body{{margin:0;height:100%;background:{bg};color:{fg};font-family:system-ui,sans-serif}}"

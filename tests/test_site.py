@@ -240,3 +240,30 @@ def test_every_page_draws_from_file_urls_with_the_network_blocked(built):
                 browser.close()
     assert not blocked, f"requests left the folder: {blocked[:5]}"
     assert not errors, errors[:3]
+
+
+# ---------------------------------------------------------------------------------------------- the live app's embeds
+
+def test_live_embeds_use_streamlits_embed_mode_in_a_responsive_frame():
+    codes = site.live_embeds("https://dash.example.org/?series=old&x=1#top", {"series": "a,b", "preset": "all"})
+    assert set(codes) == {"light", "dark"}
+    for theme, code in codes.items():
+        src = site.html.unescape(re.search(r'src="([^"]+)"', code).group(1))
+        q = parse_qs(urlparse(src).query)
+        assert src.startswith("https://dash.example.org/?") and "old" not in src and "#" not in src
+        assert q["series"] == ["a,b"] and q["embed"] == ["true"] and q["embed_options"] == [f"{theme}_theme"]
+        assert "aspect-ratio:16/10" in code and "width:100%" in code
+
+
+def test_the_page_shows_the_embed_codes_beside_the_downloads():
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=90)
+    at.query_params["series"] = "ice_detention_stats.detained_total"
+    at.run()
+    assert not at.exception, at.exception
+    exp = [e for e in at.expander if e.label.startswith("Embed this view")]
+    assert len(exp) == 1
+    codes = [c.value for c in exp[0].code]
+    assert len(codes) == 2 and all(c.startswith("<iframe src=") for c in codes)
+    assert "embed_options=light_theme" in codes[0] and "embed_options=dark_theme" in codes[1]
+    assert "series=ice_detention_stats.detained_total" in codes[0]
