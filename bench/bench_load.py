@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import functools
 import http.server
+import signal
 import statistics
 import sys
 import tempfile
@@ -124,11 +125,11 @@ async def static_level(browser, url: str, n: int, budget: float) -> dict:
             tab = await ctx.new_page()
             await go.wait()
             t0 = time.perf_counter()
-            await tab.goto(url)
+            await tab.goto(url, timeout=max(1.0, end - time.monotonic()) * 1000)  # not Playwright's 30 s default
             await tab.wait_for_function(STATIC_READY, polling=100, timeout=max(1.0, end - time.monotonic()) * 1000)
             results["first"].append(time.perf_counter() - t0)
         except Exception as e:
-            results["timeouts"].append(type(e).__name__)
+            results["timeouts"].append(f"{type(e).__name__}: {str(e).splitlines()[0][:160]}")
         finally:
             await ctx.close()
     tasks = [asyncio.create_task(one()) for _ in range(n)]
@@ -143,7 +144,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-async def main_async(levels: list[int], budget: float) -> int:
+async def main_async(levels: list[int], budget: float, static_only: bool = False) -> int:
     from playwright.async_api import async_playwright
     from charts.site import build_site
     site_dir = Path(tempfile.mkdtemp(prefix="bench-site-")) / "site"
@@ -153,6 +154,16 @@ async def main_async(levels: list[int], budget: float) -> int:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     static_url = f"http://127.0.0.1:{httpd.server_address[1]}/{first_page}"
 
+    if static_only:  # the floor alone (no Streamlit server), e.g. to re-measure it
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for n in levels:
+                s = await static_level(browser, static_url, n, budget)
+                print(f"   N={n:>2}: static page {fmt(s['first'])} s (median / p95); timeouts: {len(s['timeouts'])}"
+                      + (f" ({s['timeouts'][0]})" if s["timeouts"] else ""), flush=True)
+            await browser.close()
+        httpd.shutdown()
+        return 0
     server = Server(ROOT / "dashboard.py")
     rows = []
     try:
@@ -191,13 +202,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--levels", default="1,5,10,20")
     ap.add_argument("--budget", type=float, default=150, help="seconds allowed per phase of each level")
+    ap.add_argument("--static-only", action="store_true", help="measure the static floor alone")
     args = ap.parse_args()
     why = browser_missing()
     if why:
         print(why)
         return 0
     header("Load: N concurrent sessions against one server, static site as the floor")
-    return asyncio.run(main_async([int(x) for x in args.levels.split(",")], args.budget))
+    # A SIGTERM stops the server too (the finally blocks run), not only Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    return asyncio.run(main_async([int(x) for x in args.levels.split(",")], args.budget, args.static_only))
 
 
 if __name__ == "__main__":

@@ -138,7 +138,7 @@ class _FixedToday:
     """While building, ``dt.date.today()`` inside the chart modules that print it (the maps' footer has no
     date parameter) returns the build date, so the pages do not change with the day they are built."""
 
-    MODULES = ("charts.maps", "charts.figures", "charts.export", "charts.places")
+    MODULES = ("charts.maps",)  # the trend figures and the CSVs take the date as a parameter
 
     def __init__(self, day: dt.date):
         day_ = day
@@ -457,8 +457,8 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
         (assets / "plotly.min.js").write_text(get_plotlyjs(), "utf-8")
         pages: list[Page] = []
         seen: set[str] = set()
+        from . import maps  # imported before the date is fixed in it
         with _FixedToday(day):
-            from . import maps
             (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
             for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
                 kind = q.get("view", "trends")
@@ -530,6 +530,12 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
 
 def main(args) -> int:
     from loaders.errors import LoaderError
+    if args.date:
+        try:
+            dt.date.fromisoformat(args.date)
+        except ValueError:
+            print(f"error: --date {args.date!r} is not a date (YYYY-MM-DD)", file=sys.stderr)
+            return 2
     try:
         views = read_views(Path(args.views)) if args.views else None
         pages = build_site(Path(args.out), Path(args.data), views, live_url=args.live_url, site_url=args.site_url,

@@ -141,9 +141,14 @@ def test_the_build_date_is_the_snapshots_unless_given(tmp_path):
     assert r.returncode == 0, r.stderr
     page = pages(tmp_path / "a")[0].read_text("utf-8")
     assert f"Built on {site.snapshot_date(snap).isoformat()}" in page
+    views.write_text("series=ice_detention_stats.detained_total&preset=all\nview=places&map=state\n")
     r = build(tmp_path / "b", "--views", str(views), "--no-images", "--date", "2031-02-03")
-    page = pages(tmp_path / "b")[0].read_text("utf-8")
-    assert "Built on 2031-02-03" in page and "2031-02-03" in (tmp_path / "b" / pages(tmp_path / "b")[0].with_suffix(".csv").name).read_text()
+    assert r.returncode == 0, r.stderr
+    trend, places = (p.read_text("utf-8") for p in pages(tmp_path / "b"))
+    assert "Built on 2031-02-03" in trend and "Generated on 2031-02-03" in trend  # the figure's footer too
+    assert "Generated 2031-02-03" in places  # the map's footer, which has no date parameter
+    csv = pages(tmp_path / "b")[0].with_suffix(".csv").read_text("utf-8")
+    assert "# Exported 2031-02-03" in csv
 
 
 def test_stable_svg_renumbers_plotly_ids_but_not_data():
@@ -177,6 +182,11 @@ def test_a_bad_views_file_is_refused_naming_the_line(tmp_path, text, message):
     r = build(tmp_path / "out", "--views", str(views), "--no-images")
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_date_is_one_clear_line(tmp_path):
+    r = build(tmp_path / "out", "--date", "2026-13-01", "--no-images")
+    assert r.returncode == 2 and "--date '2026-13-01' is not a date" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_view_with_no_drawable_series_fails_the_build_and_leaves_the_old_site(tmp_path, built):
