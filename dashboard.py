@@ -390,7 +390,11 @@ def upload_panel(up) -> None:
     try:
         res = lev.check_upload(up.getvalue(), up.name, bundled_events())
     except Exception as e:  # the validator's own error for a file it cannot read at all
-        st.error(f"Could not read {markdown_literal(up.name)}: {markdown_literal(e)}")
+        from loaders.errors import LoaderError
+        # Anything else is a fault of the page, and its text may name server internals: not shown.
+        why = (markdown_literal(e) if isinstance(e, LoaderError)
+               else "it could not be checked (an error in the dashboard, not in your file); nothing was kept")
+        st.error(f"Could not read {markdown_literal(up.name)}: {why}")
         return
     st.session_state["uploaded_events"] = res.accepted
     events = res.events

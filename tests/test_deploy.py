@@ -177,3 +177,23 @@ def test_in_public_mode_an_error_shows_no_traceback_or_server_path(tmp_path):
     # The control: the same page with error details on shows the path, so the check above can fail.
     with entry_command(tmp_path, str(script), ["--client.showErrorDetails=full"]) as (url, _port, _e):
         assert "secret_folder" in page_text(url)
+
+
+def test_an_unexpected_error_reading_an_upload_shows_no_internals(monkeypatch, tmp_path):
+    """The page's own message for an upload it could not check: a bug's text (which may hold server paths) is
+    not shown; the validator's own errors (which name only the uploaded file) still are."""
+    from streamlit.testing.v1 import AppTest
+    from loaders import events as lev
+    monkeypatch.setenv("DASHBOARD_PUBLIC", "1")
+    monkeypatch.setenv("DASHBOARD_EVENTS_FILE", str(tmp_path / "user_events.csv"))
+
+    def broken(*a, **k):
+        raise RuntimeError("cannot open /srv/app/internal/cache.db")
+    monkeypatch.setattr(lev, "check_upload", broken)
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=90)
+    at.run()
+    at.file_uploader(key="w_upload").set_value(("mine.csv", b"date,title\n", "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    shown = " ".join(e.value for e in at.error).replace("\\", "")  # Markdown escapes dropped
+    assert "Could not read mine.csv" in shown and "/srv/app" not in shown and "cache.db" not in shown, shown
