@@ -230,6 +230,8 @@ def test_every_page_draws_from_file_urls_with_the_network_blocked(built):
             ctx.route("**/*", route)
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
+            # the pages' own Content-Security-Policy must not block anything they need
+            page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
             targets = pages(built) + sorted(built.glob("*.embed-*.html")) + [built / "index.html"]
             for f in targets:
                 page.goto(f.as_uri())
