@@ -404,6 +404,13 @@ def trends_panel() -> None:
         from releases_view import citation_with_whats_new  # each source's latest release in sentences
         st.code(citation_with_whats_new(snap, export.citation(snap, r.prepared), [p.source for p in r.prepared]),
                 language=None, wrap_lines=True)
+        with st.expander("Embed this view (responsive frame; light or dark)"):
+            # The live app in a frame whose height follows its width; for many readers, embed the static site's
+            # page instead (python -m charts site: the same frames, served by any static host).
+            from charts.site import live_embeds
+            for theme, code in live_embeds(str(getattr(st.context, "url", "") or ""), view.to_query()).items():
+                st.text(f"{theme.title()} version:")
+                st.code(code, language="html", wrap_lines=True)
 
 
 def upload_panel(up) -> None:
@@ -412,7 +419,11 @@ def upload_panel(up) -> None:
     try:
         res = lev.check_upload(up.getvalue(), up.name, bundled_events())
     except Exception as e:  # the validator's own error for a file it cannot read at all
-        st.error(f"Could not read {markdown_literal(up.name)}: {markdown_literal(e)}")
+        from loaders.errors import LoaderError
+        # Anything else is a fault of the page, and its text may name server internals: not shown.
+        why = (markdown_literal(e) if isinstance(e, LoaderError)
+               else "it could not be checked (an error in the dashboard, not in your file); nothing was kept")
+        st.error(f"Could not read {markdown_literal(up.name)}: {why}")
         return
     st.session_state["uploaded_events"] = res.accepted
     events = res.events

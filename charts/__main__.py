@@ -144,11 +144,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="CSV only: one date column and one column per series (for Datawrapper or Flourish)")
     ex.add_argument("--out", required=True, help="output file")
     ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
+    si = sub.add_parser("site", help="write a static site of key views (HTML pages, downloads, embeds)")
+    si.add_argument("--out", required=True, help="output folder (replaced as a whole)")
+    si.add_argument("--views", help="file of permalinks, one a line (default: the headline views, places, releases)")
+    si.add_argument("--live-url", dest="live_url", default="http://127.0.0.1:8501/",
+                    help="the live dashboard's address, for each page's link back to its view")
+    si.add_argument("--site-url", dest="site_url", default="",
+                    help="where the site will be served, for the embed snippets (default: relative links)")
+    si.add_argument("--date", help="build date printed on the pages (default: the snapshot's date)")
+    si.add_argument("--no-images", dest="no_images", action="store_true", help="skip PNG and SVG downloads")
+    si.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.cmd == "site":
+        from . import site
+        return site.main(args)
 
     out = Path(args.out)
     fmt = args.format or out.suffix.lstrip(".").lower()

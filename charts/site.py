@@ -1,0 +1,559 @@
+"""A static site of the dashboard's key views: ``python -m charts site --out DIR [--views FILE]``.
+
+Streamlit keeps every session in one server process, so a spike of readers on the day a story runs is a bad
+fit for the live app. This writes a folder of plain files that any static host or CDN can serve, one page per
+view, each drawn by the same code as the page (``charts.compose.render``, ``charts.places_view.render``,
+``charts.ledger.whats_new``):
+
+- the interactive chart (plotly.js is written once, as ``assets/plotly.min.js``; no CDN), its alt text, the
+  citation, the data dates, PNG/SVG/CSV downloads and a link back to the same view in the live app;
+- two embed pages per chart (light and dark) and the responsive ``<iframe>`` snippet for each;
+- nothing on any page asks for a file outside the folder: the maps' outlines are ``assets/geo-assets.js``.
+
+Rebuilding from the same snapshot gives the same bytes. What would otherwise change between builds:
+- the date printed in figure footers and CSV headers is the snapshot's date (the newest retrieval date in its
+  manifest), not the day of the build; ``--date`` or ``SOURCE_DATE_EPOCH`` (the reproducible-builds
+  convention) set another;
+- Plotly's random div ids are replaced by fixed ones (``chart-<page>``);
+- PNGs are re-encoded with no metadata chunks, and the random ids plotly.js writes into SVGs (clip paths,
+  gradients) are renumbered in order of appearance.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import html
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import pandas as pd
+
+from . import data as cdata
+from . import export
+
+DEFAULT_LIVE_URL = "http://127.0.0.1:8501/"
+# The default pages: the headline measures since 20 January 2025 with the page's default events, the Places
+# map, and what is new in each source's latest release. Each line is a permalink's query string, the same form
+# a --views file takes.
+DEFAULT_VIEWS = (
+    "series=ddp_arrests_aggregates.weekly_national_digitised,ddp_arrests_aggregates.monthly_national_chart_data"
+    "&preset=since-2025-01-20",
+    "series=ice_detention_stats.detained_total&preset=since-2025-01-20",
+    "series=ice_detention_stats.book_ins_ice&preset=since-2025-01-20",
+    "series=ice_detention_stats.removals_fytd|FY2025,ice_detention_stats.removals_fytd|FY2026&preset=since-2025-01-20",
+    "series=cbp_encounters.swb_total&preset=since-2025-01-20",
+    "view=places&map=state",
+    "view=releases",
+)
+ASPECT = (16, 10)  # the embeds' width:height; the iframe's height follows its width through CSS aspect-ratio
+
+
+class SiteError(ValueError):
+    """A views file or a view that cannot be built; the message names the file and line."""
+
+
+@dataclass
+class Page:
+    slug: str
+    kind: str  # "trends", "places" or "releases"
+    query: dict[str, str]
+    title: str = ""
+    alt: str = ""
+    citation: str = ""
+    dates: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    figure: object = None
+    csv: bytes = b""
+    sentences: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------- views
+
+def query_of(link: str) -> dict[str, str]:
+    """A permalink (full URL, path or bare query string) -> its query parameters (the last of each)."""
+    text = link.strip()
+    if "://" in text or text.startswith("/"):
+        text = urlparse(text).query
+    return {k: v[-1] for k, v in parse_qs(text.lstrip("?"), keep_blank_values=False).items()}
+
+
+def read_views(path: Path) -> list[dict[str, str]]:
+    """One permalink a line; blank lines and lines starting with '#' are skipped."""
+    try:
+        lines = Path(path).read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SiteError(f"cannot read the views file {path}: {getattr(e, 'strerror', None) or e}") from None
+    views = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        q = query_of(line)
+        if not q:
+            raise SiteError(f"{path} line {n}: {line.strip()[:80]!r} is not a permalink (no query string)")
+        if q.get("view", "trends") not in ("trends", "places", "releases"):
+            raise SiteError(f"{path} line {n}: view {q['view']!r} is not one of trends, places, releases")
+        views.append(q)
+    if not views:
+        raise SiteError(f"{path} holds no permalinks")
+    return views
+
+
+def slugify(text: str, most: int = 48) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:most].rstrip("-") or "view"
+
+
+# ---------------------------------------------------------------------------------------------- the date
+
+def snapshot_date(snap: cdata.Snapshot) -> dt.date:
+    """The newest retrieval date in the manifest: the day the snapshot's newest file was read."""
+    days = []
+    for entry in snap.manifest.get("sources", {}).values():
+        for f in entry.get("files", []):
+            for k in ("retrieved",):
+                v = str(f.get(k, ""))[:10]
+                if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
+                    days.append(v)
+    return dt.date.fromisoformat(max(days)) if days else dt.date(1970, 1, 1)
+
+
+def build_date(snap: cdata.Snapshot, given: str | None = None) -> dt.date:
+    if given:
+        return dt.date.fromisoformat(given)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date()
+    return snapshot_date(snap)
+
+
+class _FixedToday:
+    """While building, ``dt.date.today()`` inside the chart modules that print it (the maps' footer has no
+    date parameter) returns the build date, so the pages do not change with the day they are built."""
+
+    MODULES = ("charts.maps",)  # the trend figures and the CSVs take the date as a parameter
+
+    def __init__(self, day: dt.date):
+        day_ = day
+
+        class _Date(dt.date):
+            @classmethod
+            def today(cls):
+                return day_
+
+        class _Shim:
+            def __getattr__(self, name):
+                return _Date if name == "date" else getattr(dt, name)
+
+        self.shim, self.saved = _Shim(), {}
+
+    def __enter__(self):
+        for name in self.MODULES:
+            mod = sys.modules.get(name)
+            if mod is not None and getattr(mod, "dt", None) is dt:
+                self.saved[name] = mod
+                mod.dt = self.shim
+        return self
+
+    def __exit__(self, *exc):
+        for mod in self.saved.values():
+            mod.dt = dt
+        return False
+
+
+# ---------------------------------------------------------------------------------------------- byte-stable images
+
+# Where plotly.js puts a random six-hex-digit id: the figure's (clip paths, defs, legend) and each trace's uid
+# (its group's class). Matched only after these prefixes, so numbers in the data or text are never touched.
+_SVG_ID = re.compile(r"(?<![0-9a-zA-Z])(clip|defs-|topdefs-|legend|trace|cb|g)([0-9a-f]{6})(?![0-9a-f])")
+
+
+_GRADIENT = re.compile(r"(?<![0-9a-zA-Z])(g[0-9]{6}-)([0-9a-f]{1,8})(?![0-9a-f])")
+
+
+def stable_svg(svg: bytes) -> bytes:
+    """plotly.js names clip paths, defs and trace groups after random ids; renumber each distinct id in order
+    of first appearance, so two exports of the same figure are the same bytes."""
+    text = svg.decode("utf-8")
+    mapping: dict[str, str] = {}
+
+    def sub(m: re.Match) -> str:
+        return m.group(1) + mapping.setdefault(m.group(2), f"{len(mapping):06d}")
+    text = _SVG_ID.sub(sub, text)
+    grads: dict[str, str] = {}  # colour-scale gradients: "g<figure id>-<a counter that runs on across figures>"
+
+    def sub_grad(m: re.Match) -> str:
+        return m.group(1) + grads.setdefault(m.group(2), f"{len(grads):08d}")
+    return _GRADIENT.sub(sub_grad, text).encode("utf-8")
+
+
+def with_fixed_uids(fig):
+    """A copy whose traces carry fixed uids: plotly.js otherwise draws a random one into SVG class names
+    (trace groups, colour bars and their axes)."""
+    import plotly.graph_objects as go
+    out = go.Figure(fig)
+    for i, t in enumerate(out.data):
+        t.uid = f"{i:06d}"
+    return out
+
+
+def stable_png(png: bytes) -> bytes:
+    """The pixels only: re-encoded with no text, time or colour-profile chunks."""
+    from PIL import Image
+    img = Image.open(io.BytesIO(png))
+    img.load()
+    out = io.BytesIO()
+    Image.frombytes(img.mode, img.size, img.tobytes()).save(out, format="PNG", optimize=False, compress_level=9)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- the pages
+
+def _plain_title(fig) -> str:
+    t = (fig.layout.title.text or "") if fig is not None else ""
+    return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0])).strip()
+
+
+def _n(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}"
+
+
+def trend_alt(r) -> str:
+    """A sentence or two a screen reader can say: what is drawn, over which dates, the last value of each line,
+    and how many events are marked. The figure's own alt text, where it has one, is used instead."""
+    parts = []
+    for p in r.prepared:
+        f = p.frame.dropna(subset=["value"])
+        if f.empty:
+            parts.append(f"{p.label}: no data in this range")
+            continue
+        last = f.iloc[-1]
+        parts.append(f"{p.label} ({p.unit}), {len(f)} points; the last, for the period ending "
+                     f"{last['end'].date().isoformat()}, is {_n(float(last['value']))}")
+    n_ev = 0 if r.events is None else len(r.events)
+    ev = f" {n_ev} events are numbered on the chart and listed below it." if n_ev else ""
+    return (f"Line chart from {r.lo.isoformat()} to {r.hi.isoformat()}. " + "; ".join(parts) + "." + ev)
+
+
+def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> Page:
+    from .compose import render
+    from .figures import source_lines
+    from .view import view_from_link
+    view, notes = view_from_link(q, snap, events=events, today=day)
+    if not view.series:
+        raise SiteError(f"no drawable series in {urlencode(q)!r}; see data/series.csv for ids")
+    r = render(snap, view, events=events, reported=reported, generated_on=day)
+    if r.figure is None or r.table.empty:
+        raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
+    query = view.to_query()
+    link = live_url + "?" + urlencode(query)
+    title = getattr(r, "title", "") or _plain_title(r.figure)
+    dates = []
+    for p in r.prepared:
+        f = p.frame
+        rel = f["release"].dropna() if "release" in f else pd.Series(dtype="datetime64[ns]")
+        txt = (f"{p.label}: data from {f['date'].min().date().isoformat()} through {f['end'].max().date().isoformat()}"
+               if len(f) else f"{p.label}: no data in this range")
+        if len(rel):
+            txt += f"; latest release used: {rel.max().date().isoformat()}"
+        else:
+            txt += "; the source records no release date for these rows"
+        dates.append(txt)
+    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared), title=title, generated_on=day)
+    return Page("", "trends", query, title=title, alt=getattr(r, "alt", "") or trend_alt(r),
+                citation=export.citation(snap, r.prepared, url=link, retrieved=day), dates=dates, notes=notes,
+                figure=r.figure, csv=csv)
+
+
+def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
+    from . import places as P
+    from . import places_view as PV
+    pl = P.build(snap)
+    view = PV.PlacesView.from_query(q)
+    r = PV.render(snap, pl, view)
+    if r.figure is None:
+        raise SiteError(f"places view {urlencode(q)!r}: {r.problem}")
+    query = view.to_query()
+    link = live_url + "?" + urlencode(query)
+    rel = view.release or PV.default_release(pl)
+    alt = getattr(r, "alt", "")
+    if not alt:
+        t = r.table
+        if view.map == "state" and "detained_adp" in t:
+            top = t.sort_values("detained_adp", ascending=False).head(3)
+            alt = (f"Map of the United States shaded by {r.title.lower()}, release {rel}. Highest: "
+                   + "; ".join(f"{row.state_name} {_n(float(row.detained_adp))}" for row in top.itertuples())
+                   + ". Every state's figure is in the CSV download.")
+        else:
+            alt = f"{r.title}, release {rel}; {len(t)} rows, all in the CSV download."
+    csv = export.to_csv(r.table, sources=r.sources, title=r.title, generated_on=day)
+    cite = " ".join(r.sources) + f" Compiled with {export.DASHBOARD}, {link}, accessed {day.isoformat()}."
+    src, when = P.parse_release_key(rel) if rel else ("", "")
+    dates = [f"Release shown: {src} of {when} (facility figures are fiscal-year-to-date average daily populations, "
+             "not headcounts)"]
+    return Page("", "places", query, title=r.title, alt=alt, citation=cite, dates=dates, figure=r.figure, csv=csv)
+
+
+def releases_page(snap, day: dt.date, live_url: str) -> Page:
+    from . import ledger
+    sentences, dates = [], []
+    for src, sents in ledger.whats_new_all(snap).items():
+        entry = snap.source_entry(src)
+        name = f"{entry.get('publisher', src)}: {entry.get('title', src)}"
+        sentences.append((name, [s.text for s in sents]))
+        dates.append(f"{name}: latest release {sents[0].release.date().isoformat()}")
+    return Page("", "releases", {"view": "releases"}, title="What is new in each source's latest release",
+                alt="", citation=ledger.citation_text(snap) + f"\nCompiled with {export.DASHBOARD}, {live_url}, "
+                f"accessed {day.isoformat()}.", dates=dates, sentences=sentences)
+
+
+# ---------------------------------------------------------------------------------------------- HTML
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem;
+color:#1a1a1a;line-height:1.45}
+a{color:#0b5c99}h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.1rem;margin-top:1.5rem}
+.chart{width:100%;min-height:420px}figure{margin:0}figcaption{font-size:.95rem;color:#333;margin:.5rem 0}
+.meta,.cite{font-size:.9rem}.cite{background:#f4f4f4;padding:.6rem;white-space:pre-wrap}
+.downloads a{display:inline-block;margin:.2rem .8rem .2rem 0}
+textarea{width:100%;font-family:ui-monospace,monospace;font-size:.8rem}
+nav{font-size:.9rem}
+"""
+
+
+# Defence in depth for a folder that may be served from anywhere: scripts and styles from the folder (and the
+# inline chart calls), images from the folder or generated in the page, and no connections at all.
+CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; "
+       "base-uri 'none'; form-action 'none'")
+
+
+def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE) -> str:
+    tags = "".join(f'<script src="{html.escape(s)}"></script>\n' for s in scripts)
+    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<meta name="referrer" content="no-referrer">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            f"<title>{html.escape(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def _chart_div(fig, div_id: str) -> str:
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_width="100%",
+                       config={"displaylogo": False, "responsive": True})
+
+
+def dark(fig):
+    """The same figure on a dark background (for embeds in dark pages); the data and text are unchanged."""
+    import plotly.graph_objects as go
+    d = go.Figure(fig)
+    d.update_layout(paper_bgcolor="#111418", plot_bgcolor="#111418", font_color="#e8e8e8")
+    d.update_xaxes(gridcolor="#333", linecolor="#777", zerolinecolor="#444")
+    d.update_yaxes(gridcolor="#333", linecolor="#777", zerolinecolor="#444")
+    for a in d.layout.annotations or ():
+        if a.font is not None and a.font.color and str(a.font.color).lower() in ("#444", "#333", "#555", "#666", "black"):
+            a.font.color = "#cfcfcf"
+    if d.layout.geo:
+        d.update_geos(bgcolor="#111418", lakecolor="#111418")
+    return d
+
+
+def embed_snippet(src: str, title: str) -> str:
+    w, h = ASPECT
+    return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" loading="lazy" '
+            f'style="width:100%;aspect-ratio:{w}/{h};border:0" referrerpolicy="no-referrer"></iframe>')
+
+
+def live_embeds(app_url: str, query: dict[str, str]) -> dict[str, str]:
+    """Embed code for a view of the live app: Streamlit's own ``embed=true`` (no menu or header) with its
+    ``embed_options`` light or dark theme, in the same responsive frame as the static embeds."""
+    base = app_url.split("?", 1)[0].split("#", 1)[0]
+    out = {}
+    for theme in ("light", "dark"):
+        q = urlencode({**query, "embed": "true", "embed_options": f"{theme}_theme"})
+        out[theme] = embed_snippet(f"{base}?{q}", "US immigration enforcement chart (live dashboard)")
+    return out
+
+
+def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) -> str:
+    bg, fg = ("#111418", "#e8e8e8") if theme == "dark" else ("#ffffff", "#1a1a1a")
+    style = (f"html,body{{margin:0;height:100%;background:{bg};color:{fg};font-family:system-ui,sans-serif}}"
+             f".chart{{position:absolute;inset:0 0 1.4rem 0}}p{{position:absolute;bottom:0;margin:0 .4rem;font-size:.75rem}}"
+             f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
+    body = (f'<div class="chart" role="img" aria-label="{html.escape(page.alt)}">'
+            f'{_chart_div(fig, f"chart-{page.slug}-{theme}")}</div>\n'
+            f'<p><a href="{html.escape(live_link)}" target="_blank" rel="noopener">{html.escape(page.title)}: '
+            f'open the live dashboard</a></p>')
+    return _page(page.title, body, scripts=scripts, style=style)
+
+
+def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
+              day: dt.date) -> str:
+    e = html.escape
+    parts = [f'<nav><a href="index.html">All charts</a></nav>', f"<h1>{e(page.title)}</h1>"]
+    for n in page.notes:
+        parts.append(f'<p class="meta">Note: {e(n)}</p>')
+    if page.figure is not None:
+        parts.append(f'<figure><div class="chart" role="img" aria-label="{e(page.alt)}">'
+                     f'{_chart_div(page.figure, "chart-" + page.slug)}</div>'
+                     f"<figcaption><strong>Description:</strong> {e(page.alt)}</figcaption></figure>")
+    for name, texts in page.sentences:
+        parts.append(f"<h2>{e(name)}</h2>" + "".join(f"<p>{e(t)}</p>" for t in texts))
+    parts.append("<h2>Data dates</h2><ul class=\"meta\">" + "".join(f"<li>{e(d)}</li>" for d in page.dates) + "</ul>")
+    parts.append(f'<p class="meta">Built on {day.isoformat()} from the snapshot of that date. '
+                 f'<a href="{e(live_link)}">Open this view in the live dashboard</a> for other dates, series and '
+                 "options.</p>")
+    parts.append(f'<h2>Citation</h2><div class="cite">{e(page.citation)}</div>')
+    if page.figure is not None or page.csv:
+        links = []
+        for label, key in (("PNG image", "png"), ("SVG image", "svg"), ("CSV of the data shown", "csv")):
+            if key in images:
+                links.append(f'<a href="{e(images[key])}" download>{label}</a>')
+        missing = [k.upper() for k in ("png", "svg") if page.figure is not None and k not in images]
+        parts.append('<h2>Downloads</h2><p class="downloads">' + "".join(links) + "</p>"
+                     + (f'<p class="meta">{", ".join(missing)} not built: image export needs Chromium on the '
+                        "machine that builds the site.</p>" if missing else ""))
+    if page.figure is not None:
+        parts.append("<h2>Embed</h2><p class=\"meta\">Paste into a web page; the frame keeps its shape as the "
+                     "column narrows (its height follows its width).</p>")
+        for theme in ("light", "dark"):
+            src = f"{site_url}{page.slug}.embed-{theme}.html"
+            parts.append(f'<p class="meta"><a href="{e(page.slug)}.embed-{theme}.html">{theme.title()} '
+                         f'version</a></p><textarea readonly rows="3" aria-label="{theme} embed code">'
+                         f"{e(embed_snippet(src, page.title))}</textarea>")
+    return _page(page.title, "\n".join(parts), scripts=scripts)
+
+
+def index_html(pages: list[Page], day: dt.date, live_url: str) -> str:
+    e = html.escape
+    items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
+                    + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
+    body = (f"<h1>{e(export.DASHBOARD)}</h1><p class=\"meta\">Static pages built on {day.isoformat()} from the "
+            f"bundled snapshot. The <a href=\"{e(live_url)}\">live dashboard</a> has every series and option.</p>"
+            f"<ul>{items}</ul>")
+    return _page(export.DASHBOARD, body, scripts=[])
+
+
+# ---------------------------------------------------------------------------------------------- build
+
+def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None = None, *,
+               live_url: str = DEFAULT_LIVE_URL, site_url: str = "", date: str | None = None,
+               images: bool = True, log=print) -> list[Page]:
+    """Write the site into ``out`` (replaced as a whole: built beside it, then moved in)."""
+    from plotly.offline import get_plotlyjs
+    from .__main__ import load_context
+    if site_url and not site_url.endswith("/"):
+        site_url += "/"
+    if not live_url.endswith("/") and "?" not in live_url:
+        live_url += "/"
+    snap, events, reported = load_context(Path(data_dir))
+    day = build_date(snap, date)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"--out {out} is a file; give a folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        assets = stage / "assets"
+        assets.mkdir()
+        (assets / "plotly.min.js").write_text(get_plotlyjs(), "utf-8")
+        pages: list[Page] = []
+        seen: set[str] = set()
+        from . import maps  # imported before the date is fixed in it
+        with _FixedToday(day):
+            (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
+            for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
+                kind = q.get("view", "trends")
+                try:
+                    if kind == "places":
+                        page = places_page(snap, q, day, live_url)
+                    elif kind == "releases":
+                        page = releases_page(snap, day, live_url)
+                    else:
+                        page = trend_page(snap, events, reported, q, day, live_url)
+                except SiteError as e:
+                    if views:  # a view the user asked for: the build fails, naming it
+                        raise
+                    log(f"note: default view {i} left out: {e}")  # a snapshot without that source
+                    continue
+                page.slug = f"{i:02d}-{slugify(page.title)}"
+                if page.slug in seen:
+                    page.slug += "-" + hashlib.sha256(urlencode(page.query).encode()).hexdigest()[:6]
+                seen.add(page.slug)
+                scripts = [] if page.figure is None else (
+                    ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else []))
+                files: dict[str, str] = {}
+                if page.csv:
+                    (stage / f"{page.slug}.csv").write_bytes(page.csv)
+                    files["csv"] = f"{page.slug}.csv"
+                if page.figure is not None and images and export.find_browser():
+                    fixed = with_fixed_uids(page.figure)
+                    for fmt in ("png", "svg"):
+                        try:
+                            raw = (maps.to_image(fixed, fmt) if kind == "places" else export.to_image(fixed, fmt))
+                        except export.ExportUnavailable:
+                            continue
+                        data = stable_png(raw) if fmt == "png" else stable_svg(raw)
+                        (stage / f"{page.slug}.{fmt}").write_bytes(data)
+                        files[fmt] = f"{page.slug}.{fmt}"
+                live_link = live_url + "?" + urlencode(page.query)
+                (stage / f"{page.slug}.html").write_text(page_html(page, scripts, files, live_link, site_url, day),
+                                                         "utf-8")
+                if page.figure is not None:
+                    for theme in ("light", "dark"):
+                        fig = page.figure if theme == "light" else dark(page.figure)
+                        (stage / f"{page.slug}.embed-{theme}.html").write_text(
+                            embed_html(page, fig, theme, scripts, live_link), "utf-8")
+                        (stage / f"{page.slug}.embed-{theme}.txt").write_text(
+                            embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title) + "\n", "utf-8")
+                pages.append(page)
+                log(f"page {page.slug}.html ({', '.join(sorted(files)) or 'no downloads'})")
+        (stage / "index.html").write_text(index_html(pages, day, live_url), "utf-8")
+        (stage / "site.json").write_text(json.dumps(
+            {"built_on": day.isoformat(), "live_url": live_url, "site_url": site_url,
+             "pages": [{"slug": p.slug, "title": p.title, "query": p.query} for p in pages]},
+            indent=1, sort_keys=True) + "\n", "utf-8")
+        for p in stage.rglob("*"):
+            os.chmod(p, 0o755 if p.is_dir() else 0o644)  # mkdtemp's 0700 would keep a web server out
+        os.chmod(stage, 0o755)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            out.rename(old)
+            stage.rename(out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            stage.rename(out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return pages
+
+
+def main(args) -> int:
+    from loaders.errors import LoaderError
+    if args.date:
+        try:
+            dt.date.fromisoformat(args.date)
+        except ValueError:
+            print(f"error: --date {args.date!r} is not a date (YYYY-MM-DD)", file=sys.stderr)
+            return 2
+    try:
+        views = read_views(Path(args.views)) if args.views else None
+        pages = build_site(Path(args.out), Path(args.data), views, live_url=args.live_url, site_url=args.site_url,
+                           date=args.date, images=not args.no_images,
+                           log=lambda m: print(m, file=sys.stderr))
+    except SiteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (OSError, KeyError, LoaderError) as e:
+        print(f"error: cannot build the site: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+    print(f"wrote {len(pages)} pages to {args.out}")
+    return 0

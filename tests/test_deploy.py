@@ -1,0 +1,199 @@
+"""The container, as far as it can be tested with no container runtime: the Dockerfile says what the image
+must be (slim Python, Debian's chromium, pinned requirements, a non-root user, a health check, public mode),
+and its entry command, read from the Dockerfile and started here (on loopback), runs the app in public mode,
+answers the health endpoint, passes its own HEALTHCHECK and shows a reader no traceback or server path.
+
+Not tested here (no Docker engine on this machine): that the image builds, that the filtered requirements
+install on python:3.11-slim, that chromium from Debian's archive exports inside it.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with continuation lines joined and comments dropped."""
+    out, buf = [], ""
+    for line in DOCKERFILE.read_text("utf-8").splitlines():
+        if not buf and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        buf += line.rstrip()[:-1] + " " if line.rstrip().endswith("\\") else line
+        if not line.rstrip().endswith("\\"):
+            word, _, rest = buf.strip().partition(" ")
+            out.append((word.upper(), rest.strip()))
+            buf = ""
+    return out
+
+
+def one(name: str) -> str:
+    found = [a for i, a in instructions() if i == name]
+    assert len(found) == 1, f"{name}: {found}"
+    return found[0]
+
+
+def env() -> dict[str, str]:
+    values = {}
+    for i, a in instructions():
+        if i == "ENV":
+            for m in re.finditer(r"(\w+)=(\S+)", a):
+                values[m.group(1)] = m.group(2)
+    return values
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_image_is_slim_python_with_chromium_pinned_requirements_and_a_non_root_user():
+    assert one("FROM") == "python:3.11-slim"
+    runs = " ".join(a for i, a in instructions() if i == "RUN")
+    assert "apt-get install -y --no-install-recommends chromium" in runs
+    assert "pip install --no-cache-dir -r requirements-runtime.txt" in runs
+    user = one("USER")
+    assert user not in ("root", "0") and f"useradd --system --uid 10001 --create-home --home-dir /home/app {user}" in runs
+    assert env()["DASHBOARD_PUBLIC"] == "1" and env()["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] == "none"
+    assert any(i == "COPY" and a == ". ." for i, a in instructions())  # the snapshot in data/ is baked in
+
+
+def test_the_runtime_requirements_are_the_pinned_ones_less_the_test_tools():
+    runs = " ".join(a for i, a in instructions() if i == "RUN")
+    m = re.search(r"grep -viE '\^\(([^)]+)\)==' +requirements.txt", runs)
+    assert m, "the Dockerfile filters requirements.txt"
+    dropped = set(m.group(1).split("|"))
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().split() if "==" in line)
+    assert dropped <= {k.lower() for k in pins}, dropped - set(pins)
+    kept = {k for k in pins if k.lower() not in dropped}
+    for needed in ("streamlit", "pandas", "plotly", "kaleido", "choreographer", "filelock", "pyarrow", "duckdb"):
+        assert needed in kept
+    # nothing the app imports is dropped
+    app = " ".join(p.read_text("utf-8") for p in [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("loaders/*.py")])
+    for name in dropped:
+        assert not re.search(rf"^\s*(import|from) {name}\b", app, re.M), name
+
+
+def test_dockerignore_keeps_raw_files_local_events_and_the_venv_out():
+    lines = set((ROOT / ".dockerignore").read_text().split())
+    assert {".git", ".venv", "data/raw", "data/user_events.csv", "tests/artifacts"} <= lines
+
+
+@contextlib.contextmanager
+def entry_command(tmp_path: Path, script: str | None = None, extra: list[str] = ()):
+    """The Dockerfile's CMD with its ENV, started here: on loopback and a free port instead of 0.0.0.0:8501."""
+    cmd = json.loads(one("CMD"))
+    assert cmd[:3] == ["streamlit", "run", "dashboard.py"]
+    port = free_port()
+    args = [a.replace("--server.address=0.0.0.0", "--server.address=127.0.0.1")
+             .replace("--server.port=8501", f"--server.port={port}") for a in cmd[3:]]
+    assert f"--server.port={port}" in args and "--server.address=127.0.0.1" in args
+    e = dict(os.environ, **env())
+    e["DASHBOARD_EVENTS_FILE"] = str(tmp_path / "user_events.csv")  # /state exists only in the image
+    log = open(tmp_path / "server.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script or "dashboard.py", *args, *extra],
+                            cwd=ROOT, env=e, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the entry command did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield url, port, e
+    finally:
+        proc.terminate()  # this process only
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        log.close()
+
+
+def test_the_entry_command_serves_the_health_endpoint_and_passes_its_healthcheck(tmp_path):
+    hc = one("HEALTHCHECK")
+    probe = json.loads(hc[hc.index("CMD") + 3:].strip())
+    with entry_command(tmp_path) as (url, port, e):
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
+            assert r.status == 200 and r.read().strip() == b"ok"
+        probe = [p.replace("127.0.0.1:8501", f"127.0.0.1:{port}") for p in probe]
+        assert probe[0] == "python"
+        done = subprocess.run([sys.executable, *probe[1:]], env=e, timeout=20)
+        assert done.returncode == 0
+    # and the same probe fails once the server is gone: the check can fail
+    assert subprocess.run([sys.executable, *probe[1:]], env=e, timeout=20, capture_output=True).returncode != 0
+
+
+FAILING = '''\
+import streamlit as st
+st.write("before the failure")
+raise RuntimeError("could not open " + __file__)
+'''
+
+
+def page_text(url: str) -> str:
+    from playwright.sync_api import sync_playwright
+    from tests.test_e2e import CHROMIUM, LAUNCH_ARGS
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            pg = b.new_page()
+            pg.goto(url)
+            pg.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
+            pg.wait_for_selector("[data-testid='stException'], [data-testid='stAlert'], .stException", timeout=30_000)
+            return pg.inner_text("body")
+        finally:
+            b.close()
+
+
+@pytest.mark.browser
+def test_in_public_mode_an_error_shows_no_traceback_or_server_path(tmp_path):
+    pytest.importorskip("playwright.sync_api")
+    script = tmp_path / "secret_folder" / "failing_page.py"
+    script.parent.mkdir()
+    script.write_text(FAILING)
+    with entry_command(tmp_path, str(script)) as (url, _port, _e):
+        text = page_text(url)
+    assert "before the failure" in text
+    assert "secret_folder" not in text and "Traceback" not in text and "RuntimeError" not in text, text
+    # The control: the same page with error details on shows the path, so the check above can fail.
+    with entry_command(tmp_path, str(script), ["--client.showErrorDetails=full"]) as (url, _port, _e):
+        assert "secret_folder" in page_text(url)
+
+
+def test_an_unexpected_error_reading_an_upload_shows_no_internals(monkeypatch, tmp_path):
+    """The page's own message for an upload it could not check: a bug's text (which may hold server paths) is
+    not shown; the validator's own errors (which name only the uploaded file) still are."""
+    from streamlit.testing.v1 import AppTest
+    from loaders import events as lev
+    monkeypatch.setenv("DASHBOARD_PUBLIC", "1")
+    monkeypatch.setenv("DASHBOARD_EVENTS_FILE", str(tmp_path / "user_events.csv"))
+
+    def broken(*a, **k):
+        raise RuntimeError("cannot open /srv/app/internal/cache.db")
+    monkeypatch.setattr(lev, "check_upload", broken)
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=90)
+    at.run()
+    at.file_uploader(key="w_upload").set_value(("mine.csv", b"date,title\n", "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    shown = " ".join(e.value for e in at.error).replace("\\", "")  # Markdown escapes dropped
+    assert "Could not read mine.csv" in shown and "/srv/app" not in shown and "cache.db" not in shown, shown
