@@ -345,6 +345,11 @@ def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE) -> s
 
 
 def _chart_div(fig, div_id: str) -> str:
+    # The figures are laid out for an export size (a fixed pixel width); on a page or in an embed the chart
+    # must follow its column instead, so the fixed width is dropped (the height and margins stay).
+    import plotly.graph_objects as go
+    fig = go.Figure(fig)
+    fig.update_layout(width=None, autosize=True)
     return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_width="100%",
                        config={"displaylogo": False, "responsive": True})
 
