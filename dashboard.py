@@ -230,7 +230,7 @@ def show_headlines() -> None:
             delta = f"{h.change:+,.0f} {h.comparison}" if h.change is not None else None
             st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
                       help=h.definition)
-            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison}.")
+            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison[:1].upper()}{h.comparison[1:]}.")
                        + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
             from releases_view import card_status  # the source's publication status (Releases tab)
             st.caption(card_status(snap, h.source))
