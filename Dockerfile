@@ -14,7 +14,7 @@ WORKDIR /app
 # The pinned requirements, less the test-only tools (pytest, hypothesis, playwright, responses and what
 # only they need): one list of pins for development, tests and the image.
 COPY requirements.txt ./
-RUN grep -viE '^(pytest|iniconfig|pluggy|hypothesis|sortedcontainers|playwright|greenlet|responses)==' \
+RUN grep -viE '^(pytest|iniconfig|pluggy|hypothesis|sortedcontainers|playwright|greenlet|responses|ruff)==' \
       requirements.txt > requirements-runtime.txt \
  && pip install --no-cache-dir -r requirements-runtime.txt
 

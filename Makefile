@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup test-setup rebuild bench screenshot
+.PHONY: run test setup test-setup rebuild bench lint screenshot
 
 $(BIN)/.installed: requirements.txt
 	$(PY) -m venv $(VENV)
@@ -27,7 +27,11 @@ test-setup: setup
 		|| echo "could not install chromium: browser tests will skip"; \
 	fi
 
-test: test-setup
+# The linter (configured in pyproject.toml) runs first: CI enforces it.
+lint: setup
+	$(BIN)/ruff check .
+
+test: test-setup lint
 	$(BIN)/python -m pytest -q
 
 rebuild: setup

@@ -354,7 +354,6 @@ def trends_panel() -> None:
     if r.figure is None or r.table.empty:
         st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
     else:
-        title = r.title
         # No camera button: the page's chart leaves the event list to the table below; the downloads under
         # it are laid out for their size and list every event inside the image.
         st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config={

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import data as cdata
-from .figures import build_totals_figure, build_view_figure, display_label, unit_phrase
+from .figures import build_totals_figure, build_view_figure, unit_phrase
 from .view import Prepared, View, displayed_table, prepare
 
 # Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics.
@@ -126,7 +126,7 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     tfig = None
     if totals:
         phrases = [unit_phrase(p, snap.info(p.series_id))[1] for p in totals]
-        phrases = [ph.replace(" per day", f" per day, averaged over the period") if ph.endswith("per day") else
+        phrases = [ph.replace(" per day", " per day, averaged over the period") if ph.endswith("per day") else
                    ph.replace(" (total over each period)", " in total").replace(", total over each period shown", " in total")
                    for ph in phrases]
         tfig = build_totals_figure(snap, view, totals, phrases=phrases, generated_on=generated_on, size=size)

@@ -102,7 +102,6 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     ev = number_events(events_in_view)
     if ev.empty:
         return {"traces": [], "notes": [], "top_strip": 0}
-    dates = [_iso(d) for d in ev["date"]]
     lo = pd.Timestamp(lo if lo is not None else ev["date"].min())
     hi = pd.Timestamp(hi if hi is not None else ev["date"].max())
     if plot_px is None:

@@ -14,7 +14,6 @@ Pure pandas: the command line (``python -m loaders releases``) uses it without p
 """
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace

@@ -401,7 +401,7 @@ def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) 
 def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
               day: dt.date) -> str:
     e = html.escape
-    parts = [f'<nav><a href="index.html">All charts</a></nav>', f"<h1>{e(page.title)}</h1>"]
+    parts = ['<nav><a href="index.html">All charts</a></nav>', f"<h1>{e(page.title)}</h1>"]
     for n in page.notes:
         parts.append(f'<p class="meta">Note: {e(n)}</p>')
     if page.figure is not None:

@@ -35,7 +35,6 @@ Quirks, and what this module does about each:
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import json
 import re

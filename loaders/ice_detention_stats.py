@@ -65,7 +65,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
-import numpy as np
 import pandas as pd
 
 from . import ice_tables, parsing, tidy
@@ -629,12 +628,12 @@ def parse(content: bytes, name: str = "") -> Parsed:
     release_from = ("file name" if named else "IIDS data date (undated file name)" if release == iids
                     else "latest footnote date (undated file name)" if release == latest
                     else "latest date a table covers (undated file name)")
-    iso = lambda d: d.isoformat() if d else ""
+    iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
     releases = pd.DataFrame([{
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
         "release_date_from": release_from,
-        "data_date": iids.isoformat(), "footnote_data_through": iso(through),
-        "header_sheet_date": iso(header_date), "stale_header": "; ".join(stale),
+        "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
+        "header_sheet_date": iso_or_blank(header_date), "stale_header": "; ".join(stale),
         # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).
         "detention_data_through": dates.of("detention").isoformat(),
         "detention_data_through_from": dates.source_of("detention"),

@@ -16,7 +16,6 @@ import contextlib
 import datetime as dt
 import fcntl
 import io
-import json
 import os
 import shutil
 import sys

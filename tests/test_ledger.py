@@ -9,7 +9,6 @@ import io
 import json
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 
