@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import io
 import os
 import shutil
@@ -270,18 +269,21 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
 
 @contextlib.contextmanager
 def update_lock(data_dir: Path):
-    """One writer at a time: a second ``update`` or ``rebuild`` into the same folder stops with a clear message."""
+    """One writer at a time: a second ``update`` or ``rebuild`` into the same folder stops with a clear message.
+
+    ``filelock`` takes an OS lock (flock on Unix, msvcrt on Windows) that the system releases when the holder
+    dies, so a killed writer never blocks the next one, and the command line imports on every platform."""
+    from filelock import FileLock, Timeout
     Path(data_dir).mkdir(parents=True, exist_ok=True)
-    path = Path(data_dir) / ".update.lock"
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    lock = FileLock(str(Path(data_dir) / ".update.lock"), timeout=0)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LockedError(f"another update is already writing {data_dir}; wait for it to finish and try again") from None
+        lock.acquire()
+    except Timeout:
+        raise LockedError(f"another update is already writing {data_dir}; wait for it to finish and try again") from None
+    try:
         yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 # A release that holds this much fewer rows than the snapshot for a source is refused unless told
