@@ -550,11 +550,23 @@ def parse(content: bytes, name: str = "") -> Parsed:
             s = iso_of[d] = d.isoformat()
         return s
 
+    c_series, c_key, c_date, c_end, c_value, c_release, c_flag = cols.values()
+    flags_of: dict[str, str] = {}  # a row's flag with the file's flag merged in, worked out once per distinct flag
+
     def add(series, key, date, end, value, flag=""):
-        flags = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c})) if flag or file_flag else ""
-        for c, v in (("series", f"{ID}.{series}"), ("key", key), ("date", iso(date)), ("end", iso(end)),
-                     ("value", value), ("release", release_iso), ("flag", flags)):
-            cols[c].append(v)
+        if flag or file_flag:
+            flags = flags_of.get(flag)
+            if flags is None:
+                flags = flags_of[flag] = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c}))
+        else:
+            flags = ""
+        c_series.append(f"{ID}.{series}")
+        c_key.append(key)
+        c_date.append(iso(date))
+        c_end.append(iso(end))
+        c_value.append(value)
+        c_release.append(release_iso)
+        c_flag.append(flags)
 
     def add_month(series, key, start, value, through_d):
         """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -84,7 +85,7 @@ from dataclasses import dataclass, field
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections
+from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections, text_cells
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -376,6 +377,10 @@ def _maybe_number(v) -> float | None:
 
 def _cell_number(ctx, sheet: str, table, row: int, field: str, raw) -> float | None:
     """A required cell: None when blank, else a number, or a ParseError naming file, sheet, table, row, column."""
+    # Most cells are already finite floats: answer those before building the error's row phrase (what
+    # ``number`` would return for them, unchanged).
+    if type(raw) is float and math.isfinite(raw):
+        return raw
     return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
                   field=field, missing=_MISSING)
 
@@ -421,18 +426,10 @@ def _cell(rows, r, c):
     return None
 
 
-_TEXT: dict[int, tuple[list, list]] = {}
-
-
 def _text_cells(rows) -> list[tuple[int, int, str]]:
-    """(row, column, label) of every text cell of a sheet, built once per sheet: each table's title search then
-    scans only the text cells instead of relabelling the whole sheet (most of the parse time otherwise)."""
-    hit = _TEXT.get(id(rows))
-    if hit is None or hit[0] is not rows:
-        cells = [(r, c, _label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
-        _TEXT.clear() if len(_TEXT) > 64 else None
-        _TEXT[id(rows)] = hit = (rows, cells)
-    return hit[1]
+    """(row, column, label) of every text cell of a sheet, built once per sheet and shared with the main tables
+    (``workbook.text_cells``): each title search scans only the text cells instead of relabelling the sheet."""
+    return text_cells(rows)
 
 
 def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
@@ -579,7 +576,11 @@ def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]
     # read_table searches the title from the top of the sheet; the rows above the title (already found) are
     # handed over empty so it does not scan them again; row numbers stay those of the sheet
     rows = ctx.rows(sheet)
-    t = read_table(Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID),
+    above_empty = Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID)
+    # Its text cells are the sheet's own from row r on (same rows, same columns): taken from the sheet's index,
+    # built once, instead of scanning every cell again for each of the sheet's tables.
+    above_empty._texts = [cell for cell in text_cells(rows) if cell[0] >= r and cell[2]]
+    t = read_table(above_empty,
                    TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
     spell = {}
     for k, target in table.columns.items():

@@ -79,6 +79,12 @@ def _iso_column(col: pd.Series) -> pd.Series:
     columns are formatted in one step, anything else value by value."""
     if pd.api.types.is_datetime64_any_dtype(col):
         return col.dt.strftime("%Y-%m-%d").fillna("").astype(object)
+    # Parsers hand over ISO text already: a text column passes as it is (a missing value becomes "", as _iso
+    # makes it), without a Python call per value.
+    if isinstance(col.dtype, pd.StringDtype):
+        return col.fillna("") if col.isna().any() else col.copy()
+    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
+        return col.copy()
     return col.map(_iso)
 
 
@@ -122,8 +128,9 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
     vals = pd.to_numeric(df["value"], errors="coerce")
     report(~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan)), "value", "not a finite number")
     report(vals < 0, "value", "negative")
-    bad_flag = df["flag"].map(lambda f: any(x not in FLAGS for x in f.split(";") if x))
-    report(bad_flag, "flag", "unknown flag code")
+    # A frame holds a handful of distinct flag strings: check each once, then mark the rows that carry a bad one.
+    bad_codes = {f for f in df["flag"].unique() if any(x not in FLAGS for x in f.split(";") if x)}
+    report(df["flag"].isin(bad_codes), "flag", "unknown flag code")
     dup = df.duplicated(subset=["series", "key", "date", "release", "file"], keep="first")
     report(dup, "date", "duplicate row for the same series, key, date, release and file")
     if problems:
@@ -134,10 +141,18 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
 
 
 def sort_canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows in (series, key, date, release, file) order. One joined key sorts as fast as five columns sort
-    slowly ("\x00" sorts before every character, so the order is the same)."""
-    joined = df["series"] + "\x00" + df["key"] + "\x00" + df["date"] + "\x00" + df["release"] + "\x00" + df["file"]
-    order = np.argsort(joined.to_numpy(dtype=object), kind="stable")
+    """Rows in (series, key, date, release, file) order: the order of the five joined by "\x00" (which sorts
+    before every character), computed from per-column ranks when no value holds a NUL."""
+    cols = [df[c] for c in ("series", "key", "date", "release", "file")]
+    # Without NUL or missing values the joined-key order is the order of the five columns compared in turn: rank
+    # each column's distinct values once (a sorted factorize) and sort the ranks, stable as the argsort below.
+    ranked = [pd.factorize(c, sort=True) for c in cols]
+    if all((codes >= 0).all() and all(type(u) is str and "\x00" not in u for u in uniq)
+           for codes, uniq in ranked):
+        order = np.lexsort([codes for codes, _ in ranked][::-1])
+    else:
+        joined = cols[0] + "\x00" + cols[1] + "\x00" + cols[2] + "\x00" + cols[3] + "\x00" + cols[4]
+        order = np.argsort(joined.to_numpy(dtype=object), kind="stable")
     return df.iloc[order].reset_index(drop=True)
 
 

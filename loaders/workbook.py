@@ -99,6 +99,23 @@ def fiscal_year_of(text: str) -> int | None:
     return y + 2000 if y < 100 else y
 
 
+_TEXT: dict[int, tuple[list, list]] = {}
+
+
+def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
+    """(row, column, label) of every non-empty text cell of a sheet's rows (a whitespace-only cell labelled
+    ""), built once per rows list: the main tables (``Sheet.texts``) and ``ice_tables`` search the same
+    Detention and Footnotes sheets, and scanning every cell is most of a title search's cost."""
+    hit = _TEXT.get(id(rows))
+    if hit is None or hit[0] is not rows:
+        cells = [(r, c, " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
+                 if type(v) is str and v]
+        if len(_TEXT) > 64:
+            _TEXT.clear()
+        _TEXT[id(rows)] = hit = (rows, cells)
+    return hit[1]
+
+
 class Sheet:
     """One sheet's cells (a list of rows), with the file and source named in every error it raises."""
 
@@ -118,8 +135,7 @@ class Sheet:
         """(row, column, label) of every non-blank text cell, row-major; built once, searched by every title."""
         t = self.__dict__.get("_texts")
         if t is None:
-            t = self._texts = [(r, c, " ".join(v.split())) for r, row in enumerate(self.rows)
-                               for c, v in enumerate(row) if type(v) is str and v and not v.isspace()]
+            t = self._texts = [cell for cell in text_cells(self.rows) if cell[2]]
         return t
 
     def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:

@@ -61,3 +61,30 @@ def test_vintages_latest_as_published_and_revisions():
     assert old["value"].tolist() == [100]
     rev = tidy.revisions(df)
     assert rev[["date", "previous", "value", "change"]].values.tolist() == [["2025-01-01", 100.0, 120.0, 20.0]]
+
+
+@pytest.mark.parametrize("nul", [False, True])
+def test_sort_canonical_is_the_joined_key_order(nul):
+    """The per-column-rank sort must give exactly the order of the five key columns joined by NUL, prefixes and
+    ties included (ties keep their input order); a value holding a NUL takes the joined-key path itself."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    n = 400
+    pick = lambda opts: [opts[i] for i in rng.integers(0, len(opts), n)]
+    df = tidy.frame(pd.DataFrame({
+        "series": pick(["s.a", "s.ab", "s.a.b", "s.B", "s.é"]), "key": pick(["", "x", "x y", "X", "xy"]),
+        "date": pick(["2020-01-01", "2020-02-01", "2019-12-01"]), "value": range(n),
+        "release": pick(["", "2020-03-01", "2020-04-01"]), "flag": "",
+        "file": pick(["a.xlsx", "b.xlsx", "a.xlsx.bak"] + (["a\x00b"] if nul else []))}))
+    joined = df["series"] + "\x00" + df["key"] + "\x00" + df["date"] + "\x00" + df["release"] + "\x00" + df["file"]
+    expect = df.iloc[np.argsort(joined.to_numpy(dtype=object), kind="stable")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(tidy.sort_canonical(df), expect)
+
+
+def test_flag_check_names_each_row_with_an_unknown_code():
+    ok = pd.DataFrame({"series": ["s"] * 3, "key": "", "date": ["2020-01-01", "2020-02-01", "2020-03-01"],
+                       "value": [1, 2, 3], "release": "", "flag": ["partial", "partial;bogus", "bogus"]})
+    with pytest.raises(ValidationError) as e:
+        tidy.validate(tidy.frame(ok), source="t", series_ids={"s"})
+    assert "row 2 field 'flag'" in str(e.value) and "row 3 field 'flag'" in str(e.value)
+    assert "row 1 field" not in str(e.value)
