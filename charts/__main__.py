@@ -6,14 +6,13 @@ options given explicitly override the query string. The figure is built by the s
 from __future__ import annotations
 
 import argparse
-import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from loaders.errors import LoaderError
+from loaders.fetch import atomic_write_bytes
 
 from . import data as cdata
 from . import export
@@ -94,18 +93,7 @@ def write_output(out: Path, payload: bytes) -> None:
         with open(out, "wb") as fh:
             fh.write(payload)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_bytes(out, payload)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -55,7 +55,6 @@ import ipaddress
 import os
 import re
 import stat
-import tempfile
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +65,7 @@ import pandas as pd
 
 from . import copies
 from .errors import ValidationError
+from .fetch import atomic_write_bytes
 
 SOURCE = "events"
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -620,7 +620,7 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
             why = f": row {first['row']}, {first['field']}: {first['reason']}" if first is not None else ""
             raise SaveRefused(f"the events to save do not pass the checks{why}. Nothing was saved.",
                               source=SOURCE, file=label)
-        _atomic_write(path, data)
+        atomic_write_bytes(path, data)
         return SaveResult(added=len(added), repeated=len(dupes), total=total)
     finally:
         lock.release()
@@ -650,21 +650,3 @@ def _read_local(path: Path, max_bytes: int, *, during_save: bool = False) -> byt
     if len(content) > max_bytes:
         raise error(f"file is over {max_bytes:,} bytes, the limit", source=SOURCE, file=label)
     return content
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write beside the target and rename over it: a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
