@@ -32,7 +32,7 @@ import re
 
 import pandas as pd
 
-from . import tidy
+from . import parsing, tidy
 from .base import Parsed, Source
 from .errors import ParseError
 
@@ -93,17 +93,17 @@ def _rows(text: str, delimiter: str, need: tuple[str, ...], name: str) -> tuple[
 
 
 def _int(v: str, *, name: str, line: int, field: str) -> int:
-    s = v.strip()
-    if not re.fullmatch(r"\d+", s):
+    """A whole, non-negative count (read by the project's one number parser)."""
+    x = parsing.number(v, source=ID, file=name, row=f"line {line}", field=field, lenient=True)
+    if x is None or x < 0 or x != int(x):
         raise _fail(f"line {line} field {field!r}: {v!r} is not a whole number", name)
-    return int(s)
+    return int(x)
 
 
 def _coord(v: str, *, name: str, line: int, field: str, bound: float) -> float:
-    try:
-        x = float(v.strip())
-    except ValueError:
-        raise _fail(f"line {line} field {field!r}: {v!r} is not a number", name) from None
+    x = parsing.number(v, source=ID, file=name, row=f"line {line}", field=field)
+    if x is None:
+        raise _fail(f"line {line} field {field!r}: {v!r} is not a number", name)
     if not -bound <= x <= bound:
         raise _fail(f"line {line} field {field!r}: {x} is outside -{bound}..{bound}", name)
     return x
