@@ -71,3 +71,14 @@ def record_downloads(raw: Path) -> Path:
             "url": urls.get(p.name, f"https://example.org/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
             "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "etag": "", "last_modified": ""}))
     return raw
+
+
+def stop_process(proc) -> None:
+    """Stop a server the tests started, by its own process only: terminate, then kill if it will not go."""
+    import subprocess
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)

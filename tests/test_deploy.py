@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 
@@ -119,12 +121,7 @@ def entry_command(tmp_path: Path, script: str | None = None, extra: list[str] = 
             time.sleep(0.3)
         yield url, port, e
     finally:
-        proc.terminate()  # this process only
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_process(proc)
         log.close()
 
 

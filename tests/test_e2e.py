@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, stop_process
 
 pytestmark = pytest.mark.browser
 
@@ -121,12 +121,7 @@ def running_server():
             time.sleep(0.2)
         yield url
     finally:
-        proc.terminate()  # this process only, by its id
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_process(proc)
         log.close()
 
 
