@@ -497,7 +497,7 @@ with tab_trends:
 def study_numbers(study_sid: str, study_date: dt.date, window: int):
     sid, _, key = study_sid.partition("|")
     info = snap.info(sid)
-    flow = str(info.get("per_day_ok")) == "True" or info["frequency"] == "daily" and info["metric"] in ("arrests", "book-ins", "encounters", "removals")
+    flow = cdata.is_flow(info)
     rows = cdata.series_rows(snap, sid, key)
     # Weekly and monthly series are compared in whole periods, others in days (charts.study.study).
     res = study(rows, study_date, window, flow=flow, max_carry_days=carry_days(info["frequency"]))

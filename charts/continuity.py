@@ -86,7 +86,7 @@ def _rows(snap: cdata.Snapshot, sid: str) -> pd.DataFrame:
 
 
 def _is_flow(snap: cdata.Snapshot, sid: str) -> bool:
-    return str(snap.info(sid).get("per_day_ok")) == "True"
+    return cdata.is_flow(snap.info(sid))
 
 
 def _per_day(df: pd.DataFrame, flow: bool) -> pd.DataFrame:

@@ -94,5 +94,13 @@ def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timesta
     return df[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
 
 
+def is_flow(info: pd.Series) -> bool:
+    """Whether a catalogue entry counts events over each period (a flow: may be summed, shown per day) rather
+    than a level on a date (a population, an average daily population: never summed). The one place this is
+    decided; the page, the headline cards, resampling and the event study all ask here."""
+    return str(info.get("per_day_ok")) == "True" or (
+        info.get("frequency") == "daily" and info.get("metric") in ("arrests", "book-ins", "encounters", "removals"))
+
+
 def days_covered(df: pd.DataFrame) -> np.ndarray:
     return ((df["end"] - df["date"]).dt.days + 1).to_numpy()

@@ -348,7 +348,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         info = snap.info(sid)
         notes = []
         unit = info["unit"]
-        flow = str(info.get("per_day_ok", "False")) == "True"
+        flow = cdata.is_flow(info)
         if view.per_day and flow:
             df = per_day(df)
             unit = f"{unit} per day"

@@ -147,3 +147,14 @@ def test_monthly_average_of_biweekly_snapshots_is_not_partial():
     days = pd.date_range("2025-09-01", "2025-09-10")
     daily = pd.DataFrame({"date": days, "end": days, "value": 1.0, "release": pd.NaT, "flag": "", "file": ""})
     assert V.resample(daily, "monthly", "mean")["flag"].str.contains("partial").all()
+
+
+def test_one_flow_or_level_decision_for_every_caller():
+    """Daily arrest counts are a flow (summed into months, shown per day) everywhere; a population is not.
+    The page's event study, resampling and continuity notes once decided this three ways and disagreed for
+    ddp_records.arrests_daily."""
+    from charts.data import is_flow
+    daily_arrests = pd.Series({"per_day_ok": "False", "frequency": "daily", "metric": "arrests"})
+    monthly_bookins = pd.Series({"per_day_ok": "True", "frequency": "monthly", "metric": "book-ins"})
+    population = pd.Series({"per_day_ok": "False", "frequency": "daily", "metric": "detained"})
+    assert is_flow(daily_arrests) and is_flow(monthly_bookins) and not is_flow(population)
