@@ -68,3 +68,21 @@ COMPARISONS = (
      "CBP publishes exact monthly encounters and revises them until the fiscal year closes; DHS's tables round "
      "to 10 and may carry an earlier or later pull, so they differ by a few encounters."),
 )
+
+
+def texts(name: str, lang: str = "en") -> tuple[tuple[str, str], ...]:
+    """``DEFINITIONS``, ``QUALITY_NOTES`` or ``COMPARISONS`` in ``lang``: the English above, or the Spanish of
+    ``locales/methods.es.toml`` (same order, each entry naming the English title it translates; a mismatch is
+    an error naming the entry, so a new English note cannot go out untranslated)."""
+    english = globals()[name]
+    if lang == "en":
+        return english
+    import tomllib
+
+    from .i18n import LOCALES, CatalogueError, check_lang
+    path = LOCALES / f"methods.{check_lang(lang)}.toml"
+    with open(path, "rb") as fh:
+        rows = tomllib.load(fh).get(name, [])
+    if [r.get("en") for r in rows] != [t for t, _ in english]:
+        raise CatalogueError(f"{path}: the {name} entries do not match charts/methods.py {name} one for one")
+    return tuple((r["title"], r["text"]) for r in rows)

@@ -1,0 +1,241 @@
+"""The dashboard's words in English and Spanish: message catalogues, the glossary, numbers and dates.
+
+The text lives in data files under ``locales/`` (one catalogue per language, reviewed like data), not in code:
+
+- ``locales/en.toml`` and ``locales/es.toml``: every user-facing message, by key ("figure.generated_on");
+  placeholders are ``str.format`` fields ("{date}") and must be the same in both languages;
+- ``locales/glossary.toml``: one rendering per term (an arrest is "arresto administrativo", a book-in
+  "ingreso en detención"), shown on the Sources view and checked against every Spanish text by the tests;
+- ``locales/series.es.csv`` and ``locales/events.es.csv``: Spanish titles and descriptions keyed by id (the
+  English stays in ``data/``; series.csv is machine-readable and stays English).
+
+Numbers take their separators as a choice separate from the language: US Spanish outlets print both "75,000"
+and "75.000". ``separators`` names the thousands mark ("," or "."); the decimal mark is the other one.
+
+This module imports nothing from the rest of the project, so ``loaders`` can use it too.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import functools
+import math
+import string
+import tomllib
+from pathlib import Path
+
+LANGS = ("en", "es")
+LANG_NAMES = {"en": "English", "es": "Español"}
+SEPARATORS = (",", ".")  # the thousands mark; the decimal mark is the other one
+DEFAULT_SEPARATORS = {"en": ",", "es": ","}  # a US audience: "75,000" unless "." is chosen
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+
+MONTHS = {
+    "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"),
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+           "noviembre", "diciembre"),
+}
+MONTHS_SHORT = {
+    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+    "es": ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"),
+}
+
+
+class CatalogueError(ValueError):
+    """A catalogue file that cannot be used: names the file and the key."""
+
+
+def check_lang(lang: str | None) -> str:
+    """``lang`` if it is one of ``LANGS``; "en" for None or ""; a clear error otherwise."""
+    if not lang:
+        return "en"
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    return lang
+
+
+def _flatten(table: dict, prefix: str = "") -> dict[str, str]:
+    out = {}
+    for k, v in table.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue(lang: str) -> dict[str, str]:
+    """Every message of one language, by dotted key."""
+    path = LOCALES / f"{check_lang(lang)}.toml"
+    try:
+        with open(path, "rb") as fh:
+            flat = _flatten(tomllib.load(fh))
+    except tomllib.TOMLDecodeError as e:
+        raise CatalogueError(f"{path}: {e}") from None
+    for k, v in flat.items():
+        if not isinstance(v, str):
+            raise CatalogueError(f"{path}: {k} is a {type(v).__name__}, not text")
+    return flat
+
+
+def fields_of(text: str) -> set[str]:
+    """The ``str.format`` field names in a message ("{n} series" -> {"n"})."""
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def t(key: str, lang: str = "en", **fields) -> str:
+    """The message ``key`` in ``lang``, its ``{fields}`` filled. A key missing from the catalogue is an error
+    (a test checks both catalogues hold the same keys), never a silent fallback to English."""
+    cat = catalogue(check_lang(lang))
+    try:
+        text = cat[key]
+    except KeyError:
+        raise KeyError(f"no message {key!r} in {LOCALES / (lang + '.toml')}") from None
+    return text.format(**fields) if fields else text
+
+
+def has(key: str, lang: str = "en") -> bool:
+    return key in catalogue(check_lang(lang))
+
+
+# ---------------------------------------------------------------- numbers
+
+def check_separators(separators: str | None, lang: str = "en") -> str:
+    if not separators:
+        return DEFAULT_SEPARATORS[check_lang(lang)]
+    if separators not in SEPARATORS:
+        raise ValueError(f"unknown separators {separators!r}; use ',' (75,000) or '.' (75.000)")
+    return separators
+
+
+def number(value, lang: str = "en", separators: str | None = None, decimals: int = 0) -> str:
+    """A number with its thousands and decimal marks: 75000 -> "75,000" (separators ",") or "75.000" (".")."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return t("common.not_available", lang)
+    sep = check_separators(separators, lang)
+    text = f"{value:,.{decimals}f}"
+    if sep == ".":
+        text = text.translate(str.maketrans({",": ".", ".": ","}))
+    return text
+
+
+def plotly_separators(separators: str | None = None, lang: str = "en") -> str:
+    """Plotly's ``layout.separators``: the decimal mark then the thousands mark (".," or ",.")."""
+    return ".," if check_separators(separators, lang) == "," else ",."
+
+
+# ---------------------------------------------------------------- dates
+
+def _as_date(d) -> dt.date:
+    if hasattr(d, "date") and callable(d.date):  # pandas Timestamp, datetime
+        return d.date()
+    return d
+
+
+def date(d, lang: str = "en", style: str = "long") -> str:
+    """A date in words: "20 January 2025" / "20 de enero de 2025" (long), "20 Jan 2025" / "20 ene 2025"
+    (short), or ISO "2025-01-20" in either language (iso: what a machine or a careful reader copies)."""
+    d = _as_date(d)
+    lang = check_lang(lang)
+    if style == "iso":
+        return d.isoformat()
+    if style == "short":
+        return f"{d.day} {MONTHS_SHORT[lang][d.month - 1]} {d.year}"
+    if lang == "es":
+        return f"{d.day} de {MONTHS['es'][d.month - 1]} de {d.year}"
+    return f"{d.day} {MONTHS['en'][d.month - 1]} {d.year}"
+
+
+def month(d, lang: str = "en") -> str:
+    """"July 2026" / "julio de 2026"."""
+    d = _as_date(d)
+    lang = check_lang(lang)
+    return f"{MONTHS[lang][d.month - 1]} de {d.year}" if lang == "es" else f"{MONTHS['en'][d.month - 1]} {d.year}"
+
+
+def date_range(lo, hi, lang: str = "en", style: str = "iso") -> str:
+    """"2025-01-20 to 2026-07-31" / "del 2025-01-20 al 2026-07-31"."""
+    return t("common.date_range", lang, start=date(lo, lang, style), end=date(hi, lang, style))
+
+
+# ---------------------------------------------------------------- data-file translations (keyed by id)
+
+@functools.lru_cache(maxsize=None)
+def _table(name: str) -> dict[str, dict[str, str]]:
+    path = LOCALES / name
+    if not path.exists():
+        return {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    out = {}
+    for n, row in enumerate(rows, start=2):
+        rid = (row.get("id") or "").strip()
+        if not rid:
+            raise CatalogueError(f"{path} row {n}: no id")
+        if rid in out:
+            raise CatalogueError(f"{path} row {n}: id {rid} appears twice")
+        out[rid] = row
+    return out
+
+
+def series_text(series_id: str, field: str, lang: str = "en", english: str = "") -> str:
+    """A series' title, definition or unit in ``lang`` (``locales/series.es.csv``); ``english`` (the
+    catalogue's own text) in English, and where a Spanish row is missing (a test requires every one)."""
+    if check_lang(lang) == "en":
+        return english
+    row = _table(f"series.{lang}.csv").get(series_id)
+    return (row or {}).get(field) or english
+
+
+def event_text(event_id: str, field: str, lang: str = "en", english: str = "") -> str:
+    """An event's title or description in ``lang`` (``locales/events.es.csv``), as ``series_text``."""
+    if check_lang(lang) == "en":
+        return english
+    row = _table(f"events.{lang}.csv").get(str(event_id))
+    return (row or {}).get(field) or english
+
+
+def translated_events(events, lang: str = "en"):
+    """The events frame with its title and description in ``lang`` (ids, dates, sources unchanged)."""
+    if events is None or check_lang(lang) == "en" or not len(events) or "id" not in events:
+        return events
+    out = events.copy()
+    for col in ("title", "description"):
+        if col in out:
+            out[col] = [event_text(i, col, lang, e) for i, e in zip(out["id"].astype(str), out[col].astype(str))]
+    return out
+
+
+def unit(unit_text: str, lang: str = "en") -> str:
+    """A catalogue unit ("arrests", "people", "book-ins per day") in ``lang``: the unit words are in the
+    catalogue under ``unit.*``; "per day" and the other period words are appended in the language."""
+    if check_lang(lang) == "en" or not unit_text:
+        return unit_text
+    for suffix in ("per day", "per week", "per month", "per two weeks", "per quarter", "per year"):
+        if unit_text.endswith(" " + suffix):
+            base = unit_text[: -len(suffix) - 1]
+            return t("unit.per." + suffix.split(" ", 1)[1].replace(" ", "_"), lang, unit=unit(base, lang))
+    key = "unit." + unit_text
+    return t(key, lang) if has(key, lang) else unit_text
+
+
+# ---------------------------------------------------------------- glossary
+
+@functools.lru_cache(maxsize=None)
+def glossary() -> list[dict]:
+    """The terms, in the file's order: each with ``en``/``es`` (the one rendering), ``en_note``/``es_note``
+    (what it is), ``es_pattern`` (how the rendering is matched, inflected), ``en_pattern``, ``competing``
+    (renderings never to be used for it) and ``keep_acronym``."""
+    path = LOCALES / "glossary.toml"
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    terms = []
+    for tid, term in data.get("term", {}).items():
+        for need in ("en", "es", "en_note", "es_note", "en_pattern", "es_pattern"):
+            if not term.get(need):
+                raise CatalogueError(f"{path}: term {tid} has no {need}")
+        terms.append(dict(term, id=tid))
+    return terms
