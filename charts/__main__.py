@@ -16,12 +16,13 @@ from loaders.fetch import atomic_write_bytes
 
 from . import data as cdata
 from . import export
+from . import i18n
 from .compose import render
 from .figures import EXPORT_SIZES, SIZES
 from .view import View, view_from_link
 
 
-def load_context(data_dir: Path):
+def load_context(data_dir: Path, lang: str = "en"):
     snap = cdata.load_snapshot(data_dir)
     events = reported = None
     try:
@@ -31,7 +32,8 @@ def load_context(data_dir: Path):
         user = lev.user_events_setting().path if default_data else data_dir / "user_events.csv"
         events, refused = lev.load_events_checked(data_dir / "events.csv", user)
         for r in refused.itertuples():
-            print(f"note: {r.file} row {r.row}, {r.field}: {r.reason} (not loaded)", file=sys.stderr)
+            print(i18n.t("cli.note", lang, message=i18n.t("cli.events_refused", lang, file=r.file, row=r.row,
+                                                          field=r.field, reason=r.reason)), file=sys.stderr)
     except (ImportError, FileNotFoundError):
         pass
     try:
@@ -64,6 +66,10 @@ def query_from_args(args) -> dict[str, str]:
         q["events"] = "0"
     if args.no_reported:
         q["reported"] = "0"
+    if getattr(args, "lang", None):
+        q["lang"] = args.lang
+    if getattr(args, "separators", None):
+        q["sep"] = args.separators
     return q
 
 
@@ -71,18 +77,18 @@ def view_from_args(args) -> View:
     return View.from_query(query_from_args(args))
 
 
-def output_problem(out: Path) -> str | None:
+def output_problem(out: Path, lang: str = "en") -> str | None:
     """Why ``out`` cannot be written, found before any work is done; None when it looks writable."""
     if out.is_dir():
-        return f"--out {out} is a folder; give a file name, e.g. {out / 'chart.png'}"
+        return i18n.t("cli.out_is_folder", lang, out=out, example=out / "chart.png")
     parent = out.parent
     for folder in [parent, *parent.parents]:
         if folder.exists():
             if not folder.is_dir():
-                return f"cannot write {out}: {folder} is a file, not a folder"
+                return i18n.t("cli.out_parent_is_file", lang, out=out, folder=folder)
             break
     if out.exists() and not out.is_file() and not stat.S_ISCHR(out.stat().st_mode):
-        return f"cannot write {out}: it is not a regular file"
+        return i18n.t("cli.out_not_regular", lang, out=out)
     return None
 
 
@@ -132,6 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="CSV only: one date column and one column per series (for Datawrapper or Flourish)")
     ex.add_argument("--out", required=True, help="output file")
     ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
+    ex.add_argument("--lang", choices=list(i18n.LANGS), help="language of every text in the export (default: "
+                    "the link's lang, else en); CSV column names and dates stay machine-readable")
+    ex.add_argument("--separators", choices=list(i18n.SEPARATORS),
+                    help="thousands mark of numbers: ',' (75,000, the default) or '.' (75.000; the decimal mark "
+                         "is then ',')")
     si = sub.add_parser("site", help="write a static site of key views (HTML pages, downloads, embeds)")
     si.add_argument("--out", required=True, help="output folder (replaced as a whole)")
     si.add_argument("--views", help="file of permalinks, one a line (default: the headline views, places, releases)")
@@ -142,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--date", help="build date printed on the pages (default: the snapshot's date)")
     si.add_argument("--no-images", dest="no_images", action="store_true", help="skip PNG and SVG downloads")
     si.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
+    si.add_argument("--lang", choices=list(i18n.LANGS), default="en", help="language of the site's pages and downloads")
+    si.add_argument("--separators", choices=list(i18n.SEPARATORS), default=None,
+                    help="thousands mark of numbers: ',' (the default) or '.'")
     return ap
 
 
@@ -152,13 +166,20 @@ def main(argv: list[str] | None = None) -> int:
         return site.main(args)
 
     out = Path(args.out)
+    # The language of what the user reads here: --lang, else the link's.
+    lang = args.lang or View.from_query(query_from_args(args)).lang
+
+    def error(key: str, **fields) -> None:
+        print(i18n.t("cli.error", lang, message=i18n.t(key, lang, **fields) if key else fields["text"]),
+              file=sys.stderr)
+
     fmt = args.format or out.suffix.lstrip(".").lower()
     if fmt not in ("png", "svg", "html", "csv"):
-        print(f"error: cannot tell the format from {out.name!r}; use --format", file=sys.stderr)
+        error("cli.unknown_format", name=repr(out.name))
         return 2
-    problem = output_problem(out)
+    problem = output_problem(out, lang)
     if problem:  # before drawing anything: a PNG takes seconds to render
-        print(f"error: {problem}", file=sys.stderr)
+        error("", text=problem)
         return 2
     pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
           args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
@@ -171,17 +192,17 @@ def main(argv: list[str] | None = None) -> int:
             pq["per"] = "100k"
         return places_view.export(Path(args.data), pq, fmt, out, width=args.width)
     try:
-        snap, events, reported = load_context(Path(args.data))
+        snap, events, reported = load_context(Path(args.data), lang)
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError
-        print(f"error: cannot read the snapshot in {args.data}: {' '.join(str(e).split())}", file=sys.stderr)
+        error("cli.cannot_read_snapshot", data=args.data, reason=" ".join(str(e).split()))
         return 1
     # The same check as the page's: what the link asks for and cannot be drawn is adjusted and said.
     view, notes = view_from_link(query_from_args(args), snap, events=events)
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(i18n.t("cli.note", lang, message=note), file=sys.stderr)
     if not view.series:
         asked = query_from_args(args).get("series", "")
-        print(f"error: unknown series {asked or '(none given)'}; see data/snapshot/series.csv for ids", file=sys.stderr)
+        error("cli.unknown_series", asked=asked or i18n.t("cli.none_given", lang))
         return 2
     size = SIZES[args.size]
     if args.width:
@@ -190,30 +211,34 @@ def main(argv: list[str] | None = None) -> int:
     try:
         r = render(snap, view, events=events, reported=reported, size=size)
     except ValueError as e:  # a view the chart cannot draw honestly (too many series or units): say why
-        print(f"error: {e}", file=sys.stderr)
+        error("", text=str(e))
         return 2
     if r.figure is None or r.table.empty:
-        print(f"error: no data for this view between {r.lo} and {r.hi}", file=sys.stderr)
+        error("cli.no_data", lo=r.lo, hi=r.hi)
         return 1
     try:
         if fmt == "csv" and args.wide:
             payload = export.wide_csv(r)
         elif fmt == "csv":
             from .figures import source_lines
-            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared), title=r.title)
+            cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
+            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
+                                    lang=lang, citation_text=cite)
         else:
             payload = export.export_figure(r, fmt)
     except export.ExportUnavailable as e:
-        print(f"error: {e}", file=sys.stderr)
+        error("", text=i18n.t("export.needs_browser", lang) if lang != "en" else str(e))
         return 1
     try:
         write_output(out, payload)
     except OSError as e:
-        print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        error("cli.cannot_write", out=out, reason=e.strerror or e)
         return 1
-    shape = f"; {int(r.figure.layout.width)}x{int(r.figure.layout.height)} px ({size.name})" if fmt != "csv" else ""
-    print(f"wrote {out} ({len(payload):,} bytes; {r.lo} to {r.hi}; {len(r.table)} points{shape})")
-    print(f"alt text: {r.alt}")
+    shape = i18n.t("cli.shape", lang, width=int(r.figure.layout.width), height=int(r.figure.layout.height),
+                   size=size.name) if fmt != "csv" else ""
+    print(i18n.t("cli.wrote", lang, out=out, size=i18n.number(len(payload), lang, view.sep), lo=r.lo, hi=r.hi,
+                 points=len(r.table), shape=shape))
+    print(i18n.t("cli.alt", lang, alt=r.alt))
     return 0
 
 

@@ -15,69 +15,79 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December")
 
 
-def about(v: float) -> str:
+def about(v: float, lang: str = "en", sep: str = ",") -> str:
     """A value rounded to two significant figures for reading aloud: 1,584 -> "1,600"; 42.6 -> "43"."""
+    from . import i18n
     if v is None or not math.isfinite(v):
-        return "n/a"
+        return i18n.t("common.not_available", lang)
     if v == 0:
         return "0"
     digits = 2 - int(math.floor(math.log10(abs(v)))) - 1
     r = round(v, digits)
-    return f"{r:,.0f}" if abs(r) >= 10 or r == int(r) else f"{r:,.{max(0, digits)}f}"
+    return i18n.number(r, lang, sep, 0 if (abs(r) >= 10 or r == int(r)) else max(0, digits))
 
 
-def day(d) -> str:
-    """"20 January 2025" (no platform-specific strftime flags)."""
-    return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
+def day(d, lang: str = "en") -> str:
+    """"20 January 2025" / "20 de enero de 2025" (no platform-specific strftime flags)."""
+    from . import i18n
+    return i18n.date(d, lang)
 
 
-def when(start: pd.Timestamp, end: pd.Timestamp) -> str:
-    """A point's period in words: "July 2026" for a month or longer, "late January 2025" for a day or week."""
+def when(start: pd.Timestamp, end: pd.Timestamp, lang: str = "en") -> str:
+    """A point's period in words, with its preposition: "in July 2026" for a month or longer, "in late January
+    2025" for a day or week."""
+    from . import i18n
     if (end - start).days >= 27:
-        return f"{MONTHS[start.month - 1]} {start.year}"
+        return i18n.t("alt.in_month", lang, month=i18n.month(start, lang))
     part = "early" if start.day <= 10 else "mid" if start.day <= 20 else "late"
-    return f"{part} {MONTHS[start.month - 1]} {start.year}"
+    return i18n.t("alt." + part, lang, month=i18n.month(start, lang))
 
 
-def series_sentence(label: str, unit: str, f: pd.DataFrame) -> str:
+def series_sentence(label: str, unit: str, f: pd.DataFrame, lang: str = "en", sep: str = ",") -> str:
+    from . import i18n
     f = f[f["value"].notna()]
     if f.empty:
-        return f"{label}: no values in this range"
+        return i18n.t("alt.no_values", lang, label=label)
     first, last = f.iloc[0], f.iloc[-1]
     peak = f.loc[f["value"].idxmax()]
     a, b = float(first["value"]), float(last["value"])
     change = (b - a) / abs(a) if a else (1 if b > a else 0)
-    verb = "rose" if change > 0.05 else "fell" if change < -0.05 else "held at about the same level,"
-    text = (f"{label} ({unit}) {verb} from about {about(a)} in {when(first['date'], first['end'])} "
-            f"to about {about(b)} in {when(last['date'], last['end'])}")
+    verb = i18n.t("alt.rose" if change > 0.05 else "alt.fell" if change < -0.05 else "alt.held", lang)
+    text = i18n.t("alt.sentence", lang, label=label, unit=unit, verb=verb, first=about(a, lang, sep),
+                  first_when=when(first["date"], first["end"], lang), last=about(b, lang, sep),
+                  last_when=when(last["date"], last["end"], lang))
     if peak["date"] not in (first["date"], last["date"]) and float(peak["value"]) > max(a, b) * 1.05:
-        text += f", peaking at about {about(float(peak['value']))} in {when(peak['date'], peak['end'])}"
+        text += i18n.t("alt.peak", lang, value=about(float(peak["value"]), lang, sep),
+                       when=when(peak["date"], peak["end"], lang))
     return text
 
 
 def alt_text(r, snap=None, max_series: int = 3) -> str:
-    """The alt text of a rendered view (``charts.compose.Rendered``)."""
-    from .figures import display_label, unit_phrase
+    """The alt text of a rendered view (``charts.compose.Rendered``), in the view's language."""
+    from . import i18n
+    from .figures import display_label, localised_label, unit_phrase
+    lang, sep = getattr(r.view, "lang", "en"), getattr(r.view, "sep", ",")
     parts = []
     series = r.series
     if series:
-        kind = "Line chart" + (" in panels" if len({p.unit for p in series}) > 1 else "")
-        parts.append(f"{kind}, {day(r.lo)} to {day(r.hi)}")
+        kind = i18n.t("alt.line_chart_panels" if len({p.unit for p in series}) > 1 else "alt.line_chart", lang)
+        parts.append(i18n.t("alt.range", lang, kind=kind, start=day(r.lo, lang), end=day(r.hi, lang)))
         for p in series[:max_series]:
-            unit = unit_phrase(p, snap.info(p.series_id))[0] if snap is not None else p.unit
-            parts.append(series_sentence(display_label(p), unit, p.frame))
+            unit = unit_phrase(p, snap.info(p.series_id), lang)[0] if snap is not None else i18n.unit(p.unit, lang)
+            parts.append(series_sentence(display_label(p, lang), unit, p.frame, lang, sep))
         if len(series) > max_series:
-            parts.append(f"and {len(series) - max_series} more series")
+            parts.append(i18n.t("alt.more_series", lang, n=len(series) - max_series))
     if r.totals:
-        vals = sorted(((float(p.frame["value"].iloc[0]), p.key or p.label) for p in r.totals), reverse=True)
-        top = ", ".join(f"{k} about {about(v)}" for v, k in vals[:3])
+        vals = sorted(((float(p.frame["value"].iloc[0]), p.key or localised_label(p, lang)) for p in r.totals),
+                      reverse=True)
+        top = ", ".join(i18n.t("alt.bar_item", lang, key=k, value=about(v, lang, sep)) for v, k in vals[:3])
         f = r.totals[0].frame
-        parts.append(f"Bar chart of {len(vals)} totals over {day(f['date'].iloc[0])} to "
-                     f"{day(f['end'].iloc[0])}; largest: {top}")
+        parts.append(i18n.t("alt.bars", lang, n=len(vals), start=day(f["date"].iloc[0], lang),
+                            end=day(f["end"].iloc[0], lang), top=top))
     n_ev = 0 if r.events is None else len(r.events)
     if n_ev:
-        parts.append(f"{n_ev} event{'s' if n_ev != 1 else ''} marked")
+        parts.append(i18n.t("alt.events_one", lang) if n_ev == 1 else i18n.t("alt.events_many", lang, n=n_ev))
     n_rep = 0 if r.reported is None else len(r.reported)
     if n_rep:
-        parts.append(f"{n_rep} reported figure{'s' if n_rep != 1 else ''} drawn as dashed segments")
+        parts.append(i18n.t("alt.reported_one", lang) if n_rep == 1 else i18n.t("alt.reported_many", lang, n=n_rep))
     return "; ".join(parts) + "."

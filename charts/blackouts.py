@@ -12,7 +12,8 @@ import datetime as dt
 
 import numpy as np
 
-from .ledger import SHORT_NAMES, day
+from . import i18n
+from .ledger import SHORT_NAMES
 from .status import Blackout, series_blackouts
 
 SHADE = "rgba(107,107,107,0.09)"
@@ -23,25 +24,31 @@ def _esc(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _who(source: str) -> str:
+def _who(source: str, lang: str = "en") -> str:
     who = SHORT_NAMES.get(source, source)
+    if lang != "en" and who.startswith("the "):  # "the Deportation Data Project": the name as published
+        who = who[4:]
     return who[0].upper() + who[1:]
 
 
-def note_text(spans: list[Blackout]) -> str:
+def note_text(spans: list[Blackout], lang: str = "en") -> str:
     """One note for spans with the same dates (ICE and its mirror TRAC often pause together)."""
     b = spans[0]
-    who = " and ".join(dict.fromkeys(_who(s.source) for s in spans))
+    who = i18n.t("blackout.and", lang).join(dict.fromkeys(_who(s.source, lang) for s in spans))
+
+    def day(d):
+        return i18n.date(d, lang)
+
     if not b.declared:  # computed from the files held: say only that
-        to = f"to {day(b.end)}" if b.end else "onward"
-        return f"No {who} release in this snapshot: {day(b.start)} {to}"
+        to = i18n.t("blackout.to", lang, date=day(b.end)) if b.end else i18n.t("blackout.onward", lang)
+        return i18n.t("blackout.none_in_snapshot", lang, who=who, start=day(b.start), to=to)
     if b.end is None:
-        return f"{who} publication stopped after {day(b.start)}" if "stopped" in b.statement or "last published" in b.statement \
-            else f"No {who} release after {day(b.start)}"
-    return f"No {who} release: {day(b.start)} to {day(b.end)}"
+        stopped = "stopped" in b.statement or "last published" in b.statement
+        return i18n.t("blackout.stopped" if stopped else "blackout.none_after", lang, who=who, date=day(b.start))
+    return i18n.t("blackout.none_between", lang, who=who, start=day(b.start), end=day(b.end))
 
 
-def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None) -> dict:
+def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None, lang: str = "en") -> dict:
     """Shapes (shaded spans) and annotations (a note inside each span) for the series in view."""
     groups: dict[tuple, list[Blackout]] = {}
     for sid, bs in series_blackouts(snap, series_ids, lo, hi, today).items():
@@ -65,11 +72,12 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
             continue
         # A note near the right edge hangs left from the span's end so it stays inside the plot.
         right = (x0 - lo).days > 0.7 * max((hi - lo).days, 1)
-        notes.append(dict(text=_esc(note_text(g)), x=(x1 if right else x0).isoformat(), xref="x",
+        notes.append(dict(text=_esc(note_text(g, lang)), x=(x1 if right else x0).isoformat(), xref="x",
                           xanchor="right" if right else "left", yref="paper",
                           y=0.99 - 0.055 * (len(notes) % 4), yanchor="top", showarrow=False, align="left",
                           font=dict(size=10, color=NOTE_COLOUR), bgcolor="rgba(255,255,255,0.75)",
-                          hovertext=_esc(" ".join(x.statement for x in g) + f" Evidence: {b.evidence_source}."),
+                          hovertext=_esc(" ".join(x.statement for x in g)
+                                         + i18n.t("blackout.evidence", lang, source=b.evidence_source)),
                           name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}"))
     return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}
 
@@ -100,14 +108,17 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date) -> tuple[list, list]:
     return out_x, out_y
 
 
-def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None) -> dict:
+def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
+                  lang: str = "en") -> dict:
     """Add the blackout layer to a figure dict in place (and return it)."""
+    from .figures import display_label
     ids = [p.series_id for p in prepared]
-    lay = layer(snap, ids, lo, hi, today)
+    lay = layer(snap, ids, lo, hi, today, lang=lang)
     if not lay["shapes"]:
         return spec
     per_series = series_blackouts(snap, ids, lo, hi, today)
     names = {_esc(p.label): p.series_id for p in prepared}
+    names.update({_esc(display_label(p, lang)): p.series_id for p in prepared})  # the traces' names
     for tr in spec["data"]:
         sid = names.get(tr.get("name"))
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):

@@ -111,6 +111,22 @@ def is_period_total(p: Prepared) -> bool:
     return bool(len(f)) and f["date"].nunique() == 1 and bool(((f["end"] - f["date"]).dt.days >= 90).all())
 
 
+def totals_phrase(p: Prepared, info, lang: str = "en") -> str:
+    """What one bar of a totals chart is: "arrests in total", or "arrests per day, averaged over the period"."""
+    from . import i18n
+    if lang == "en":
+        ph = unit_phrase(p, info)[1]
+        return ph.replace(" per day", " per day, averaged over the period") if ph.endswith("per day") else \
+            ph.replace(" (total over each period)", " in total").replace(", total over each period shown", " in total")
+    en = unit_phrase(p, info)[1]
+    base = i18n.unit(str(info.get("unit", "")), lang)
+    if en.endswith("per day"):
+        return i18n.t("phrase.per_day_averaged", lang, unit=unit_phrase(p, info, lang)[1])
+    if "total over each period" in en:
+        return i18n.t("phrase.total_in_total", lang, unit=base)
+    return unit_phrase(p, info, lang)[1]
+
+
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
            reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
     """The view drawn for ``size`` (page, full, article, social: see ``charts.figures.SIZES``)."""
@@ -120,15 +136,16 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     totals = [p for p in prepared if is_period_total(p)]
     series = [p for p in prepared if not is_period_total(p)]
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
+    if ev is not None and getattr(view, "lang", "en") != "en":
+        from .i18n import translated_events
+        ev = translated_events(ev, view.lang)  # titles and descriptions in the view's language (ids, dates kept)
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
     fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep,
                             generated_on=generated_on, size=size) if series else None
     tfig = None
     if totals:
-        phrases = [unit_phrase(p, snap.info(p.series_id))[1] for p in totals]
-        phrases = [ph.replace(" per day", " per day, averaged over the period") if ph.endswith("per day") else
-                   ph.replace(" (total over each period)", " in total").replace(", total over each period shown", " in total")
-                   for ph in phrases]
+        lang = getattr(view, "lang", "en")
+        phrases = [totals_phrase(p, snap.info(p.series_id), lang) for p in totals]
         tfig = build_totals_figure(snap, view, totals, phrases=phrases, generated_on=generated_on, size=size)
         if fig is None:
             fig = tfig  # a view of totals only: the bars are the chart

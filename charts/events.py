@@ -93,10 +93,20 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
     return fig
 
 
-def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None) -> dict:
+def category_label(cat: str, lang: str = "en") -> str:
+    """An event category's label in ``lang`` (loaders.events.CATEGORIES holds the English)."""
+    from . import i18n
+    if lang != "en" and i18n.has("category." + str(cat), lang):
+        return i18n.t("category." + str(cat), lang)
+    return event_categories.get(cat, cat)
+
+
+def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None,
+                 lang: str = "en") -> dict:
     """The event layer for ``charts.figures.add_layer``: one dotted-line trace per category (the legend
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
+    from . import i18n
     from .figures import OVERLAY_REF, size_of
     sz = size_of(size)
     ev = number_events(events_in_view)
@@ -115,10 +125,10 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
             xs += [_iso(d), _iso(d), None]
             ys += [0, 1, None]
         traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
-                           name=_esc(f"Event: {event_categories.get(cat, cat).lower()}"),
+                           name=_esc(i18n.t("events.legend_entry", lang, category=category_label(cat, lang).lower())),
                            line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
-    hovers = [hover_text(e) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
+    hovers = [hover_text(e, lang) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
     mx, text, sizes, rings, htext = [], [], [], [], []
     recs = ev.to_dict("records")
     for c in clusters:
@@ -131,21 +141,23 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         rings.append(_colour(cats.pop()) if len(cats) == 1 else MIXED)
         shown = [hovers[i] for i in c[:6]]
         more = len(c) - len(shown)
-        htext.append("<br><br>".join(shown) + (f"<br><br>…and {more} more (events {recs[c[6]]['number']}"
-                                               f" to {last['number']}; see the table)" if more > 0 else ""))
+        htext.append("<br><br>".join(shown) + ("<br><br>" + i18n.t("events.and_more", lang, n=more,
+                                                                   first=recs[c[6]]['number'], last=last['number'])
+                                               if more > 0 else ""))
     traces.append(dict(
-        type="scatter", x=mx, _strip_y=0.5, yaxis=OVERLAY_REF, mode="markers+text", name=TRACE_NAME,
+        type="scatter", x=mx, _strip_y=0.5, yaxis=OVERLAY_REF, mode="markers+text",
+        name=TRACE_NAME if lang == "en" else i18n.t("events.trace", lang),
         text=text, textposition="middle center", textfont=dict(size=sz.font, color="#111111"),
         marker=dict(size=sizes, symbol="circle", color="white", line=dict(width=2, color=rings)),
         hovertext=htext, hoverinfo="text", showlegend=False, cliponaxis=False,
         customdata=[[int(recs[i]["number"]) for i in c] for c in clusters],
     ))
-    notes = [f"Events: {len(ev)} numbered along the top (a range such as 3-7 groups close events; line colours "
-             "show the category); listed in the table under the chart, and inside every downloaded image."]
+    notes = [i18n.t("events.note", lang, n=len(ev))]
     if sz.list_events:
-        notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))))
-        notes = ["Events (numbered along the top; a range such as 3-7 groups close events; line colours show "
-                 "the category, see the legend): " + notes[0][len("Events: "):]] + notes[1:] if notes else []
+        notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))),
+                                   lang=lang)
+        head = i18n.t("events.list_head", lang)
+        notes = [i18n.t("events.note_legend", lang, rest=notes[0][len(head):])] + notes[1:] if notes else []
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
 
 
@@ -198,20 +210,22 @@ def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]
             if pos[i + 1] - pos[i] < (size[i] + size[i + 1]) / 2]
 
 
-def hover_text(event) -> str:
+def hover_text(event, lang: str = "en") -> str:
     """The hover box of one event: number, title, date, category, description and source, all escaped."""
+    from . import i18n
     desc = "<br>".join(_esc(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
     parts = [
         f"<b>{event['number']}. {_esc(event['title'])}</b>",
-        f"{_iso(event['date'])}" + (" (approximate date)" if event["date_precision"] == "approximate" else ""),
-        _esc(event_categories.get(event["category"], event["category"])),
+        f"{_iso(event['date'])}" + (i18n.t("events.approximate", lang) if event["date_precision"] == "approximate"
+                                    else ""),
+        _esc(category_label(event["category"], lang)),
     ]
     if desc:
         parts.append(desc)
-    parts.append("Source: " + _esc(event["source_name"]))
+    parts.append(_esc(i18n.t("events.source", lang, name=event["source_name"])))
     copy_note = _link_note(event)
     if copy_note:
-        parts.append("Link: " + _esc(copy_note))
+        parts.append(_esc(i18n.t("events.link", lang, note=copy_note)))
     return "<br>".join(parts)
 
 
@@ -221,7 +235,7 @@ def _link_note(event) -> str:
                          _text(event.get("original_outlet")), _text(event.get("original_date")))
 
 
-def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
+def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """The table under the chart: one row per numbered event, with its source name and link."""
     ev = number_events(events_in_view)
     return pd.DataFrame({
@@ -229,7 +243,7 @@ def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
         "date": [_iso(d) for d in ev["date"]],
         "date_precision": ev["date_precision"].astype(object),
         "title": ev["title"].astype(object),
-        "category": [event_categories.get(c, c) for c in ev["category"]],
+        "category": [category_label(c, lang) for c in ev["category"]],
         "source_name": ev["source_name"].astype(object),
         "source_url": ev["source_url"].astype(object),
         # Says when the link is only a copy (a republisher, mirror or aggregator) and whose report it copies.
@@ -238,7 +252,7 @@ def events_legend_table(events_in_view: pd.DataFrame) -> pd.DataFrame:
 
 
 def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, width: int = 150,
-                       title_chars: int = 80) -> list[str]:
+                       title_chars: int = 80, lang: str = "en") -> list[str]:
     """Compact plain-text lines for inside an exported figure: "1 2025-02-11 Title; 2 ...", wrapped to
     ``width`` characters and, if ``max_lines`` is given, cut to it with a count of what was left out
     (exported figures pass None: they list every event). Plain text: escape it
@@ -249,7 +263,8 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}"
              for n, d, p, t in zip(ev["number"], ev["date"], ev["date_precision"], ev["title"])]
     lines: list[str] = []
-    current = "Events: "
+    from . import i18n
+    current = i18n.t("events.list_head", lang)
     for i, item in enumerate(items):
         piece = item if current.endswith(": ") else "; " + item
         if len(current) + len(piece) <= width:

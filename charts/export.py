@@ -20,6 +20,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
+# Plotly's locales other than English, bundled (static/locales/PROVENANCE.md): registered in every exported
+# HTML page and in the headless browser that draws PNG and SVG, so dates on a Spanish chart read "Ene 2025"
+# with no network request. A figure picks its locale with config={"locale": ...}.
+LOCALE_FILES = {"es": os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "static", "locales",
+                                   "plotly-locale-es.js")}
+# Makes the figure's config.locale the one Plotly.toImage draws with (it ignores the figure's config).
+KALEIDO_LOCALE = os.path.join(os.path.dirname(LOCALE_FILES["es"]), "kaleido-locale.js")
 _LOCK = threading.Lock()
 _SERVER_STARTED = False
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -40,8 +47,17 @@ def find_browser() -> str | None:
     return None
 
 
-def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int | None = None, scale: float = 1) -> bytes:
-    """PNG or SVG bytes, reusing one browser across calls."""
+def locale_script(lang: str) -> str:
+    """The JavaScript that registers Plotly's locale for ``lang`` ("" for English, which is built in)."""
+    if lang == "en" or not lang:
+        return ""
+    with open(LOCALE_FILES[lang], encoding="utf-8") as fh:
+        return fh.read()
+
+
+def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int | None = None, scale: float = 1,
+             lang: str = "en") -> bytes:
+    """PNG or SVG bytes, reusing one browser across calls. ``lang`` picks Plotly's locale (date axes)."""
     global _SERVER_STARTED
     if fmt not in ("png", "svg"):
         raise ValueError("format must be png or svg")
@@ -62,18 +78,49 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
     h = height or int(fig.layout.height or 600)
     with _LOCK:
         if not _SERVER_STARTED:
-            kaleido.start_sync_server(silence_warnings=True)
+            # The page the browser draws in: plotly.js from plotly.py's package and the bundled locales; no
+            # MathJax (kaleido's default loads it from a CDN, and no figure here uses TeX).
+            from pathlib import Path
+            scripts = [*LOCALE_FILES.values(), KALEIDO_LOCALE]
+            page = kaleido.PageGenerator(mathjax=False, others=[(Path(f).as_uri(), "utf-8") for f in scripts])
+            kaleido.start_sync_server(page_generator=page, silence_warnings=True)
             _SERVER_STARTED = True
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "kopts ignored when using a server": expected
-            return fig.to_image(format=fmt, width=width, height=h, scale=scale)
+            # fig.to_image sends no config; kaleido passes the figure's own "config" to the page, where
+            # static/locales/kaleido-locale.js applies its locale. English goes the same way (see above), so a
+            # Spanish image never leaves its locale behind for the next one.
+            return _calc(kaleido, fig, fmt, width, h, scale, lang or "en")
 
 
-def to_html(fig: go.Figure, alt: str = "", title: str = "") -> bytes:
+def _calc(kaleido, fig: go.Figure, fmt: str, width: int, height: int, scale: float, lang: str) -> bytes:
+    spec = fig.to_plotly_json()
+    spec["config"] = {"locale": lang}
+    # Kaleido's request parser keeps only data and layout, so the locale also rides in layout.meta (a free
+    # field Plotly does not draw) for static/locales/kaleido-locale.js to read. The figure itself is unchanged.
+    meta = spec["layout"].get("meta")
+    spec["layout"] = dict(spec["layout"], meta=dict(meta if isinstance(meta, dict) else {}, locale=lang))
+    return kaleido.calc_fig_sync(spec, opts=dict(format=fmt, width=width, height=height, scale=scale))
+
+
+def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") -> bytes:
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
-    a <title>, and the chart a role="img" container named by the alt text, which is also printed under it."""
+    a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
+    In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
     import html as _html
-    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+
+    from . import i18n
+    config = {"displaylogo": False}
+    if lang not in (None, "", "en"):
+        config["locale"] = lang
+    page = fig.to_html(include_plotlyjs=True, full_html=True, config=config)
+    script = locale_script(lang)
+    if script:
+        # After plotly.js (which the page embeds first) and before the chart is drawn.
+        marker = '<div id="'
+        at = page.find(marker)
+        page = page[:at] + f"<script>{script}</script>" + page[at:] if at >= 0 else page
+        page = page.replace("<html>", f'<html lang="{lang}">', 1)
     if title:
         page = page.replace("<head>", f"<head><title>{_html.escape(title)}</title>", 1)
     if alt:
@@ -81,7 +128,8 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "") -> bytes:
         page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
         page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
         page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
-                                       f"Description: {a}</figcaption></figure></body>", 1)
+                                       f"{_html.escape(i18n.t('export.description', lang, alt=alt))}"
+                                       "</figcaption></figure></body>", 1)
     return page.encode("utf-8")
 
 
@@ -105,9 +153,11 @@ def export_figure(r, fmt: str) -> bytes:
     from .figures import size_of
     sz = size_of(r.size)
     fig = r.figure
+    lang = getattr(r.view, "lang", "en")
     if fmt == "html":
-        return to_html(fig, alt=r.alt, title=r.title)
-    img = to_image(fig, fmt, width=sz.width, height=int(fig.layout.height), scale=sz.scale if fmt == "png" else 1)
+        return to_html(fig, alt=r.alt, title=r.title, lang=lang)
+    img = to_image(fig, fmt, width=sz.width, height=int(fig.layout.height), scale=sz.scale if fmt == "png" else 1,
+                   lang=lang)
     return svg_with_alt(img, r.title, r.alt) if fmt == "svg" else img
 
 
@@ -186,26 +236,44 @@ def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None) -> bytes:
-    """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows."""
+def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None,
+           lang: str = "en", citation_text: str = "") -> bytes:
+    """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows. In another language the
+    comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
+    they are for machines."""
+    from . import i18n
     head = [f"# {neutralise(title)}"] if title else []
     head += [f"# {neutralise(s)}" for s in sources]
-    head.append(f"# Exported {(generated_on or dt.date.today()).isoformat()} from {DASHBOARD}")
+    if citation_text:
+        head.append(f"# {neutralise(i18n.t('export.citation_head', lang, citation=citation_text))}")
+    if lang != "en":
+        head.append(f"# {i18n.t('export.csv_language', lang)}")
+    when = (generated_on or dt.date.today()).isoformat()
+    head.append(f"# {i18n.t('export.csv_exported', lang, date=when, dashboard=dashboard_name(lang))}")
     body = safe_frame(df).to_csv(index=False, lineterminator="\n")
     return ("\n".join(h.replace("\n", " ") for h in head) + "\n" + body).encode("utf-8")
 
 
-def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None) -> str:
-    """Plain-text citation for the view: each source with its release, then the dashboard."""
+def dashboard_name(lang: str = "en") -> str:
+    from . import i18n
+    return DASHBOARD if lang == "en" else i18n.t("export.dashboard", lang)
+
+
+def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None, lang: str = "en") -> str:
+    """Plain-text citation for the view: each source with its release, then the dashboard. Publishers and
+    titles are cited as published; the connecting words are in ``lang``."""
+    from . import i18n
     parts = []
     for sid in dict.fromkeys(p.source for p in prepared):
         e = snap.source_entry(sid)
         rel = [p.frame["release"].max() for p in prepared if p.source == sid and len(p.frame)
                and p.frame["release"].notna().any()]
-        rel_txt = f", release of {max(rel).date().isoformat()}" if rel else ""
-        parts.append(f"{e.get('publisher', sid)}, \"{e.get('title', sid)}\"{rel_txt}, {e.get('landing_page', '')}.")
+        rel_txt = i18n.t("export.citation_release", lang, date=max(rel).date().isoformat()) if rel else ""
+        parts.append(i18n.t("export.citation_source", lang, publisher=e.get("publisher", sid),
+                            title=e.get("title", sid), release=rel_txt, url=e.get("landing_page", "")))
     when = (retrieved or dt.date.today()).isoformat()
-    parts.append(f"Compiled with {DASHBOARD}" + (f", {url}" if url else "") + f", accessed {when}.")
+    parts.append(i18n.t("export.citation_compiled", lang, dashboard=dashboard_name(lang), url=f", {url}" if url else "",
+                        date=when))
     return " ".join(parts)
 
 

@@ -24,6 +24,8 @@ import plotly.graph_objects as go
 
 from loaders.copies import describe_link
 
+from . import i18n
+
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
 # graphics; tests/test_publishable.py computes it). "dash" and the diamond are kept for reported figures.
@@ -127,17 +129,15 @@ def build_trend_figure(lines: list[Line], **kw) -> go.Figure:
 def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[str], x_title: str = "",
                y_title: str = "", log_y: bool = False, notes: list[str] | None = None,
                generated_on: dt.date | None = None, height: int | None = None, size="full",
-               panels: list[Panel] | None = None) -> dict:
+               panels: list[Panel] | None = None, lang: str = "en", sep: str = ",") -> dict:
     """The figure as a plain dict (data and layout), for callers that add layers before ``finish`` lays it
     out. ``panels`` gives each panel its unit; without it, one panel titled ``y_title``."""
     sz = size_of(size)
     if len(lines) > MAX_SERIES:
-        raise ValueError(f"{len(lines)} series on one chart; at most {MAX_SERIES} can each get a distinct look. "
-                         "Split them over two charts.")
+        raise ValueError(i18n.t("cli.too_many_series", lang, n=len(lines), most=MAX_SERIES))
     panels = panels or [Panel(y_title or (lines[0].unit if lines else ""), log=log_y)]
     if len(panels) > MAX_PANELS:
-        raise ValueError(f"{len(panels)} different units on one chart; at most {MAX_PANELS} panels fit. "
-                         "Split the series over two charts.")
+        raise ValueError(i18n.t("cli.too_many_panels", lang, n=len(panels), most=MAX_PANELS))
     traces = []
     for i, ln in enumerate(lines):
         colour, dash, symbol = STYLES[i]
@@ -162,14 +162,14 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
             traces.append(dict(
                 type="scatter", x=_x(ln.x[ln.flagged]), y=ln.y[ln.flagged], mode="markers", showlegend=False,
                 yaxis=_yref(ln.panel), legendgroup=f"s{i}",
-                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
-                hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} (partial or flagged)<extra></extra>",
+                name=_esc(i18n.t("figure.flagged", lang, label=ln.label)),
+                marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
+                hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} " + i18n.t("figure.hover_flagged", lang) + "<extra></extra>",
             ))
     footer = list(sources)
     if notes:
         footer += notes
-    footer.append(f"Generated on {(generated_on or dt.date.today()).isoformat()} with the open-source "
-                  "immigration-enforcement dashboard.")
+    footer.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
     layout = dict(
         LIGHT_LAYOUT,
         font=dict(color=TEXT, size=sz.font),
@@ -183,12 +183,17 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         hovermode="x unified",
         hoverlabel=dict(font=dict(size=max(12, sz.font))),
     )
+    if lang != "en" or sep != ",":
+        # Plotly's own number marks (ticks, hover boxes): the decimal mark, then the thousands mark. Left out
+        # of the default English figure so that it stays as it was.
+        layout["separators"] = i18n.plotly_separators(sep, lang)
     lines_values = {}
     for ln in lines:
         lines_values.setdefault(ln.panel, []).append(np.asarray(ln.y, dtype="float64"))
     for k, p in enumerate(panels):
         vals = lines_values.get(k, []) + [np.asarray(p.extra_values, dtype="float64")]
-        layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz)
+        layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz,
+                                             sep=sep)
     return {"data": traces, "layout": layout,
             "_meta": dict(size=sz, title=title, subtitle=subtitle, footer=footer, panels=len(panels),
                           x_title=x_title, top_strip=0, height=height)}
@@ -308,7 +313,7 @@ def _yref(k: int) -> str:
     return "y" if k == 0 else f"y{k + 1}"
 
 
-def _panel_axis(p: Panel, values: np.ndarray, sz: Size) -> dict:
+def _panel_axis(p: Panel, values: np.ndarray, sz: Size, sep: str = ",") -> dict:
     """A panel's y-axis: its unit as title, a range that holds every value drawn in it (reported figures
     too), and on a log scale ticks at 1-2-5 steps written in full ("2,000", not "2k")."""
     ax = dict(_AXIS, title=dict(text=_esc(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
@@ -321,7 +326,8 @@ def _panel_axis(p: Panel, values: np.ndarray, sz: Size) -> dict:
             lo, hi = float(v.min()) / 1.15, float(v.max()) * 1.15
             ax["range"] = [math.log10(lo), math.log10(hi)]
             ticks = log_ticks(lo, hi)
-            ax.update(tickvals=ticks, ticktext=[f"{t:,.0f}" if t >= 1 else f"{t:g}" for t in ticks])
+            small = (lambda t: f"{t:g}") if sep == "," else (lambda t: f"{t:g}".replace(".", ","))
+            ax.update(tickvals=ticks, ticktext=[i18n.number(t, separators=sep) if t >= 1 else small(t) for t in ticks])
         return ax
     ax["type"] = "linear"
     if len(v):
@@ -383,7 +389,7 @@ def _unesc(text: str) -> str:
 # ---------------------------------------------------------------- units: what is drawn, said in words
 
 FLOW_METRICS = {"arrests", "book-ins", "encounters", "removals", "returns", "removals-and-returns", "detainers"}
-LEVEL_PHRASES = {  # metric -> (axis title, phrase for the chart title)
+LEVEL_PHRASES = {  # metric -> (axis title, phrase for the chart title); the words are in the catalogue
     "detained": ("people on a date", "people in ICE detention on a date"),
     "atd": ("people on a date", "people in Alternatives to Detention on a date"),
     "adp": ("people (average daily population)", "average daily population in ICE detention (people)"),
@@ -400,45 +406,81 @@ def _period_word(days: float) -> str | None:
     return None
 
 
-def unit_phrase(p, info) -> tuple[str, str]:
+def _per(unit: str, word: str, lang: str) -> str:
+    """"arrests per week" in ``lang`` (the catalogue's unit word and its "per" phrase)."""
+    return i18n.t("unit.per." + word.replace(" ", "_"), lang, unit=i18n.unit(unit, lang))
+
+
+def unit_phrase(p, info, lang: str = "en") -> tuple[str, str]:
     """(axis title, title phrase) for what a prepared series draws: "arrests per day", "book-ins per month",
     "people on a date", "index (100 = base date)". The axis title is the unit alone; the phrase may add the
-    subject for levels (whose catalogue unit is just "people")."""
+    subject for levels (whose catalogue unit is just "people"). In ``lang``: the words are the catalogue's."""
     unit = p.unit
     rolling = next((n.split("-day")[0] for n in p.notes if n.endswith("-day rolling average")), None)
-    avg = f", {rolling}-day average" if rolling else ""
+
+    def avg(text: str) -> str:
+        return i18n.t("phrase.rolling", lang, unit=text, n=rolling) if rolling else text
+
     if unit.startswith("index"):
-        return "index (100 = base date)", "index, 100 at the base date"
+        return i18n.t("phrase.index_axis", lang), i18n.t("phrase.index_title", lang)
     if unit.endswith(" per day"):
-        return unit + avg, unit + avg
+        return avg(i18n.unit(unit, lang)), avg(i18n.unit(unit, lang))
     metric = str(info.get("metric", ""))
     f = p.frame
     span = float(np.median(((f["end"] - f["date"]).dt.days + 1).to_numpy())) if len(f) else 1.0
     if metric in LEVEL_PHRASES and unit in ("people", "days"):
-        axis, phrase = LEVEL_PHRASES[metric]
+        axis, phrase = i18n.t(f"phrase.{metric}_axis", lang), i18n.t(f"phrase.{metric}_title", lang)
         if rolling:
-            return f"{axis.split(' (')[0].replace(' on a date', '')} ({rolling}-day average)", \
-                phrase.replace(" on a date", "") + avg
+            plain_axis = i18n.t("phrase.people_plain" if unit == "people" else "phrase.days_plain", lang)
+            plain = i18n.t(f"phrase.{metric}_plain", lang) if i18n.has(f"phrase.{metric}_plain", lang) else phrase
+            return i18n.t("phrase.axis_rolling", lang, axis=plain_axis, n=rolling), avg(plain)
         resampled = next((n for n in p.notes if n.endswith(" averages")), None)
         if resampled and metric in ("detained", "atd"):
-            word = resampled.split()[0]
-            return f"people ({word} average)", phrase.replace(" on a date", f", {word} average of dates counted")
+            word = i18n.t("phrase." + resampled.split()[0], lang)
+            return (i18n.t("phrase.people_average", lang, word=word),
+                    i18n.t("phrase.level_average", lang, phrase=i18n.t(f"phrase.{metric}_plain", lang), word=word))
         return axis, phrase
     if metric in FLOW_METRICS and unit != "as reported":
         if str(info.get("frequency")) == "daily" and span <= 1:
-            return f"{unit} per day{avg}", f"{unit} per day{avg}"
+            return avg(_per(unit, "day", lang)), avg(_per(unit, "day", lang))
         word = _period_word(span)
         if word:
-            return f"{unit} per {word}", f"{unit} per {word}"
-        return f"{unit} (total over each period)", f"{unit}, total over each period shown"
-    return unit, unit
+            return _per(unit, word, lang), _per(unit, word, lang)
+        u = i18n.unit(unit, lang)
+        return i18n.t("phrase.total_axis", lang, unit=u), i18n.t("phrase.total_title", lang, unit=u)
+    return i18n.unit(unit, lang), i18n.unit(unit, lang)
 
 
-def display_label(p) -> str:
+def series_title(snap_or_info, series_id: str, lang: str = "en") -> str:
+    """A series' title in ``lang`` (the catalogue's, or locales/series.es.csv's)."""
+    info = snap_or_info.info(series_id) if hasattr(snap_or_info, "info") else snap_or_info
+    return i18n.series_text(series_id, "title", lang, str(info.get("title", series_id)))
+
+
+def localised_label(p, lang: str = "en") -> str:
+    """``p.label`` ("title: member") with the title in ``lang``; members are data and stay as published."""
+    if lang == "en":
+        return p.label
+    title = i18n.series_text(p.series_id, "title", lang, "")
+    if not title:
+        return p.label
+    return title + (f": {p.key}" if p.key else "")
+
+
+ES_PERIOD_WORDS = (("semana", "semanales"), ("mes", "mensuales"))
+
+
+def display_label(p, lang: str = "en") -> str:
     """The legend label. A weekly series drawn per day keeps its name without "per week" contradicting the
     axis: "ICE arrests per week, 2011-2025" becomes "ICE arrests, weekly data, 2011-2025"."""
-    label = p.label
+    label = localised_label(p, lang)
     if p.unit.endswith(" per day") or p.unit.startswith("index"):
+        if lang == "es":
+            for word, adj in ES_PERIOD_WORDS:
+                label = label.replace(f" por {word},", f", datos {adj},").replace(f" por {word} ", f", datos {adj} ")
+                if label.endswith(f" por {word}"):
+                    label = label[: -len(f" por {word}")] + f", datos {adj}"
+            return label
         for word in ("week", "month", "fortnight"):
             label = label.replace(f" per {word},", f", {word}ly data,").replace(f" per {word} ", f", {word}ly data ")
             if label.endswith(f" per {word}"):
@@ -446,45 +488,50 @@ def display_label(p) -> str:
     return label
 
 
-def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[str]) -> str:
+def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[str], lang: str = "en") -> str:
     """What is drawn, in which unit. One series: its name and unit. Several: the unit (with the agency when they
     share one) and how many series, since a title cannot name twelve of them."""
     if len(prepared) == 1:
-        return f"{display_label(prepared[0])}: {phrases[0]}"
+        return f"{display_label(prepared[0], lang)}: {phrases[0]}"
     groups = list(dict.fromkeys(phrases))
     parts = []
     for g in groups:
         idx = [i for i, ph in enumerate(phrases) if ph == g]
         ag = {agencies[i] for i in idx}
         flow = all(metrics[i] in FLOW_METRICS for i in idx)
-        parts.append((f"{ag.pop()} {g}" if len(ag) == 1 and flow else g))
+        parts.append((i18n.t("figure.agency_phrase", lang, agency=ag.pop(), phrase=g) if len(ag) == 1 and flow else g))
     head = "; ".join(x[:1].upper() + x[1:] for x in parts)
     n = len(prepared)
-    return f"{head} ({n} series)" if len(groups) == 1 else f"{head} ({n} series in {len(groups)} panels)"
+    return (i18n.t("figure.n_series", lang, head=head, n=n) if len(groups) == 1 else
+            i18n.t("figure.n_series_panels", lang, head=head, n=n, panels=len(groups)))
 
 
 # ---------------------------------------------------------------- a whole view
 
-def source_lines(snap, prepared) -> list[str]:
-    """One line per source in view: who published it, which release was used, and how far the data run."""
+def source_lines(snap, prepared, lang: str = "en") -> list[str]:
+    """One line per source in view: who published it, which release was used, and how far the data run.
+    Publishers and titles stay as published, in any language."""
     lines = []
     for sid in dict.fromkeys(p.source for p in prepared):
         entry = snap.source_entry(sid)
         parts = [p for p in prepared if p.source == sid]
         rel = [p.frame["release"].max() for p in parts if len(p.frame) and p.frame["release"].notna().any()]
         to = [p.frame["end"].max() for p in parts if len(p.frame)]
-        text = f"Source: {entry.get('publisher', sid)}, {entry.get('title', '')}"
+        text = i18n.t("figure.source", lang, publisher=entry.get("publisher", sid), title=entry.get("title", ""))
         if rel:
-            text += f"; latest release used {max(rel).date().isoformat()}"
+            text += i18n.t("figure.latest_release", lang, date=max(rel).date().isoformat())
         if to:
-            text += f"; data to {max(to).date().isoformat()}"
+            text += i18n.t("figure.data_to", lang, date=max(to).date().isoformat())
         lines.append(text + ".")
         files = {f for p in parts if "file" in p.frame for f in p.frame["file"].unique() if f}
-        line = file_origins_line(entry, files)
+        line = file_origins_line(entry, files, lang=lang)
         if line:
             lines.append(line)
         if entry.get("attribution"):
-            lines.append(entry["attribution"] + ".")
+            text = entry["attribution"]  # the credit line each loader declares, worded as the source asks
+            if lang != "en" and text.startswith("Source: "):
+                text = i18n.t("figure.source_prefix", lang) + text[len("Source: "):]
+            lines.append(text + ".")
     return lines
 
 
@@ -493,36 +540,79 @@ READ_WORDS = {"archive": "read from an archive copy", "mirror": "read from a cop
               "transcription": "transcribed", "producer": "read from the producer's repository"}
 
 
-def file_origins_line(entry: dict, files: set[str], most: int = 3) -> str:
+def file_origins_line(entry: dict, files: set[str], most: int = 3, lang: str = "en") -> str:
     """The official URLs of the files behind a line, and how any copy was read ("read from an archive copy")."""
     recs = [f for f in entry.get("files", []) if f.get("name") in files and f.get("origin")]
     if not recs:
         return ""
     urls = list(dict.fromkeys(f["origin"].get("official_url", "") for f in sorted(recs, key=lambda f: f["name"])))
-    shown = "; ".join(u for u in urls[:most] if u) + (f"; and {len(urls) - most} more" if len(urls) > most else "")
+    shown = "; ".join(u for u in urls[:most] if u) + (i18n.t("figure.and_n_more", lang, n=len(urls) - most)
+                                                       if len(urls) > most else "")
     kinds = {}
     for f in recs:
-        word = READ_WORDS.get(f["origin"].get("read_as", ""))
+        how_read = f["origin"].get("read_as", "")
+        word = i18n.t("read." + how_read, lang) if how_read in READ_WORDS else None
         if word:
             kinds[word] = kinds.get(word, 0) + 1
-    how = ", ".join(f"{n} of {len(recs)} {w}" if len(recs) > 1 else w for w, n in sorted(kinds.items()))
-    return f"Official file{'s' if len(urls) > 1 else ''}: {shown}" + (f" ({how})" if how else "") + "."
+    how = ", ".join(i18n.t("read.n_of", lang, n=n, total=len(recs), word=w) if len(recs) > 1 else w
+                    for w, n in sorted(kinds.items()))
+    key = "figure.official_files" if len(urls) > 1 else "figure.official_file"
+    return i18n.t(key, lang, urls=shown) + (f" ({how})" if how else "") + "."
+
+
+NOTE_PATTERNS = (  # the notes ``charts.view.prepare`` writes, and their catalogue keys
+    (r"^(weekly|monthly) (averages|totals)$", lambda m, lang: i18n.t(
+        "note.resampled", lang, granularity=i18n.t("phrase." + m[1], lang), how=i18n.t("note." + m[2], lang))),
+    (r"^(.*): already (\w+); shown as published$", None),  # starts with the series title: handled below
+    (r"^(\d+)-day rolling average$", lambda m, lang: i18n.t("note.rolling", lang, n=m[1])),
+    (r"^rolling average applies to daily series only; (\w+) shown as published$", lambda m, lang: i18n.t(
+        "note.rolling_daily_only", lang, frequency=i18n.t("frequency." + m[1], lang)
+        if i18n.has("frequency." + m[1], lang) else m[1])),
+    (r"^indexed to 100 at (\d{4}-\d\d-\d\d)$", lambda m, lang: i18n.t("note.indexed", lang, date=m[1])),
+    (r"^could not index: no non-zero value at or before the base date$",
+     lambda m, lang: i18n.t("note.cannot_index", lang)),
+)
+
+
+def note_text(note: str, lang: str = "en") -> str:
+    """A transform note of ``prepare`` in ``lang``. The notes stay English inside ``Prepared`` (code reads
+    them); they are put in the language where they are shown. A note no pattern knows is shown as it is."""
+    if lang == "en":
+        return note
+    import re
+    for pattern, make in NOTE_PATTERNS:
+        m = re.match(pattern, note)
+        if m and make:
+            return make(m, lang)
+    return note
+
+
+def _series_note(p, note: str, lang: str) -> str:
+    """A prepared series' note in ``lang``; "<title>: already monthly; shown as published" names the series."""
+    title = p.label.split(": ")[0] if p.key else p.label
+    if lang != "en" and note.startswith(title + ": already "):
+        freq = note[len(title + ": already "):].split(";")[0]
+        return i18n.t("note.already", lang, title=localised_label(p, lang).split(": ")[0] if p.key else
+                      localised_label(p, lang), frequency=i18n.t("frequency." + freq, lang)
+                      if i18n.has("frequency." + freq, lang) else freq)
+    return note_text(note, lang)
 
 
 def subtitle_for(view, lo, hi, prepared) -> str:
-    bits = [f"{lo.isoformat()} to {hi.isoformat()}"]
+    lang = getattr(view, "lang", "en")
+    bits = [i18n.date_range(lo, hi, lang)]
     if view.as_of:
-        bits.append(f"as published on {view.as_of.isoformat()}")
+        bits.append(i18n.t("figure.as_published_on", lang, date=view.as_of.isoformat()))
     if view.per_day:
-        bits.append("period totals shown per day")
-    notes = sorted({n for p in prepared for n in p.notes if not n.startswith(p.label)})
+        bits.append(i18n.t("figure.per_day_shown", lang))
+    notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes if not n.startswith(p.label)})
     bits += notes
     if view.log:
-        bits.append("log scale")
+        bits.append(i18n.t("figure.log_scale", lang))
     return " · ".join(bits)
 
 
-def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
+def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
     """Ticks for fiscal-year labels. Over two years or more: one tick per fiscal year (1 October). On a
     shorter range a single FY tick says little, so every quarter is labelled with its month and fiscal year
     ("Oct FY2026", "Jan", ...)."""
@@ -533,7 +623,7 @@ def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
         while d <= hi:
             if d >= lo - _dt.timedelta(days=366):
                 vals.append(d)
-                text.append(f"FY{d.year + 1}")
+                text.append(i18n.t("figure.fy", lang, year=d.year + 1))
             d = _dt.date(d.year + 1, 10, 1)
         return vals, text
     vals, text = [], []
@@ -542,15 +632,17 @@ def fiscal_ticks(lo, hi) -> tuple[list, list[str]]:
         if d >= lo:
             fy = d.year + 1 if d.month >= 10 else d.year
             vals.append(d)
-            text.append(f"{d:%b} {d.year}<br>FY{fy} Q{((d.month - 10) % 12) // 3 + 1}")
+            text.append(i18n.t("figure.fy_quarter", lang, month=i18n.MONTHS_SHORT[lang][d.month - 1], year=d.year,
+                               fy=fy, q=((d.month - 10) % 12) // 3 + 1))
         m = d.month + 3
         d = _dt.date(d.year + (m > 12), (m - 1) % 12 + 1, 1)
     return vals, text
 
 
-def flag_reasons(snap, prepared, limit: int = 6) -> list[str]:
+def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en") -> list[str]:
     """The integrity checks' own words for the flagged points in view (quality_flags.csv rows whose series, or
-    whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is."""
+    whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is.
+    The checks write their messages in English (quality_flags.csv is data); a Spanish figure says so."""
     flags = getattr(snap, "flags", None)
     if flags is None or not len(flags) or "message" not in flags:
         return []
@@ -564,22 +656,31 @@ def flag_reasons(snap, prepared, limit: int = 6) -> list[str]:
         codes = {c for x in pts["flag"] for c in x.split(";") if c}
         hit = flags[(flags["series"].isin(["", p.series_id])) & flags["flag"].isin(codes)]
         for r in hit.itertuples():
-            line = f"{r.flag} (release {r.release}, {r.file}): {r.message}"
+            line = i18n.t("figure.flag_reason", lang, flag=r.flag, release=r.release, file=r.file, message=r.message)
             if (r.release, r.file) in drawn and line not in out:
                 out.append(line)
     more = len(out) - limit
-    return out[:limit] + ([f"... and {more} more quality flags (see quality_flags.csv)"] if more > 0 else [])
+    return out[:limit] + ([i18n.t("figure.more_flags", lang, n=more)] if more > 0 else [])
+
+
+def flag_text(code: str, lang: str = "en") -> str:
+    """A quality flag's explanation in ``lang`` (loaders.tidy.FLAGS holds the English)."""
+    from loaders.tidy import FLAGS
+    if lang != "en" and i18n.has("flag." + code, lang):
+        return i18n.t("flag." + code, lang)
+    return FLAGS.get(code, code)
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None, size="page") -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
-    the series they sit beside (column ``panel_ref``)."""
-    from loaders.tidy import FLAGS, INFO_FLAGS
+    the series they sit beside (column ``panel_ref``). Every text is in ``view.lang``."""
+    from loaders.tidy import INFO_FLAGS
+    lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
-    phr = [unit_phrase(p, i) for p, i in zip(prepared, infos)]
+    phr = [unit_phrase(p, i, lang) for p, i in zip(prepared, infos)]
     axis_titles = [a for a, _ in phr]
     panel_units = list(dict.fromkeys(axis_titles))
     panel_of = {p.ref: panel_units.index(a) for p, a in zip(prepared, axis_titles)}
@@ -593,45 +694,45 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         for cs in codes:
             flagged_notes.update(cs - INFO_FLAGS)
             for c in cs & INFO_FLAGS:
-                info_notes.setdefault(c, set()).add(p.label)
-        lines.append(Line(display_label(p), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
+                info_notes.setdefault(c, set()).add(localised_label(p, lang))
+        lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref]))
     notes = []
     if flagged_notes:
-        notes.append("Open circles mark " + "; ".join(f"{c}: {FLAGS.get(c, c)}" for c in sorted(flagged_notes)) + ".")
-        notes += flag_reasons(snap, prepared)
+        notes.append(i18n.t("figure.open_circles", lang,
+                            codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
+        notes += flag_reasons(snap, prepared, lang=lang)
     for c, labels in sorted(info_notes.items()):
-        notes.append(f"Note ({c}): {FLAGS.get(c, c)}, in " + "; ".join(sorted(labels)) + ".")
+        notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
     rep_panel = []
     if reported is not None and len(reported):
         refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
         rep_panel = [panel_of.get(r, 0) for r in refs]
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))
-        notes.append("Black dashes with diamonds: figures reported by officials or the press, over the period "
-                     "each covers (not official series; listed with their sources in the CSV).")
+        notes.append(i18n.t("figure.reported_note", lang))
     if len(panels) > 1:
-        notes.append("Each panel has its own unit and scale; the panels share the date axis.")
+        notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
-                       [str(i.get("metric", "")) for i in infos])
+                       [str(i.get("metric", "")) for i in infos], lang=lang)
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
-                      sources=source_lines(snap, prepared), notes=notes, generated_on=generated_on,
-                      size=sz, panels=panels)
+                      sources=source_lines(snap, prepared, lang), notes=notes, generated_on=generated_on,
+                      size=sz, panels=panels, lang=lang, sep=sep)
     layout = spec["layout"]
     layout["xaxis"]["range"] = [lo.isoformat(), hi.isoformat()]
     if view.fiscal_axis:
-        vals, text = fiscal_ticks(lo, hi)
+        vals, text = fiscal_ticks(lo, hi, lang)
         layout["xaxis"].update(tickvals=[v.isoformat() for v in vals], ticktext=text)
     if reported is not None and len(reported):
         for k in sorted(set(rep_panel)):
             spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
-                                               legend=k == min(rep_panel)))
+                                               legend=k == min(rep_panel), lang=lang, sep=sep))
     if events_in_view is not None and len(events_in_view):
         from .events import event_layers
-        add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz))
+        add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
     from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
-    add_blackouts(spec, snap, prepared, lo, hi)
+    add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
     spec = finish(spec)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
@@ -644,7 +745,8 @@ VALIDATE = False
 REPORTED_NAME = "Reported figures (not official series)"
 
 
-def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True) -> dict:
+def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True, lang: str = "en",
+                   sep: str = ",") -> dict:
     """Reported figures as horizontal segments spanning the period each covers, with the source on hover."""
     sz = size_of(size)
     xs, ys, hover = [], [], []
@@ -652,18 +754,20 @@ def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True
         start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
         xs += [start, end, None]
         ys += [r.value, r.value, None]
-        h = (_esc(f"{r.value:,.0f} {r.unit}, {start} to {end}") + "<br>"
-             + _esc(f"reported by {r.reported_by} ({r.source_quality})"))
+        h = (_esc(i18n.t("figure.reported_hover", lang, value=i18n.number(r.value, lang, sep),
+                         unit=i18n.unit(str(r.unit), lang), start=start, end=end)) + "<br>"
+             + _esc(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
         copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
                                   getattr(r, "original_date", ""))
         if copy_note:
-            h += "<br>" + _esc("link: " + copy_note)
+            h += "<br>" + _esc(i18n.t("figure.link", lang, note=copy_note))
         hover += [h, h, None]
     colour, dash, symbol = REPORTED_STYLE
-    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=REPORTED_NAME, yaxis=_yref(panel),
-                line=dict(color=colour, width=2.5, dash=dash), marker=dict(symbol=symbol, size=sz.font * 0.7, color=colour),
-                text=hover, hovertemplate="%{text}<extra>reported</extra>", connectgaps=False,
-                legendgroup="reported", showlegend=legend)
+    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=i18n.t("figure.reported_name", lang),
+                yaxis=_yref(panel), line=dict(color=colour, width=2.5, dash=dash),
+                marker=dict(symbol=symbol, size=sz.font * 0.7, color=colour),
+                text=hover, hovertemplate="%{text}<extra>" + i18n.t("figure.reported_tag", lang) + "</extra>",
+                connectgaps=False, legendgroup="reported", showlegend=legend)
 
 
 def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_on: dt.date | None = None,
@@ -671,30 +775,35 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
     """Figures given as one total over a period (arrests by state, Jan 2025 - Jul 2026) as horizontal bars,
     largest first, each labelled with its value; the period is in the title. A dot on the period's first day
     of a date axis would say nothing."""
+    lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     rows = []
     for p, ph in zip(prepared, phrases):
         f = p.frame
         for r in f.itertuples(index=False):
-            rows.append((display_label(p).split(": ")[-1] if p.key else display_label(p), float(r.value),
+            rows.append((display_label(p, lang).split(": ")[-1] if p.key else display_label(p, lang), float(r.value),
                          r.date.date(), r.end.date(), ph))
     rows.sort(key=lambda r: r[1])
     periods = sorted({(a, b) for _, _, a, b, _ in rows})
-    period = "; ".join(f"{a} to {b}" for a, b in periods)
+    period = "; ".join(i18n.date_range(a, b, lang) for a, b in periods)
     unit = "; ".join(dict.fromkeys(r[4] for r in rows))
-    base = prepared[0].label.split(": ")[0] if prepared[0].key else prepared[0].label
-    member = {"state": "states", "aor": "field offices", "facility": "facilities", "country": "countries"}.get(
-        str(snap.info(prepared[0].series_id).get("breakdown", "")), "members")
-    title = f"{base}: {unit}" + (f" ({len(rows)} {member})" if len(rows) > 1 else "")
+    first = localised_label(prepared[0], lang)
+    base = first.split(": ")[0] if prepared[0].key else first
+    member = {"state": "state", "aor": "aor", "facility": "facility", "country": "country"}.get(
+        str(snap.info(prepared[0].series_id).get("breakdown", "")), "other")
+    title = i18n.t("figure.totals_title", lang, base=base, unit=unit) + (
+        i18n.t("figure.totals_members", lang, n=len(rows), members=i18n.t("figure.members_" + member, lang))
+        if len(rows) > 1 else "")
     colour = STYLES[0][0]
     data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[_esc(r[0]) for r in rows],
-                 marker=dict(color=colour), name=_esc(unit), text=[f"{r[1]:,.0f}" if r[1] >= 100 else f"{r[1]:,.1f}" for r in rows],
+                 marker=dict(color=colour), name=_esc(unit),
+                 text=[i18n.number(r[1], lang, sep, 0 if r[1] >= 100 else 1) for r in rows],
                  textposition="outside", textfont=dict(size=sz.font, color=TEXT), cliponaxis=False,
                  hovertemplate="%{y}: %{x:,.1f}<extra></extra>", showlegend=False)]
-    spec = trend_spec([], title=title, subtitle=f"One value per member over the period: {period}",
-                      sources=source_lines(snap, prepared), size=sz, panels=[Panel("")],
-                      notes=["Totals over a period, not a time series: bars, not points on a date axis."],
-                      generated_on=generated_on, height=max(160, len(rows) * (sz.font * 2.1)))
+    spec = trend_spec([], title=title, subtitle=i18n.t("figure.totals_subtitle", lang, period=period),
+                      sources=source_lines(snap, prepared, lang), size=sz, panels=[Panel("")],
+                      notes=[i18n.t("figure.totals_note", lang)],
+                      generated_on=generated_on, height=max(160, len(rows) * (sz.font * 2.1)), lang=lang, sep=sep)
     spec["data"] = data
     lay = spec["layout"]
     lay["xaxis"] = dict(_AXIS, title=dict(text=_esc(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
@@ -710,14 +819,14 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
 
 def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources: list[str],
                        generated_on: dt.date | None = None, size="page", x_title: str = "",
-                       notes: list[str] | None = None) -> go.Figure:
+                       notes: list[str] | None = None, lang: str = "en", sep: str = ",") -> go.Figure:
     lines = []
     for label, g in windows.groupby("window", sort=False):
         lines.append(Line(label, g["days_from_date"].to_numpy(), g["value"].to_numpy(dtype="float64"), unit=unit))
     spec = trend_spec(lines, title=title, subtitle=subtitle, sources=sources, y_title=unit,
-                      notes=(notes or []) + ["Descriptive comparison, not evidence of cause: other things changed too."],
-                      generated_on=generated_on, size=size,
-                      x_title=x_title or "days from the date (0 = the date)")
+                      notes=(notes or []) + [i18n.t("figure.study_note", lang)],
+                      generated_on=generated_on, size=size, lang=lang, sep=sep,
+                      x_title=x_title or i18n.t("figure.study_x", lang))
     for t in spec["data"]:
         t["hovertemplate"] = "%{x}: %{y:,.1f}<extra></extra>"
     spec["layout"]["shapes"] = [dict(type="line", xref="x", yref="paper", x0=0, x1=0, y0=0, y1=1,

@@ -86,7 +86,7 @@ def fields_of(text: str) -> set[str]:
     return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
-def t(key: str, lang: str = "en", **fields) -> str:
+def t(key: str, lang: str = "en", /, **fields) -> str:
     """The message ``key`` in ``lang``, its ``{fields}`` filled. A key missing from the catalogue is an error
     (a test checks both catalogues hold the same keys), never a silent fallback to English."""
     cat = catalogue(check_lang(lang))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 import pandas as pd
 
 from . import data as cdata
+from . import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
 # Big operations (the Los Angeles raids) and court orders are part of the story: shown by default; the
@@ -61,6 +62,10 @@ class View:
     categories: list[str] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))  # empty = all
     event_text: str = ""
     reported: bool = True
+    # The language of every text drawn (titles, notes, alt text, exports) and the thousands mark of numbers,
+    # chosen apart from the language (US Spanish outlets print both "75,000" and "75.000").
+    lang: str = "en"
+    sep: str = ","
 
     # ---- URL round trip: short, stable parameter names; defaults are left out of the URL.
     def to_query(self) -> dict[str, str]:
@@ -91,6 +96,12 @@ class View:
         v = cls()
         notes: list[str] = []
         get = (lambda k: q.get(k)) if hasattr(q, "get") else (lambda k: None)
+        # The language first: every note below is written in it.
+        raw_lang = get("lang")
+        raw_lang = str(raw_lang[-1] if isinstance(raw_lang, list) else raw_lang or "")
+        lang = raw_lang if raw_lang in i18n.LANGS else "en"
+        if raw_lang and raw_lang not in i18n.LANGS:
+            notes.append(i18n.t("link.unknown_lang", "en", value=_short(raw_lang)))
         for f in fields(cls):
             raw = get(f.name)
             if raw is None or raw == "":
@@ -103,7 +114,7 @@ class View:
                 if isinstance(cur, list):
                     val = [] if raw == "all" else [s for s in raw.split(",") if s]
                     if len(val) > MAX_SERIES:
-                        notes.append(f"The link names {len(val)} {f.name}; only the first {MAX_SERIES} are used.")
+                        notes.append(i18n.t("link.too_many", lang, n=len(val), what=f.name, most=MAX_SERIES))
                         val = val[:MAX_SERIES]
                 elif isinstance(cur, bool):
                     val = raw in ("1", "true", "True", "yes")
@@ -114,20 +125,25 @@ class View:
                 else:
                     val = raw
             except ValueError:
-                what = "a date (YYYY-MM-DD)" if f.name in ("start", "end", "index_at", "as_of") else "a number"
-                notes.append(f"The link's {f.name} {_short(raw)} is not {what}; ignored.")
+                key = "link.not_a_date" if f.name in ("start", "end", "index_at", "as_of") else "link.not_a_number"
+                notes.append(i18n.t(key, lang, name=f.name, value=_short(raw)))
                 continue
             setattr(v, f.name, val)
         default = cls()
+        v.lang = lang
         if v.preset not in PRESETS:
-            notes.append(f"Unknown date range {_short(v.preset)} in the link; showing {PRESETS[default.preset]}.")
+            notes.append(i18n.t("link.unknown_preset", lang, value=_short(v.preset),
+                                default=i18n.t("preset." + default.preset, lang)))
             v.preset = default.preset
         if v.granularity not in GRANULARITIES:
-            notes.append(f"Unknown granularity {_short(v.granularity)} in the link; showing it as published.")
+            notes.append(i18n.t("link.unknown_granularity", lang, value=_short(v.granularity)))
             v.granularity = default.granularity
         if v.rolling not in ROLLING:
-            notes.append(f"Rolling average of {v.rolling} days is not offered (7 or 30); none is applied.")
+            notes.append(i18n.t("link.unknown_rolling", lang, n=v.rolling))
             v.rolling = default.rolling
+        if v.sep not in i18n.SEPARATORS:
+            notes.append(i18n.t("link.unknown_sep", lang, value=_short(v.sep), default=repr(default.sep)))
+            v.sep = default.sep
         return v, notes
 
     def date_range(self, data_min: dt.date, data_max: dt.date, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
@@ -166,20 +182,20 @@ def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.
     return snap.obs["date"].min().date(), max(today, snap.obs["end"].max().date())
 
 
-def ref_problem(snap: cdata.Snapshot, ref: str) -> str | None:
+def ref_problem(snap: cdata.Snapshot, ref: str, lang: str = "en") -> str | None:
     """Why a series reference ("id" or "id|member") cannot be drawn, or None."""
     sid, key = split_ref(ref)
     if sid not in snap.by_series:
-        return "not in this snapshot"
+        return i18n.t("link.not_in_snapshot", lang)
     if sid.startswith("reported_figures."):
-        return "a reported figure, drawn as markers beside the series it speaks to, not as a series"
+        return i18n.t("link.is_reported", lang)
     info = snap.info(sid)
     keys = snap.keys(sid)
     if key and key not in keys:
-        return f"no member {_short(key)}"
+        return i18n.t("link.no_member", lang, value=_short(key))
     if not key and info["breakdown"] and "" not in keys:
         example = f"{sid}|{keys[0]}" if keys else f"{sid}|<member>"
-        return f"broken down by {info['breakdown']}: name a member, e.g. {example[:80]}"
+        return i18n.t("link.broken_down", lang, breakdown=info["breakdown"], example=example[:80])
     return None
 
 
@@ -195,13 +211,14 @@ def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None 
       at some other date); categories no event has are dropped. Without ``events`` neither is checked.
     """
     v = replace(view, series=list(view.series), categories=list(view.categories))
+    lang = v.lang if v.lang in i18n.LANGS else "en"
     notes: list[str] = []
     kept, dropped = [], []
     for ref in v.series:
-        why = ref_problem(snap, ref)
+        why = ref_problem(snap, ref, lang)
         (dropped.append(f"{_short(ref)} ({why})") if why else kept.append(ref))
     if dropped:
-        notes.append("Left out of the link's series: " + "; ".join(dropped) + ".")
+        notes.append(i18n.t("link.left_out_series", lang, items="; ".join(dropped)))
     v.series = list(dict.fromkeys(kept))
     lo, hi = data_bounds(snap, today)
     if v.preset != "custom":
@@ -214,21 +231,21 @@ def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None 
         if end is None:
             end = hi
             if v.start is not None:
-                notes.append(f"The link gives no end date; the range runs to {hi.isoformat()}.")
+                notes.append(i18n.t("link.no_end", lang, date=hi.isoformat()))
         if start > end:
-            notes.append(f"The link's start {start.isoformat()} is after its end {end.isoformat()}; swapped.")
+            notes.append(i18n.t("link.swapped", lang, start=start.isoformat(), end=end.isoformat()))
             start, end = end, start
         for name, d in (("start", start), ("end", end)):
             if d < lo:
-                notes.append(f"The link's {name} date {d.isoformat()} is before the data begin; "
-                             f"using {lo.isoformat()}, the first date in the data.")
+                notes.append(i18n.t("link.before_data", lang, name=i18n.t("link." + name, lang), date=d.isoformat(),
+                                    first=lo.isoformat()))
             elif d > hi:
-                notes.append(f"The link's {name} date {d.isoformat()} is after today; using {hi.isoformat()}.")
+                notes.append(i18n.t("link.after_today", lang, name=i18n.t("link." + name, lang), date=d.isoformat(),
+                                    last=hi.isoformat()))
         v.start, v.end = min(max(start, lo), hi), min(max(end, lo), hi)
     if events is not None:
         if v.index_event and ("id" not in events or not (events["id"].astype(str) == v.index_event).any()):
-            notes.append(f"The link indexes the chart to event {_short(v.index_event)}, which is not among the "
-                         "events here; the chart is not indexed.")
+            notes.append(i18n.t("link.unknown_index_event", lang, value=_short(v.index_event)))
             v.index_event = ""
         if v.categories and "category" in events:
             known = set(events["category"].astype(str))
@@ -237,8 +254,8 @@ def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None 
                 v.categories = [c for c in v.categories if c in known]
                 if not v.categories:  # an empty list would mean every category: not what the link asked either
                     v.categories = [c for c in View().categories if c in known]
-                notes.append("Left out unknown event categories: " + ", ".join(_short(c) for c in unknown)
-                             + "; showing " + (", ".join(v.categories) or "all categories") + ".")
+                notes.append(i18n.t("link.unknown_categories", lang, items=", ".join(_short(c) for c in unknown),
+                                    shown=", ".join(v.categories) or i18n.t("link.all_categories", lang)))
     return v, notes
 
 
