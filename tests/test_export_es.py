@@ -1,0 +1,148 @@
+"""Exports in Spanish: every text drawn or written comes from the Spanish catalogue, numbers take the chosen
+separators, dates on the axis use Plotly's Spanish locale (bundled, no network), and the CSV keeps English
+machine-readable columns and ISO dates under Spanish header lines."""
+import datetime as dt
+import io
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from charts import data as cdata
+from charts import export, i18n
+from charts.__main__ import main
+from charts.compose import render
+from charts.figures import source_lines
+from charts.view import View, view_from_link
+
+SNAP = cdata.load_snapshot()
+SERIES = ["trac_detention.detained_total", "trac_detention.detained_ice"]
+EN = View(series=SERIES, preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 12, 31))
+ES = View(series=SERIES, preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 12, 31), lang="es", sep=".")
+DAY = dt.date(2026, 11, 29)
+
+needs_browser = pytest.mark.skipif(export.find_browser() is None,
+                                   reason="no Chrome/Chromium found for image export (make test installs Debian's)")
+
+
+@pytest.fixture(scope="module")
+def es():
+    return render(SNAP, ES, generated_on=DAY, size="article")
+
+
+def _layout_text(r) -> str:
+    return json.dumps(r.figure.to_plotly_json()["layout"], ensure_ascii=False).replace("<br>", " ")
+
+
+def test_spanish_figure_texts_come_from_the_catalogue(es):
+    lay = _layout_text(es)
+    assert "Personas en detención de ICE" in lay
+    assert "del 2025-01-01 al 2025-12-31" in lay
+    assert "Fuente: Transactional Records Access Clearinghouse" in lay  # the publisher's name as published
+    assert "datos hasta el 2025-12" in lay
+    assert i18n.t("figure.generated_on", "es", date="2026-11-29") in lay
+    for english in ("Generated on", "Source: ", "data to ", "People in ICE detention", "latest release used"):
+        assert english not in lay, english
+
+
+def test_the_english_figure_is_unchanged_by_the_option():
+    en = render(SNAP, EN, generated_on=DAY, size="article")
+    lay = en.figure.to_plotly_json()["layout"]
+    assert "separators" not in lay  # the default English figure is what it was before
+    assert "Generated on 2026-11-29" in json.dumps(lay)
+
+
+def test_separators_are_a_choice_apart_from_the_language(es):
+    assert es.figure.layout.separators == ",."  # decimal ",", thousands "."
+    comma = render(SNAP, View(**{**ES.__dict__, "sep": ","}), generated_on=DAY, size="article")
+    assert comma.figure.layout.separators == ".,"
+    # Alt text numbers follow the choice too.
+    assert re.search(r"\d\.\d{3}", es.alt) and not re.search(r"\d,\d{3}", es.alt)
+    assert re.search(r"\d,\d{3}", comma.alt)
+
+
+def test_spanish_alt_text(es):
+    assert es.alt.startswith("Gráfico de líneas, del 1 de enero de 2025 al 31 de diciembre de 2025")
+    assert " rose " not in es.alt and " fell " not in es.alt and "about" not in es.alt
+
+
+def test_events_on_a_spanish_chart_are_in_spanish():
+    from charts.__main__ import load_context
+    snap, events, reported = load_context(cdata.DATA)
+    v = View(series=["ddp_arrests_aggregates.weekly_national_digitised"], lang="es")
+    r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="article")
+    assert r.events is not None and len(r.events)
+    es_titles = {row["id"]: row["title"] for row in pd.read_csv(i18n.LOCALES / "events.es.csv").to_dict("records")}
+    assert r.events["title"].tolist() == [es_titles[i] for i in r.events["id"]]
+    lay = _layout_text(r)
+    assert "Acontecimientos (numerados en la parte superior" in lay
+    assert "Acontecimiento: personal" in json.dumps([t.get("name") for t in r.figure.to_plotly_json()["data"]],
+                                                      ensure_ascii=False)
+
+
+def test_spanish_csv_keeps_machine_columns_and_translates_headers(es):
+    cite = export.citation(SNAP, es.prepared, lang="es", retrieved=DAY)
+    raw = export.to_csv(es.export_table(), sources=source_lines(SNAP, es.prepared, "es"), title=es.title, lang="es",
+                        citation_text=cite, generated_on=DAY).decode()
+    head = [line for line in raw.splitlines() if line.startswith("#")]
+    assert head[0] == f"# {es.title}" and head[0].startswith("# Personas en detención de ICE")
+    assert any(h.startswith("# Fuente: ") for h in head)
+    assert any(h.startswith("# Cita: ") and "Elaborado con" in h and "consultado el 2026-11-29" in h for h in head)
+    assert head[-1].startswith("# Exportado el 2026-11-29 de Control migratorio en EE. UU.")
+    body = pd.read_csv(io.StringIO(raw), comment="#")
+    assert list(body.columns) == list(es.export_table().columns)  # English, machine-readable
+    assert body["date"].str.fullmatch(r"\d{4}-\d\d-\d\d").all()
+    assert body["value"].dtype.kind == "f"  # numbers stay numbers: no "75.000" in the data rows
+
+
+def test_spanish_html_registers_the_bundled_locale_offline(es):
+    page = export.export_figure(es, "html").decode()
+    assert page.startswith("<!DOCTYPE html>\n<html lang=\"es\">") or '<html lang="es">' in page[:200]
+    assert '"locale": "es"' in page
+    assert "Autoescalar" in page  # the locale's own text, inlined
+    assert page.index("Autoescalar") < page.index("Plotly.newPlot")
+    assert not re.search(r"<script[^>]+src=\"https?://", page)  # nothing loaded from a CDN
+    assert "Descripción: Gráfico de líneas" in page
+
+
+def test_bundled_locale_is_plotlys_spanish():
+    text = open(export.LOCALE_FILES["es"], encoding="utf-8").read()
+    assert 'moduleType:"locale",name:"es"' in text and "Ene" in text and "Plotly.register(locale)" in text
+
+
+@needs_browser
+@pytest.mark.browser
+def test_spanish_svg_axis_months_are_spanish(es):
+    svg = export.export_figure(es, "svg").decode()
+    ticks = re.findall(r'class="xtick"[^>]*>.*?<text[^>]*>([^<]+)</text>', svg)
+    months = " ".join(ticks) or " ".join(re.findall(r">([A-Z][a-z]{2}) 20\d\d<", svg))
+    assert re.search(r"\b(Ene|Abr|Ago|Dic)\b", months), months
+    assert not re.search(r"\b(Jan|Apr|Aug|Dec)\b", months), months
+    # The next English image is English again: the locale does not stick to the shared browser.
+    en = render(SNAP, EN, generated_on=DAY, size="article")
+    svg_en = export.export_figure(en, "svg").decode()
+    assert re.search(r">(Jan|Apr|Jul|Oct) 2025<", svg_en) and not re.search(r">(Ene|Abr) 2025<", svg_en)
+
+
+def test_link_notes_and_cli_errors_in_spanish(tmp_path, capsys):
+    _, notes = view_from_link({"lang": "es", "series": "trac_detention.detained_total,no.such", "rolling": "5"}, SNAP)
+    assert any(n.startswith("Se dejaron fuera estas series del enlace") for n in notes)
+    assert any(n.startswith("No se ofrece un promedio móvil de 5 días") for n in notes)
+    assert main(["export", "--lang", "es", "--series", "no.such", "--out", str(tmp_path / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "serie desconocida no.such" in err and "unknown series" not in err
+    assert main(["export", "--lang", "es", "--series", SERIES[0], "--format", "csv", "--out", str(tmp_path)]) == 2
+    assert "es una carpeta" in capsys.readouterr().err
+
+
+def test_cli_csv_in_spanish(tmp_path, capsys):
+    out = tmp_path / "es.csv"
+    assert main(["export", "--lang", "es", "--separators", ".", "--series", SERIES[0], "--preset", "all",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("escrito ") and "texto alternativo: Gráfico de líneas" in printed
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# Personas en detención de ICE") and "# Cita: " in text
+    body = pd.read_csv(io.StringIO(text), comment="#")
+    assert {"series", "date", "value"} <= set(body.columns)
