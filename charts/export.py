@@ -100,7 +100,10 @@ def _calc(kaleido, fig: go.Figure, fmt: str, width: int, height: int, scale: flo
     # field Plotly does not draw) for static/locales/kaleido-locale.js to read. The figure itself is unchanged.
     meta = spec["layout"].get("meta")
     spec["layout"] = dict(spec["layout"], meta=dict(meta if isinstance(meta, dict) else {}, locale=lang))
-    return kaleido.calc_fig_sync(spec, opts=dict(format=fmt, width=width, height=height, scale=scale))
+    import plotly.io as pio
+    # As fig.to_image does: the maps' outlines come from the loopback server set in pio.defaults.topojson.
+    return kaleido.calc_fig_sync(spec, opts=dict(format=fmt, width=width, height=height, scale=scale),
+                                 topojson=pio.defaults.topojson)
 
 
 def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") -> bytes:

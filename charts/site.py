@@ -37,7 +37,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pandas as pd
 
 from . import data as cdata
-from . import export
+from . import export, i18n
 
 DEFAULT_LIVE_URL = "http://127.0.0.1:8501/"
 # The default pages: the headline measures since 20 January 2025 with the page's default events, the Places
@@ -73,6 +73,7 @@ class Page:
     figure: object = None
     csv: bytes = b""
     sentences: list[tuple[str, list[str]]] = field(default_factory=list)
+    lang: str = "en"  # the language of the page's own words (trend pages follow it throughout)
 
 
 # ---------------------------------------------------------------------------------------------- views
@@ -247,6 +248,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     from .figures import source_lines
     from .view import view_from_link
     view, notes = view_from_link(q, snap, events=events, today=day)
+    lang = view.lang
     if not view.series:
         raise SiteError(f"no drawable series in {urlencode(q)!r}; see data/series.csv for ids")
     r = render(snap, view, events=events, reported=reported, generated_on=day)
@@ -255,21 +257,26 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     query = view.to_query()
     link = live_url + "?" + urlencode(query)
     title = getattr(r, "title", "") or _plain_title(r.figure)
+    from . import i18n
+    from .figures import localised_label
     dates = []
     for p in r.prepared:
         f = p.frame
+        label = localised_label(p, lang)
         rel = f["release"].dropna() if "release" in f else pd.Series(dtype="datetime64[ns]")
-        txt = (f"{p.label}: data from {f['date'].min().date().isoformat()} through {f['end'].max().date().isoformat()}"
-               if len(f) else f"{p.label}: no data in this range")
+        txt = (i18n.t("site.data_from", lang, label=label, start=f['date'].min().date().isoformat(),
+                      end=f['end'].max().date().isoformat())
+               if len(f) else i18n.t("site.no_data", lang, label=label))
         if len(rel):
-            txt += f"; latest release used: {rel.max().date().isoformat()}"
+            txt += i18n.t("site.latest_release", lang, date=rel.max().date().isoformat())
         else:
-            txt += "; the source records no release date for these rows"
+            txt += i18n.t("site.no_release_date", lang)
         dates.append(txt)
-    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared), title=title, generated_on=day)
+    cite = export.citation(snap, r.prepared, url=link, retrieved=day, lang=lang)
+    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared, lang), title=title, generated_on=day,
+                        lang=lang, citation_text=cite if lang != "en" else "")
     return Page("", "trends", query, title=title, alt=getattr(r, "alt", "") or trend_alt(r),
-                citation=export.citation(snap, r.prepared, url=link, retrieved=day), dates=dates, notes=notes,
-                figure=r.figure, csv=csv)
+                citation=cite, dates=dates, notes=notes, figure=r.figure, csv=csv, lang=lang)
 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
@@ -335,23 +342,25 @@ CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 
        "base-uri 'none'; form-action 'none'")
 
 
-def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE) -> str:
+def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE, lang: str = "en") -> str:
     tags = "".join(f'<script src="{html.escape(s)}"></script>\n' for s in scripts)
-    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+    return (f'<!doctype html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="referrer" content="no-referrer">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             f"<title>{html.escape(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
-def _chart_div(fig, div_id: str) -> str:
+def _chart_div(fig, div_id: str, lang: str = "en") -> str:
     # The figures are laid out for an export size (a fixed pixel width); on a page or in an embed the chart
     # must follow its column instead, so the fixed width is dropped (the height and margins stay).
     import plotly.graph_objects as go
     fig = go.Figure(fig)
     fig.update_layout(width=None, autosize=True)
-    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_width="100%",
-                       config={"displaylogo": False, "responsive": True})
+    config = {"displaylogo": False, "responsive": True}
+    if lang != "en":
+        config["locale"] = lang  # registered by assets/plotly-locale-<lang>.js, loaded after plotly.js
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_width="100%", config=config)
 
 
 def dark(fig):
@@ -392,65 +401,71 @@ def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) 
              f".chart{{position:absolute;inset:0 0 1.4rem 0}}p{{position:absolute;bottom:0;margin:0 .4rem;font-size:.75rem}}"
              f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
     body = (f'<div class="chart" role="img" aria-label="{html.escape(page.alt)}">'
-            f'{_chart_div(fig, f"chart-{page.slug}-{theme}")}</div>\n'
-            f'<p><a href="{html.escape(live_link)}" target="_blank" rel="noopener">{html.escape(page.title)}: '
-            f'open the live dashboard</a></p>')
-    return _page(page.title, body, scripts=scripts, style=style)
+            f'{_chart_div(fig, f"chart-{page.slug}-{theme}", page.lang)}</div>\n'
+            f'<p><a href="{html.escape(live_link)}" target="_blank" rel="noopener">'
+            f'{html.escape(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>')
+    return _page(page.title, body, scripts=scripts, style=style, lang=page.lang)
 
 
 def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
               day: dt.date) -> str:
     e = html.escape
-    parts = ['<nav><a href="index.html">All charts</a></nav>', f"<h1>{e(page.title)}</h1>"]
+    lang = page.lang
+
+    def t(key, **fields):
+        return i18n.t("site." + key, lang, **fields)
+
+    parts = [f'<nav><a href="index.html">{e(t("all_charts"))}</a></nav>', f"<h1>{e(page.title)}</h1>"]
     for n in page.notes:
-        parts.append(f'<p class="meta">Note: {e(n)}</p>')
+        parts.append(f'<p class="meta">{e(t("note", note=n))}</p>')
     if page.figure is not None:
         parts.append(f'<figure><div class="chart" role="img" aria-label="{e(page.alt)}">'
-                     f'{_chart_div(page.figure, "chart-" + page.slug)}</div>'
-                     f"<figcaption><strong>Description:</strong> {e(page.alt)}</figcaption></figure>")
+                     f'{_chart_div(page.figure, "chart-" + page.slug, lang)}</div>'
+                     f"<figcaption><strong>{e(t('description'))}</strong> {e(page.alt)}</figcaption></figure>")
     for name, texts in page.sentences:
-        parts.append(f"<h2>{e(name)}</h2>" + "".join(f"<p>{e(t)}</p>" for t in texts))
-    parts.append("<h2>Data dates</h2><ul class=\"meta\">" + "".join(f"<li>{e(d)}</li>" for d in page.dates) + "</ul>")
-    parts.append(f'<p class="meta">Built on {day.isoformat()} from the snapshot of that date. '
-                 f'<a href="{e(live_link)}">Open this view in the live dashboard</a> for other dates, series and '
-                 "options.</p>")
-    parts.append(f'<h2>Citation</h2><div class="cite">{e(page.citation)}</div>')
+        parts.append(f"<h2>{e(name)}</h2>" + "".join(f"<p>{e(x)}</p>" for x in texts))
+    parts.append(f"<h2>{e(t('data_dates'))}</h2><ul class=\"meta\">" + "".join(f"<li>{e(d)}</li>" for d in page.dates)
+                 + "</ul>")
+    parts.append(f'<p class="meta">{e(t("built_on", date=day.isoformat()))} '
+                 f'<a href="{e(live_link)}">{e(t("open_view"))}</a> {e(t("other_options"))}</p>')
+    parts.append(f'<h2>{e(t("citation"))}</h2><div class="cite">{e(page.citation)}</div>')
     if page.figure is not None or page.csv:
         links = []
-        for label, key in (("PNG image", "png"), ("SVG image", "svg"), ("CSV of the data shown", "csv")):
+        for key in ("png", "svg", "csv"):
             if key in images:
-                links.append(f'<a href="{e(images[key])}" download>{label}</a>')
+                links.append(f'<a href="{e(images[key])}" download>{e(t("download_" + key))}</a>')
         missing = [k.upper() for k in ("png", "svg") if page.figure is not None and k not in images]
-        parts.append('<h2>Downloads</h2><p class="downloads">' + "".join(links) + "</p>"
-                     + (f'<p class="meta">{", ".join(missing)} not built: image export needs Chromium on the '
-                        "machine that builds the site.</p>" if missing else ""))
+        parts.append(f'<h2>{e(t("downloads"))}</h2><p class="downloads">' + "".join(links) + "</p>"
+                     + (f'<p class="meta">{e(t("not_built", formats=", ".join(missing)))}</p>' if missing else ""))
     if page.figure is not None:
-        parts.append("<h2>Embed</h2><p class=\"meta\">Paste into a web page; the frame keeps its shape as the "
-                     "column narrows (its height follows its width).</p>")
+        parts.append(f"<h2>{e(t('embed'))}</h2><p class=\"meta\">{e(t('embed_help'))}</p>")
         for theme in ("light", "dark"):
             src = f"{site_url}{page.slug}.embed-{theme}.html"
-            parts.append(f'<p class="meta"><a href="{e(page.slug)}.embed-{theme}.html">{theme.title()} '
-                         f'version</a></p><textarea readonly rows="3" aria-label="{theme} embed code">'
+            parts.append(f'<p class="meta"><a href="{e(page.slug)}.embed-{theme}.html">{e(t("version_" + theme))}'
+                         f'</a></p><textarea readonly rows="3" aria-label="{e(t("embed_code_" + theme))}">'
                          f"{e(embed_snippet(src, page.title))}</textarea>")
-    return _page(page.title, "\n".join(parts), scripts=scripts)
+    return _page(page.title, "\n".join(parts), scripts=scripts, lang=lang)
 
 
-def index_html(pages: list[Page], day: dt.date, live_url: str) -> str:
+def index_html(pages: list[Page], day: dt.date, live_url: str, lang: str = "en") -> str:
     e = html.escape
     items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
                     + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
-    body = (f"<h1>{e(export.DASHBOARD)}</h1><p class=\"meta\">Static pages built on {day.isoformat()} from the "
-            f"bundled snapshot. The <a href=\"{e(live_url)}\">live dashboard</a> has every series and option.</p>"
-            f"<ul>{items}</ul>")
-    return _page(export.DASHBOARD, body, scripts=[])
+    name = export.dashboard_name(lang)
+    body = (f"<h1>{e(name)}</h1><p class=\"meta\">{e(i18n.t('site.index_built', lang, date=day.isoformat()))} "
+            f"<a href=\"{e(live_url)}\">{e(i18n.t('site.index_live', lang))}</a> "
+            f"{e(i18n.t('site.index_every', lang))}</p><ul>{items}</ul>")
+    return _page(name, body, scripts=[], lang=lang)
 
 
 # ---------------------------------------------------------------------------------------------- build
 
 def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None = None, *,
                live_url: str = DEFAULT_LIVE_URL, site_url: str = "", date: str | None = None,
-               images: bool = True, log=print) -> list[Page]:
-    """Write the site into ``out`` (replaced as a whole: built beside it, then moved in)."""
+               images: bool = True, log=print, lang: str = "en", separators: str | None = None) -> list[Page]:
+    """Write the site into ``out`` (replaced as a whole: built beside it, then moved in). With ``lang`` other
+    than English every trend page, its CSV, citation, images and embeds are in that language (a view's own
+    ``lang=`` in the views file wins); places and releases pages stay English (see the README)."""
     from plotly.offline import get_plotlyjs
     from .__main__ import load_context
     if site_url and not site_url.endswith("/"):
@@ -468,6 +483,9 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
         assets = stage / "assets"
         assets.mkdir()
         (assets / "plotly.min.js").write_text(get_plotlyjs(), "utf-8")
+        locale_js = export.locale_script(lang)
+        if locale_js:
+            (assets / f"plotly-locale-{lang}.js").write_text(locale_js, "utf-8")
         pages: list[Page] = []
         seen: set[str] = set()
         from . import maps  # imported before the date is fixed in it
@@ -475,6 +493,9 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
             (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
             for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
                 kind = q.get("view", "trends")
+                if lang != "en" or separators:
+                    q = {**q, **({"lang": lang} if lang != "en" and "lang" not in q else {}),
+                         **({"sep": separators} if separators and "sep" not in q else {})}
                 try:
                     if kind == "places":
                         page = places_page(snap, q, day, live_url)
@@ -492,7 +513,9 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                     page.slug += "-" + hashlib.sha256(urlencode(page.query).encode()).hexdigest()[:6]
                 seen.add(page.slug)
                 scripts = [] if page.figure is None else (
-                    ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else []))
+                    ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else [])
+                    + ([f"assets/plotly-locale-{page.lang}.js"] if page.lang != "en" and export.locale_script(page.lang)
+                       else []))
                 files: dict[str, str] = {}
                 if page.csv:
                     (stage / f"{page.slug}.csv").write_bytes(page.csv)
@@ -501,7 +524,8 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                     fixed = with_fixed_uids(page.figure)
                     for fmt in ("png", "svg"):
                         try:
-                            raw = (maps.to_image(fixed, fmt) if kind == "places" else export.to_image(fixed, fmt))
+                            raw = (maps.to_image(fixed, fmt) if kind == "places"
+                                   else export.to_image(fixed, fmt, lang=page.lang))
                         except export.ExportUnavailable:
                             continue
                         data = stable_png(raw) if fmt == "png" else stable_svg(raw)
@@ -519,7 +543,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                             embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title) + "\n", "utf-8")
                 pages.append(page)
                 log(f"page {page.slug}.html ({', '.join(sorted(files)) or 'no downloads'})")
-        (stage / "index.html").write_text(index_html(pages, day, live_url), "utf-8")
+        (stage / "index.html").write_text(index_html(pages, day, live_url, lang), "utf-8")
         (stage / "site.json").write_text(json.dumps(
             {"built_on": day.isoformat(), "live_url": live_url, "site_url": site_url,
              "pages": [{"slug": p.slug, "title": p.title, "query": p.query} for p in pages]},
@@ -553,7 +577,8 @@ def main(args) -> int:
         views = read_views(Path(args.views)) if args.views else None
         pages = build_site(Path(args.out), Path(args.data), views, live_url=args.live_url, site_url=args.site_url,
                            date=args.date, images=not args.no_images,
-                           log=lambda m: print(m, file=sys.stderr))
+                           log=lambda m: print(m, file=sys.stderr), lang=getattr(args, "lang", "en") or "en",
+                           separators=getattr(args, "separators", None))
     except SiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -146,3 +146,21 @@ def test_cli_csv_in_spanish(tmp_path, capsys):
     assert text.startswith("# Personas en detención de ICE") and "# Cita: " in text
     body = pd.read_csv(io.StringIO(text), comment="#")
     assert {"series", "date", "value"} <= set(body.columns)
+
+
+def test_static_site_in_spanish(tmp_path):
+    from charts.site import build_site
+    views = [{"series": "ice_detention_stats.detained_total", "preset": "since-2025-01-20"}]
+    pages = build_site(tmp_path / "site", views=views, images=False, lang="es", separators=".", log=lambda m: None,
+                       date="2026-11-29")
+    page = (tmp_path / "site" / f"{pages[0].slug}.html").read_text(encoding="utf-8")
+    assert '<html lang="es">' in page and "assets/plotly-locale-es.js" in page and '"locale": "es"' in page
+    for spanish in ("Fechas de los datos", "Descargas", "Cita", "Todos los gráficos", "Generado el 2026-11-29"):
+        assert spanish in page, spanish
+    for english in ("Data dates", "Downloads", "All charts", "Built on "):
+        assert english not in page, english
+    assert (tmp_path / "site" / "assets" / "plotly-locale-es.js").read_text() == open(export.LOCALE_FILES["es"]).read()
+    csv = (tmp_path / "site" / f"{pages[0].slug}.csv").read_text(encoding="utf-8")
+    assert csv.startswith("# Personas en detención de ICE") and "# Cita: " in csv
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "Control migratorio en EE. UU." in index
