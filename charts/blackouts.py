@@ -118,7 +118,8 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
         return spec
     per_series = series_blackouts(snap, ids, lo, hi, today)
     names = {_esc(p.label): p.series_id for p in prepared}
-    names.update({_esc(display_label(p, lang)): p.series_id for p in prepared})  # the traces' names
+    # The traces are named by their legend label (charts.figures.display_label), in the figure's language.
+    names.update({_esc(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
     for tr in spec["data"]:
         sid = names.get(tr.get("name"))
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):

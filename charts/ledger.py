@@ -365,35 +365,62 @@ class Sentence:
     facts: list[Fact] = field(default_factory=list)
 
 
-def _release_words(source: str, rel: pd.Timestamp, publisher: str) -> str:
+def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en") -> str:
+    from . import i18n
     if source in ("cbp_encounters", "ohss_khsm"):  # the release date is the month in CBP's file name, not a publication day
-        return f"in its file with data through {month(rel)}"
+        return i18n.t("news.in_file", lang, month=_month(rel, lang))
     if source == "trac_detention":
-        return f"in its table dated {day(rel)}"
-    return f"in its release of {day(rel)}"
+        return i18n.t("news.in_table", lang, date=_day(rel, lang))
+    return i18n.t("news.in_release", lang, date=_day(rel, lang))
+
+
+def _day(d, lang: str) -> str:
+    from . import i18n
+    return day(d) if lang == "en" else i18n.date(pd.Timestamp(d), lang)
+
+
+def _month(d, lang: str) -> str:
+    from . import i18n
+    return month(d) if lang == "en" else i18n.month(pd.Timestamp(d), lang)
 
 
 SHORT_NAMES = {"ice_detention_stats": "ICE", "trac_detention": "TRAC", "ddp_facility_daily": "the Deportation Data Project",
                "cbp_encounters": "CBP", "ohss_monthly_tables": "DHS", "ohss_khsm": "DHS"}
 
 
-def _more_fewer(change: float) -> str:
-    return "more" if change > 0 else "fewer"
+def _more_fewer(change: float, lang: str = "en") -> str:
+    from . import i18n
+    return i18n.t("news.more" if change > 0 else "news.fewer", lang)
 
 
-def whats_new(snap: cdata.Snapshot, source: str) -> list[Sentence]:
-    """A few quotable sentences about a source's latest release, every number from the snapshot."""
+# What each key figure counts, in words, for the sentences of other languages (the English is the label).
+WHAT_KEYS = {"southwest border encounters": "swb_encounters", "nationwide encounters": "nationwide_encounters",
+             "ICE ERO administrative arrests": "ero_arrests", "book-ins after ICE arrests": "book_ins_ice",
+             "DHS removals": "dhs_removals", "CBP encounters": "cbp_encounters",
+             "Border Patrol encounters": "usbp_encounters"}
+
+
+def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sentence]:
+    """A few quotable sentences about a source's latest release, every number from the snapshot, in ``lang``
+    (the words from the catalogue's ``news.*`` messages; numbers keep the "," thousands mark so that every one
+    can be checked against the snapshot)."""
+    from . import i18n
     rels = releases_of(snap, source)
     if not rels:
         return []
     rel = rels[-1]
     who = SHORT_NAMES.get(source, source)
-    where = _release_words(source, rel, who)
+    if lang != "en" and i18n.has(f"news.who.{source}", lang):
+        who = i18n.t(f"news.who.{source}", lang)  # with its article where the language wants one ("la CBP")
+    where = _release_words(source, rel, who, lang)
     figs = {label: key_figure(snap, label, series, how, rel) for label, series, how in KEY_FIGURES.get(source, ())}
     # The previous figure: from the latest earlier release that printed it (TRAC's tables date apart).
     prev = {label: next((p for r in reversed(rels[:-1]) if (p := key_figure(snap, label, series, how, r))), None)
             for label, series, how in KEY_FIGURES.get(source, ())}
     out: list[Sentence] = []
+
+    def t(key: str, **fields) -> str:
+        return i18n.t("news." + key, lang, **fields)
 
     def fact(f: Figure) -> Fact:
         return Fact(f.value, "sum" if f.key == "*" else "value", f.series, f.key, f.date, f.release)
@@ -401,60 +428,61 @@ def whats_new(snap: cdata.Snapshot, source: str) -> list[Sentence]:
     def change(f: Figure, p: Figure) -> Fact:
         return Fact(f.value - p.value, "change", f.series, f.key, f.date, f.release, p.date, p.release)
 
-    def head(label: str, verb: str, noun: str) -> None:
+    def head(label: str, key: str) -> None:
         f, p = figs.get(label), prev.get(label)
         if f is None:
             return
-        text = f"{who[0].upper()}{who[1:]} {verb} {_n(f.value)} {noun} on {day(f.end)}"
+        text = t(key, who=f"{who[0].upper()}{who[1:]}", n=_n(f.value), date=_day(f.end, lang))
         facts = [fact(f)]
         if p is not None and p.key == f.key and p.value != f.value:
             c = f.value - p.value
-            text += f", {_n(abs(c))} {_more_fewer(c)} than on {day(p.end)}"
+            text += t("than_on", n=_n(abs(c)), more=_more_fewer(c, lang), date=_day(p.end, lang))
             facts.append(change(f, p))
         elif p is not None and p.value == f.value:
-            text += f", the same as on {day(p.end)}"
+            text += t("same_as_on", date=_day(p.end, lang))
         out.append(Sentence(source, rel, text + f", {where}.", facts))
 
     if source in ("ice_detention_stats", "trac_detention"):
-        head("people detained", "held" if source == "ice_detention_stats" else "counts",
-             "people in detention" if source == "ice_detention_stats" else "people in ICE detention")
+        head("people detained", "held" if source == "ice_detention_stats" else "counts_detained")
         i, c = figs.get("detained, arrested by ICE"), figs.get("detained, arrested by CBP")
         if out and i is not None and c is not None:
-            out.append(Sentence(source, rel, f"Of them, {_n(i.value)} had been arrested by ICE and {_n(c.value)} "
-                                             f"by CBP.", [fact(i), fact(c)]))
+            out.append(Sentence(source, rel, t("of_them", ice=_n(i.value), cbp=_n(c.value)), [fact(i), fact(c)]))
         b = figs.get("book-ins after ICE arrests, last complete month")
         if b is not None:
-            text = f"In {month(b.date)}, the last complete month {where}, {_n(b.value)} people arrested by ICE were booked into ICE detention"
+            text = t("book_ins", month=_month(b.date, lang), where=where, n=_n(b.value))
             facts = [fact(b)]
             before = b.date - pd.DateOffset(months=1)  # the month before, as this same release prints it
             same = _value_in(snap, b.series, b.key, before, rel)
             if same is not None and same != b.value:
                 d = b.value - same
-                text += f", {_n(abs(d))} {_more_fewer(d)} than in {month(before)}"
+                text += t("than_in", n=_n(abs(d)), more=_more_fewer(d, lang), month=_month(before, lang))
                 facts.append(Fact(d, "change", b.series, b.key, b.date, rel, before, rel))
-            out.append(Sentence(source, rel, text + " (book-ins, not arrests).", facts))
+            out.append(Sentence(source, rel, text + t("not_arrests"), facts))
         r = figs.get("removals, fiscal year to date")
         if r is not None:
-            out.append(Sentence(source, rel, f"It reported {_n(r.value)} removals in fiscal year "
-                                             f"{r.key.removeprefix('FY')} to {day(r.end)}.", [fact(r)]))
+            out.append(Sentence(source, rel, t("removals_fytd", n=_n(r.value), fy=r.key.removeprefix('FY'),
+                                               date=_day(r.end, lang)), [fact(r)]))
     elif source == "ddp_facility_daily":
-        head("people detained at midnight", "counts", "people in ICE detention at midnight")
+        head("people detained at midnight", "counts_midnight")
     else:
         for label, _series, _how in KEY_FIGURES.get(source, ()):
             f = figs.get(label)
             if f is None:
                 continue
             what = label.split(",")[0]
+            if lang != "en":
+                what = t("what." + WHAT_KEYS[what]) if what in WHAT_KEYS else what
             if f.key == "*":
-                text = f"{who} counts {_n(f.value)} encounters in {month(f.date)}, summed over the states its state file lists"
+                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), month=_month(f.date, lang))
                 before = _sum_in(snap, f.series, f.date - pd.DateOffset(months=1), rel)
             else:
-                text = f"{who} counts {_n(f.value)} {what} in {month(f.date)}"
+                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what, month=_month(f.date, lang))
                 before = _value_in(snap, f.series, f.key, f.date - pd.DateOffset(months=1), rel)
             facts = [fact(f)]
             if before is not None and before != f.value:
                 d = f.value - before
-                text += f", {_n(abs(d))} {_more_fewer(d)} than in {month(f.date - pd.DateOffset(months=1))}"
+                text += t("than_in", n=_n(abs(d)), more=_more_fewer(d, lang),
+                          month=_month(f.date - pd.DateOffset(months=1), lang))
                 facts.append(Fact(d, "change", f.series, f.key, f.date, rel, f.date - pd.DateOffset(months=1), rel))
             out.append(Sentence(source, rel, text + f", {where}.", facts))
     return out
@@ -476,19 +504,20 @@ def _sum_in(snap: cdata.Snapshot, series: str, date: pd.Timestamp, release: pd.T
     return float(hit["value"].sum()) if len(hit) else None
 
 
-def whats_new_all(snap: cdata.Snapshot) -> dict[str, list[Sentence]]:
-    return {s: v for s in versioned_sources(snap) if (v := whats_new(snap, s))}
+def whats_new_all(snap: cdata.Snapshot, lang: str = "en") -> dict[str, list[Sentence]]:
+    return {s: v for s in versioned_sources(snap) if (v := whats_new(snap, s, lang))}
 
 
-def citation_text(snap: cdata.Snapshot, sources: list[str] | None = None) -> str:
+def citation_text(snap: cdata.Snapshot, sources: list[str] | None = None, lang: str = "en") -> str:
     """The what's-new sentences as a block to paste under a citation, each source's latest release named."""
+    from . import i18n
     lines = []
-    for src, sents in whats_new_all(snap).items():
+    for src, sents in whats_new_all(snap, lang).items():
         if sources and src not in sources:
             continue
         entry = snap.source_entry(src)
-        lines.append(" ".join(s.text for s in sents) + f" Source: {entry.get('publisher', src)}, "
-                     f"{entry.get('title', src)}.")
+        lines.append(" ".join(s.text for s in sents) + " " + i18n.t("figure.source", lang,
+                     publisher=entry.get("publisher", src), title=entry.get("title", src)) + ".")
     return "\n".join(lines)
 
 

@@ -164,3 +164,28 @@ def test_static_site_in_spanish(tmp_path):
     assert csv.startswith("# Personas en detención de ICE") and "# Cita: " in csv
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "Control migratorio en EE. UU." in index
+
+
+ES_DATE_WORDS = re.compile(r"\b\d{1,2} de (?:%s) de \d{4}\b|\b(?:%s) de \d{4}\b|año fiscal \d{4}" % (
+    "|".join(i18n.MONTHS["es"]), "|".join(i18n.MONTHS["es"])))
+
+
+def test_release_summaries_in_spanish_say_the_same_numbers():
+    """The Spanish what's-new sentences carry the same checked facts as the English, every number written is
+    one of them, and the glossary's words hold (book-ins are 'ingresos en detención', never 'arrestos' alone)."""
+    from charts import ledger
+    en, es = ledger.whats_new_all(SNAP), ledger.whats_new_all(SNAP, "es")
+    assert en.keys() == es.keys() and en
+    for src in en:
+        assert [s.facts for s in en[src]] == [s.facts for s in es[src]], src
+        for s_en, s_es in zip(en[src], es[src]):
+            assert s_en.text != s_es.text
+            numbers = ledger.NUMBER.findall(ES_DATE_WORDS.sub("", s_es.text))
+            allowed = {f"{abs(f.number):,.0f}" for f in s_es.facts}
+            assert numbers and set(numbers) <= allowed, (s_es.text, numbers, allowed)
+            for english in (" than ", " people ", " in its ", "release of"):
+                assert english not in s_es.text, (english, s_es.text)
+            if "booked" in s_en.text:
+                assert "ingreso en detención" in s_es.text and "(ingresos en detención, no arrestos)" in s_es.text
+    cite = ledger.citation_text(SNAP, lang="es")
+    assert "Fuente: U.S. Immigration and Customs Enforcement" in cite
