@@ -138,7 +138,7 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
         from .i18n import translated_events
-        ev = translated_events(ev, view.lang)  # titles and descriptions in the view's language (ids, dates kept)
+        ev = translated_events(ev, view.lang, getattr(view, "sep", ","))  # titles and descriptions in the view's language (ids, dates kept)
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
     fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep,
                             generated_on=generated_on, size=size) if series else None

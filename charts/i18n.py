@@ -20,6 +20,7 @@ import csv
 import datetime as dt
 import functools
 import math
+import re
 import string
 import tomllib
 from pathlib import Path
@@ -198,14 +199,29 @@ def event_text(event_id: str, field: str, lang: str = "en", english: str = "") -
     return (row or {}).get(field) or english
 
 
-def translated_events(events, lang: str = "en"):
-    """The events frame with its title and description in ``lang`` (ids, dates, sources unchanged)."""
+# A number written with "," thousands and "." decimals in prose ("75,000", "1.5"), not part of a date, a
+# version or a word.
+_PROSE_NUMBER = re.compile(r"(?<![\w.,\-/:])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w,.]?\d)")
+
+
+def localise_numbers(text: str, separators: str = ",") -> str:
+    """Numbers in written text with the chosen marks: "75,000 and 1.5%" -> "75.000 and 1,5%" for ".".
+    The Spanish texts are written with "," thousands (the US Spanish convention); this swaps them on request."""
+    if separators != ".":
+        return text
+    return _PROSE_NUMBER.sub(lambda m: m[0].translate(str.maketrans({",": ".", ".": ","})), text)
+
+
+def translated_events(events, lang: str = "en", separators: str = ","):
+    """The events frame with its title and description in ``lang`` (ids, dates, sources unchanged), numbers in
+    the text written with ``separators``."""
     if events is None or check_lang(lang) == "en" or not len(events) or "id" not in events:
         return events
     out = events.copy()
     for col in ("title", "description"):
         if col in out:
-            out[col] = [event_text(i, col, lang, e) for i, e in zip(out["id"].astype(str), out[col].astype(str))]
+            out[col] = [localise_numbers(event_text(i, col, lang, e), separators)
+                        for i, e in zip(out["id"].astype(str), out[col].astype(str))]
     return out
 
 

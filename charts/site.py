@@ -308,17 +308,20 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     return Page("", "places", query, title=r.title, alt=alt, citation=cite, dates=dates, figure=r.figure, csv=csv)
 
 
-def releases_page(snap, day: dt.date, live_url: str) -> Page:
+def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
     from . import ledger
     sentences, dates = [], []
-    for src, sents in ledger.whats_new_all(snap).items():
+    for src, sents in ledger.whats_new_all(snap, lang).items():
         entry = snap.source_entry(src)
         name = f"{entry.get('publisher', src)}: {entry.get('title', src)}"
         sentences.append((name, [s.text for s in sents]))
-        dates.append(f"{name}: latest release {sents[0].release.date().isoformat()}")
-    return Page("", "releases", {"view": "releases"}, title="What is new in each source's latest release",
-                alt="", citation=ledger.citation_text(snap) + f"\nCompiled with {export.DASHBOARD}, {live_url}, "
-                f"accessed {day.isoformat()}.", dates=dates, sentences=sentences)
+        dates.append(i18n.t("site.latest_release_of", lang, name=name, date=sents[0].release.date().isoformat()))
+    compiled = i18n.t("export.citation_compiled", lang, dashboard=export.dashboard_name(lang), url=f", {live_url}",
+                      date=day.isoformat())
+    query = {"view": "releases", **({"lang": lang} if lang != "en" else {})}
+    return Page("", "releases", query, title=i18n.t("site.releases_title", lang),
+                alt="", citation=ledger.citation_text(snap, lang=lang) + "\n" + compiled, dates=dates,
+                sentences=sentences, lang=lang)
 
 
 # ---------------------------------------------------------------------------------------------- HTML
@@ -500,7 +503,8 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                     if kind == "places":
                         page = places_page(snap, q, day, live_url)
                     elif kind == "releases":
-                        page = releases_page(snap, day, live_url)
+                        page = releases_page(snap, day, live_url, q.get("lang", "en") if q.get("lang") in i18n.LANGS
+                                             else "en")
                     else:
                         page = trend_page(snap, events, reported, q, day, live_url)
                 except SiteError as e:

@@ -215,3 +215,11 @@ def test_the_glossary_check_catches_a_slip():
     assert _search(arrest["es_pattern"], es) and not _search(arrest["en_pattern"], en)
     assert any(_search(c, "deportaciones de ICE") for c in removal["competing"])
     assert not any(_search(c, "expulsión (deportación formal)") for c in removal["competing"])
+
+
+def test_numbers_in_prose_take_the_chosen_separators():
+    text = "unas 59,000 personas, 1.5 % de 41,500 camas, el 2026-08-06, a las 3:30, 287(g), 52-47, EE. UU."
+    assert i18n.localise_numbers(text, ",") == text
+    assert i18n.localise_numbers(text, ".") == ("unas 59.000 personas, 1,5 % de 41.500 camas, el 2026-08-06, a las "
+                                                "3:30, 287(g), 52-47, EE. UU.")
+    assert i18n.localise_numbers("45,000 millones y 38,200 millones", ".") == "45.000 millones y 38.200 millones"
