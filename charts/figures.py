@@ -24,6 +24,8 @@ import plotly.graph_objects as go
 
 from loaders.copies import describe_link
 
+from .data import is_flow
+
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
 # graphics; tests/test_publishable.py computes it). "dash" and the diamond are kept for reported figures.
@@ -382,7 +384,6 @@ def _unesc(text: str) -> str:
 
 # ---------------------------------------------------------------- units: what is drawn, said in words
 
-FLOW_METRICS = {"arrests", "book-ins", "encounters", "removals", "returns", "removals-and-returns", "detainers"}
 LEVEL_PHRASES = {  # metric -> (axis title, phrase for the chart title)
     "detained": ("people on a date", "people in ICE detention on a date"),
     "atd": ("people on a date", "people in Alternatives to Detention on a date"),
@@ -424,7 +425,7 @@ def unit_phrase(p, info) -> tuple[str, str]:
             word = resampled.split()[0]
             return f"people ({word} average)", phrase.replace(" on a date", f", {word} average of dates counted")
         return axis, phrase
-    if metric in FLOW_METRICS and unit != "as reported":
+    if is_flow(info) and unit != "as reported":
         if str(info.get("frequency")) == "daily" and span <= 1:
             return f"{unit} per day{avg}", f"{unit} per day{avg}"
         word = _period_word(span)
@@ -446,7 +447,7 @@ def display_label(p) -> str:
     return label
 
 
-def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[str]) -> str:
+def view_title(prepared, phrases: list[str], agencies: list[str], flows: list[bool]) -> str:
     """What is drawn, in which unit. One series: its name and unit. Several: the unit (with the agency when they
     share one) and how many series, since a title cannot name twelve of them."""
     if len(prepared) == 1:
@@ -456,7 +457,7 @@ def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[
     for g in groups:
         idx = [i for i, ph in enumerate(phrases) if ph == g]
         ag = {agencies[i] for i in idx}
-        flow = all(metrics[i] in FLOW_METRICS for i in idx)
+        flow = all(flows[i] for i in idx)
         parts.append((f"{ag.pop()} {g}" if len(ag) == 1 and flow else g))
     head = "; ".join(x[:1].upper() + x[1:] for x in parts)
     n = len(prepared)
@@ -613,7 +614,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     if len(panels) > 1:
         notes.append("Each panel has its own unit and scale; the panels share the date axis.")
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
-                       [str(i.get("metric", "")) for i in infos])
+                       [is_flow(i) for i in infos])
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
                       sources=source_lines(snap, prepared), notes=notes, generated_on=generated_on,
                       size=sz, panels=panels)

@@ -67,7 +67,7 @@ _T42 = " From March 2020 to May 2023 this includes Title 42 expulsions (see the 
 
 def _s(sid, title, agency, definition, breakdown=""):
     return Series(f"{ID}.{sid}", title, "encounters", agency, "encounters", "monthly", definition + _CBP, ID,
-                  breakdown=breakdown, per_day_ok=True)
+                  breakdown=breakdown, measure="flow")
 
 
 SERIES = (

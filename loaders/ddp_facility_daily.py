@@ -55,27 +55,27 @@ SERIES = (
     Series(f"{ID}.detained_midnight", "People in ICE detention at midnight, daily (DDP records)", "detained",
            "ICE+CBP", "people", "daily",
            "People held in an ICE detention facility at the end of the day, whoever arrested them (ICE or CBP)." + _DEF,
-           ID),
+           ID, measure="level"),
     Series(f"{ID}.detained_24h", "People held in ICE detention at any time during the day (DDP records)", "detained",
            "ICE+CBP", "people", "daily",
            "Everyone held in an ICE detention facility at some point during the day, including people booked in or "
-           "out that day; so it is higher than the midnight count and is not a headcount." + _DEF, ID),
+           "out that day; so it is higher than the midnight count and is not a headcount." + _DEF, ID, measure="level"),
     Series(f"{ID}.detained_24h_by_sex", "People held in ICE detention during the day, by sex (DDP records)",
            "detained", "ICE+CBP", "people", "daily",
            "The 24-hour count split by ICE's recorded sex (male, female); people with neither value are in neither."
-           + _DEF, ID, breakdown="sex"),
+           + _DEF, ID, breakdown="sex", measure="level"),
     Series(f"{ID}.detained_24h_convicted", "People held in ICE detention during the day with a criminal conviction "
            "(DDP records)", "detained", "ICE+CBP", "people", "daily",
-           "Of the 24-hour count, people ICE records as having a criminal conviction." + _DEF, ID),
+           "Of the 24-hour count, people ICE records as having a criminal conviction." + _DEF, ID, measure="level"),
     Series(f"{ID}.detained_24h_possibly_under_18", "People held in ICE detention during the day who were possibly "
            "under 18 (DDP records)", "detained", "ICE+CBP", "people", "daily",
            "Of the 24-hour count, people DDP marks as possibly under 18 from their birth year (birth dates are not "
-           "released, so this is an upper bound)." + _DEF, ID),
+           "released, so this is an upper bound)." + _DEF, ID, measure="level"),
     Series(f"{ID}.facility_midnight_monthly", "People in ICE detention at midnight by facility, monthly average "
            "(DDP records)", "detained", "ICE+CBP", "people", "monthly",
            "The facility's midnight count averaged over the days of the month. This is an average of daily headcounts "
            "(like ICE's average daily population), not a headcount on any one day. Months in which the facility held "
-           "nobody at midnight are omitted.", ID, breakdown="facility"),
+           "nobody at midnight are omitted.", ID, breakdown="facility", measure="level"),
 )
 
 

@@ -64,7 +64,7 @@ _DHS = (" Monthly, from the DHS Office of Homeland Security Statistics tables; D
 
 def _s(sid, title, metric, agency, unit, definition, breakdown=""):
     return Series(f"{ID}.{sid}", title, metric, agency, unit, "monthly", definition + _DHS, ID, breakdown=breakdown,
-                  per_day_ok=True)
+                  measure="flow")
 
 
 _CRIM = ("Keys: 'Convicted criminals (all)' and its subsets (aggravated felons, felons, misdemeanors, other or "
