@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from loaders import events as lev
 from loaders.errors import LoaderError
 from loaders.fetch import atomic_write_bytes
+from loaders.reported_figures import load_reported
 
 from . import data as cdata
 from . import export
@@ -24,21 +26,23 @@ from .view import View, view_from_link
 def load_context(data_dir: Path):
     snap = cdata.load_snapshot(data_dir)
     events = reported = None
-    try:
-        from loaders import events as lev
+    # The curated files sit beside the snapshot. A folder without them (another snapshot passed with --data)
+    # draws no events or reported figures, and says so: a chart must never lose them without a word.
+    bundled = data_dir / "events.csv"
+    if bundled.exists():
         # The page's local events file: the deployment's (DASHBOARD_EVENTS_FILE) for the default snapshot.
         default_data = data_dir.resolve() == cdata.DATA.resolve()
         user = lev.user_events_setting().path if default_data else data_dir / "user_events.csv"
-        events, refused = lev.load_events_checked(data_dir / "events.csv", user)
+        events, refused = lev.load_events_checked(bundled, user)
         for r in refused.itertuples():
             print(f"note: {r.file} row {r.row}, {r.field}: {r.reason} (not loaded)", file=sys.stderr)
-    except (ImportError, FileNotFoundError):
-        pass
-    try:
-        from loaders.reported_figures import load_reported
-        reported = load_reported(data_dir / "reported_figures.csv")
-    except (ImportError, FileNotFoundError):
-        pass
+    else:
+        print(f"note: no events file at {bundled}; the chart shows no events", file=sys.stderr)
+    figures = data_dir / "reported_figures.csv"
+    if figures.exists():
+        reported = load_reported(figures)
+    else:
+        print(f"note: no reported figures at {figures}; the chart shows none", file=sys.stderr)
     return snap, events, reported
 
 

@@ -123,10 +123,6 @@ class Source:
     # parsing: size on disk says little about the memory a columnar or repetitive file takes once read.
     max_rows: int = 2_000_000
     attribution: str = ""
-    notes: str = ""
-    # "vintages": every file is a release, all kept; "replace": each download holds the whole history,
-    # so a new file replaces the rows of the file with the same name.
-    kind: str = "vintages"
     # Integrity checks over all of a source's rows: returns a frame of findings with columns
     # series, key, date, release, file, flag, message ("" matches any); the rows found are flagged, not fixed.
     check: Callable[[pd.DataFrame], pd.DataFrame] | None = None

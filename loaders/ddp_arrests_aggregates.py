@@ -320,6 +320,5 @@ SOURCE = Source(
     series=SERIES,
     raw_globs=(f"{ID}/*.csv",) + tuple(f"ddp-arrests-aggregates/{d}/{f}" for d, f in _FOLDERS.items()),
     attribution=ATTRIBUTION,
-    kind="replace",
     extra={"file_kind": "csv"},
 )

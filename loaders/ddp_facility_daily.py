@@ -24,8 +24,9 @@ Quirks, and what this module does about each:
   The release's last month is partial: its ``end`` is the last date in the file and it is flagged ``partial``.
 - The file has no location fields (no state, city or AOR). Facility codes often end in a state
   abbreviation, but that is a naming habit, not data, so no state or AOR breakdown is derived here.
-- The file name carries no date, so a new download replaces the old (``kind="replace"``); the release is
-  taken to be the last date in the file.
+- The file name carries no date, so a new download replaces the old (as for every source, update replaces
+  the rows of a file by those of a new file of the same name); the release is taken to be the last date in
+  the file.
 """
 from __future__ import annotations
 
@@ -197,7 +198,6 @@ SOURCE = Source(
     download_urls=(URL,),
     allowed_hosts=("github.com", "media.githubusercontent.com", "objects.githubusercontent.com"),
     attribution=ATTRIBUTION,
-    kind="replace",
     max_rows=5_000_000,  # the real file has about 0.9 million; read whole into memory
     extra={"file_kind": "parquet"},
 )

@@ -89,6 +89,9 @@ MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "
                "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
+# Where a row came from: the project's file, the reader's local file, or a file uploaded on the page. The page
+# and the save step tell rows apart by it (only "user" rows are rewritten on a save), so a mistyped origin would
+# make rows vanish from a save without a word: validate_events refuses any other value.
 ORIGINS = ("bundled", "user", "upload")
 OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
 REJECTED = ["row", "field", "reason"]
@@ -122,6 +125,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     Raises ``ValidationError`` only for problems with the file as a whole.
     """
+    if origin not in ORIGINS:
+        raise ValueError(f"origin {origin!r} is not one of {ORIGINS}")
     content = bytes(content)
     if len(content) > max_bytes:
         raise ValidationError(f"file is {len(content):,} bytes; the limit is {max_bytes:,}", source=SOURCE, file=name)

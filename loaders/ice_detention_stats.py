@@ -165,7 +165,6 @@ def _series() -> tuple[Series, ...]:
 
 
 SERIES = _series() + ice_tables.SERIES  # the rest of the workbook's tables: declared in ice_tables
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- discovery

@@ -363,7 +363,6 @@ SERIES: tuple[Series, ...] = (
        "Average total days in segregation across all placements of the same detainee, for the quarter's "
        "placements, by reason." + _KEYS, "reason", measure="level"),
 )
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- helpers

@@ -134,7 +134,6 @@ SERIES = (
     _s("swb_encounters_ofo", "OFO encounters at southwest land ports of entry (DHS OHSS)", "encounters", "OFO",
        "encounters", "Southwest land border encounters by the Office of Field Operations at ports of entry."),
 )
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- reading one table

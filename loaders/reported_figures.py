@@ -174,6 +174,5 @@ SOURCE = Source(
     raw_globs=(),
     project_files=(FILE,),
     attribution="Reported figures: see each marker's source and quality tier",
-    kind="replace",
     extra={"file_kind": "csv"},
 )

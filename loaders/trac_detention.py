@@ -7,7 +7,8 @@ Terms: TRAC asks to be credited wherever its figures are used; the page shows "S
 
 Quirks, and what this module does about each:
 - ``pop_agen_table.json`` holds the whole history on every fetch (newest first), so a new download replaces
-  the old one (``kind="replace"``). Dates are MM/DD/YYYY and are TRAC's own snapshot dates, which differ by
+  the old one (update replaces the rows of a file by those of a new file of the same name). Dates are
+  MM/DD/YYYY and are TRAC's own snapshot dates, which differ by
   days from ICE's data-pull dates (TRAC 09/21/2025 = ICE file of 09/24/2025, pulled 09/15/2025). They are kept
   as TRAC gives them.
 - ``book_in_agen_program_table.json``: ``period_date`` is DDMONYY (``01JUN26``); months not yet reached have
@@ -79,7 +80,6 @@ SERIES = (
     Series(f"{ID}.atd_by_aor", "People in Alternatives to Detention by field office (TRAC)", "atd", "ICE", "people",
            "biweekly", "ATD enrolment by ICE field office (area of responsibility)." + _TRAC_DEF, ID, breakdown="aor", measure="level"),
 )
-_IDS = {s.id for s in SERIES}
 
 
 def _dmy(v, *, name: str, i: int) -> dt.date:
@@ -224,7 +224,6 @@ SOURCE = Source(
                                            "facilities.json", "atd_pop_table.json")),
     allowed_hosts=("tracreports.org",),
     attribution=ATTRIBUTION,
-    kind="replace",
     # The real tables are 14-110 KB; a 47 MB one took 36 s and 1.7 GB to parse. 100x headroom.
     max_bytes=10_000_000,
     max_rows=200_000,

@@ -538,3 +538,9 @@ def test_save_user_events_appends_without_repeats(tmp_path):
     from tests.conftest import ROOT
     merged = load_events(ROOT / "data" / "events.csv", user)
     assert "My local event" in set(merged["title"]) and set(merged["origin"]) == {"bundled", "user"}
+
+
+def test_an_unknown_origin_is_refused_not_silently_kept():
+    """Rows are told apart by origin (a save rewrites only "user" rows), so a mistyped origin is an error."""
+    with pytest.raises(ValueError, match="origin 'users' is not one of"):
+        lev.validate_events(b"date,title\n", "x.csv", origin="users")
