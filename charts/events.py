@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import html
 import io
 import textwrap
 
@@ -25,7 +24,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link, is_copy
-from loaders.events import CATEGORIES, neutralise_for_csv
+from loaders.events import CATEGORIES
+from loaders.text import csv_cell, html_text
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -115,7 +115,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
             xs += [_iso(d), _iso(d), None]
             ys += [0, 1, None]
         traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
-                           name=_esc(f"Event: {event_categories.get(cat, cat).lower()}"),
+                           name=html_text(f"Event: {event_categories.get(cat, cat).lower()}"),
                            line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
     hovers = [hover_text(e) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
@@ -200,18 +200,18 @@ def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]
 
 def hover_text(event) -> str:
     """The hover box of one event: number, title, date, category, description and source, all escaped."""
-    desc = "<br>".join(_esc(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
+    desc = "<br>".join(html_text(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
     parts = [
-        f"<b>{event['number']}. {_esc(event['title'])}</b>",
+        f"<b>{event['number']}. {html_text(event['title'])}</b>",
         f"{_iso(event['date'])}" + (" (approximate date)" if event["date_precision"] == "approximate" else ""),
-        _esc(event_categories.get(event["category"], event["category"])),
+        html_text(event_categories.get(event["category"], event["category"])),
     ]
     if desc:
         parts.append(desc)
-    parts.append("Source: " + _esc(event["source_name"]))
+    parts.append("Source: " + html_text(event["source_name"]))
     copy_note = _link_note(event)
     if copy_note:
-        parts.append("Link: " + _esc(copy_note))
+        parts.append("Link: " + html_text(copy_note))
     return "<br>".join(parts)
 
 
@@ -289,7 +289,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
             "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),
             "origin": e.get("origin", ""),
         }
-        w.writerow([neutralise_for_csv(_text(row[c])) if c != "number" else row[c] for c in cols])
+        w.writerow([csv_cell(_text(row[c])) if c != "number" else row[c] for c in cols])
     return buf.getvalue().encode("utf-8")
 
 
@@ -303,10 +303,6 @@ def _comment(text: str) -> str:
 
 def _colour(category: str) -> str:
     return CATEGORY_COLOURS.get(category, "#777777")
-
-
-def _esc(text) -> str:
-    return html.escape("" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text), quote=False)
 
 
 def _text(value) -> str:

@@ -19,10 +19,11 @@ import zipfile
 import pandas as pd
 import plotly.graph_objects as go
 
+from loaders.text import csv_cell, html_text
+
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
 _LOCK = threading.Lock()
 _SERVER_STARTED = False
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 class ExportUnavailable(RuntimeError):
@@ -72,12 +73,11 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
 def to_html(fig: go.Figure, alt: str = "", title: str = "") -> bytes:
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it."""
-    import html as _html
     page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
     if title:
-        page = page.replace("<head>", f"<head><title>{_html.escape(title)}</title>", 1)
+        page = page.replace("<head>", f"<head><title>{html_text(title)}</title>", 1)
     if alt:
-        a = _html.escape(alt)
+        a = html_text(alt)
         page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
         page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
         page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
@@ -88,14 +88,13 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "") -> bytes:
 def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
     """Put <title> and <desc> first inside the SVG root (what screen readers and image tools read), and name
     them with aria-labelledby."""
-    from xml.sax.saxutils import escape
     text = svg.decode("utf-8")
     i = text.index("<svg")
     j = text.index(">", i)
     head = text[i:j]
     if "role=" not in head:
         head += ' role="img" aria-labelledby="chart-title chart-desc"'
-    inner = f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(alt)}</desc>'
+    inner = f'<title id="chart-title">{html_text(title)}</title><desc id="chart-desc">{html_text(alt)}</desc>'
     return (text[:i] + head + ">" + inner + text[j + 1:]).encode("utf-8")
 
 
@@ -164,32 +163,19 @@ def file_stem(r, size: str = "") -> str:
     return slug(f"{r.title} {r.lo} to {r.hi}" + (f" {size}" if size else ""))
 
 
-def neutralise(value):
-    """OWASP CSV injection: a text cell a spreadsheet would treat as a formula gets a leading quote.
-
-    A bare carriage return is turned into a line feed first: the CSV writer (line ends "\n") does not quote a
-    cell for a CR, so a spreadsheet would start a new row at it, and a "=..." after it would be a formula."""
-    if isinstance(value, str):
-        if "\r" in value:
-            value = value.replace("\r\n", "\n").replace("\r", "\n")
-        if value.startswith(FORMULA_START):
-            return "'" + value
-    return value
-
-
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
-    out.columns = [neutralise(c) for c in out.columns]  # wide exports name columns after data (facility names)
+    out.columns = [csv_cell(c) for c in out.columns]  # wide exports name columns after data (facility names)
     for c in out.columns:
         if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(neutralise)
+            out[c] = out[c].map(csv_cell)
     return out
 
 
 def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None) -> bytes:
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows."""
-    head = [f"# {neutralise(title)}"] if title else []
-    head += [f"# {neutralise(s)}" for s in sources]
+    head = [f"# {csv_cell(title)}"] if title else []
+    head += [f"# {csv_cell(s)}" for s in sources]
     head.append(f"# Exported {(generated_on or dt.date.today()).isoformat()} from {DASHBOARD}")
     body = safe_frame(df).to_csv(index=False, lineterminator="\n")
     return ("\n".join(h.replace("\n", " ") for h in head) + "\n" + body).encode("utf-8")

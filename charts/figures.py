@@ -15,6 +15,7 @@ spec with ``add_layer``: a layer is traces on the full-height overlay axis plus 
 from __future__ import annotations
 
 import datetime as dt
+import html
 import math
 import textwrap
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link
+from loaders.text import html_text
 
 from .data import is_flow
 
@@ -146,7 +148,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         x, y = break_gaps(ln.x, ln.y)
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
         # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
-        label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
+        label, unit = html_text(ln.label), _template_literal(html_text(ln.unit))
         # Markers on about 14 points of a long line (size 0 elsewhere): enough to tell the lines apart in
         # greyscale without hiding the line under markers.
         n = len(x)
@@ -158,13 +160,13 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
             marker=dict(size=sizes, symbol=symbol, color=colour, line=dict(width=0)),
             legendgroup=f"s{i}",
             hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
-                          + _template_literal(_esc(ln.label[:60])) + "</extra>",
+                          + _template_literal(html_text(ln.label[:60])) + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
                 type="scatter", x=_x(ln.x[ln.flagged]), y=ln.y[ln.flagged], mode="markers", showlegend=False,
                 yaxis=_yref(ln.panel), legendgroup=f"s{i}",
-                name=_esc(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
+                name=html_text(ln.label) + " (flagged)", marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
                 hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} (partial or flagged)<extra></extra>",
             ))
     footer = list(sources)
@@ -175,7 +177,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     layout = dict(
         LIGHT_LAYOUT,
         font=dict(color=TEXT, size=sz.font),
-        title=dict(text=f"<b>{_esc(title)}</b>", x=0, xref="paper", xanchor="left", yanchor="top",
+        title=dict(text=f"<b>{html_text(title)}</b>", x=0, xref="paper", xanchor="left", yanchor="top",
                    font=dict(size=sz.title, color=TEXT)),
         width=sz.width,
         legend=dict(orientation="h", yanchor="bottom", x=0, xanchor="left", font=dict(size=sz.font),
@@ -222,7 +224,7 @@ def span_layer(spans, *, name: str, note: str, colour: str = "#9AA5B1", opacity:
     if not xs:
         return {}
     return {"traces": [dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, fill="toself", mode="lines",
-                            line=dict(width=0), fillcolor=colour, opacity=opacity, name=_esc(name),
+                            line=dict(width=0), fillcolor=colour, opacity=opacity, name=html_text(name),
                             hoverinfo="skip", legendgroup="spans")],
             "notes": [note]}
 
@@ -239,15 +241,15 @@ def finish(spec: dict) -> dict:
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
-    title_text = "<br>".join(f"<b>{_esc(t)}</b>" for t in title_lines)
+    title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:
         title_text += "<br>" + "<br>".join(
-            f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{_esc(s)}</span>" for s in sub)
+            f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{html_text(s)}</span>" for s in sub)
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(_unesc(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
     for w in widths:
         if used and used + w > plot_w:
@@ -297,7 +299,7 @@ def finish(spec: dict) -> dict:
             if f is not None:
                 t["y"] = [1 + f * (top_y - 1)] * len(t["x"])
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
-        text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
+        text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return spec
 
@@ -313,7 +315,7 @@ def _yref(k: int) -> str:
 def _panel_axis(p: Panel, values: np.ndarray, sz: Size) -> dict:
     """A panel's y-axis: its unit as title, a range that holds every value drawn in it (reported figures
     too), and on a log scale ticks at 1-2-5 steps written in full ("2,000", not "2k")."""
-    ax = dict(_AXIS, title=dict(text=_esc(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+    ax = dict(_AXIS, title=dict(text=html_text(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
               tickformat=",~r" if not p.log else None)
     v = values[np.isfinite(values)] if len(values) else values
     if p.log:
@@ -371,15 +373,6 @@ def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _template_literal(text: str) -> str:
     """Plotly reads %{...} in a hovertemplate as a field; a lone "{" after "%" cannot start one if split."""
     return text.replace("%{", "%\u200b{")
-
-
-def _esc(text: str) -> str:
-    """Plotly renders a small HTML subset in text; data-derived strings must show as plain text."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _unesc(text: str) -> str:
-    return str(text).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 # ---------------------------------------------------------------- units: what is drawn, said in words
@@ -653,12 +646,12 @@ def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True
         start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
         xs += [start, end, None]
         ys += [r.value, r.value, None]
-        h = (_esc(f"{r.value:,.0f} {r.unit}, {start} to {end}") + "<br>"
-             + _esc(f"reported by {r.reported_by} ({r.source_quality})"))
+        h = (html_text(f"{r.value:,.0f} {r.unit}, {start} to {end}") + "<br>"
+             + html_text(f"reported by {r.reported_by} ({r.source_quality})"))
         copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
                                   getattr(r, "original_date", ""))
         if copy_note:
-            h += "<br>" + _esc("link: " + copy_note)
+            h += "<br>" + html_text("link: " + copy_note)
         hover += [h, h, None]
     colour, dash, symbol = REPORTED_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=REPORTED_NAME, yaxis=_yref(panel),
@@ -688,8 +681,8 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
         str(snap.info(prepared[0].series_id).get("breakdown", "")), "members")
     title = f"{base}: {unit}" + (f" ({len(rows)} {member})" if len(rows) > 1 else "")
     colour = STYLES[0][0]
-    data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[_esc(r[0]) for r in rows],
-                 marker=dict(color=colour), name=_esc(unit), text=[f"{r[1]:,.0f}" if r[1] >= 100 else f"{r[1]:,.1f}" for r in rows],
+    data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[html_text(r[0]) for r in rows],
+                 marker=dict(color=colour), name=html_text(unit), text=[f"{r[1]:,.0f}" if r[1] >= 100 else f"{r[1]:,.1f}" for r in rows],
                  textposition="outside", textfont=dict(size=sz.font, color=TEXT), cliponaxis=False,
                  hovertemplate="%{y}: %{x:,.1f}<extra></extra>", showlegend=False)]
     spec = trend_spec([], title=title, subtitle=f"One value per member over the period: {period}",
@@ -698,7 +691,7 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
                       generated_on=generated_on, height=max(160, len(rows) * (sz.font * 2.1)))
     spec["data"] = data
     lay = spec["layout"]
-    lay["xaxis"] = dict(_AXIS, title=dict(text=_esc(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+    lay["xaxis"] = dict(_AXIS, title=dict(text=html_text(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
                         tickformat=",~r", range=[0, max(r[1] for r in rows) * 1.15], type="linear")
     lay["yaxis"] = dict(_AXIS, tickfont=dict(size=sz.font), type="category", automargin=True, title=None)
     spec["_meta"]["x_title"] = unit

@@ -36,6 +36,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pandas as pd
 
+from loaders.text import html_text
+
 from . import data as cdata
 from . import export
 
@@ -336,12 +338,12 @@ CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 
 
 
 def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE) -> str:
-    tags = "".join(f'<script src="{html.escape(s)}"></script>\n' for s in scripts)
+    tags = "".join(f'<script src="{html_text(s)}"></script>\n' for s in scripts)
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="referrer" content="no-referrer">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            f"<title>{html.escape(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>{html_text(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
 def _chart_div(fig, div_id: str) -> str:
@@ -371,7 +373,7 @@ def dark(fig):
 
 def embed_snippet(src: str, title: str) -> str:
     w, h = ASPECT
-    return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" loading="lazy" '
+    return (f'<iframe src="{html_text(src)}" title="{html_text(title)}" loading="lazy" '
             f'style="width:100%;aspect-ratio:{w}/{h};border:0" referrerpolicy="no-referrer"></iframe>')
 
 
@@ -391,16 +393,16 @@ def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) 
     style = (f"html,body{{margin:0;height:100%;background:{bg};color:{fg};font-family:system-ui,sans-serif}}"
              f".chart{{position:absolute;inset:0 0 1.4rem 0}}p{{position:absolute;bottom:0;margin:0 .4rem;font-size:.75rem}}"
              f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
-    body = (f'<div class="chart" role="img" aria-label="{html.escape(page.alt)}">'
+    body = (f'<div class="chart" role="img" aria-label="{html_text(page.alt)}">'
             f'{_chart_div(fig, f"chart-{page.slug}-{theme}")}</div>\n'
-            f'<p><a href="{html.escape(live_link)}" target="_blank" rel="noopener">{html.escape(page.title)}: '
+            f'<p><a href="{html_text(live_link)}" target="_blank" rel="noopener">{html_text(page.title)}: '
             f'open the live dashboard</a></p>')
     return _page(page.title, body, scripts=scripts, style=style)
 
 
 def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
               day: dt.date) -> str:
-    e = html.escape
+    e = html_text
     parts = ['<nav><a href="index.html">All charts</a></nav>', f"<h1>{e(page.title)}</h1>"]
     for n in page.notes:
         parts.append(f'<p class="meta">Note: {e(n)}</p>')
@@ -436,7 +438,7 @@ def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link:
 
 
 def index_html(pages: list[Page], day: dt.date, live_url: str) -> str:
-    e = html.escape
+    e = html_text
     items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
                     + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
     body = (f"<h1>{e(export.DASHBOARD)}</h1><p class=\"meta\">Static pages built on {day.isoformat()} from the "
