@@ -11,12 +11,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-# The pinned requirements, less the test-only tools (pytest, hypothesis, playwright, responses and what
-# only they need): one list of pins for development, tests and the image.
+# The pinned runtime requirements only (the test and development tools are in requirements-dev.txt, which
+# the image never installs).
 COPY requirements.txt ./
-RUN grep -viE '^(pytest|iniconfig|pluggy|hypothesis|sortedcontainers|playwright|greenlet|responses|ruff)==' \
-      requirements.txt > requirements-runtime.txt \
- && pip install --no-cache-dir -r requirements-runtime.txt
+RUN pip install --no-cache-dir -r requirements.txt
 
 # The code and the committed snapshot (data/, without raw downloads: see .dockerignore), owned by root and
 # read-only to the app's user; the only writable place is /state (kept empty: public mode saves nothing).

@@ -6,21 +6,29 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup test-setup rebuild bench lint screenshot
+.PHONY: run test setup dev-setup test-setup rebuild bench lint screenshot
 
+# The runtime packages (requirements.txt) for `make run`; the test and development tools on top of them
+# (requirements-dev.txt) for `make test`, `make lint` and the screenshot.
 $(BIN)/.installed: requirements.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+$(BIN)/.installed-dev: $(BIN)/.installed requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
 setup: $(BIN)/.installed
+
+dev-setup: $(BIN)/.installed-dev
 
 run: setup
 	$(BIN)/streamlit run dashboard.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # The browser tests need Chromium; install Debian's when it is missing and we are root.
-test-setup: setup
+test-setup: dev-setup
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's chromium for the browser tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
@@ -28,7 +36,7 @@ test-setup: setup
 	fi
 
 # The linter (configured in pyproject.toml) runs first: CI enforces it.
-lint: setup
+lint: dev-setup
 	$(BIN)/ruff check .
 
 test: test-setup lint

@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from loaders import events as lev
 from loaders.errors import LoaderError
 from loaders.fetch import atomic_write_bytes
+from loaders.reported_figures import load_reported
 
 from . import data as cdata
 from . import export
@@ -25,22 +27,24 @@ from .view import View, view_from_link
 def load_context(data_dir: Path, lang: str = "en"):
     snap = cdata.load_snapshot(data_dir)
     events = reported = None
-    try:
-        from loaders import events as lev
+    # The curated files sit beside the snapshot. A folder without them (another snapshot passed with --data)
+    # draws no events or reported figures, and says so: a chart must never lose them without a word.
+    bundled = data_dir / "events.csv"
+    if bundled.exists():
         # The page's local events file: the deployment's (DASHBOARD_EVENTS_FILE) for the default snapshot.
         default_data = data_dir.resolve() == cdata.DATA.resolve()
         user = lev.user_events_setting().path if default_data else data_dir / "user_events.csv"
-        events, refused = lev.load_events_checked(data_dir / "events.csv", user)
+        events, refused = lev.load_events_checked(bundled, user)
         for r in refused.itertuples():
             print(i18n.t("cli.note", lang, message=i18n.t("cli.events_refused", lang, file=r.file, row=r.row,
                                                           field=r.field, reason=r.reason)), file=sys.stderr)
-    except (ImportError, FileNotFoundError):
-        pass
-    try:
-        from loaders.reported_figures import load_reported
-        reported = load_reported(data_dir / "reported_figures.csv")
-    except (ImportError, FileNotFoundError):
-        pass
+    else:
+        print(i18n.t("cli.note", lang, message=i18n.t("cli.no_events_file", lang, path=bundled)), file=sys.stderr)
+    figures = data_dir / "reported_figures.csv"
+    if figures.exists():
+        reported = load_reported(figures)
+    else:
+        print(i18n.t("cli.note", lang, message=i18n.t("cli.no_reported_file", lang, path=figures)), file=sys.stderr)
     return snap, events, reported
 
 
@@ -140,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
     ex.add_argument("--lang", choices=list(i18n.LANGS), help="language of every text in the export (default: "
                     "the link's lang, else en); CSV column names and dates stay machine-readable")
-    ex.add_argument("--separators", choices=list(i18n.SEPARATORS),
+    ex.add_argument("--separators", choices=list(i18n.SEPARATORS), metavar="MARK",
                     help="thousands mark of numbers: ',' (75,000, the default) or '.' (75.000; the decimal mark "
                          "is then ',')")
     si = sub.add_parser("site", help="write a static site of key views (HTML pages, downloads, embeds)")
@@ -154,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--no-images", dest="no_images", action="store_true", help="skip PNG and SVG downloads")
     si.add_argument("--data", default=str(cdata.DATA), help="snapshot folder (default: data/)")
     si.add_argument("--lang", choices=list(i18n.LANGS), default="en", help="language of the site's pages and downloads")
-    si.add_argument("--separators", choices=list(i18n.SEPARATORS), default=None,
+    si.add_argument("--separators", choices=list(i18n.SEPARATORS), default=None, metavar="MARK",
                     help="thousands mark of numbers: ',' (the default) or '.'")
     return ap
 

@@ -12,6 +12,8 @@ import datetime as dt
 
 import numpy as np
 
+from loaders.text import html_text
+
 from . import i18n
 from .ledger import SHORT_NAMES
 from .status import Blackout, series_blackouts
@@ -19,9 +21,6 @@ from .status import Blackout, series_blackouts
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
 
-
-def _esc(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _who(source: str, lang: str = "en") -> str:
@@ -72,11 +71,11 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
             continue
         # A note near the right edge hangs left from the span's end so it stays inside the plot.
         right = (x0 - lo).days > 0.7 * max((hi - lo).days, 1)
-        notes.append(dict(text=_esc(note_text(g, lang)), x=(x1 if right else x0).isoformat(), xref="x",
+        notes.append(dict(text=html_text(note_text(g, lang)), x=(x1 if right else x0).isoformat(), xref="x",
                           xanchor="right" if right else "left", yref="paper",
                           y=0.99 - 0.055 * (len(notes) % 4), yanchor="top", showarrow=False, align="left",
                           font=dict(size=10, color=NOTE_COLOUR), bgcolor="rgba(255,255,255,0.75)",
-                          hovertext=_esc(" ".join(x.statement for x in g)
+                          hovertext=html_text(" ".join(x.statement for x in g)
                                          + i18n.t("blackout.evidence", lang, source=b.evidence_source)),
                           name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}"))
     return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}
@@ -117,9 +116,9 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
     if not lay["shapes"]:
         return spec
     per_series = series_blackouts(snap, ids, lo, hi, today)
-    names = {_esc(p.label): p.series_id for p in prepared}
+    names = {html_text(p.label): p.series_id for p in prepared}
     # The traces are named by their legend label (charts.figures.display_label), in the figure's language.
-    names.update({_esc(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
+    names.update({html_text(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
     for tr in spec["data"]:
         sid = names.get(tr.get("name"))
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from loaders.text import html_text
+
 from . import data as cdata
 from .blackouts import add_blackouts
 from .figures import break_gaps
@@ -174,9 +176,9 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
         x, y = break_gaps(df["date"].to_numpy(), df["value"].to_numpy(dtype="float64"))
         xs = [None if pd.isna(v) else pd.Timestamp(v).strftime("%Y-%m-%d") for v in x]
         ys = [None if np.isnan(v) else float(v) for v in y]
-        hover = "%{x|%Y-%m-%d}: %{y:,.0f}<extra>" + _esc(mem.label[:50]) + "</extra>"
+        hover = "%{x|%Y-%m-%d}: %{y:,.0f}<extra>" + html_text(mem.label[:50]) + "</extra>"
         traces.append(dict(type="scatter", x=xs, y=ys,
-                           name=_esc(f"{mem.label}, data to {to_dates[mem.label].isoformat()}"), mode=mem.mode,
+                           name=html_text(f"{mem.label}, data to {to_dates[mem.label].isoformat()}"), mode=mem.mode,
                            hovertemplate=hover, **mem.style))
         shown.append(_P(mem.series, f"{mem.label}, data to {to_dates[mem.label].isoformat()}"))
     agreements = [a for o, r in m["pairs"] if (a := agreement(snap, o, r))]
@@ -195,7 +197,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
     hi = end or hi
     layout = dict(
         paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"),
-        title=dict(text=f"<b>{_esc(m['title'])}</b><br><span style='font-size:13px;color:#6b6b6b'>"
+        title=dict(text=f"<b>{html_text(m['title'])}</b><br><span style='font-size:13px;color:#6b6b6b'>"
                         f"{start.isoformat()} to {hi.isoformat()} · each source in its own style · {m['unit']}</span>",
                    x=0.01, xanchor="left", y=0.97, yanchor="top"),
         height=560 + 16 * len(footer), margin=dict(l=60, r=20, t=90, b=170 + 16 * len(footer)),
@@ -203,7 +205,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
         yaxis=dict(gridcolor="#EBF0F8", title=m["unit"], rangemode="tozero"),
         xaxis=dict(gridcolor="#EBF0F8", range=[start.isoformat(), hi.isoformat()]),
         hovermode="closest",
-        annotations=[dict(text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0,
+        annotations=[dict(text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0,
                           xanchor="left", yanchor="top", yshift=-150, showarrow=False, align="left",
                           font=dict(size=11, color="#6b6b6b"), name="continuity-notes")],
     )
@@ -218,7 +220,3 @@ def continuity_figure(snap: cdata.Snapshot, measure: str, **kw):
     spec = continuity_spec(snap, measure, **kw)
     spec.pop("agreements")
     return go.Figure(spec)
-
-
-def _esc(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from loaders import tidy
-from loaders.snapshot import read_generation
+from loaders.base import MEASURES
+from loaders.snapshot import SnapshotError, read_generation
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -73,12 +74,30 @@ def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
     obs["release"] = pd.to_datetime(obs["release"].replace("", None), format="%Y-%m-%d")
     for c in ("series", "key", "flag", "file"):
         obs[c] = obs[c].fillna("")
-    catalogue = (csv("series.csv", dtype=str) if "series.csv" in files else pd.DataFrame(columns=["id"])).set_index("id")
+    catalogue = read_catalogue(files["series.csv"]) if "series.csv" in files else pd.DataFrame(columns=["id", "measure"]).set_index("id")
     flags = csv("quality_flags.csv", dtype=str) if "quality_flags.csv" in files else pd.DataFrame()
     tables = {rel[len("tables/"):-len(".csv")]: csv(rel, dtype=str)
               for rel in sorted(files) if rel.startswith("tables/") and rel.endswith(".csv")}
     by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series", sort=True)}
     return Snapshot(obs, catalogue, manifest, flags, tables, by_series)
+
+
+def read_catalogue(content: bytes, name: str = "series.csv") -> pd.DataFrame:
+    """The catalogue, indexed by series id, with its declared values checked: ``measure`` is "flow" or
+    "level" (``loaders.base.MEASURES``), never a string that merely looks like one. A catalogue written before
+    ``measure`` existed, or with an unknown value, is refused naming the file, row and field: every per-day,
+    resampling and headline decision reads it, so a guess here would print wrong numbers."""
+    cat = pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False)
+    for col in ("id", "measure"):
+        if col not in cat.columns:
+            raise SnapshotError(f"{name} has no {col!r} column (columns: {list(cat.columns)}); rebuild the snapshot "
+                                "with `python -m loaders rebuild`")
+    bad = ~cat["measure"].isin(list(MEASURES))
+    if bad.any():
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise SnapshotError(f"{name} row {i + 2} (series {cat['id'].iloc[i]!r}) field 'measure': "
+                            f"{cat['measure'].iloc[i]!r} is not one of {sorted(MEASURES)}")
+    return cat.set_index("id")
 
 
 def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timestamp | None = None) -> pd.DataFrame:
@@ -96,10 +115,9 @@ def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timesta
 
 def is_flow(info: pd.Series) -> bool:
     """Whether a catalogue entry counts events over each period (a flow: may be summed, shown per day) rather
-    than a level on a date (a population, an average daily population: never summed). The one place this is
-    decided; the page, the headline cards, resampling and the event study all ask here."""
-    return str(info.get("per_day_ok")) == "True" or (
-        info.get("frequency") == "daily" and info.get("metric") in ("arrests", "book-ins", "encounters", "removals"))
+    than a level (a value on a date or an average over a period: never summed). Each series declares it once
+    (``Series.measure``); the page, the headline cards, resampling, the units and the event study ask here."""
+    return info["measure"] == "flow"
 
 
 def days_covered(df: pd.DataFrame) -> np.ndarray:

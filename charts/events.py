@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import html
 import io
 import textwrap
 
@@ -25,7 +24,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link, is_copy
-from loaders.events import CATEGORIES, neutralise_for_csv
+from loaders.events import CATEGORIES
+from loaders.text import csv_cell, html_text
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -125,7 +125,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
             xs += [_iso(d), _iso(d), None]
             ys += [0, 1, None]
         traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
-                           name=_esc(i18n.t("events.legend_entry", lang, category=category_label(cat, lang).lower())),
+                           name=html_text(i18n.t("events.legend_entry", lang, category=category_label(cat, lang).lower())),
                            line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
     hovers = [hover_text(e, lang) for e in ev.to_dict("records")]  # per event; a cluster joins its members' boxes
@@ -213,19 +213,19 @@ def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]
 def hover_text(event, lang: str = "en") -> str:
     """The hover box of one event: number, title, date, category, description and source, all escaped."""
     from . import i18n
-    desc = "<br>".join(_esc(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
+    desc = "<br>".join(html_text(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
     parts = [
-        f"<b>{event['number']}. {_esc(event['title'])}</b>",
+        f"<b>{event['number']}. {html_text(event['title'])}</b>",
         f"{_iso(event['date'])}" + (i18n.t("events.approximate", lang) if event["date_precision"] == "approximate"
                                     else ""),
-        _esc(category_label(event["category"], lang)),
+        html_text(category_label(event["category"], lang)),
     ]
     if desc:
         parts.append(desc)
-    parts.append(_esc(i18n.t("events.source", lang, name=event["source_name"])))
+    parts.append(html_text(i18n.t("events.source", lang, name=event["source_name"])))
     copy_note = _link_note(event)
     if copy_note:
-        parts.append(_esc(i18n.t("events.link", lang, note=copy_note)))
+        parts.append(html_text(i18n.t("events.link", lang, note=copy_note)))
     return "<br>".join(parts)
 
 
@@ -304,7 +304,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
             "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),
             "origin": e.get("origin", ""),
         }
-        w.writerow([neutralise_for_csv(_text(row[c])) if c != "number" else row[c] for c in cols])
+        w.writerow([csv_cell(_text(row[c])) if c != "number" else row[c] for c in cols])
     return buf.getvalue().encode("utf-8")
 
 
@@ -318,10 +318,6 @@ def _comment(text: str) -> str:
 
 def _colour(category: str) -> str:
     return CATEGORY_COLOURS.get(category, "#777777")
-
-
-def _esc(text) -> str:
-    return html.escape("" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text), quote=False)
 
 
 def _text(value) -> str:

@@ -19,6 +19,8 @@ import zipfile
 import pandas as pd
 import plotly.graph_objects as go
 
+from loaders.text import csv_cell, html_text
+
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
 # Plotly's locales other than English, bundled (static/locales/PROVENANCE.md): registered in every exported
 # HTML page and in the headless browser that draws PNG and SVG, so dates on a Spanish chart read "Ene 2025"
@@ -29,7 +31,6 @@ LOCALE_FILES = {"es": os.path.join(os.path.dirname(os.path.dirname(os.path.abspa
 KALEIDO_LOCALE = os.path.join(os.path.dirname(LOCALE_FILES["es"]), "kaleido-locale.js")
 _LOCK = threading.Lock()
 _SERVER_STARTED = False
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 class ExportUnavailable(RuntimeError):
@@ -125,9 +126,9 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
         page = page[:at] + f"<script>{script}</script>" + page[at:] if at >= 0 else page
         page = page.replace("<html>", f'<html lang="{lang}">', 1)
     if title:
-        page = page.replace("<head>", f"<head><title>{_html.escape(title)}</title>", 1)
+        page = page.replace("<head>", f"<head><title>{html_text(title)}</title>", 1)
     if alt:
-        a = _html.escape(alt)
+        a = html_text(alt)
         page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
         page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
         page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
@@ -139,14 +140,13 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
 def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
     """Put <title> and <desc> first inside the SVG root (what screen readers and image tools read), and name
     them with aria-labelledby."""
-    from xml.sax.saxutils import escape
     text = svg.decode("utf-8")
     i = text.index("<svg")
     j = text.index(">", i)
     head = text[i:j]
     if "role=" not in head:
         head += ' role="img" aria-labelledby="chart-title chart-desc"'
-    inner = f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(alt)}</desc>'
+    inner = f'<title id="chart-title">{html_text(title)}</title><desc id="chart-desc">{html_text(alt)}</desc>'
     return (text[:i] + head + ">" + inner + text[j + 1:]).encode("utf-8")
 
 
@@ -217,25 +217,12 @@ def file_stem(r, size: str = "") -> str:
     return slug(f"{r.title} {r.lo} to {r.hi}" + (f" {size}" if size else ""))
 
 
-def neutralise(value):
-    """OWASP CSV injection: a text cell a spreadsheet would treat as a formula gets a leading quote.
-
-    A bare carriage return is turned into a line feed first: the CSV writer (line ends "\n") does not quote a
-    cell for a CR, so a spreadsheet would start a new row at it, and a "=..." after it would be a formula."""
-    if isinstance(value, str):
-        if "\r" in value:
-            value = value.replace("\r\n", "\n").replace("\r", "\n")
-        if value.startswith(FORMULA_START):
-            return "'" + value
-    return value
-
-
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
-    out.columns = [neutralise(c) for c in out.columns]  # wide exports name columns after data (facility names)
+    out.columns = [csv_cell(c) for c in out.columns]  # wide exports name columns after data (facility names)
     for c in out.columns:
         if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(neutralise)
+            out[c] = out[c].map(csv_cell)
     return out
 
 
@@ -245,10 +232,10 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
     comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
     they are for machines."""
     from . import i18n
-    head = [f"# {neutralise(title)}"] if title else []
-    head += [f"# {neutralise(s)}" for s in sources]
+    head = [f"# {csv_cell(title)}"] if title else []
+    head += [f"# {csv_cell(s)}" for s in sources]
     if citation_text:
-        head.append(f"# {neutralise(i18n.t('export.citation_head', lang, citation=citation_text))}")
+        head.append(f"# {csv_cell(i18n.t('export.citation_head', lang, citation=citation_text))}")
     if lang != "en":
         head.append(f"# {i18n.t('export.csv_language', lang)}")
     when = (generated_on or dt.date.today()).isoformat()

@@ -15,6 +15,7 @@ spec with ``add_layer``: a layer is traces on the full-height overlay axis plus 
 from __future__ import annotations
 
 import datetime as dt
+import html
 import math
 import textwrap
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link
+from loaders.text import html_text
+
+from .data import is_flow
 
 from . import i18n
 
@@ -144,7 +148,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         x, y = break_gaps(ln.x, ln.y)
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
         # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
-        label, unit = _esc(ln.label), _template_literal(_esc(ln.unit))
+        label, unit = html_text(ln.label), _template_literal(html_text(ln.unit))
         # Markers on about 14 points of a long line (size 0 elsewhere): enough to tell the lines apart in
         # greyscale without hiding the line under markers.
         n = len(x)
@@ -156,13 +160,13 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
             marker=dict(size=sizes, symbol=symbol, color=colour, line=dict(width=0)),
             legendgroup=f"s{i}",
             hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
-                          + _template_literal(_esc(ln.label[:60])) + "</extra>",
+                          + _template_literal(html_text(ln.label[:60])) + "</extra>",
         ))
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
                 type="scatter", x=_x(ln.x[ln.flagged]), y=ln.y[ln.flagged], mode="markers", showlegend=False,
                 yaxis=_yref(ln.panel), legendgroup=f"s{i}",
-                name=_esc(i18n.t("figure.flagged", lang, label=ln.label)),
+                name=html_text(i18n.t("figure.flagged", lang, label=ln.label)),
                 marker=dict(symbol="circle-open", size=sz.font, color=colour, line=dict(width=2)),
                 hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f} " + i18n.t("figure.hover_flagged", lang) + "<extra></extra>",
             ))
@@ -173,7 +177,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     layout = dict(
         LIGHT_LAYOUT,
         font=dict(color=TEXT, size=sz.font),
-        title=dict(text=f"<b>{_esc(title)}</b>", x=0, xref="paper", xanchor="left", yanchor="top",
+        title=dict(text=f"<b>{html_text(title)}</b>", x=0, xref="paper", xanchor="left", yanchor="top",
                    font=dict(size=sz.title, color=TEXT)),
         width=sz.width,
         legend=dict(orientation="h", yanchor="bottom", x=0, xanchor="left", font=dict(size=sz.font),
@@ -225,7 +229,7 @@ def span_layer(spans, *, name: str, note: str, colour: str = "#9AA5B1", opacity:
     if not xs:
         return {}
     return {"traces": [dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, fill="toself", mode="lines",
-                            line=dict(width=0), fillcolor=colour, opacity=opacity, name=_esc(name),
+                            line=dict(width=0), fillcolor=colour, opacity=opacity, name=html_text(name),
                             hoverinfo="skip", legendgroup="spans")],
             "notes": [note]}
 
@@ -242,15 +246,15 @@ def finish(spec: dict) -> dict:
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
-    title_text = "<br>".join(f"<b>{_esc(t)}</b>" for t in title_lines)
+    title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:
         title_text += "<br>" + "<br>".join(
-            f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{_esc(s)}</span>" for s in sub)
+            f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{html_text(s)}</span>" for s in sub)
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(_unesc(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
     for w in widths:
         if used and used + w > plot_w:
@@ -300,7 +304,7 @@ def finish(spec: dict) -> dict:
             if f is not None:
                 t["y"] = [1 + f * (top_y - 1)] * len(t["x"])
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
-        text="<br>".join(_esc(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
+        text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return spec
 
@@ -316,7 +320,7 @@ def _yref(k: int) -> str:
 def _panel_axis(p: Panel, values: np.ndarray, sz: Size, sep: str = ",") -> dict:
     """A panel's y-axis: its unit as title, a range that holds every value drawn in it (reported figures
     too), and on a log scale ticks at 1-2-5 steps written in full ("2,000", not "2k")."""
-    ax = dict(_AXIS, title=dict(text=_esc(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+    ax = dict(_AXIS, title=dict(text=html_text(p.y_title), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
               tickformat=",~r" if not p.log else None)
     v = values[np.isfinite(values)] if len(values) else values
     if p.log:
@@ -377,18 +381,8 @@ def _template_literal(text: str) -> str:
     return text.replace("%{", "%\u200b{")
 
 
-def _esc(text: str) -> str:
-    """Plotly renders a small HTML subset in text; data-derived strings must show as plain text."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _unesc(text: str) -> str:
-    return str(text).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
 # ---------------------------------------------------------------- units: what is drawn, said in words
 
-FLOW_METRICS = {"arrests", "book-ins", "encounters", "removals", "returns", "removals-and-returns", "detainers"}
 LEVEL_PHRASES = {  # metric -> (axis title, phrase for the chart title); the words are in the catalogue
     "detained": ("people on a date", "people in ICE detention on a date"),
     "atd": ("people on a date", "people in Alternatives to Detention on a date"),
@@ -440,7 +434,7 @@ def unit_phrase(p, info, lang: str = "en") -> tuple[str, str]:
             return (i18n.t("phrase.people_average", lang, word=word),
                     i18n.t("phrase.level_average", lang, phrase=i18n.t(f"phrase.{metric}_plain", lang), word=word))
         return axis, phrase
-    if metric in FLOW_METRICS and unit != "as reported":
+    if is_flow(info) and unit != "as reported":
         if str(info.get("frequency")) == "daily" and span <= 1:
             return avg(_per(unit, "day", lang)), avg(_per(unit, "day", lang))
         word = _period_word(span)
@@ -488,7 +482,7 @@ def display_label(p, lang: str = "en") -> str:
     return label
 
 
-def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[str], lang: str = "en") -> str:
+def view_title(prepared, phrases: list[str], agencies: list[str], flows: list[bool], lang: str = "en") -> str:
     """What is drawn, in which unit. One series: its name and unit. Several: the unit (with the agency when they
     share one) and how many series, since a title cannot name twelve of them."""
     if len(prepared) == 1:
@@ -498,7 +492,7 @@ def view_title(prepared, phrases: list[str], agencies: list[str], metrics: list[
     for g in groups:
         idx = [i for i, ph in enumerate(phrases) if ph == g]
         ag = {agencies[i] for i in idx}
-        flow = all(metrics[i] in FLOW_METRICS for i in idx)
+        flow = all(flows[i] for i in idx)
         parts.append((i18n.t("figure.agency_phrase", lang, agency=ag.pop(), phrase=g) if len(ag) == 1 and flow else g))
     head = "; ".join(x[:1].upper() + x[1:] for x in parts)
     n = len(prepared)
@@ -714,7 +708,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     if len(panels) > 1:
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
-                       [str(i.get("metric", "")) for i in infos], lang=lang)
+                       [is_flow(i) for i in infos], lang=lang)
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
                       sources=source_lines(snap, prepared, lang), notes=notes, generated_on=generated_on,
                       size=sz, panels=panels, lang=lang, sep=sep)
@@ -754,13 +748,13 @@ def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True
         start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
         xs += [start, end, None]
         ys += [r.value, r.value, None]
-        h = (_esc(i18n.t("figure.reported_hover", lang, value=i18n.number(r.value, lang, sep),
+        h = (html_text(i18n.t("figure.reported_hover", lang, value=i18n.number(r.value, lang, sep),
                          unit=i18n.unit(str(r.unit), lang), start=start, end=end)) + "<br>"
-             + _esc(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
+             + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
         copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
                                   getattr(r, "original_date", ""))
         if copy_note:
-            h += "<br>" + _esc(i18n.t("figure.link", lang, note=copy_note))
+            h += "<br>" + html_text(i18n.t("figure.link", lang, note=copy_note))
         hover += [h, h, None]
     colour, dash, symbol = REPORTED_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=i18n.t("figure.reported_name", lang),
@@ -795,8 +789,8 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
         i18n.t("figure.totals_members", lang, n=len(rows), members=i18n.t("figure.members_" + member, lang))
         if len(rows) > 1 else "")
     colour = STYLES[0][0]
-    data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[_esc(r[0]) for r in rows],
-                 marker=dict(color=colour), name=_esc(unit),
+    data = [dict(type="bar", orientation="h", x=[r[1] for r in rows], y=[html_text(r[0]) for r in rows],
+                 marker=dict(color=colour), name=html_text(unit),
                  text=[i18n.number(r[1], lang, sep, 0 if r[1] >= 100 else 1) for r in rows],
                  textposition="outside", textfont=dict(size=sz.font, color=TEXT), cliponaxis=False,
                  hovertemplate="%{y}: %{x:,.1f}<extra></extra>", showlegend=False)]
@@ -806,7 +800,7 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
                       generated_on=generated_on, height=max(160, len(rows) * (sz.font * 2.1)), lang=lang, sep=sep)
     spec["data"] = data
     lay = spec["layout"]
-    lay["xaxis"] = dict(_AXIS, title=dict(text=_esc(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
+    lay["xaxis"] = dict(_AXIS, title=dict(text=html_text(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
                         tickformat=",~r", range=[0, max(r[1] for r in rows) * 1.15], type="linear")
     lay["yaxis"] = dict(_AXIS, tickfont=dict(size=sz.font), type="category", automargin=True, title=None)
     spec["_meta"]["x_title"] = unit

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import html
 import json
 import textwrap
 import threading
@@ -27,6 +26,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from loaders.text import html_text
 
 from . import places as P
 
@@ -53,13 +54,13 @@ def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04) -> None:
     """Sources, dates and caveats as one block under the plot: whatever is outside a PNG is lost."""
     wrapped = [w for line in lines for w in _wrap(line)]
     wrapped.append(f"Generated {dt.date.today().isoformat()} with {DASHBOARD}.")
-    fig.add_annotation(text="<br>".join(html.escape(w) for w in wrapped), xref="paper", yref="paper", x=0, y=top,
+    fig.add_annotation(text="<br>".join(html_text(w) for w in wrapped), xref="paper", yref="paper", x=0, y=top,
                        xanchor="left", yanchor="top", showarrow=False, align="left", font=dict(size=11, color="#444"))
     fig.update_layout(margin=dict(b=40 + 15 * len(wrapped)), height=(fig.layout.height or 600) + 15 * len(wrapped))
 
 
 def _title(fig: go.Figure, title: str, subtitle: str) -> None:
-    fig.update_layout(title=dict(text=f"<b>{html.escape(title)}</b><br><sup>{html.escape(subtitle)}</sup>", x=0.01,
+    fig.update_layout(title=dict(text=f"<b>{html_text(title)}</b><br><sup>{html_text(subtitle)}</sup>", x=0.01,
                                  xanchor="left"), template="plotly_white", font=dict(size=13))
 
 
@@ -97,7 +98,7 @@ def _layout_geos(fig: go.Figure) -> None:
         fig.update_layout(**{f"geo{i}": _geo(scope="world", projection_type="mercator", lonaxis_range=list(lon),
                                              lataxis_range=list(lat), domain=dict(x=[x0, x0 + 0.22], y=[0, 0.17]),
                                              showframe=True, framecolor=BORDER)})
-        fig.add_annotation(text=html.escape(name), xref="paper", yref="paper", x=x0, y=0.175, xanchor="left",
+        fig.add_annotation(text=html_text(name), xref="paper", yref="paper", x=x0, y=0.175, xanchor="left",
                            yanchor="bottom", showarrow=False, font=dict(size=10, color="#555"))
 
 
@@ -114,7 +115,7 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     unit = "per 100,000 residents" if per_capita else "people (average daily population)"
     main = t[~t["territory"] & (t["state"] != "(no state)")]
     fig = go.Figure()
-    hover = [f"<b>{html.escape(n)}</b><br>{v:,.1f} {unit}<br>{f:,} facilities listed" + (
+    hover = [f"<b>{html_text(n)}</b><br>{v:,.1f} {unit}<br>{f:,} facilities listed" + (
         f"<br>{a:,.0f} people (ADP); {int(r):,} residents" if per_capita and r == r else "")
         for n, v, f, a, r in zip(main["state_name"], main[col], main["facilities"], main["detained_adp"],
                                  main["residents"])]
@@ -135,7 +136,7 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
                                         text=[label], textposition="top center",
                                         marker=dict(size=14, color=[getattr(s, col)], colorscale="Blues", cmin=0,
                                                     cmax=zmax, line=dict(color=BORDER, width=1)),
-                                        hovertext=[f"<b>{html.escape(s.state_name)}</b><br>{getattr(s, col):,.1f} {unit}"],
+                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>{getattr(s, col):,.1f} {unit}"],
                                         hoverinfo="text", showlegend=False))
     what = "per 100,000 residents" if per_capita else "average daily population"
     _title(fig, f"People held in ICE detention by state, {what}",
@@ -171,9 +172,9 @@ def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
             marker=dict(size=df["value"].clip(lower=0), sizemode="area", sizeref=sizeref, sizemin=sizemin,
                         color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
-            hovertext=[f"<b>{html.escape(str(n))}</b><br>{html.escape(str(c))}, {html.escape(str(s))} "
-                       f"({html.escape(str(cty))})<br>{v:,.1f} people (ADP)<br>Field office {html.escape(str(fo))}; "
-                       f"{html.escape(str(ty))}<br><i>Drawn at the county's internal point</i>"
+            hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))} "
+                       f"({html_text(str(cty))})<br>{v:,.1f} people (ADP)<br>Field office {html_text(str(fo))}; "
+                       f"{html_text(str(ty))}<br><i>Drawn at the county's internal point</i>"
                        for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
                                                           df["field_office"], df["type"])],
             hoverinfo="text")

@@ -5,9 +5,11 @@ Each headline names candidate series; the one with the most recent data is used 
 so the page keeps working while sources come and go, and always says which series it shows. Every card gives
 one sentence a reader can quote ("July 2026 average: 1,584 arrests a day") and names its comparison:
 
-- ``snapshot`` (a headcount): the latest snapshot, against the previous snapshot in the series;
-- ``month-per-day`` (a monthly flow): the latest *full* calendar month's average per day, against the previous
-  full month's average per day. A partial month is never blended in: it is named and left out;
+- ``latest``: what the shown series measures (its catalogue ``measure``) decides how it is summarised:
+  - a level (a headcount) as ``snapshot``: the latest snapshot, against the previous snapshot in the series;
+  - a flow as ``month-per-day``: the latest *full* calendar month's average per day (daily counts summed to
+    months first), against the previous full month's average per day. A partial month is never blended in: it
+    is named and left out;
 - ``fytd`` (fiscal year to date): the latest fiscal year's figure and its daily pace, against the previous
   fiscal year at the same point (a release whose data date is within a week of the same day), or a statement
   that the snapshot has no such release;
@@ -29,13 +31,13 @@ from . import data as cdata
 
 # (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (
-    ("People in ICE detention", "snapshot",
+    ("People in ICE detention", "latest",
      (("ice_detention_stats.detained_total", "headcount, all arresting agencies (ICE and CBP)"),
       ("trac_detention.detained_total", "headcount, all arresting agencies (ICE and CBP)"))),
-    ("ICE arrests per day (monthly average)", "month-per-day",
+    ("ICE arrests per day (monthly average)", "latest",
      (("ddp_records.arrests_daily", "ICE ERO administrative arrests, national, de-duplicated"),
       ("ddp_arrests_aggregates.monthly_national_chart_data", "ICE ERO administrative arrests, national, de-duplicated"))),
-    ("ICE book-ins per day (monthly average)", "month-per-day",
+    ("ICE book-ins per day (monthly average)", "latest",
      (("ice_detention_stats.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"),
       ("trac_detention.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"))),
     ("ICE removals, fiscal year to date", "fytd",
@@ -91,9 +93,10 @@ def _full_months(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[whole & ~rows["flag"].str.contains("partial")]
 
 
-def _monthly(daily_or_monthly: pd.DataFrame, sid: str) -> pd.DataFrame:
-    """A daily series summed to calendar months (a month is full only when every day is present)."""
-    if not sid.endswith("_daily"):
+def _monthly(daily_or_monthly: pd.DataFrame, info) -> pd.DataFrame:
+    """A daily flow summed to calendar months (a month is full only when every day is present); other series
+    as they are."""
+    if info["frequency"] != "daily" or not cdata.is_flow(info):
         return daily_or_monthly
     d = daily_or_monthly.assign(month=daily_or_monthly["date"].dt.to_period("M"))
     g = d.groupby("month").agg(value=("value", "sum"), n=("value", "size"), release=("release", "max"),
@@ -204,12 +207,15 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headli
         scope = dict(present)[sid]
         info = snap.info(sid)
         unit = _unit_word(info)
+        if how == "latest":
+            # A flow is never shown as one day's snapshot, nor a level divided by the days of a month.
+            how = "month-per-day" if cdata.is_flow(info) else "snapshot"
         if how == "fytd":
             by_key = {k: cdata.series_rows(snap, sid, k) for k in snap.keys(sid) if k}
             got = _fytd(by_key, unit, scope)
         else:
             rows = cdata.series_rows(snap, sid, "")
-            rows = _monthly(rows, sid) if how == "month-per-day" else rows
+            rows = _monthly(rows, info) if how == "month-per-day" else rows
             got = {"snapshot": _snapshot, "month-per-day": _month_per_day, "month-total": _month_total}[how](rows, unit, scope)
         value, period, data_date, statement, prev, comparison, prev_row, row = got
         # The release and staleness go by the newest row of the series (a partial month included), which is

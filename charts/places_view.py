@@ -6,6 +6,7 @@ plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>`` and ``sta
 """
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -74,7 +75,8 @@ class Rendered:
 
 def _clean_title(fig: go.Figure) -> str:
     t = fig.layout.title.text or ""
-    return re.sub(r"<[^>]+>", "", t.split("<br>")[0])
+    # The figure's title is escaped text (loaders.text.html_text); file names and alt text want it as typed.
+    return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0]))
 
 
 def render(snap, pl: P.Places, view: PlacesView) -> Rendered:

@@ -4,6 +4,9 @@
 ``unsafe_allow_html``: a file named ``![x](https://tracker.example/p.png).csv`` would load an image from
 another site, and ``[text](url)`` would become a live link. Escaping every ASCII punctuation mark with a
 backslash (CommonMark allows it for all of them) shows the text as typed.
+
+The one Markdown escaper. HTML, SVG and Plotly text go through ``loaders.text.html_text`` and CSV cells
+through ``loaders.text.csv_cell`` (one of each for the whole project; see there).
 """
 from __future__ import annotations
 

@@ -36,6 +36,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pandas as pd
 
+from loaders.text import html_text
+
 from . import data as cdata
 from . import export, i18n
 
@@ -346,12 +348,12 @@ CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 
 
 
 def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE, lang: str = "en") -> str:
-    tags = "".join(f'<script src="{html.escape(s)}"></script>\n' for s in scripts)
-    return (f'<!doctype html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+    tags = "".join(f'<script src="{html_text(s)}"></script>\n' for s in scripts)
+    return (f'<!doctype html>\n<html lang="{html_text(lang)}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="referrer" content="no-referrer">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            f"<title>{html.escape(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>{html_text(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
 def _chart_div(fig, div_id: str, lang: str = "en") -> str:
@@ -383,7 +385,7 @@ def dark(fig):
 
 def embed_snippet(src: str, title: str) -> str:
     w, h = ASPECT
-    return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" loading="lazy" '
+    return (f'<iframe src="{html_text(src)}" title="{html_text(title)}" loading="lazy" '
             f'style="width:100%;aspect-ratio:{w}/{h};border:0" referrerpolicy="no-referrer"></iframe>')
 
 
@@ -403,16 +405,16 @@ def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) 
     style = (f"html,body{{margin:0;height:100%;background:{bg};color:{fg};font-family:system-ui,sans-serif}}"
              f".chart{{position:absolute;inset:0 0 1.4rem 0}}p{{position:absolute;bottom:0;margin:0 .4rem;font-size:.75rem}}"
              f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
-    body = (f'<div class="chart" role="img" aria-label="{html.escape(page.alt)}">'
+    body = (f'<div class="chart" role="img" aria-label="{html_text(page.alt)}">'
             f'{_chart_div(fig, f"chart-{page.slug}-{theme}", page.lang)}</div>\n'
-            f'<p><a href="{html.escape(live_link)}" target="_blank" rel="noopener">'
-            f'{html.escape(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>')
+            f'<p><a href="{html_text(live_link)}" target="_blank" rel="noopener">'
+            f'{html_text(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>')
     return _page(page.title, body, scripts=scripts, style=style, lang=page.lang)
 
 
 def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
               day: dt.date) -> str:
-    e = html.escape
+    e = html_text
     lang = page.lang
 
     def t(key, **fields):
@@ -451,7 +453,7 @@ def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link:
 
 
 def index_html(pages: list[Page], day: dt.date, live_url: str, lang: str = "en") -> str:
-    e = html.escape
+    e = html_text
     items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
                     + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
     name = export.dashboard_name(lang)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from loaders import registry
+
 from . import data as cdata
 from .ledger import SHORT_NAMES, day, releases_of
 
@@ -197,11 +199,7 @@ def publication_status(snap: cdata.Snapshot, today: dt.date | None = None,
     today = today or dt.date.today()
     declared = read_declared() if declared is None else declared
     ids = list(snap.manifest.get("sources", {}))
-    try:  # sources the registry knows but the snapshot lacks (DDP's record-level files)
-        from loaders import registry
-        ids += [s for s in registry.SOURCES if s not in ids]
-    except ImportError:  # pragma: no cover
-        pass
+    ids += [s for s in registry.SOURCES if s not in ids]  # sources the snapshot lacks (DDP's record-level files)
     ids += [s for s in dict.fromkeys(declared["source"]) if s not in ids]
     return [source_status(snap, s, today, declared) for s in ids]
 
@@ -255,11 +253,7 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
 
 
 def _registry_title(source: str) -> str:
-    try:
-        from loaders import registry
-        return registry.SOURCES[source].title if source in registry.SOURCES else ""
-    except ImportError:  # pragma: no cover
-        return ""
+    return registry.SOURCES[source].title if source in registry.SOURCES else ""
 
 
 def status_table(statuses: list[Status]) -> pd.DataFrame:

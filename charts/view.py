@@ -146,7 +146,7 @@ class View:
             v.sep = default.sep
         return v, notes
 
-    def date_range(self, data_min: dt.date, data_max: dt.date, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
+    def date_range(self, data_min: dt.date, data_max: dt.date) -> tuple[dt.date, dt.date]:
         """The range the preset means, given the data's extent ("today" is the latest data date)."""
         last = data_max
         p = self.preset

@@ -9,7 +9,8 @@ from . import limits, pipeline, registry, snapshot
 from .errors import LoaderError
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: ``main`` runs it, and the tests compare its ``--help`` with the README's."""
     ap = argparse.ArgumentParser(prog="python -m loaders", description="Fetch, parse and check the dashboard's data.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list source ids and titles")
@@ -33,13 +34,17 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
     rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
     rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
-    rl.add_argument("--format", choices=("text", "csv"), default="text")
+    rl.add_argument("--format", choices=("text", "csv"), default="text", help="text for reading (default) or csv")
     rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source")
     rl.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
-    pa.add_argument("source")
-    pa.add_argument("file")
-    args = ap.parse_args(argv)
+    pa.add_argument("source", help="the source id whose parser reads the file (see `list`)")
+    pa.add_argument("file", help="the raw file to check")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         return _run(args)
     except (LoaderError, KeyError, OSError) as e:

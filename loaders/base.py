@@ -35,6 +35,15 @@ METRICS = {
 }
 AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
 FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular", "quarterly", "semimonthly"}
+# What a series measures, declared once per series and read everywhere (per-day conversion, resampling, headline
+# cards, the event study, the agreement between sources): summing a level or dividing it by days is the
+# mistake this guards against.
+MEASURES = {
+    "flow": "a count of events over the period each row covers (date to end): periods may be summed, and a "
+            "total may be shown per day (divided by the days it covers)",
+    "level": "a value on a date (people detained, a running total to date) or an average or rate over a period "
+             "(average daily population, a reported rate per day): never summed, never divided by days",
+}
 
 
 @dataclass(frozen=True)
@@ -50,14 +59,17 @@ class Series:
     definition: str
     source: str
     breakdown: str = ""
-    # True for series whose monthly values are totals that may be shown per day (total / days covered).
-    per_day_ok: bool = False
+    # "flow" or "level" (see MEASURES). Keyword-only and without a default, so no series is declared without
+    # saying which it is.
+    measure: str = field(kw_only=True)
 
     def __post_init__(self):
         if self.metric not in METRICS:
             raise ValueError(f"series {self.id}: unknown metric {self.metric!r}; known: {sorted(METRICS)}")
         if self.frequency not in FREQUENCIES:
             raise ValueError(f"series {self.id}: unknown frequency {self.frequency!r}")
+        if self.measure not in MEASURES:
+            raise ValueError(f"series {self.id}: measure must be one of {sorted(MEASURES)}, not {self.measure!r}")
         if not self.id.startswith(self.source + "."):
             raise ValueError(f"series {self.id}: id must start with its source id {self.source!r}")
 
@@ -111,10 +123,6 @@ class Source:
     # parsing: size on disk says little about the memory a columnar or repetitive file takes once read.
     max_rows: int = 2_000_000
     attribution: str = ""
-    notes: str = ""
-    # "vintages": every file is a release, all kept; "replace": each download holds the whole history,
-    # so a new file replaces the rows of the file with the same name.
-    kind: str = "vintages"
     # Integrity checks over all of a source's rows: returns a frame of findings with columns
     # series, key, date, release, file, flag, message ("" matches any); the rows found are flagged, not fixed.
     check: Callable[[pd.DataFrame], pd.DataFrame] | None = None

@@ -67,7 +67,7 @@ _T42 = " From March 2020 to May 2023 this includes Title 42 expulsions (see the 
 
 def _s(sid, title, agency, definition, breakdown=""):
     return Series(f"{ID}.{sid}", title, "encounters", agency, "encounters", "monthly", definition + _CBP, ID,
-                  breakdown=breakdown, per_day_ok=True)
+                  breakdown=breakdown, measure="flow")
 
 
 SERIES = (
@@ -118,7 +118,6 @@ SERIES = (
     _s("nationwide_by_state", "CBP encounters by state (CBP nationwide file)", "CBP (USBP+OFO)",
        "All CBP encounters by the state where they happened, as CBP's state file gives it.", breakdown="state"),
 )
-_IDS = {s.id for s in SERIES}
 
 # Column sets of the three layouts; the first column of each pair is the name the parser uses.
 COMMON = ["Fiscal Year", "Month (abbv)", "Demographic", "Title of Authority", "Encounter Count"]

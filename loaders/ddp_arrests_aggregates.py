@@ -60,9 +60,10 @@ _DDP = (" Counted from ICE's record-level arrest data released to the Deportatio
         "Administrative arrests by ICE ERO only (not CBP, not book-ins).")
 
 
-def _s(name, title, metric, unit, freq, definition, breakdown="", per_day=True):
+def _s(name, title, metric, unit, freq, definition, breakdown=""):
+    # Every series here counts arrests (or enforcement records) over each row's period: all flows.
     return Series(f"{ID}.{name}", title, metric, "ICE", unit, freq, definition, ID, breakdown=breakdown,
-                  per_day_ok=per_day)
+                  measure="flow")
 
 
 SERIES = (
@@ -319,6 +320,5 @@ SOURCE = Source(
     series=SERIES,
     raw_globs=(f"{ID}/*.csv",) + tuple(f"ddp-arrests-aggregates/{d}/{f}" for d, f in _FOLDERS.items()),
     attribution=ATTRIBUTION,
-    kind="replace",
     extra={"file_kind": "csv"},
 )

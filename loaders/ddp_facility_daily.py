@@ -24,8 +24,9 @@ Quirks, and what this module does about each:
   The release's last month is partial: its ``end`` is the last date in the file and it is flagged ``partial``.
 - The file has no location fields (no state, city or AOR). Facility codes often end in a state
   abbreviation, but that is a naming habit, not data, so no state or AOR breakdown is derived here.
-- The file name carries no date, so a new download replaces the old (``kind="replace"``); the release is
-  taken to be the last date in the file.
+- The file name carries no date, so a new download replaces the old (as for every source, update replaces
+  the rows of a file by those of a new file of the same name); the release is taken to be the last date in
+  the file.
 """
 from __future__ import annotations
 
@@ -55,27 +56,27 @@ SERIES = (
     Series(f"{ID}.detained_midnight", "People in ICE detention at midnight, daily (DDP records)", "detained",
            "ICE+CBP", "people", "daily",
            "People held in an ICE detention facility at the end of the day, whoever arrested them (ICE or CBP)." + _DEF,
-           ID),
+           ID, measure="level"),
     Series(f"{ID}.detained_24h", "People held in ICE detention at any time during the day (DDP records)", "detained",
            "ICE+CBP", "people", "daily",
            "Everyone held in an ICE detention facility at some point during the day, including people booked in or "
-           "out that day; so it is higher than the midnight count and is not a headcount." + _DEF, ID),
+           "out that day; so it is higher than the midnight count and is not a headcount." + _DEF, ID, measure="level"),
     Series(f"{ID}.detained_24h_by_sex", "People held in ICE detention during the day, by sex (DDP records)",
            "detained", "ICE+CBP", "people", "daily",
            "The 24-hour count split by ICE's recorded sex (male, female); people with neither value are in neither."
-           + _DEF, ID, breakdown="sex"),
+           + _DEF, ID, breakdown="sex", measure="level"),
     Series(f"{ID}.detained_24h_convicted", "People held in ICE detention during the day with a criminal conviction "
            "(DDP records)", "detained", "ICE+CBP", "people", "daily",
-           "Of the 24-hour count, people ICE records as having a criminal conviction." + _DEF, ID),
+           "Of the 24-hour count, people ICE records as having a criminal conviction." + _DEF, ID, measure="level"),
     Series(f"{ID}.detained_24h_possibly_under_18", "People held in ICE detention during the day who were possibly "
            "under 18 (DDP records)", "detained", "ICE+CBP", "people", "daily",
            "Of the 24-hour count, people DDP marks as possibly under 18 from their birth year (birth dates are not "
-           "released, so this is an upper bound)." + _DEF, ID),
+           "released, so this is an upper bound)." + _DEF, ID, measure="level"),
     Series(f"{ID}.facility_midnight_monthly", "People in ICE detention at midnight by facility, monthly average "
            "(DDP records)", "detained", "ICE+CBP", "people", "monthly",
            "The facility's midnight count averaged over the days of the month. This is an average of daily headcounts "
            "(like ICE's average daily population), not a headcount on any one day. Months in which the facility held "
-           "nobody at midnight are omitted.", ID, breakdown="facility"),
+           "nobody at midnight are omitted.", ID, breakdown="facility", measure="level"),
 )
 
 
@@ -197,7 +198,6 @@ SOURCE = Source(
     download_urls=(URL,),
     allowed_hosts=("github.com", "media.githubusercontent.com", "objects.githubusercontent.com"),
     attribution=ATTRIBUTION,
-    kind="replace",
     max_rows=5_000_000,  # the real file has about 0.9 million; read whole into memory
     extra={"file_kind": "parquet"},
 )

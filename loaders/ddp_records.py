@@ -117,13 +117,15 @@ def series_id(table: RecordTable, breakdown: str = "") -> str:
 
 
 def declare_series(table: RecordTable) -> list[Series]:
+    # Every table counts events (arrests, detainers lodged, removals) per day: flows, which may be summed to
+    # weeks or months (the headline's monthly average of daily arrests is such a sum).
     out = [Series(series_id(table), f"{table.noun[:1].upper() + table.noun[1:]} per day (DDP records)", table.metric, "ICE",
-                  table.metric, "daily", table.definition, ID)]
+                  table.metric, "daily", table.definition, ID, measure="flow")]
     for b in table.breakdowns:
         out.append(Series(series_id(table, b), f"{table.noun[:1].upper() + table.noun[1:]} per day by {BREAKDOWN_TITLES[b]} "
                           "(DDP records)", table.metric, "ICE", table.metric, "daily",
                           table.definition + f" Split by {BREAKDOWN_TITLES[b]} as recorded by ICE; blank values are "
-                          f"counted as {NOT_RECORDED!r}.", ID, breakdown=b))
+                          f"counted as {NOT_RECORDED!r}.", ID, breakdown=b, measure="flow"))
     return out
 
 
@@ -301,6 +303,5 @@ SOURCE = Source(
     max_rows=200_000_000,  # streamed through DuckDB in batches, never loaded whole
     optional_raw=True,  # record-level files are too big for the bundled snapshot's raw folder
     attribution="Source: Deportation Data Project (deportationdata.org), from ICE records released under FOIA",
-    kind="replace",
     extra={"file_kind": "parquet"},
 )

@@ -18,8 +18,9 @@ file goes through the same checks:
 - ``source_url``'s host is a plain host name: ASCII letters, digits, ``-`` and ``.``, or a valid
   internationalised (IDNA 2008) name, or an IP address; no user name before an ``@`` (which can disguise
   the real host);
-- a text cell may not start with ``= + - @``: spreadsheets run such cells as formulas. Exports neutralise
-  them as well (``neutralise_for_csv``), but an events file is the wrong place for them in the first place;
+- a text cell may not start with ``= + - @`` (``loaders.text.FORMULA_START``; tab, CR and LF are refused as
+  control characters first): spreadsheets run such cells as formulas. Exports neutralise them as well
+  (``loaders.text.csv_cell``), but an events file is the wrong place for them in the first place;
 - the same date and title twice is a duplicate: the later row is rejected, naming the first. Titles are
   compared after NFKC normalisation, case folding, dropping invisible characters and collapsing spaces, so
   a full-width or zero-width-padded copy of a title is still the same title. Text is stored in NFC (the
@@ -66,6 +67,7 @@ import pandas as pd
 from . import copies
 from .errors import ValidationError
 from .fetch import atomic_write_bytes
+from .text import FORMULA_START
 
 SOURCE = "events"
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -89,6 +91,9 @@ MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "
                "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
+# Where a row came from: the project's file, the reader's local file, or a file uploaded on the page. The page
+# and the save step tell rows apart by it (only "user" rows are rewritten on a save), so a mistyped origin would
+# make rows vanish from a save without a word: validate_events refuses any other value.
 ORIGINS = ("bundled", "user", "upload")
 OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
 REJECTED = ["row", "field", "reason"]
@@ -104,8 +109,6 @@ _FALSE = ("0", "false", "no", "off")
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
-_FORMULA_START = ("=", "+", "-", "@")
-_OWASP_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 # Bidirectional marks, embeddings, overrides and isolates (including the Arabic letter mark U+061C):
 # invisible, and able to reorder how a title reads.
 _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -122,6 +125,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     Raises ``ValidationError`` only for problems with the file as a whole.
     """
+    if origin not in ORIGINS:
+        raise ValueError(f"origin {origin!r} is not one of {ORIGINS}")
     content = bytes(content)
     if len(content) > max_bytes:
         raise ValidationError(f"file is {len(content):,} bytes; the limit is {max_bytes:,}", source=SOURCE, file=name)
@@ -295,14 +300,6 @@ def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return kept, pd.DataFrame(rejected, columns=REJECTED + ["origin"])
 
 
-def neutralise_for_csv(text):
-    """OWASP CSV-injection defence: a text cell starting with = + - @ tab CR or LF gets a leading ``'`` so a
-    spreadsheet shows it instead of running it. Non-text values pass through unchanged."""
-    if isinstance(text, str) and text.startswith(_OWASP_START):
-        return "'" + text
-    return text
-
-
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -371,7 +368,7 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
         bad = _invisible(value)
         if bad:
             problems.append((field, bad))
-        elif field != "source_url" and value.startswith(_FORMULA_START):
+        elif field != "source_url" and value.startswith(FORMULA_START):
             problems.append((field, f"starts with {value[0]!r}, which spreadsheets treat as a formula"))
     if ev["id"] and not _ID.fullmatch(ev["id"]):
         problems.append(("id", "use letters, digits, '.', '_' and '-' only"))

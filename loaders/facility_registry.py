@@ -56,7 +56,7 @@ SERIES = (
            "its 20 July 2026 workbook, taken from the Detention System Data registry's parse of that sheet "
            "(the workbook itself is not redistributable). An average over the fiscal year, not a headcount. "
            "Key = facility name as ICE prints it; the facility code is in the ice_sheet table.",
-           ID, breakdown="facility"),
+           ID, breakdown="facility", measure="level"),
 )
 
 _FAC_NEED = ("id", "primary_name", "county_fips", "states", "fieldOffice")

@@ -104,37 +104,37 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.detained_{a}", f"People in ICE detention, {_WHO_SHORT[a]} (ICE release)", "detained", agency,
                    "people", "biweekly",
                    f"Headcount of people held in ICE detention on the docket snapshot date, {_WHO[a]}. A one-day count, not an "
-                   "average." + _DATES, ID),
+                   "average." + _DATES, ID, measure="level"),
             Series(f"{ID}.detained_{a}_by_criminality", f"People in ICE detention by criminality, {_WHO_SHORT[a]} "
                    "(ICE release)", "detained", agency, "people", "biweekly",
                    f"Headcount in ICE detention on the docket snapshot date, {_WHO[a]}, split by ICE's criminality label: "
                    "convicted, pending criminal charges, or other immigration violator (neither)." + _DATES, ID,
-                   breakdown="criminality"),
+                   breakdown="criminality", measure="level"),
             Series(f"{ID}.book_ins_{a}", f"Initial book-ins into ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, per_day_ok=True),
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow"),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
                    f"Average number of people in ICE detention at the midnight count over the month's days, {_WHO[a]}. "
-                   "An average, not a headcount on any one day." + _DATES, ID),
+                   "An average, not a headcount on any one day." + _DATES, ID, measure="level"),
             Series(f"{ID}.adp_{a}_by_criminality", f"Average daily population in ICE detention by criminality, "
                    f"{_WHO_SHORT[a]}, monthly (ICE release)", "adp", agency, "people", "monthly",
                    f"Monthly average daily population, {_WHO[a]}, by ICE's criminality label (FY2019: convicted / "
-                   "non-criminal only)." + _DATES, ID, breakdown="criminality"),
+                   "non-criminal only)." + _DATES, ID, breakdown="criminality", measure="level"),
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
                    f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
-                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES, ID, breakdown="fiscal year"),
+                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES, ID, breakdown="fiscal year", measure="level"),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
-                   "from custody as ICE computes it. Not the time today's detainees have been held." + _DATES, ID),
+                   "from custody as ICE computes it. Not the time today's detainees have been held." + _DATES, ID, measure="level"),
             Series(f"{ID}.alos_{a}_by_criminality", f"Average length of stay by criminality, {_WHO_SHORT[a]}, monthly "
                    "(ICE release)", "alos", agency, "days", "monthly",
                    f"As the average length of stay, {_WHO[a]}, by ICE's criminality label." + _DATES, ID,
-                   breakdown="criminality"),
+                   breakdown="criminality", measure="level"),
         ]
     out += [
         Series(f"{ID}.removals_fytd", "ICE removals, fiscal year to date (ICE release)", "removals", "ICE", "removals",
@@ -142,30 +142,29 @@ def _series() -> tuple[Series, ...]:
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
                "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year"),
+               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
                "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
-               ID, breakdown="fiscal year"),
+               ID, breakdown="fiscal year", measure="level"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
                "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
-               ID, breakdown="fiscal year"),
+               ID, breakdown="fiscal year", measure="level"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
                "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
                "sheet (the sum of its "
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
-               "city, state, field office and type are in the facilities table." + _DATES, ID, breakdown="facility"),
+               "city, state, field office and type are in the facilities table." + _DATES, ID, breakdown="facility", measure="level"),
     ]
     return tuple(out)
 
 
 SERIES = _series() + ice_tables.SERIES  # the rest of the workbook's tables: declared in ice_tables
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- discovery

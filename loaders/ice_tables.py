@@ -224,9 +224,12 @@ _MONTHLY = (" One row per month; the month holding the footnote's data-through d
             "partial.")
 
 
-def _s(sid, title, metric, agency, unit, freq, definition, breakdown, per_day_ok=False) -> Series:
+# measure: counts in a month or quarter are flows; headcounts, averages, shares and the fiscal-year-to-date
+# running totals are levels (a to-date total is one point at its data-through date: dividing it by the one day
+# that row covers, or adding the points of successive releases, would be wrong).
+def _s(sid, title, metric, agency, unit, freq, definition, breakdown, *, measure) -> Series:
     return Series(f"{ID}.{sid}", title + " (ICE release)", metric, agency, unit, freq, definition + _REL, ID,
-                  breakdown=breakdown, per_day_ok=per_day_ok)
+                  breakdown=breakdown, measure=measure)
 
 
 SERIES: tuple[Series, ...] = (
@@ -234,133 +237,132 @@ SERIES: tuple[Series, ...] = (
        "People actively enrolled in ICE's Alternatives to Detention (ATD) programme on the as-of date of BI Inc.'s "
        "participants report, by the monitoring technology assigned (smartphone app, ankle monitor, wrist-worn "
        "device, none). A headcount of participants, not of people released from detention." + _KEYS,
-       "technology"),
+       "technology", measure="level"),
     _s("atd_daily_cost_by_technology", "Daily technology cost of Alternatives to Detention", "atd", "ICE",
        "dollars per day", "release",
        "What ICE pays per day for the monitoring technology of the ATD participants on the report's as-of date, "
-       "by technology; covers technology only, not case management or staff." + _KEYS, "technology"),
+       "by technology; covers technology only, not case management or staff." + _KEYS, "technology", measure="level"),
     _s("atd_by_status", "People in Alternatives to Detention by family status", "atd", "ICE", "people", "release",
        "Active ATD participants on the report's as-of date, split into members of family units (FAMU), single "
-       "adults and, up to FY2023, those in the Extended Case Management Service (ECMS)." + _KEYS, "status"),
+       "adults and, up to FY2023, those in the Extended Case Management Service (ECMS)." + _KEYS, "status", measure="level"),
     _s("atd_alip_by_status", "Average length in ATD programme by family status", "atd", "ICE", "days", "release",
        "Average number of days the active ATD participants on the as-of date have been in the programme (ALIP), "
-       "by family status. Active participants only." + _KEYS, "status"),
+       "by family status. Active participants only." + _KEYS, "status", measure="level"),
     _s("atd_by_aor", "People in Alternatives to Detention by field office and technology", "atd", "ICE", "people",
        "release",
        "Active ATD participants on the as-of date by ICE field office (area of responsibility) and, within it, by "
        "technology: key 'Atlanta' is the office's total, 'Atlanta | SmartLINK' one technology." + _KEYS,
-       "field office | technology"),
+       "field office | technology", measure="level"),
     _s("atd_alip_by_aor", "Average length in ATD programme by field office and technology", "atd", "ICE", "days",
        "release", "Average days in the ATD programme of the active participants on the as-of date, by field office "
-       "and technology." + _KEYS, "field office | technology"),
+       "and technology." + _KEYS, "field office | technology", measure="level"),
     _s("atd_court_appearances", "ATD participants' court hearings attended or missed, fiscal year to date", "atd",
        "ICE", "hearings", "release",
        "Immigration-court hearings of ATD participants whose court dates BI Inc. tracks, from October 1 to the end "
        "of the month the table names: attended, failed to attend, total. Only participants with court tracking are "
-       "counted." + _FYTD + _KEYS, "fiscal year | outcome"),
+       "counted." + _FYTD + _KEYS, "fiscal year | outcome", measure="level"),
     _s("atd_court_appearances_final", "ATD participants' final court hearings attended or missed, fiscal year to "
        "date", "atd", "ICE", "hearings", "release",
        "As the hearings series, for final hearings (where the judge decides the case) only." + _FYTD + _KEYS,
-       "fiscal year | outcome"),
+       "fiscal year | outcome", measure="level"),
     _s("detained_by_disposition", "People in ICE detention by processing disposition and facility type", "detained",
        "ICE+CBP", "people", "release",
        "Headcount in ICE detention on the National Docket snapshot date, by how the case was processed "
        "(expedited removal, notice to appear, reinstated removal order, other) and by facility type: family "
        "residential (FRC, to FY2021) or family staging centre (FSC, from FY2022), adult, total." + _KEYS,
-       "disposition | facility type"),
+       "disposition | facility type", measure="level"),
     _s("fear_decision_to_release_days", "Average days from a USCIS fear decision to release from ICE detention",
        "fear-screening", "ICE+CBP", "days", "release",
        "For people released from ICE detention in the fiscal year (to the footnote's data-through date) who had a "
        "USCIS credible or reasonable fear decision, the average days from the service date of that decision to "
        "the release; by family or adult facility. Key: release fiscal year | facility type." + _KEYS,
-       "fiscal year | facility type"),
+       "fiscal year | facility type", measure="level"),
     _s("detained_with_fear_decision", "People in ICE detention with a USCIS fear decision, by facility type",
        "detained", "ICE+CBP", "people", "release",
        "Headcount in ICE detention on the snapshot date of people with a fear decision established by USCIS, by "
-       "family or adult facility." + _KEYS, "facility type"),
+       "family or adult facility." + _KEYS, "facility type", measure="level"),
     _s("book_ins_by_facility_type_fytd", "Initial book-ins into ICE detention by facility type and criminality, "
        "fiscal year to date", "book-ins", "ICE+CBP", "book-ins", "release",
        "First book-ins into ICE detention from October 1 to the footnote's data-through date, whoever arrested "
        "the person, by facility type (family or adult) and ICE's criminality label. A book-in is not an arrest."
-       + _FYTD + _KEYS, "fiscal year | facility type | criminality"),
+       + _FYTD + _KEYS, "fiscal year | facility type | criminality", measure="level"),
     _s("book_outs_by_facility_type_fytd", "Final book-outs from ICE detention by facility type, fiscal year to "
        "date", "book-outs", "ICE+CBP", "book-outs", "release",
        "People whose ICE detention ended (final book-out; 'final releases' until FY2023) from October 1 to the "
        "data-through date, by facility type. Includes removals: a book-out is not a release into the "
-       "country." + _FYTD + _KEYS, "fiscal year | facility type"),
+       "country." + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
     _s("book_outs_by_reason", "Final book-outs from ICE detention by reason and criminality, monthly",
        "book-outs", "ICE+CBP", "book-outs", "monthly",
        "People whose ICE detention ended in the month, by ICE's release reason (release to remove, bond, order of "
        "recognizance or supervision, parole, court order, relief granted, transfer...) and criminality. 'Release "
        "to Remove' is a removal, not a release into the country. Printed from FY2021." + _MONTHLY + _KEYS,
-       "reason | criminality", per_day_ok=True),
+       "reason | criminality", measure="flow"),
     _s("book_outs_by_reason_fytd", "Final book-outs from ICE detention by reason and criminality, fiscal year to "
        "date", "book-outs", "ICE+CBP", "book-outs", "release",
        "As the monthly series, summed from October 1 to the data-through date (FY2019-FY2020: ICE's annual table; "
-       "from FY2021: the table's Total column)." + _FYTD + _KEYS, "fiscal year | reason | criminality"),
+       "from FY2021: the table's Total column)." + _FYTD + _KEYS, "fiscal year | reason | criminality", measure="level"),
     _s("adp_by_facility_type", "Average daily population in ICE detention by facility type, monthly", "adp",
        "ICE+CBP", "people", "monthly",
        "Average number of people held at the midnight count over the month's days, by facility type (family or "
-       "adult) and total. An average, not a headcount." + _MONTHLY + _KEYS, "facility type"),
+       "adult) and total. An average, not a headcount." + _MONTHLY + _KEYS, "facility type", measure="level"),
     _s("adp_by_facility_type_fytd", "Average daily population in ICE detention by facility type, fiscal year to "
        "date", "adp", "ICE+CBP", "people", "release",
        "Average daily population from October 1 to the data-through date ('FY Overall'), by facility type."
-       + _FYTD + _KEYS, "fiscal year | facility type"),
+       + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
     _s("length_of_stay_by_facility_type", "Average length of stay in ICE detention by facility type, monthly", "alos",
        "ICE+CBP", "days", "monthly",
        "ICE's average length of detention stays ending in the month, in days, by facility type. Not the time "
-       "today's detainees have been held (see ICLOS)." + _MONTHLY + _KEYS, "facility type"),
+       "today's detainees have been held (see ICLOS)." + _MONTHLY + _KEYS, "facility type", measure="level"),
     _s("length_of_stay_by_facility_type_fytd", "Average length of stay in ICE detention by facility type, fiscal year to "
        "date", "alos", "ICE+CBP", "days", "release",
        "Average length of the detention stays ending from October 1 to the data-through date, by facility type."
-       + _FYTD + _KEYS, "fiscal year | facility type"),
+       + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
     _s("iclos_days", "Average time in custody so far of people detained (ICLOS)", "iclos", "ICE+CBP", "days",
        "semimonthly",
        "ICE's in-custody length of stay: for the people in detention on the 15th and on the last day of each "
        "month, the average days they had been held by then, by population (adult facilities, family facilities, "
        "single adults and family units with a positive fear determination still held, total). Each point is one "
-       "day's snapshot." + _KEYS, "population"),
+       "day's snapshot." + _KEYS, "population", measure="level"),
     _s("iclos_detainees", "People in ICE detention by time held so far", "detained", "ICE+CBP", "people",
        "semimonthly",
        "Headcount of people in detention on the 15th and on the last day of each month, by population and by how "
        "long they had been held (0-180 days, 181-365, 366-730, more than 730)." + _KEYS,
-       "population | time held"),
+       "population | time held", measure="level"),
     _s("bond_book_outs_total", "Final book-outs from ICE detention, monthly (bond table)", "bonds", "ICE+CBP",
        "book-outs", "monthly",
        "All final book-outs (releases until FY2023) in the calendar month, as printed in ICE's Monthly Bond "
        "Statistics, which covers the 12 months before the current one and the current month." + _MONTHLY,
-       "", per_day_ok=True),
+       "", measure="flow"),
     _s("bond_book_outs_bond_posted", "Final book-outs from ICE detention after a bond was posted, monthly", "bonds",
        "ICE+CBP", "book-outs", "monthly",
-       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", per_day_ok=True),
+       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", measure="flow"),
     _s("bond_posted_share", "Share of final book-outs with a bond posted, monthly", "bonds", "ICE+CBP",
        "share (as printed: a fraction, 0.05 = 5%)", "monthly",
-       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, ""),
+       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, "", measure="level"),
     _s("bond_average_amount", "Average bond amount posted, monthly", "bonds", "ICE+CBP", "dollars", "monthly",
-       "Average amount of the bonds posted for the month's bond-posted book-outs." + _MONTHLY, ""),
+       "Average amount of the bonds posted for the month's bond-posted book-outs." + _MONTHLY, "", measure="level"),
     _s("bond_length_of_stay", "Average length of stay before a bond book-out, monthly", "bonds", "ICE+CBP", "days", "monthly",
-       "Average days in detention of the people booked out on bond in the month." + _MONTHLY, ""),
+       "Average days in detention of the people booked out on bond in the month." + _MONTHLY, "", measure="level"),
     _s("segregation_placements_by_facility", "Segregation placements by detention facility, monthly",
        "segregation", "ICE+CBP", "placements", "monthly",
        "Placements of detainees in segregation (restrictive housing) recorded in ICE's Segregation Review "
        "Management System in the calendar month, by facility; key Total = ICE's grand total. A person placed "
-       "twice counts twice." + _KEYS, "facility", per_day_ok=True),
+       "twice counts twice." + _KEYS, "facility", measure="flow"),
     _s("segregation_placements_by_reason", "Segregation placements by reason, quarterly", "segregation", "ICE+CBP",
        "placements", "quarterly",
        "Segregation placements of people in ICE's vulnerable and special populations in the fiscal quarter, by "
        "placement reason (disciplinary, security threat, medical or mental health, pending investigation, "
        "protective custody); key Total = the grand total. A person placed twice counts twice." + _KEYS,
-       "reason"),
+       "reason", measure="flow"),
     _s("segregation_consecutive_days_by_reason", "Average consecutive days in segregation by reason, quarterly",
        "segregation", "ICE+CBP", "days", "quarterly",
        "Average length in days of one uninterrupted segregation placement of a vulnerable or special-population "
-       "detainee, for the quarter's placements, by reason." + _KEYS, "reason"),
+       "detainee, for the quarter's placements, by reason." + _KEYS, "reason", measure="level"),
     _s("segregation_cumulative_days_by_reason", "Average cumulative days in segregation by reason, quarterly",
        "segregation", "ICE+CBP", "days", "quarterly",
        "Average total days in segregation across all placements of the same detainee, for the quarter's "
-       "placements, by reason." + _KEYS, "reason"),
+       "placements, by reason." + _KEYS, "reason", measure="level"),
 )
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- helpers

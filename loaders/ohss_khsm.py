@@ -56,11 +56,11 @@ _DEF = (" USBP encounters are Border Patrol apprehensions between ports of entry
 SERIES = (
     Series(f"{ID}.usbp_encounters", "U.S. Border Patrol encounters nationwide (DHS KHSM)", "encounters", "USBP",
            "encounters", "monthly", "Border Patrol encounters on all borders and coasts in the month." + _DEF, ID,
-           per_day_ok=True),
+           measure="flow"),
     Series(f"{ID}.usbp_encounters_by_region", "U.S. Border Patrol encounters by border region (DHS KHSM)",
            "encounters", "USBP", "encounters", "monthly",
            "Border Patrol encounters by region: Southwest Land Border, Northern Land Border, Coastal Border." + _DEF,
-           ID, breakdown="region", per_day_ok=True),
+           ID, breakdown="region", measure="flow"),
 )
 
 # sheet name -> (series id, name of the breakdown column or None)

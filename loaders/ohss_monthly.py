@@ -64,7 +64,7 @@ _DHS = (" Monthly, from the DHS Office of Homeland Security Statistics tables; D
 
 def _s(sid, title, metric, agency, unit, definition, breakdown=""):
     return Series(f"{ID}.{sid}", title, metric, agency, unit, "monthly", definition + _DHS, ID, breakdown=breakdown,
-                  per_day_ok=True)
+                  measure="flow")
 
 
 _CRIM = ("Keys: 'Convicted criminals (all)' and its subsets (aggravated felons, felons, misdemeanors, other or "
@@ -134,7 +134,6 @@ SERIES = (
     _s("swb_encounters_ofo", "OFO encounters at southwest land ports of entry (DHS OHSS)", "encounters", "OFO",
        "encounters", "Southwest land border encounters by the Office of Field Operations at ports of entry."),
 )
-_IDS = {s.id for s in SERIES}
 
 
 # ---------------------------------------------------------------- reading one table

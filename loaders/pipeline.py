@@ -34,7 +34,6 @@ from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 RAW = DATA / "raw"
-SHARED_RAW = PROJECT.parent / "shared" / "data"
 FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
 
 

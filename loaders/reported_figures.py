@@ -47,31 +47,32 @@ QUALITY = {
     "syndicated copy": "a copy of the report on another site (republisher, aggregator, summary)",
     "unverified": "the original could not be found; kept because it is widely quoted",
 }
-# metric -> (catalogue metric, agency, title, definition)
+# metric -> (catalogue metric, agency, title, definition, measure). A total over the stated period is a flow;
+# a rate per day, a target or a headcount is a level (never summed, never divided by days again).
 METRICS = {
     "ice_arrests": ("arrests", "ICE", "ICE arrests over a period, as reported",
-                    "A total of ICE arrests over the stated period as someone reported it."),
+                    "A total of ICE arrests over the stated period as someone reported it.", "flow"),
     "ice_arrests_per_day": ("arrests", "ICE", "ICE arrests per day, as reported",
-                            "A daily rate (or one day's count) of ICE arrests as someone reported it."),
+                            "A daily rate (or one day's count) of ICE arrests as someone reported it.", "level"),
     "ice_book_ins": ("book-ins", "ICE", "Book-ins into ICE detention over a period, as reported",
-                     "Initial book-ins into detention after ICE arrests, as reported. Not arrests."),
+                     "Initial book-ins into detention after ICE arrests, as reported. Not arrests.", "flow"),
     "ice_book_ins_per_day": ("book-ins", "ICE", "Book-ins into ICE detention per day, as reported",
-                             "A daily rate of book-ins after ICE arrests, as reported. Not arrests."),
+                             "A daily rate of book-ins after ICE arrests, as reported. Not arrests.", "level"),
     "all_book_ins_per_day": ("book-ins", "ICE+CBP",
                              "Book-ins into ICE detention after ICE or CBP arrests, per day, as reported",
                              "A daily rate of every initial book-in into ICE detention, whichever agency (ICE or "
-                             "CBP) made the arrest, as reported. Not ICE arrests, and not ICE's book-ins alone."),
+                             "CBP) made the arrest, as reported. Not ICE arrests, and not ICE's book-ins alone.", "level"),
     "dhs_arrests": ("arrests", "DHS", "Arrests by all DHS components, as claimed",
-                    "DHS-wide arrest totals (ICE, CBP and others together) from DHS statements. Not ICE arrests."),
+                    "DHS-wide arrest totals (ICE, CBP and others together) from DHS statements. Not ICE arrests.", "flow"),
     "detained_population": ("detained", "ICE+CBP", "People in ICE detention, as reported",
-                            "A headcount of people in ICE detention on a day, as reported."),
+                            "A headcount of people in ICE detention on a day, as reported.", "level"),
     "removals": ("removals", "ICE", "ICE removals, as reported",
                  "Removals by ICE as ICE counts them, as reported. ICE's removal figures include returns "
-                 "(voluntary returns, voluntary departures and withdrawals), as its workbook footnotes say."),
+                 "(voluntary returns, voluntary departures and withdrawals), as its workbook footnotes say.", "flow"),
     "dhs_removals": ("removals", "DHS", "Removals and returns claimed by DHS",
-                     "DHS-wide figures that may mix removals with border returns. Not ICE removals."),
+                     "DHS-wide figures that may mix removals with border returns. Not ICE removals.", "flow"),
     "target_per_day": ("arrests", "ICE", "Arrest targets per day set for ICE, as reported",
-                       "A goal officials set for ICE arrests per day. Not a count of anything."),
+                       "A goal officials set for ICE arrests per day. Not a count of anything.", "level"),
 }
 
 # The word a row's ``unit`` must start with, by the catalogue metric of its ``metric``.
@@ -80,8 +81,8 @@ UNIT_WORD = {"arrests": "arrests", "book-ins": "book-ins", "detained": "people",
 SERIES = tuple(
     Series(f"{ID}.{m}", t, metric, agency, "as reported", "irregular",
            d + " Each marker is one report; see its source and quality tier. Not an official statistical series.",
-           ID, breakdown="report")
-    for m, (metric, agency, t, d) in METRICS.items()
+           ID, breakdown="report", measure=measure)
+    for m, (metric, agency, t, d, measure) in METRICS.items()
 )
 
 
@@ -173,6 +174,5 @@ SOURCE = Source(
     raw_globs=(),
     project_files=(FILE,),
     attribution="Reported figures: see each marker's source and quality tier",
-    kind="replace",
     extra={"file_kind": "csv"},
 )

@@ -7,7 +7,8 @@ Terms: TRAC asks to be credited wherever its figures are used; the page shows "S
 
 Quirks, and what this module does about each:
 - ``pop_agen_table.json`` holds the whole history on every fetch (newest first), so a new download replaces
-  the old one (``kind="replace"``). Dates are MM/DD/YYYY and are TRAC's own snapshot dates, which differ by
+  the old one (update replaces the rows of a file by those of a new file of the same name). Dates are
+  MM/DD/YYYY and are TRAC's own snapshot dates, which differ by
   days from ICE's data-pull dates (TRAC 09/21/2025 = ICE file of 09/24/2025, pulled 09/15/2025). They are kept
   as TRAC gives them.
 - ``book_in_agen_program_table.json``: ``period_date`` is DDMONYY (``01JUN26``); months not yet reached have
@@ -42,44 +43,43 @@ SERIES = (
     Series(f"{ID}.detained_total", "People in ICE detention, all arresting agencies (TRAC)", "detained", "ICE+CBP",
            "people", "biweekly",
            "Headcount of people held in ICE detention on the snapshot date, whoever arrested them (ICE or CBP)." + _TRAC_DEF,
-           ID),
+           ID, measure="level"),
     Series(f"{ID}.detained_ice", "People in ICE detention arrested by ICE (TRAC)", "detained", "ICE", "people",
-           "biweekly", "Headcount in ICE detention of people whose arresting agency was ICE (interior arrests)." + _TRAC_DEF, ID),
+           "biweekly", "Headcount in ICE detention of people whose arresting agency was ICE (interior arrests)." + _TRAC_DEF, ID, measure="level"),
     Series(f"{ID}.detained_cbp", "People in ICE detention arrested by CBP (TRAC)", "detained", "CBP", "people",
            "biweekly", "Headcount in ICE detention of people arrested by CBP (mostly at or near the border) and handed "
-           "to ICE. These are not ICE arrests." + _TRAC_DEF, ID),
+           "to ICE. These are not ICE arrests." + _TRAC_DEF, ID, measure="level"),
     Series(f"{ID}.detained_total_by_criminality", "People in ICE detention by criminality (TRAC)", "detained",
            "ICE+CBP", "people", "biweekly",
            "Headcount in ICE detention split by ICE's criminality label: convicted, pending charges, or other "
-           "immigration violator (no conviction or charge)." + _TRAC_DEF, ID, breakdown="criminality"),
+           "immigration violator (no conviction or charge)." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
     Series(f"{ID}.detained_ice_by_criminality", "ICE-arrested people in detention by criminality (TRAC)", "detained",
-           "ICE", "people", "biweekly", "As above, for people ICE arrested." + _TRAC_DEF, ID, breakdown="criminality"),
+           "ICE", "people", "biweekly", "As above, for people ICE arrested." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
     Series(f"{ID}.detained_cbp_by_criminality", "CBP-arrested people in detention by criminality (TRAC)", "detained",
-           "CBP", "people", "biweekly", "As above, for people CBP arrested." + _TRAC_DEF, ID, breakdown="criminality"),
+           "CBP", "people", "biweekly", "As above, for people CBP arrested." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
     Series(f"{ID}.book_ins_ice", "Initial book-ins into ICE detention after an ICE arrest, monthly (TRAC)",
            "book-ins", "ICE", "book-ins", "monthly",
            "People booked into ICE detention for the first time in the month, where ICE made the arrest. A proxy for "
            "ICE arrests, not a count of them: arrests that end without detention are missing, and custody pick-ups "
-           "from jails are included." + _TRAC_DEF, ID, per_day_ok=True),
+           "from jails are included." + _TRAC_DEF, ID, measure="flow"),
     Series(f"{ID}.book_ins_cbp", "Initial book-ins into ICE detention after a CBP arrest, monthly (TRAC)", "book-ins",
            "CBP", "book-ins", "monthly",
            "People booked into ICE detention for the first time in the month after an arrest by CBP. Not ICE arrests."
-           + _TRAC_DEF, ID, per_day_ok=True),
+           + _TRAC_DEF, ID, measure="flow"),
     Series(f"{ID}.book_ins_total", "Initial book-ins into ICE detention, all arresting agencies, monthly (TRAC)",
            "book-ins", "ICE+CBP", "book-ins", "monthly",
            "All initial book-ins into ICE detention in the month, ICE and CBP arrests together." + _TRAC_DEF, ID,
-           per_day_ok=True),
+           measure="flow"),
     Series(f"{ID}.facility_adp", "Average daily population by detention facility, fiscal year to date (TRAC)",
            "facility-adp", "ICE+CBP", "people", "biweekly",
            "Fiscal-year-to-date average daily population of each facility, as of the TRAC snapshot date." + _TRAC_DEF,
-           ID, breakdown="facility"),
+           ID, breakdown="facility", measure="level"),
     Series(f"{ID}.atd_total", "People in Alternatives to Detention (TRAC)", "atd", "ICE", "people", "biweekly",
            "People enrolled in ICE's Alternatives to Detention monitoring programme on the snapshot date (not in "
-           "detention)." + _TRAC_DEF, ID),
+           "detention)." + _TRAC_DEF, ID, measure="level"),
     Series(f"{ID}.atd_by_aor", "People in Alternatives to Detention by field office (TRAC)", "atd", "ICE", "people",
-           "biweekly", "ATD enrolment by ICE field office (area of responsibility)." + _TRAC_DEF, ID, breakdown="aor"),
+           "biweekly", "ATD enrolment by ICE field office (area of responsibility)." + _TRAC_DEF, ID, breakdown="aor", measure="level"),
 )
-_IDS = {s.id for s in SERIES}
 
 
 def _dmy(v, *, name: str, i: int) -> dt.date:
@@ -224,7 +224,6 @@ SOURCE = Source(
                                            "facilities.json", "atd_pop_table.json")),
     allowed_hosts=("tracreports.org",),
     attribution=ATTRIBUTION,
-    kind="replace",
     # The real tables are 14-110 KB; a 47 MB one took 36 s and 1.7 GB to parse. 100x headroom.
     max_bytes=10_000_000,
     max_rows=200_000,

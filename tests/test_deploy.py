@@ -3,11 +3,15 @@ must be (slim Python, Debian's chromium, pinned requirements, a non-root user, a
 and its entry command, read from the Dockerfile and started here (on loopback), runs the app in public mode,
 answers the health endpoint, passes its own HEALTHCHECK and shows a reader no traceback or server path.
 
-Not tested here (no Docker engine on this machine): that the image builds, that the filtered requirements
+The requirements are split: ``requirements.txt`` is the runtime (what ``make run`` and the image install),
+``requirements-dev.txt`` adds the test and development tools (what ``make test`` installs); both pinned exactly.
+
+Not tested here (no Docker engine on this machine): that the image builds, that the runtime requirements
 install on python:3.11-slim, that chromium from Debian's archive exports inside it.
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
@@ -66,27 +70,125 @@ def test_the_image_is_slim_python_with_chromium_pinned_requirements_and_a_non_ro
     assert one("FROM") == "python:3.11-slim"
     runs = " ".join(a for i, a in instructions() if i == "RUN")
     assert "apt-get install -y --no-install-recommends chromium" in runs
-    assert "pip install --no-cache-dir -r requirements-runtime.txt" in runs
+    assert "pip install --no-cache-dir -r requirements.txt" in runs
     user = one("USER")
     assert user not in ("root", "0") and f"useradd --system --uid 10001 --create-home --home-dir /home/app {user}" in runs
     assert env()["DASHBOARD_PUBLIC"] == "1" and env()["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] == "none"
     assert any(i == "COPY" and a == ". ." for i, a in instructions())  # the snapshot in data/ is baked in
 
 
-def test_the_runtime_requirements_are_the_pinned_ones_less_the_test_tools():
+TEST_TOOLS = {"pytest", "iniconfig", "pluggy", "hypothesis", "sortedcontainers", "playwright", "greenlet",
+              "responses", "ruff", "pygments", "pyyaml"}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(name: str) -> dict[str, str]:
+    """{normalised package name: version} of a requirements file; every line is a comment, ``-r`` of another
+    file, or an exact ``name==version`` pin."""
+    out = {}
+    for n, line in enumerate((ROOT / name).read_text("utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-r "):
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)", line)
+        assert m, f"{name} line {n}: {line!r} is not an exact pin (name==version)"
+        assert _norm(m.group(1)) not in out, f"{name} line {n}: {m.group(1)} pinned twice"
+        out[_norm(m.group(1))] = m.group(2)
+    return out
+
+
+def _app_imports() -> set[str]:
+    """Top-level third-party modules imported by the app: the page, the loaders and the charts."""
+    files = [ROOT / "dashboard.py", ROOT / "releases_view.py", *ROOT.glob("charts/*.py"), *ROOT.glob("loaders/*.py"),
+             *ROOT.glob("page/**/*.py")]
+    local = {"charts", "loaders", "page", "releases_view", "dashboard"}
+    names = set()
+    for p in files:
+        for node in ast.walk(ast.parse(p.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n not in local and n != "__future__"}
+
+
+def _closure(roots) -> set[str]:
+    """The installed distributions ``roots`` need, with their dependencies (from the venv's metadata)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from packaging.requirements import Requirement
+    seen, stack = set(), list(roots)
+    while stack:
+        name = _norm(stack.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            reqs = distribution(name).requires or []
+        except PackageNotFoundError:
+            continue
+        for r in map(Requirement, reqs):
+            if r.marker is None or r.marker.evaluate({"extra": ""}):
+                stack.append(r.name)
+    return seen
+
+
+def test_the_image_installs_the_runtime_requirements_directly():
     runs = " ".join(a for i, a in instructions() if i == "RUN")
-    m = re.search(r"grep -viE '\^\(([^)]+)\)==' +requirements.txt", runs)
-    assert m, "the Dockerfile filters requirements.txt"
-    dropped = set(m.group(1).split("|"))
-    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().split() if "==" in line)
-    assert dropped <= {k.lower() for k in pins}, dropped - set(pins)
-    kept = {k for k in pins if k.lower() not in dropped}
-    for needed in ("streamlit", "pandas", "plotly", "kaleido", "choreographer", "filelock", "pyarrow", "duckdb"):
-        assert needed in kept
-    # nothing the app imports is dropped
-    app = " ".join(p.read_text("utf-8") for p in [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("loaders/*.py")])
-    for name in dropped:
-        assert not re.search(rf"^\s*(import|from) {name}\b", app, re.M), name
+    assert "grep" not in runs and "requirements-runtime" not in runs and "requirements-dev" not in runs
+    assert any(i == "COPY" and a == "requirements.txt ./" for i, a in instructions())
+
+
+def test_runtime_requirements_hold_no_test_tool_and_dev_requirements_add_them():
+    runtime, dev = pins("requirements.txt"), pins("requirements-dev.txt")
+    assert not TEST_TOOLS & set(runtime), TEST_TOOLS & set(runtime)
+    assert TEST_TOOLS <= set(dev), TEST_TOOLS - set(dev)
+    assert not set(runtime) & set(dev), "pinned in both files (and perhaps to two versions)"
+    first = next(ln for ln in (ROOT / "requirements-dev.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+    assert first == "-r requirements.txt"
+    assert "-r " not in (ROOT / "requirements.txt").read_text()
+
+
+def test_every_import_of_the_app_is_satisfied_by_the_runtime_requirements_and_nothing_is_pinned_for_nothing():
+    from importlib.metadata import packages_distributions
+    runtime = pins("requirements.txt")
+    dists = packages_distributions()
+    imported = _app_imports()
+    assert {"streamlit", "pandas", "plotly", "kaleido", "filelock", "pyarrow", "duckdb"} <= imported
+    roots = set()
+    for mod in sorted(imported):
+        found = {_norm(d) for d in dists.get(mod, [])}
+        assert found, f"no installed distribution provides {mod!r}"
+        assert found & set(runtime), f"the app imports {mod!r} ({sorted(found)}) but requirements.txt does not pin it"
+        roots |= found & set(runtime)
+    needed = _closure(roots)
+    assert set(runtime) <= needed, f"pinned but neither imported nor a dependency: {sorted(set(runtime) - needed)}"
+    assert needed <= set(runtime), f"needed at run time but not pinned: {sorted(needed - set(runtime))}"
+    assert "defusedxml" not in runtime and "defusedxml" not in pins("requirements-dev.txt")
+
+
+def test_make_run_installs_only_the_runtime_and_make_test_both():
+    mk = (ROOT / "Makefile").read_text("utf-8")
+
+    def rule(target: str) -> tuple[list[str], list[str]]:
+        m = re.search(rf"^{re.escape(target)}:([^\n]*)\n((?:\t[^\n]*\n)*)", mk, re.M)
+        assert m, target
+        return m.group(1).split(), m.group(2).splitlines()
+
+    def installs(target: str) -> set[str]:
+        deps, recipe = rule(target)
+        got = {f for line in recipe for f in re.findall(r"pip install .*?-r (\S+)", line)}
+        for d in deps:
+            if re.search(rf"^{re.escape(d)}:", mk, re.M):
+                got |= installs(d)
+        return got
+
+    assert installs("run") == {"requirements.txt"}
+    assert installs("test") == {"requirements.txt", "requirements-dev.txt"}
+    assert "requirements-dev.txt" in rule("$(BIN)/.installed-dev")[0]  # a changed pin reinstalls
 
 
 def test_dockerignore_keeps_raw_files_local_events_and_the_venv_out():

@@ -432,12 +432,14 @@ def test_legend_text_marks_approximate_dates(bundled):
 
 # ----- exports -----
 
-def test_neutralise_for_csv():
-    for s in ("=1+2", "+1", "-CONROE", "@SUM(1)", "\tx", "\rx", "\nx"):
-        assert cev.neutralise_for_csv(s) == "'" + s
-    assert lev.neutralise_for_csv("Plain title") == "Plain title"
-    assert lev.neutralise_for_csv(-5) == -5
-    assert lev.neutralise_for_csv("") == ""
+def test_csv_cell_neutralises_formulas():
+    from loaders.text import csv_cell
+    for s in ("=1+2", "+1", "-CONROE", "@SUM(1)", "\tx", "\nx"):
+        assert csv_cell(s) == "'" + s
+    assert csv_cell("\rx") == "'\nx" and csv_cell("a\r\n=b") == "a\n=b"  # a bare CR cannot start a new row
+    assert csv_cell("Plain title") == "Plain title"
+    assert csv_cell(-5) == -5
+    assert csv_cell("") == ""
 
 
 def test_events_csv_neutralises_formulas_and_cites_sources(view):
@@ -538,3 +540,9 @@ def test_save_user_events_appends_without_repeats(tmp_path):
     from tests.conftest import ROOT
     merged = load_events(ROOT / "data" / "events.csv", user)
     assert "My local event" in set(merged["title"]) and set(merged["origin"]) == {"bundled", "user"}
+
+
+def test_an_unknown_origin_is_refused_not_silently_kept():
+    """Rows are told apart by origin (a save rewrites only "user" rows), so a mistyped origin is an error."""
+    with pytest.raises(ValueError, match="origin 'users' is not one of"):
+        lev.validate_events(b"date,title\n", "x.csv", origin="users")

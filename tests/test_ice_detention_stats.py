@@ -171,10 +171,10 @@ def test_parses_every_table(feb_release):
 
 
 def test_per_day_is_left_to_the_page(feb_release):
-    """No per-day series is stored: book-ins say per_day_ok and carry the days they cover in date..end."""
+    """No per-day series is stored: book-ins are declared a flow and carry the days they cover in date..end."""
     df = parse(feb_release)
     assert not any("per_day" in s for s in df.series.unique())
-    assert next(s for s in SRC.series if s.id == S + "book_ins_ice").per_day_ok
+    assert next(s for s in SRC.series if s.id == S + "book_ins_ice").measure == "flow"
     feb = df[(df.series == S + "book_ins_ice") & (df.date == "2025-02-01")].iloc[0]
     days = (D.fromisoformat(feb.end) - D.fromisoformat(feb.date)).days + 1
     assert days == 22 and feb.value / days == pytest.approx(4597 / 22)  # Feb 1-22, the footnote's date

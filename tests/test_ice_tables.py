@@ -31,7 +31,7 @@ def rel() -> Release:
 def parse(content: bytes, name: str) -> pd.DataFrame:
     p = ice.parse(content, name)
     df = p.obs.assign(file=name)
-    return tidy.validate(df, source=ice.ID, series_ids=ice._IDS)
+    return tidy.validate(df, source=ice.ID, series_ids={s.id for s in ice.SERIES})
 
 
 def rows(df, series, key=None):

@@ -243,7 +243,7 @@ def test_cli_releases(capsys):
 
 # ---------------------------------------------------------------- built snapshots
 
-SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "per_day_ok"]
+SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
 
 
 def build(tmp_path, source, cadence_days, catalogue, rows):
@@ -262,7 +262,7 @@ def test_built_source_that_stops(tmp_path):
     dates = list(pd.date_range("2025-06-01", "2025-09-21", freq="14D")) + list(pd.date_range("2025-11-16", "2026-01-11", freq="14D"))
     rows = [[sid, "", f"{d:%Y-%m-%d}", f"{d:%Y-%m-%d}", 1000 + i, f"{d:%Y-%m-%d}", "", "t.json"] for i, d in enumerate(dates)]
     snap = build(tmp_path, "trac_detention", 21, [[sid, "People detained", "detained", "ICE+CBP", "people", "biweekly",
-                                                    "x", "trac_detention", "", "False"]], rows)
+                                                    "x", "trac_detention", "", "level"]], rows)
     none = pd.DataFrame(columns=status.COLUMNS)
     bs = status.blackouts(snap, "trac_detention", dt.date(2026, 6, 1), none)
     assert [(b.start, b.end) for b in bs] == [(dt.date(2025, 9, 21), dt.date(2025, 11, 16)),
@@ -292,7 +292,7 @@ def test_built_source_that_revises_earlier_months(tmp_path):
         [sid, "", "2025-02-01", "2025-02-28", 90, "2025-03-31", "", "feb.csv"],
     ]
     snap = build(tmp_path, "cbp_encounters", 45, [[sid, "SW border encounters", "encounters", "CBP", "encounters",
-                                                    "monthly", "x", "cbp_encounters", "", "True"]], rows)
+                                                    "monthly", "x", "cbp_encounters", "", "flow"]], rows)
     rev = ledger.revisions(snap, "cbp_encounters")
     assert rev[["date", "previous", "value", "completed"]].values.tolist() == [
         ["2025-01-01", 100.0, 120.0, False], ["2025-02-01", 50.0, 90.0, True]]

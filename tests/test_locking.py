@@ -123,3 +123,16 @@ def test_staging_folders_of_a_live_update_are_left_alone(tmp_path):
         assert made[sid].exists() and live.exists() and not dead.exists()
     assert not made[sid].exists() and live.exists()
     shutil.rmtree(live)
+
+
+def test_the_command_line_and_the_locks_import_without_fcntl():
+    """Windows has no fcntl: the update lock and the events lock are filelock's, so every loaders module (and
+    the command line) imports, and a lock can be taken, with fcntl unavailable."""
+    code = ("import sys; sys.modules['fcntl'] = None\n"  # any `import fcntl` now raises ImportError
+            "import pkgutil, importlib, loaders, loaders.__main__\n"
+            "for m in pkgutil.iter_modules(loaders.__path__): importlib.import_module('loaders.' + m.name)\n"
+            "from filelock import FileLock\n"
+            "import tempfile, os\n"
+            "with FileLock(os.path.join(tempfile.mkdtemp(), 'x.lock'), timeout=1): print('locked')\n")
+    got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0 and got.stdout.strip() == "locked", got.stderr[-2000:]

@@ -28,9 +28,9 @@ def small_snapshot(rows: list[dict], catalogue: list[dict], sources: dict) -> cd
     return cdata.Snapshot(obs, cat, {"sources": sources}, pd.DataFrame(), {}, by_series)
 
 
-def cat(sid, source, unit, per_day_ok="True"):
+def cat(sid, source, unit, measure="flow", frequency="monthly"):
     return {"id": sid, "title": f"title of {sid}", "unit": unit, "definition": "d", "source": source,
-            "per_day_ok": per_day_ok}
+            "measure": measure, "frequency": frequency}
 
 
 ARRESTS = "ddp_arrests_aggregates.monthly_national_chart_data"
@@ -82,13 +82,13 @@ def test_removals_card_names_the_fiscal_year_and_compares_the_same_point_of_the_
     rows = [{"series": sid, "key": "FY2025", "date": "2025-04-05", "end": "2025-04-05", "value": 100000, "release": "2025-04-10"},
             {"series": sid, "key": "FY2026", "date": "2026-04-04", "end": "2026-04-04", "value": 234236, "release": "2026-04-09"}]
     sources = {"ice_detention_stats": {"publisher": "ICE", "cadence_days": 21}}
-    snap = small_snapshot(rows, [cat(sid, "ice_detention_stats", "removals", "False")], sources)
+    snap = small_snapshot(rows, [cat(sid, "ice_detention_stats", "removals", "level", "release")], sources)
     h = by_label(headlines(snap, dt.date(2026, 4, 20)), "ICE removals")
     assert h.statement == "FY2026 to 2026-04-04: 234,236 removals (1,259 a day over 186 days)"
     assert h.comparison == "vs FY2025 to 2025-04-05: 100,000 (same point of the previous fiscal year)"
     assert h.release == dt.date(2026, 4, 9) and h.release_note == "released 2026-04-09" and h.previous_release == dt.date(2025, 4, 10)
     far = small_snapshot([dict(rows[0], date="2025-01-10", end="2025-01-10"), rows[1]],
-                         [cat(sid, "ice_detention_stats", "removals", "False")], sources)
+                         [cat(sid, "ice_detention_stats", "removals", "level", "release")], sources)
     h2 = by_label(headlines(far, dt.date(2026, 4, 20)), "ICE removals")
     assert h2.previous is None and h2.change is None and "no FY2025 release from the same point" in h2.comparison
 
@@ -111,10 +111,27 @@ def test_headcount_compares_with_the_previous_snapshot():
     snap = small_snapshot(
         [{"series": sid, "date": "2026-04-04", "end": "2026-04-04", "value": 60311, "release": "2026-04-04"},
          {"series": sid, "date": "2026-07-11", "end": "2026-07-11", "value": 65765, "release": "2026-07-11"}],
-        [cat(sid, "trac_detention", "people", "False")], {"trac_detention": {"publisher": "TRAC", "cadence_days": 21}})
+        [cat(sid, "trac_detention", "people", "level", "biweekly")], {"trac_detention": {"publisher": "TRAC", "cadence_days": 21}})
     h = by_label(headlines(snap, dt.date(2026, 7, 15)), "People in ICE detention")
     assert h.statement == "Headcount on 2026-07-11: 65,765 people" and h.change == 5454
     assert h.comparison == "vs 60,311 on 2026-04-04 (previous snapshot)" and h.overdue_days is None
+
+
+def test_the_declared_measure_decides_between_a_monthly_average_per_day_and_a_snapshot():
+    """Daily arrest counts (a flow) are summed to full months and shown per day; the same rows declared a level
+    would be a headcount on the last date, never summed. The card asks the catalogue, not the series id."""
+    sid = "ddp_records.arrests_daily"
+    days = pd.date_range("2026-06-01", "2026-07-31", freq="D")
+    rows = [{"series": sid, "date": f"{d:%Y-%m-%d}", "end": f"{d:%Y-%m-%d}", "value": 40 if d.month == 6 else 62}
+            for d in days]
+    src = {"ddp_records": {"publisher": "DDP", "cadence_days": 90}}
+    flow = by_label(headlines(small_snapshot(rows, [cat(sid, "ddp_records", "arrests", "flow", "daily")], src), TODAY),
+                    "ICE arrests per day")
+    assert flow.statement == "July 2026 average: 62 arrests a day" and flow.value == pytest.approx(62)
+    assert flow.comparison == "vs June 2026: 40 a day (previous full month)" and flow.unit == "arrests per day"
+    level = by_label(headlines(small_snapshot(rows, [cat(sid, "ddp_records", "arrests", "level", "daily")], src), TODAY),
+                     "ICE arrests per day")
+    assert level.value == 62 and level.period == "on 2026-07-31" and level.unit == "arrests"  # not summed, not per day
 
 
 # ---------------------------------------------------------------- on the committed snapshot

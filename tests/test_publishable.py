@@ -367,9 +367,9 @@ def test_exported_png_is_article_width_at_2x():
 def test_exported_html_carries_alt_text():
     r = draw(size="full")
     page = export.export_figure(r, "html").decode()
-    assert f"<title>{r.title}</title>" in page
-    import html
-    assert f'aria-label="{html.escape(r.alt)}"' in page and "Description: " in page
+    from loaders.text import html_text
+    assert f"<title>{html_text(r.title)}</title>" in page
+    assert f'aria-label="{html_text(r.alt)}"' in page and "Description: " in page
 
 
 def test_cli_sizes_and_wide_csv(tmp_path):

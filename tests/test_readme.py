@@ -9,22 +9,50 @@ README = (ROOT / "README.md").read_text("utf-8")
 
 
 def subcommands(main_module) -> dict[str, argparse.ArgumentParser]:
-    captured = {}
-    real = argparse.ArgumentParser.parse_args
-
-    def grab(self, args=None, namespace=None):
-        captured["parser"] = self
-        raise SystemExit(0)
-    argparse.ArgumentParser.parse_args = grab
-    try:
-        try:
-            main_module.main(["--help"])
-        except SystemExit:
-            pass
-    finally:
-        argparse.ArgumentParser.parse_args = real
-    sub = next(a for a in captured["parser"]._actions if isinstance(a, argparse._SubParsersAction))
+    sub = next(a for a in main_module.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return dict(sub.choices)
+
+
+def help_blocks() -> dict[str, str]:
+    """The README's ```text blocks that start with "$ python -m ... --help": {command: the text shown}."""
+    found = re.findall(r"^```text\n\$ (python -m [^\n]+ --help)\n(.*?)^```$", README, re.M | re.S)
+    assert len(found) == len(dict(found)), "a command's help is shown twice"
+    return dict(found)
+
+
+def real_help() -> dict[str, str]:
+    """What each command's --help prints, from the parsers ``main`` runs (``build_parser``)."""
+    from charts import __main__ as cm
+    from loaders import __main__ as lm
+    out = {}
+    for prog, mod in (("python -m loaders", lm), ("python -m charts", cm)):
+        out[f"{prog} --help"] = mod.build_parser().format_help()
+        for name, parser in subcommands(mod).items():
+            out[f"{prog} {name} --help"] = parser.format_help()
+    return out
+
+
+def test_the_readme_shows_the_real_help_text_of_every_command(monkeypatch):
+    """README drift fails the suite: each command's help in the README is what it prints. Compared word for
+    word (line breaks follow the terminal's width; the README's are at 100 columns)."""
+    monkeypatch.setenv("COLUMNS", "100")
+    shown, real = help_blocks(), real_help()
+    assert set(shown) == set(real), f"missing: {sorted(set(real) - set(shown))}; stale: {sorted(set(shown) - set(real))}"
+    for cmd, text in real.items():
+        assert shown[cmd].split() == text.split(), f"the README's `{cmd}` differs from the real output"
+
+
+def test_the_help_the_readme_shows_is_what_the_command_prints():
+    """``python -m loaders --help`` run as a reader runs it prints the parser's text (main uses build_parser)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, COLUMNS="100")
+    for cmd in ("python -m loaders --help", "python -m loaders rebuild --help", "python -m charts export --help"):
+        got = subprocess.run([sys.executable, *cmd.split()[1:]], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.split() == help_blocks()[cmd].split(), cmd
 
 
 def test_two_commands_and_ci_runs_the_test_command():

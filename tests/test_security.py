@@ -24,6 +24,7 @@ from charts.figures import Line, build_trend_figure
 from charts.plain import markdown_literal
 from loaders import registry
 from loaders.__main__ import main as cli
+from loaders.text import html_text
 from tests.conftest import ROOT
 from tests import fault_samples as fs
 
@@ -284,3 +285,27 @@ def test_markdown_literal_shows_file_names_as_typed():
     out = markdown_literal(name)
     assert "![" not in out and "](" not in out and "**" not in out and ":red[" not in out
     assert re.sub(r"\\(.)", r"\1", out) == name
+
+
+def test_one_csv_formula_neutraliser_and_one_text_escaper():
+    """No module grows its own CSV-formula rule or HTML escaper again: there were two of each, with different
+    rules (one left a bare CR that starts a new spreadsheet row; one wrote ``&quot;``, which Plotly shows as
+    typed). CSV cells go through ``loaders.text.csv_cell``, HTML/SVG/Plotly text through
+    ``loaders.text.html_text``, Markdown through ``charts.plain.markdown_literal``."""
+    homes = {"loaders/text.py", "charts/plain.py"}
+    copies = re.compile(r"""html\.escape\(|saxutils|quoteattr\(|["']&(?:lt|gt|amp|quot|#3[49]|#x27);["']|"""
+                        r"""\(\s*["']=["']\s*,\s*["']\+["']|startswith\(\s*["'][=+@-]["']|"""
+                        r"""def (?:_?esc|\w*escape\w*|\w*neutrali[sz]\w*|\w*markdown\w*|\w*csv_safe\w*)\(""")
+    found = []
+    for p in PY_FILES:
+        rel = p.relative_to(ROOT).as_posix()
+        if rel in homes or rel.startswith("tests/"):
+            continue
+        for n, line in enumerate(p.read_text("utf-8").splitlines(), 1):
+            if copies.search(line):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == [], "a second escaper or formula rule:\n" + "\n".join(found)
+    # The one of each follows its rules.
+    from loaders.text import csv_cell
+    assert html_text('<b a="x">\'&') == "&lt;b a=&#34;x&#34;&gt;&#39;&amp;" and html_text(None) == ""
+    assert csv_cell("\r=1") == "'\n=1" and csv_cell("-5") == "'-5" and csv_cell(-5) == -5

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from charts import site
+from loaders.text import html_text
 
 ROOT = Path(__file__).resolve().parents[1]
 LIVE = "https://dash.example.org/app/"
@@ -92,7 +93,7 @@ def test_each_chart_page_has_alt_text_citation_dates_downloads_live_link_and_emb
             snippet = (built / f"{stem}.embed-{theme}.txt").read_text("utf-8").strip()
             assert snippet.startswith(f'<iframe src="{SITE_URL}{stem}.embed-{theme}.html"')
             assert "aspect-ratio:16/10" in snippet and "width:100%" in snippet  # height follows width
-            assert site.html.escape(snippet) in text  # shown on the page beside the downloads
+            assert html_text(snippet) in text  # shown on the page beside the downloads
             assert (built / f"{stem}.embed-{theme}.html").exists()
 
 

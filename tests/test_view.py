@@ -9,6 +9,12 @@ from charts import view as V
 from charts.study import daily_values, event_study
 
 
+@pytest.fixture(scope="module")
+def snap():
+    from charts.data import load_snapshot
+    return load_snapshot()
+
+
 def frame(dates, values, ends=None, flags=None):
     d = pd.to_datetime(dates)
     return pd.DataFrame({"date": d, "end": pd.to_datetime(ends) if ends is not None else d,
@@ -149,12 +155,55 @@ def test_monthly_average_of_biweekly_snapshots_is_not_partial():
     assert V.resample(daily, "monthly", "mean")["flag"].str.contains("partial").all()
 
 
-def test_one_flow_or_level_decision_for_every_caller():
+def test_one_flow_or_level_decision_for_every_caller(snap):
     """Daily arrest counts are a flow (summed into months, shown per day) everywhere; a population is not.
     The page's event study, resampling and continuity notes once decided this three ways and disagreed for
     ddp_records.arrests_daily."""
     from charts.data import is_flow
-    daily_arrests = pd.Series({"per_day_ok": "False", "frequency": "daily", "metric": "arrests"})
-    monthly_bookins = pd.Series({"per_day_ok": "True", "frequency": "monthly", "metric": "book-ins"})
-    population = pd.Series({"per_day_ok": "False", "frequency": "daily", "metric": "detained"})
-    assert is_flow(daily_arrests) and is_flow(monthly_bookins) and not is_flow(population)
+    from loaders import registry
+    declared = {s.id: s for s in registry.catalogue()}
+    assert declared["ddp_records.arrests_daily"].measure == "flow"
+    assert declared["ice_detention_stats.book_ins_ice"].measure == "flow"
+    assert declared["ddp_facility_daily.detained_midnight"].measure == "level"
+    # Running totals to date are one point at their data-through date: a level, never divided by one day.
+    assert declared["ice_detention_stats.removals_fytd"].measure == "level"
+    # The committed catalogue carries every declaration as written, and is_flow reads nothing else.
+    for sid, info in snap.catalogue.iterrows():
+        assert info["measure"] == declared[sid].measure, sid
+        assert is_flow(info) == (declared[sid].measure == "flow"), sid
+    assert "per_day_ok" not in snap.catalogue.columns
+
+
+def test_a_series_must_declare_a_known_measure():
+    from loaders.base import Series
+    args = ("x.y", "t", "arrests", "ICE", "arrests", "daily", "d", "x")
+    with pytest.raises(TypeError, match="measure"):
+        Series(*args)  # no default: every source module says which it is
+    with pytest.raises(ValueError, match="series x.y: measure must be one of \\['flow', 'level'\\], not 'True'"):
+        Series(*args, measure="True")
+    assert Series(*args, measure="flow").measure == "flow"
+
+
+def test_the_catalogue_is_read_with_its_declared_values_or_refused(tmp_path):
+    """An old catalogue (per_day_ok as text) or an unknown measure is refused naming file, row and field,
+    never read as "not a flow"."""
+    from charts.data import read_catalogue
+    from loaders.snapshot import SnapshotError
+    head = "id,title,metric,agency,unit,frequency,definition,source,breakdown"
+    with pytest.raises(SnapshotError, match="series.csv has no 'measure' column"):
+        read_catalogue(f"{head},per_day_ok\na.b,t,arrests,ICE,arrests,daily,d,a,,True\n".encode())
+    with pytest.raises(SnapshotError, match="series.csv row 3 \\(series 'a.c'\\) field 'measure': 'True' is not one of"):
+        read_catalogue(f"{head},measure\na.b,t,arrests,ICE,arrests,daily,d,a,,flow\n"
+                       f"a.c,t,arrests,ICE,arrests,daily,d,a,,True\n".encode())
+    cat = read_catalogue(f"{head},measure\na.b,t,arrests,ICE,arrests,daily,d,a,,flow\n".encode())
+    assert cat.loc["a.b", "measure"] == "flow" and cat.loc["a.b", "breakdown"] == ""
+
+
+def test_a_running_total_to_date_is_not_labelled_per_day(snap):
+    """ICE's removals fiscal year to date are one point per release at the data-through date. Labelled by
+    metric they were "removals per day" (a one-day span); declared a level they keep their own unit."""
+    from charts.figures import unit_phrase
+    p = V.prepare(snap, V.View(series=["ice_detention_stats.removals_fytd|FY2026"], preset="all"))[0][0]
+    assert len(p.frame) and (p.frame["end"] == p.frame["date"]).all()
+    axis, phrase = unit_phrase(p, snap.info(p.series_id))
+    assert "per day" not in axis and "per day" not in phrase and axis == "removals"
