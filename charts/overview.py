@@ -83,8 +83,34 @@ class Headline:
         return self.value - self.previous
 
 
+# The words of the cards, by language (locales/*.toml, "head.*"): set for one call of ``headlines``.
+_LANG = {"lang": "en", "sep": ","}
+LABEL_KEYS = ("detained", "arrests", "book_ins", "removals", "encounters")  # HEADLINES, in order
+SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all",
+              "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",
+              "initial book-ins into detention after ICE arrests (not arrests)": "book_ins",
+              "ICE removals as ICE counts them, including returns": "removals",
+              "nationwide, all of CBP": "cbp_nationwide", "southwest land border only, all of CBP": "cbp_swb",
+              "U.S. Border Patrol only, nationwide": "usbp"}
+
+
+def _t(key: str, **fields) -> str:
+    from . import i18n
+    return i18n.t("head." + key, _LANG["lang"], **fields)
+
+
 def _n(v: float) -> str:
-    return f"{v:,.0f}"
+    from . import i18n
+    return i18n.number(v, _LANG["lang"], _LANG["sep"])
+
+
+def _month_name(ts) -> str:
+    from . import i18n
+    return f"{pd.Timestamp(ts):%B %Y}" if _LANG["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG["lang"])
+
+
+def _fy(fy: str) -> str:
+    return _t("fy", year=fy.removeprefix("FY"))
 
 
 def _full_months(rows: pd.DataFrame) -> pd.DataFrame:
@@ -119,43 +145,42 @@ def _release(snap: cdata.Snapshot, source: str, row) -> tuple[dt.date | None, st
         if source == "ice_detention_stats" and releases is not None and "release_date_from" in releases:
             how = releases.set_index("file")["release_date_from"].to_dict().get(row.get("file"), "")
             if how and how != "file name":
-                return None, (f"no publication date recorded: the file name {row.get('file')} is undated "
-                              f"(data to {pd.Timestamp(row['end']).date()})")
-        return pd.Timestamp(rel).date(), f"released {pd.Timestamp(rel).date()}"
-    return None, f"no publication date recorded for this file (its data run to {pd.Timestamp(row['end']).date()})"
+                return None, _t("undated_file", file=row.get('file'), date=pd.Timestamp(row['end']).date())
+        return pd.Timestamp(rel).date(), _t("released", date=pd.Timestamp(rel).date())
+    return None, _t("no_release_date", date=pd.Timestamp(row['end']).date())
 
 
 def _snapshot(rows, unit, scope):
     last = rows.iloc[-1]
     value, day = float(last["value"]), last["end"].date()
-    statement = f"Headcount on {day}: {_n(value)} {unit}"
+    statement = _t("headcount_on", date=day, n=_n(value), unit=unit)
     if len(rows) > 1:
         prev = rows.iloc[-2]
-        return (value, f"on {day}", day, statement, float(prev["value"]),
-                f"vs {_n(prev['value'])} on {prev['end'].date()} (previous snapshot)", prev, last)
-    return value, f"on {day}", day, statement, None, "no earlier snapshot in the data", None, last
+        return (value, _t("on", date=day), day, statement, float(prev["value"]),
+                _t("vs_snapshot", n=_n(prev['value']), date=prev['end'].date()), prev, last)
+    return value, _t("on", date=day), day, statement, None, _t("no_earlier_snapshot"), None, last
 
 
 def _month_per_day(rows, unit, scope):
     full = _full_months(rows)
     if full.empty:
-        return None, "", None, "no full month in the data", None, "", None, rows.iloc[-1]
+        return None, "", None, _t("no_full_month"), None, "", None, rows.iloc[-1]
     last = full.iloc[-1]
     days = last["end"].day
     value = float(last["value"]) / days
-    month = f"{last['date']:%B %Y}"
-    statement = f"{month} average: {_n(value)} {unit} a day"
+    month = _month_name(last['date'])
+    statement = _t("month_average", month=month, n=_n(value), unit=unit)
     later = rows[rows["date"] > last["date"]]
     if len(later):
         p = later.iloc[-1]
-        statement += (f" ({p['date']:%B %Y} is partial, data to {p['end'].date()}, and is not used)")
+        statement += _t("partial_not_used", month=_month_name(p['date']), date=p['end'].date())
     before = full[full["date"] == last["date"] - pd.offsets.MonthBegin(1)]
     if len(before):
         b = before.iloc[-1]
         prev = float(b["value"]) / b["end"].day
         return (value, month, last["end"].date(), statement, prev,
-                f"vs {b['date']:%B %Y}: {_n(prev)} a day (previous full month)", b, last)
-    return value, month, last["end"].date(), statement, None, "no previous full month in the data", None, last
+                _t("vs_previous_month", month=_month_name(b['date']), n=_n(prev)), b, last)
+    return value, month, last["end"].date(), statement, None, _t("no_previous_month"), None, last
 
 
 def _fytd(rows_by_key, unit, scope):
@@ -165,7 +190,8 @@ def _fytd(rows_by_key, unit, scope):
     value, day = float(last["value"]), last["end"].date()
     start = dt.date(day.year if day.month >= 10 else day.year - 1, 10, 1)
     days = (day - start).days + 1
-    statement = f"{fy} to {day}: {_n(value)} {unit} ({_n(value / days)} a day over {days} days)"
+    statement = _t("fytd", fy=_fy(fy), date=day, n=_n(value), unit=unit, pace=_n(value / days), days=days)
+    statement = statement[:1].upper() + statement[1:]  # "año fiscal 2026 ..." opens a sentence
     prev_fy = f"FY{int(fy[2:]) - 1}"
     target = pd.Timestamp(day) - pd.DateOffset(years=1)
     prev_rows = rows_by_key.get(prev_fy)
@@ -173,31 +199,45 @@ def _fytd(rows_by_key, unit, scope):
         gap = (prev_rows["end"] - target).abs()
         if gap.min() <= pd.Timedelta(days=7):
             p = prev_rows.loc[gap.idxmin()]
-            return (value, f"{fy} to {day}", day, statement, float(p["value"]),
-                    f"vs {prev_fy} to {p['end'].date()}: {_n(p['value'])} (same point of the previous fiscal year)", p, last)
-    return (value, f"{fy} to {day}", day, statement, None,
-            f"no {prev_fy} release from the same point of the year in the data, so no comparison", None, last)
+            return (value, _t("fy_to", fy=_fy(fy), date=day), day, statement, float(p["value"]),
+                    _t("vs_previous_fy", fy=_fy(prev_fy), date=p['end'].date(), n=_n(p['value'])), p, last)
+    return (value, _t("fy_to", fy=_fy(fy), date=day), day, statement, None, _t("no_previous_fy", fy=_fy(prev_fy)),
+            None, last)
 
 
 def _month_total(rows, unit, scope):
     full = _full_months(rows)
     if full.empty:
-        return None, "", None, "no full month in the data", None, "", None, rows.iloc[-1]
+        return None, "", None, _t("no_full_month"), None, "", None, rows.iloc[-1]
     last = full.iloc[-1]
-    value, month = float(last["value"]), f"{last['date']:%B %Y}"
-    statement = f"{month}, {scope}: {_n(value)} {unit}"
+    value, month = float(last["value"]), _month_name(last['date'])
+    statement = _t("month_total", month=month, scope=scope, n=_n(value), unit=unit)
+    statement = statement[:1].upper() + statement[1:]  # "agosto de 2025, ..." opens a sentence
     year_before = full[full["date"] == last["date"] - pd.DateOffset(years=1)]
     if len(year_before):
         b = year_before.iloc[-1]
         return (value, month, last["end"].date(), statement, float(b["value"]),
-                f"vs {b['date']:%B %Y}: {_n(b['value'])} (same month a year earlier)", b, last)
-    return value, month, last["end"].date(), statement, None, "no same month a year earlier in the data", None, last
+                _t("vs_year_before", month=_month_name(b['date']), n=_n(b['value'])), b, last)
+    return value, month, last["end"].date(), statement, None, _t("no_year_before"), None, last
 
 
-def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headline]:
-    today = today or dt.date.today()
+def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en", sep: str = ",") -> list[Headline]:
+    """The cards, every word in ``lang`` and every number with ``sep`` as its thousands mark."""
+    from . import i18n
+    _LANG.update(lang=i18n.check_lang(lang), sep=i18n.check_separators(sep, lang))
+    try:
+        return _headlines(snap, today or dt.date.today(), lang)
+    finally:
+        _LANG.update(lang="en", sep=",")
+
+
+def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline]:
+    from . import i18n
     out = []
-    for label, how, candidates in HEADLINES:
+    for n_card, (label, how, candidates) in enumerate(HEADLINES):
+        if lang != "en":
+            label = _t("label." + LABEL_KEYS[n_card])
+            candidates = tuple((c, _t("scope." + SCOPE_KEYS[sc])) for c, sc in candidates)
         present = [(c, scope) for c, scope in candidates if c in snap.by_series]
         if not present:
             continue
@@ -206,7 +246,7 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headli
         sid = max(ids, key=lambda c: (snap.by_series[c]["end"].max(), -ids.index(c)))
         scope = dict(present)[sid]
         info = snap.info(sid)
-        unit = _unit_word(info)
+        unit = i18n.unit(_unit_word(info), lang)
         if how == "latest":
             # A flow is never shown as one day's snapshot, nor a level divided by the days of a month.
             how = "month-per-day" if cdata.is_flow(info) else "snapshot"
@@ -229,10 +269,14 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None) -> list[Headli
         ref = release or newest["end"].date()
         overdue = (today - ref).days - cadence if ref and cadence and not fixed else None
         age = (today - data_date).days if data_date else None
-        title = info["title"] + (f" ({period.split(' ')[0]})" if how == "fytd" else "")
-        out.append(Headline(label, sid, title, value, unit + (" per day" if how == "month-per-day" else ""), period,
+        title = i18n.series_text(sid, "title", lang, info["title"])
+        if how == "fytd":
+            title += f" ({_fy(max(k for k in snap.keys(sid) if k))})"
+        per_day = i18n.unit(_unit_word(info) + " per day", lang) if how == "month-per-day" else unit
+        definition = i18n.localise_numbers(i18n.series_text(sid, "definition", lang, info["definition"]), _LANG["sep"])
+        out.append(Headline(label, sid, title, value, per_day, period,
                             data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
-                            prev_release, overdue if overdue and overdue > 0 else None, info["definition"],
+                            prev_release, overdue if overdue and overdue > 0 else None, definition,
                             statement=statement, scope=scope, comparison=comparison, release_note=release_note,
                             age_days=age, fixed_file=fixed))
     return out

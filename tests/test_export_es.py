@@ -189,3 +189,17 @@ def test_release_summaries_in_spanish_say_the_same_numbers():
                 assert "ingreso en detención" in s_es.text and "(ingresos en detención, no arrestos)" in s_es.text
     cite = ledger.citation_text(SNAP, lang="es")
     assert "Fuente: U.S. Immigration and Customs Enforcement" in cite
+
+
+def test_headline_cards_in_spanish_carry_the_same_figures():
+    from charts.overview import headlines
+    day = dt.date(2026, 11, 29)
+    en, es = headlines(SNAP, day), headlines(SNAP, day, "es", ".")
+    assert [(h.series_id, h.value, h.previous, h.data_date, h.release) for h in en] == \
+        [(h.series_id, h.value, h.previous, h.data_date, h.release) for h in es]
+    en_words = {h.label for h in en} | {h.statement for h in en} | {h.comparison for h in en}
+    for h in es:
+        assert h.label not in en_words and h.statement not in en_words and h.comparison not in en_words
+        assert h.statement[:1].isupper()
+        assert not re.search(r"\d,\d{3}", h.statement + h.comparison)  # "." chosen: 65.765, not 65,765
+    assert headlines(SNAP, day)[0].statement == en[0].statement  # the language does not stick
