@@ -56,6 +56,58 @@ def locale_script(lang: str) -> str:
         return fh.read()
 
 
+def plotly_locale(lang: str) -> dict:
+    """Plotly's locale for ``lang`` as data ({"dictionary": ..., "format": ...}), read from the bundled file, for
+    Plotly's ``config.locales``: a page that cannot run the locale script (Streamlit's charts) passes it with the
+    figure instead. {} for English."""
+    import re
+    if lang in (None, "", "en"):
+        return {}
+    text = locale_script(lang)
+    m = re.search(r"var locale=(\{.*\});", text, re.S)
+    if not m:
+        raise ValueError(f"{LOCALE_FILES[lang]}: no 'var locale={{...}};' in the locale file")
+    js = m[1]
+    # The file is a JavaScript object literal: bare keys and \xNN escapes. Quote the keys that are bare words
+    # and turn the escapes into JSON's, outside the strings' own text.
+    out, i, in_str = [], 0, False
+    while i < len(js):
+        c = js[i]
+        if in_str:
+            if c == "\\" and js[i + 1] == "x":
+                out.append("\\u00" + js[i + 2:i + 4])
+                i += 4
+                continue
+            if c == "\\":
+                out.append(js[i:i + 2])
+                i += 2
+                continue
+            in_str = c != '"'
+            out.append(c)
+        elif c == '"':
+            in_str = True
+            out.append(c)
+        else:
+            word = re.match(r"[A-Za-z_$][\w$]*(?=:)", js[i:])
+            if word and (not out or out[-1] in "{,"):
+                out.append(f'"{word[0]}"')
+                i += len(word[0])
+                continue
+            out.append(c)
+        i += 1
+    loc = json.loads("".join(out))
+    return {"dictionary": loc.get("dictionary", {}), "format": loc.get("format", {})}
+
+
+def plotly_config(lang: str = "en", **extra) -> dict:
+    """A Plotly config for a chart in ``lang``: its locale named and its definition carried along."""
+    config = dict(extra)
+    if lang not in (None, "", "en"):
+        config["locale"] = lang
+        config["locales"] = {lang: plotly_locale(lang)}
+    return config
+
+
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int | None = None, scale: float = 1,
              lang: str = "en") -> bytes:
     """PNG or SVG bytes, reusing one browser across calls. ``lang`` picks Plotly's locale (date axes)."""

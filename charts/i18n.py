@@ -255,3 +255,11 @@ def glossary() -> list[dict]:
                 raise CatalogueError(f"{path}: term {tid} has no {need}")
         terms.append(dict(term, id=tid))
     return terms
+
+
+def glossary_rows(lang: str = "en") -> list[dict[str, str]]:
+    """The glossary for the Sources view, in both languages: the English term, the Spanish term, and what it
+    is in ``lang`` (column names in ``lang`` too)."""
+    lang = check_lang(lang)
+    cols = (t("glossary.english", lang), t("glossary.spanish", lang), t("glossary.meaning", lang))
+    return [{cols[0]: g["en"], cols[1]: g["es"], cols[2]: g[f"{lang}_note"]} for g in glossary()]

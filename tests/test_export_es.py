@@ -203,3 +203,21 @@ def test_headline_cards_in_spanish_carry_the_same_figures():
         assert h.statement[:1].isupper()
         assert not re.search(r"\d,\d{3}", h.statement + h.comparison)  # "." chosen: 65.765, not 65,765
     assert headlines(SNAP, day)[0].statement == en[0].statement  # the language does not stick
+
+
+def test_page_charts_carry_the_spanish_locale_as_data():
+    """Streamlit draws the page's charts with its own plotly.js, where no locale script can run: the locale goes
+    in the chart's config (config.locales), read from the bundled file."""
+    cfg = export.plotly_config("es", displaylogo=False)
+    assert cfg["locale"] == "es" and cfg["displaylogo"] is False
+    loc = cfg["locales"]["es"]
+    assert loc["format"]["shortMonths"][0] == "Ene" and loc["dictionary"]["Autoscale"] == "Autoescalar"
+    assert export.plotly_config("en", displaylogo=False) == {"displaylogo": False}
+
+
+def test_glossary_rows_for_the_sources_view():
+    rows = i18n.glossary_rows("es")
+    assert rows and set(rows[0]) == {"Inglés", "Español", "Qué es"}
+    by_en = {r["Inglés"]: r["Español"] for r in rows}
+    assert by_en["book-in (initial book-in into detention)"] == "ingreso en detención"
+    assert set(i18n.glossary_rows("en")[0]) == {"English", "Spanish", "What it is"}
