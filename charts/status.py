@@ -267,3 +267,33 @@ def status_table(statuses: list[Status]) -> pd.DataFrame:
                          continues_in="; ".join(f"{c['title']} (data to {c['data_through']})" if c["data_through"]
                                                 else f"{c['title']} (no data in this snapshot)" for c in s.continues)))
     return pd.DataFrame(rows)
+
+
+STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalogue keys (locales/*.toml, status.*)
+    (r"publication stopped( \(reported, not verified\))?", "stopped"),
+    (r"no data in this snapshot( \(record-level files not downloaded\))?", "no_data"),
+    (r"not versioned", "not_versioned"),
+    (r"on time", "on_time"),
+    (r"late \((?P<n>\d+) days past its (?P<cad>\d+)-day cadence\)", "late"),
+    (r"no release for (?P<n>\d+) days", "no_release_for"),
+    (r"no release in this snapshot for (?P<n>\d+) days", "no_release_held_for"),
+)
+
+
+def status_text(words: str, lang: str = "en") -> str:
+    """A source's status words (``Status.status``) in ``lang``; English words the patterns do not know are
+    returned as they are."""
+    import re
+
+    from . import i18n
+    if lang == "en":
+        return words
+    for pattern, key in STATUS_PATTERNS:
+        m = re.fullmatch(pattern, words)
+        if m:
+            fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            text = i18n.t("status." + key, lang, **fields)
+            if m.groups() and m.group(1) and key in ("stopped", "no_data"):
+                text += i18n.t("status." + key + "_extra", lang)
+            return text
+    return words

@@ -221,3 +221,15 @@ def test_glossary_rows_for_the_sources_view():
     by_en = {r["Inglés"]: r["Español"] for r in rows}
     assert by_en["book-in (initial book-in into detention)"] == "ingreso en detención"
     assert set(i18n.glossary_rows("en")[0]) == {"English", "Spanish", "What it is"}
+
+
+def test_publication_status_words_in_spanish():
+    from charts import status
+    day = dt.date(2026, 11, 29)
+    for s in status.publication_status(SNAP, day):
+        es = status.status_text(s.status, "es")
+        assert es != s.status, s.status  # every status the snapshot gives is known to the patterns
+    assert status.status_text("late (12 days past its 14-day cadence)", "es") == \
+        "con retraso (12 días más allá de su ritmo de 14 días)"
+    assert status.status_text("publication stopped (reported, not verified)", "es") == \
+        "dejó de publicarse (según se informa, sin verificar)"
