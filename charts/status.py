@@ -272,6 +272,7 @@ def status_table(statuses: list[Status]) -> pd.DataFrame:
 STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalogue keys (locales/*.toml, status.*)
     (r"publication stopped( \(reported, not verified\))?", "stopped"),
     (r"no data in this snapshot( \(record-level files not downloaded\))?", "no_data"),
+    (r"not published on a schedule \(fixed or curated files\)", "unscheduled"),
     (r"not versioned", "not_versioned"),
     (r"on time", "on_time"),
     (r"late \((?P<n>\d+) days past its (?P<cad>\d+)-day cadence\)", "late"),
