@@ -47,10 +47,12 @@ def test_server_binds_to_loopback_with_protections_on(config):
     assert server["enableCORS"] is True
     assert server["allowedHosts"] and set(server["allowedHosts"]) <= {"localhost", "127.0.0.1", "::1"}
     assert 1 <= server["maxUploadSize"] <= 5  # MB; an events file is a few KB
-    # Static serving is on only for the bundled map outlines: static/ holds nothing else.
+    # Static serving is on only for the bundled map outlines and Plotly's Spanish locale (public files from the
+    # plotly.js package, and the few lines that apply it in image exports): static/ holds nothing else.
     assert server.get("enableStaticServing", False) is True
     served = sorted(str(p.relative_to(ROOT / "static")) for p in (ROOT / "static").rglob("*") if p.is_file())
-    assert served == ["maps/PROVENANCE.md", "maps/usa_110m.json", "maps/world_110m.json"]
+    assert served == ["locales/PROVENANCE.md", "locales/kaleido-locale.js", "locales/plotly-locale-es.js",
+                      "maps/PROVENANCE.md", "maps/usa_110m.json", "maps/world_110m.json"]
 
 
 def test_no_error_details_or_usage_statistics(config):
