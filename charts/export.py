@@ -163,8 +163,6 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
     In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
-    import html as _html
-
     from . import i18n
     config = {"displaylogo": False}
     if lang not in (None, "", "en"):
@@ -184,7 +182,7 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
         page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
         page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
         page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
-                                       f"{_html.escape(i18n.t('export.description', lang, alt=alt))}"
+                                       f"{html_text(i18n.t('export.description', lang, alt=alt))}"
                                        "</figcaption></figure></body>", 1)
     return page.encode("utf-8")
 
