@@ -110,10 +110,18 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
         raise ValidationError(f"missing columns {missing}", source=source, file=file)
     df = df[COLUMNS].copy()
     problems: list[str] = []
+    # A frame of several files (one source's files, validated once per rebuild): a problem names the row's own
+    # file and its row number within that file's rows, as a check of that file alone would have.
+    per_file = file is None and bool(len(df)) and bool(df["file"].ne("").any())
+    bad_files: set[str] = set()
 
     def report(mask: pd.Series, field: str, what: str):
         for i in np.flatnonzero(np.asarray(mask, dtype=bool))[:5]:
-            problems.append(f"row {i + 1} field {field!r}: {what} (value {df.iloc[i][field]!r})")
+            where = f"row {i + 1}"
+            if per_file and isinstance(f := df["file"].iat[i], str) and f:
+                bad_files.add(f)
+                where = f"file {f!r} row {int((df['file'].iloc[:i + 1] == f).sum())}"
+            problems.append(f"{where} field {field!r}: {what} (value {df.iloc[i][field]!r})")
 
     report(~df["series"].isin(series_ids), "series", "series id not declared in the source's catalogue")
     dates = pd.to_datetime(df["date"], format="%Y-%m-%d", errors="coerce")
@@ -135,7 +143,8 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
     report(dup, "date", "duplicate row for the same series, key, date, release and file")
     if problems:
         more = "" if len(problems) <= 10 else f" (and {len(problems) - 10} more)"
-        raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file)
+        one = next(iter(bad_files)) if len(bad_files) == 1 else None
+        raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file or one)
     df["value"] = vals.astype("float64")
     return sort_canonical(df)
 
