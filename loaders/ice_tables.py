@@ -421,9 +421,17 @@ class _Ctx:
 
 
 def _cell(rows, r, c):
-    if 0 <= r < len(rows) and 0 <= c < len(rows[r]):
+    if r < 0 or c < 0:
+        return None
+    try:  # cheaper than two bounds checks on the hundreds of thousands of cells read
         return rows[r][c]
-    return None
+    except IndexError:
+        return None
+
+
+def _blank(v) -> bool:
+    """``_label(v) == ""`` without building the label."""
+    return v is None or (isinstance(v, str) and not v.strip())
 
 
 def _text_cells(rows) -> list[tuple[int, int, str]]:
@@ -520,7 +528,7 @@ def _header(ctx, sheet, table: Table, rows, r, c, want: dict) -> tuple[int, dict
 def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
     """Data rows below a header: to the first row with no label and (when ``value_cols`` are given) no value in
     them either; ICE leaves a label out now and then (FY2026-02-02: a 4 under Atlanta's technologies)."""
-    labelled = lambda r: any(_label(_cell(rows, r, c + i)) for i in range(ncols))
+    labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
     out, r = [], hr + 1
     while r < len(rows):
         if not labelled(r):
@@ -727,10 +735,12 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
         cols[cc] = d
     suffix = table.columns[""][0]
     out, group = [], None
+    items = list(cols.items())
     for row in _body(rows, yr + 2, c):
         lab = _label(_cell(rows, row, c))
-        vals = [(_cell(rows, row, cc), d) for cc, d in cols.items()]
-        if all(_label(v) == "" for v, _ in vals):
+        cells, n = rows[row], len(rows[row])
+        vals = [(cells[cc] if cc < n else None, d) for cc, d in items]
+        if all(_blank(v) for v, _ in vals):
             group = lab  # a population heading of the detainees table
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
@@ -752,8 +762,10 @@ def _read_blocks(ctx, sheet, table: Table):
     rows = ctx.rows(sheet)
     rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    for r, row in enumerate(rows):
-        t = _label(_cell(rows, r, 0))
+    # Block titles are text in column A: only the sheet's text cells (``text_cells``, row order) are tried.
+    for r, col, t in text_cells(rows):
+        if col != 0:
+            continue
         m = rx.match(t)
         if not m:
             continue
@@ -790,8 +802,9 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[dict]:
-    """Every declared table of one workbook as row dicts (series, key, date, end, value, flag). ``sheets``: the
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[list]:
+    """Every declared table of one workbook as rows ``[series, key, date, end, value, flag]`` (dates as
+    ``datetime.date``; plain lists, not dicts: a workbook has tens of thousands of them). ``sheets``: the
     ``workbook.Sheet``s the caller has read already (not read again)."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
@@ -799,26 +812,35 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
             ctx._cache[sh.name] = sh.rows
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
-    out: list[dict] = []
+    out: list[list] = []
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
-        out += _read_table(ctx, notes, t)
+        _table_rows(ctx, notes, t, out)
     _flag_bond_swaps(out)
     return out
 
 
+_COLS = ("series", "key", "date", "end", "value", "flag")
+
+
 def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
+    """One table's rows as dicts (series, key, date, end, value, flag): for a reader of one table."""
+    return [dict(zip(_COLS, r)) for r in _table_rows(ctx, notes, t, [])]
+
+
+def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
+    """One table's rows appended to ``rows_out`` (see ``read``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
         raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
-    rows_out: list[dict] = []
+    append = rows_out.append
+    prefix = ID + "."
 
     def add(suffix, key, date, end, value, flag=""):
-        rows_out.append({"series": f"{ID}.{suffix}", "key": key, "date": date, "end": end, "value": value,
-                         "flag": flag})
+        append([prefix + suffix, key, date, end, value, flag])
 
     if t.shape in ("monthly-blocks", "quarterly-blocks"):
         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
@@ -881,16 +903,17 @@ def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
         add(suffix, key, start, end, v)
 
 
-def _flag_bond_swaps(out: list[dict]):
+def _flag_bond_swaps(out: list[list]):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
     2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
-    tot = {r["date"]: r for r in out if r["series"] == f"{ID}.bond_book_outs_total"}
-    for r in out:
-        if r["series"] != f"{ID}.bond_book_outs_bond_posted" or r["date"] not in tot:
+    total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
+    bond = [x for x in out if x[0] in (total, posted, share)]  # rows are [series, key, date, end, value, flag]
+    tot = {r[2]: r for r in bond if r[0] == total}
+    for r in bond:
+        if r[0] != posted or r[2] not in tot:
             continue
-        t = tot[r["date"]]
-        if r["value"] > t["value"] > 0:
-            for x in out:
-                if x["date"] == r["date"] and x["series"] in (f"{ID}.bond_book_outs_total", r["series"],
-                                                              f"{ID}.bond_posted_share"):
-                    x["flag"] = ";".join(sorted({f for f in (x["flag"], "mislabelled") if f}))
+        t = tot[r[2]]
+        if r[4] > t[4] > 0:
+            for x in bond:
+                if x[2] == r[2]:
+                    x[5] = ";".join(sorted({f for f in (x[5], "mislabelled") if f}))

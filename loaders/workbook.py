@@ -67,6 +67,8 @@ MONTHS = ("Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", 
 
 def label(v) -> str:
     """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
+    if v.__class__ is str:
+        return " ".join(v.split())
     if v is None:
         return ""
     return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
@@ -123,9 +125,12 @@ class Sheet:
         self.name, self.rows, self.file, self.source = name, rows, file, source
 
     def cell(self, r: int, c: int):
-        if 0 <= r < len(self.rows) and 0 <= c < len(self.rows[r]):
+        if r < 0 or c < 0:
+            return None
+        try:
             return self.rows[r][c]
-        return None
+        except IndexError:
+            return None
 
     def fail(self, what: str) -> ParseError:
         return ParseError(f"sheet {self.name!r}: {what}", source=self.source, file=self.file)
