@@ -650,8 +650,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
     cols = {"series": c_series, "key": c_key, "date": [iso[d] for d in c_date], "end": [iso[d] for d in c_end],
             "value": c_value, "release": [release.isoformat()] * len(c_series),
             "flag": [merged[f] for f in c_flag]}
-    obs = pd.DataFrame({c: pd.Series(v, dtype="float64" if c == "value" else object) for c, v in cols.items()})
-    return Parsed(tidy.frame(obs), {"releases": releases, "facilities": fac_table})
+    return Parsed(tidy.frame_from_columns(cols), {"releases": releases, "facilities": fac_table})
 
 
 SOURCE = Source(
