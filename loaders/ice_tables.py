@@ -80,6 +80,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from math import isfinite
 
 
 from .base import Series
@@ -440,6 +441,12 @@ def _text_cells(rows) -> list[tuple[int, int, str]]:
     return text_cells(rows)
 
 
+def _find_first(rows, pattern: str) -> tuple[int, int] | None:
+    """The first (row-major) text cell matching ``pattern``: the search stops there (a table's title)."""
+    rx = re.compile(pattern, re.I)
+    return next(((r, c) for r, c, lab in _text_cells(rows) if rx.search(lab)), None)
+
+
 def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
     rx = re.compile(pattern, re.I)
     return [(r, c) for r, c, lab in _text_cells(rows) if r >= start and rx.search(lab)]
@@ -696,7 +703,8 @@ def _read_bond(ctx, sheet, table: Table, r, c):
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
         for cc, m in months.items():
-            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
+            raw = _cell(rows, row, cc)
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
             out.append((suffix, "", m.replace(day=1), v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -745,7 +753,8 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
+            # a finite float is its own number; only another cell needs the column's name (built for it alone)
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -846,12 +855,12 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
             add(suffix, key, start, end, v)
         return rows_out
-    hits = _find(rows, t.title)
-    if not hits and any(a <= ctx.release <= b for a, b in t.may_lack):
+    hit = _find_first(rows, t.title)
+    if hit is None and any(a <= ctx.release <= b for a, b in t.may_lack):
         return rows_out
-    if not hits:
+    if hit is None:
         raise ctx.fail(sheet, t.name, f"title not found (no cell matching /{t.title}/)")
-    r, c = hits[0]
+    r, c = hit
     title = _label(_cell(rows, r, c))
     if t.date[0] == "footnote":
         through = _footnote_date(ctx, notes, t, *t.date[1:])
@@ -884,7 +893,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
         for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
             if v is None or (d > through and v == 0):
                 continue  # a snapshot day not reached yet (ICE prints 0)
-            add(suffix, key, d, d, v, "" if d <= through else "stale-header")
+            append([prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"])
     return rows_out
 
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass, field
+from math import isfinite
 from typing import Callable, Mapping
 
 from .errors import ParseError
@@ -256,7 +257,10 @@ class TableRead:
         return f"sheet {self.sheet.name!r} table {self.spec.what!r} row {r.row}"
 
     def number(self, r: BodyRow, column: str, *, lenient: bool = True, missing=frozenset({"", "-"})) -> float | None:
-        return number(r.cells.get(column), source=self.sheet.source, file=self.sheet.file,
+        v = r.cells.get(column)
+        if v.__class__ is float and isfinite(v):  # most cells: no need to build the error's row phrase
+            return v
+        return number(v, source=self.sheet.source, file=self.sheet.file,
                       row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
                       field=column, missing=missing, lenient=lenient, field_kind="column")
 
@@ -355,9 +359,10 @@ def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall",
     """(body row, month start, value) for every Oct..Sep cell of a monthly table, then (body row, None, value)
     for its fiscal-year column when the header has one. Values via ``TableRead.number`` (blank -> None)."""
     col = next((k for k in t.header if norm(k) in {norm(o) for o in overall}), None)
+    starts = [(m, fiscal_month_start(fy, m)) for m in MONTHS]  # once per table, not per cell
     for r in t.rows:
-        for m in MONTHS:
-            yield r, fiscal_month_start(fy, m), t.number(r, m)
+        for m, start in starts:
+            yield r, start, t.number(r, m)
         if col is not None:
             yield r, None, t.number(r, col)
 
