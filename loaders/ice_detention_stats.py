@@ -602,7 +602,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
 
-    # every other table, each dated by its own footnote: rows [series, key, date, end, value, flag]
+    # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
     other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn))
     if other:
         for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):

@@ -535,17 +535,22 @@ def _header(ctx, sheet, table: Table, rows, r, c, want: dict) -> tuple[int, dict
 def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
     """Data rows below a header: to the first row with no label and (when ``value_cols`` are given) no value in
     them either; ICE leaves a label out now and then (FY2026-02-02: a 4 under Atlanta's technologies)."""
+    return list(_body_rows(rows, hr, c, ncols, value_cols))
+
+
+def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
+    """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
+    the labelled rows below run on through the next blocks)."""
     labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
-    out, r = [], hr + 1
+    r = hr + 1
     while r < len(rows):
         if not labelled(r):
             # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
             # stray sum (FY2021: 117,682 under Washington DC's technologies)
             if not (any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
                 break
-        out.append(r)
+        yield r
         r += 1
-    return out
 
 
 def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
@@ -793,8 +798,9 @@ def _read_blocks(ctx, sheet, table: Table):
             hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
         last = found
         blocks += 1
-        for rr in _body(rows, hr, 0):
-            lab = ALIASES.get(_label(_cell(rows, rr, 0)), _label(_cell(rows, rr, 0)))
+        for rr in _body_rows(rows, hr, 0):
+            lab = _label(_cell(rows, rr, 0))
+            lab = ALIASES.get(lab, lab)
             if lab.startswith("*"):
                 break
             for k, (cc, (suffix, _)) in found.items():
@@ -811,9 +817,9 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[list]:
-    """Every declared table of one workbook as rows ``[series, key, date, end, value, flag]`` (dates as
-    ``datetime.date``; plain lists, not dicts: a workbook has tens of thousands of them). ``sheets``: the
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[tuple]:
+    """Every declared table of one workbook as rows ``(series, key, date, end, value, flag)`` (dates as
+    ``datetime.date``; tuples, not dicts: a workbook has tens of thousands of them). ``sheets``: the
     ``workbook.Sheet``s the caller has read already (not read again)."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
@@ -821,7 +827,7 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
             ctx._cache[sh.name] = sh.rows
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
-    out: list[list] = []
+    out: list[tuple] = []
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
@@ -838,7 +844,7 @@ def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
     return [dict(zip(_COLS, r)) for r in _table_rows(ctx, notes, t, [])]
 
 
-def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
+def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     """One table's rows appended to ``rows_out`` (see ``read``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
@@ -849,7 +855,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
     prefix = ID + "."
 
     def add(suffix, key, date, end, value, flag=""):
-        append([prefix + suffix, key, date, end, value, flag])
+        append((prefix + suffix, key, date, end, value, flag))
 
     if t.shape in ("monthly-blocks", "quarterly-blocks"):
         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
@@ -893,7 +899,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[list]:
         for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
             if v is None or (d > through and v == 0):
                 continue  # a snapshot day not reached yet (ICE prints 0)
-            append([prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"])
+            append((prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"))
     return rows_out
 
 
@@ -912,17 +918,14 @@ def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
         add(suffix, key, start, end, v)
 
 
-def _flag_bond_swaps(out: list[list]):
+def _flag_bond_swaps(out: list[tuple]):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
     2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
-    bond = [x for x in out if x[0] in (total, posted, share)]  # rows are [series, key, date, end, value, flag]
-    tot = {r[2]: r for r in bond if r[0] == total}
-    for r in bond:
-        if r[0] != posted or r[2] not in tot:
-            continue
-        t = tot[r[2]]
-        if r[4] > t[4] > 0:
-            for x in bond:
-                if x[2] == r[2]:
-                    x[5] = ";".join(sorted({f for f in (x[5], "mislabelled") if f}))
+    bond = [i for i, x in enumerate(out) if x[0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
+    swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
+    for i in bond:
+        x = out[i]
+        if x[2] in swapped:
+            out[i] = x[:5] + (";".join(sorted({f for f in (x[5], "mislabelled") if f})),)
