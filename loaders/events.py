@@ -90,7 +90,10 @@ MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
 ORIGINS = ("bundled", "user", "upload")
-OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
+# ``study_default`` (optional, true on at most one row of a file): the event the Event study tab opens on. Data,
+# not a title match in the page; a file without the column has no default.
+STUDY_DEFAULT = "study_default"
+OUTPUT = COLUMNS + list(OPTIONAL) + [STUDY_DEFAULT, "row", "origin"]
 REJECTED = ["row", "field", "reason"]
 # Limits. The local file is read with the same limits it is saved under, so a save can never produce a file
 # the next load refuses; an upload is smaller so that one upload cannot fill the local file on its own.
@@ -152,6 +155,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
     seen_keys: dict[tuple[str, str], int] = {}
+    default_row: int | None = None
     for row_no, rec in body:
         problems: list[tuple[str, str]] = []
         encoded = _encoding_problems(rec, header, bad_iter)
@@ -165,6 +169,12 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         ev = {c: unicodedata.normalize("NFC", rec[pos[c]].strip()) for c in COLUMNS}
         ev.update({c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in OPTIONAL})
         problems = _check_row(ev, latest)
+        flag = rec[header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in header else ""
+        if flag not in ("",) + _TRUE + _FALSE:
+            problems.append((STUDY_DEFAULT, f"{_show(flag)} is not true or false (or blank)"))
+        elif flag in _TRUE and default_row is not None:
+            problems.append((STUDY_DEFAULT, f"only one event can be the event study's default; row {default_row} "
+                                            "already is"))
         if not problems:
             exact = ev["date_precision"].lower() == "exact"
             problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
@@ -187,6 +197,9 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
         ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
+        ev[STUDY_DEFAULT] = flag in _TRUE
+        if ev[STUDY_DEFAULT]:
+            default_row = row_no
         accepted.append({**ev, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
@@ -507,6 +520,7 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     df = df.astype({c: "object" for c in COLUMNS + list(OPTIONAL) if c != "date"})
     df["date"] = pd.to_datetime(df["date"], format="%Y-%m-%d")
     df["row"] = df["row"].astype("int64")
+    df[STUDY_DEFAULT] = df[STUDY_DEFAULT].fillna(False).astype(bool)
     df["origin"] = df["origin"].astype("object")
     return df
 

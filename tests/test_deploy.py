@@ -84,7 +84,8 @@ def test_the_runtime_requirements_are_the_pinned_ones_less_the_test_tools():
     for needed in ("streamlit", "pandas", "plotly", "kaleido", "choreographer", "filelock", "pyarrow", "duckdb"):
         assert needed in kept
     # nothing the app imports is dropped
-    app = " ".join(p.read_text("utf-8") for p in [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("loaders/*.py")])
+    app = " ".join(p.read_text("utf-8") for p in [ROOT / "dashboard.py", *ROOT.glob("page/*.py"), *ROOT.glob("charts/*.py"),
+                                                *ROOT.glob("loaders/*.py")])
     for name in dropped:
         assert not re.search(rf"^\s*(import|from) {name}\b", app, re.M), name
 
