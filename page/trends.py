@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from charts.asof import revisions_after
+from charts.asof import revisions_after, unversioned
 from charts.compose import Rendered, render
 from charts.events import events_csv, events_legend_table
 from charts.figures import source_lines
@@ -148,6 +148,16 @@ def as_of_revisions(page: Page, r: Rendered, as_of: dt.date) -> pd.DataFrame:
     return rev
 
 
+def not_versioned_note(page: Page, view: View) -> list[str]:
+    """In an as-published view, name the chosen series that record no release dates (left out); return them."""
+    left_out = unversioned(page.snap, view.series) if view.as_of else []
+    if left_out:
+        names = "; ".join(page.ref_label(ref) for ref in left_out)
+        st.info(f"Not versioned, so left out of the view as published on {view.as_of}: {names}. These files "
+                "record no release date for their figures, so what was out by that date cannot be told.")
+    return left_out
+
+
 @st.fragment
 def trends_panel(page: Page) -> View:
     """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
@@ -161,6 +171,7 @@ def trends_panel(page: Page) -> View:
     events = uploads.events_controls(page, events)
     view = state.current_view()
     state.sync_url(view)
+    not_versioned_note(page, view)
     r = chart(page, view, events)
     if r is not None:
         chart_notes(page, r)

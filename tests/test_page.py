@@ -295,3 +295,30 @@ def test_chart_has_alt_text_from_the_data():
     chart = next(c for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or ""))
     assert chart.proto.alt.startswith("Line chart, 20 January 2025 to ") and "events marked" in chart.proto.alt
     assert any(chart.proto.alt == getattr(c, "value", None) for c in at.get("code"))  # offered for copying
+
+
+def _all_elements(node) -> list:
+    kids = getattr(node, "children", None)
+    out = [node]
+    if isinstance(kids, dict):
+        for c in kids.values():
+            out += _all_elements(c)
+    return out
+
+
+def test_as_published_prints_nothing_internal_and_leaves_unversioned_series_out():
+    # Issue #16: the revisions line was an expression statement, so Streamlit's "magic" wrote the
+    # DeltaGenerator's help onto the page; and a source with no release dates was drawn to July 2026.
+    at = app({"series": "ice_detention_stats.adp_ice,ddp_arrests_aggregates.monthly_national_chart_data",
+              "preset": "all", "as_of": "2025-10-01"})
+    nodes = _all_elements(at._tree)
+    assert not [n for n in nodes if getattr(n, "type", "") == "help_info"]
+    assert not [n for n in nodes if "DeltaGenerator" in str(getattr(n, "proto", ""))]
+    fig = trend(at)
+    for i, t in enumerate(fig["data"]):
+        if t.get("x"):
+            assert not [x for x, _ in points(fig, i) if x[:10] > "2025-10-01"], t.get("name")
+    kut = [i for i, t in enumerate(fig["data"]) if "KUT News" in json.dumps(t.get("name", ""))]
+    assert all(not points(fig, i) for i in kut)  # no figure of the unversioned series is drawn
+    note = next(i.value for i in at.info if i.value.startswith("Not versioned"))
+    assert "2025-10-01" in note and "KUT News" in note

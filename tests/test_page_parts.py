@@ -117,3 +117,11 @@ def test_event_choices_start_with_a_date_and_follow_the_calendar():
     choices, labels = es.event_choices(bundled)
     assert choices[0] == es.DATE_CHOICE and len(choices) == len(bundled) + 1
     assert [labels[c][:10] for c in choices[1:]] == sorted(labels[c][:10] for c in choices[1:])
+
+
+def test_as_published_rows_leave_out_figures_without_a_release_date():
+    sid = "ddp_arrests_aggregates.monthly_national_chart_data"
+    assert len(cdata.series_rows(SNAP, sid)) > 0
+    assert cdata.series_rows(SNAP, sid, as_of=pd.Timestamp("2025-10-01")).empty
+    rows = cdata.series_rows(SNAP, VERSIONED, as_of=pd.Timestamp("2025-10-01"))
+    assert len(rows) and (rows["release"] <= pd.Timestamp("2025-10-01")).all()
