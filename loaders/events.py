@@ -5,7 +5,8 @@ file goes through the same checks:
 
 - bytes must be UTF-8 (a leading BOM is accepted because Excel writes one); a cell holding bytes that are
   not UTF-8 is rejected with the byte value and its offset in the file, instead of being guessed at;
-- the header must name the required columns; extra columns are ignored;
+- the header must name the required columns (all of ``COLUMNS`` but ``id``: a missing or blank id is made from
+  the date and title); extra columns are ignored;
 - ``date`` is a real ISO date (``YYYY-MM-DD``) between 1990 and two years from today; ``date_precision`` is
   ``exact`` or ``approximate``; ``category`` is one of ``CATEGORIES``;
 - ``source_url`` is an absolute http(s) URL: ``javascript:``, ``data:`` and relative links would become
@@ -73,7 +74,9 @@ BUNDLED = DATA / "events.csv"
 USER = DATA / "user_events.csv"  # git-ignored: a reader's own events, merged on load
 
 COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "source_name", "source_url"]
-REQUIRED = COLUMNS  # every column must be present; ``id`` and ``description`` may be left blank
+# Every column but ``id`` must be present (``description`` may be left blank); a missing or blank ``id`` is made
+# from the date and title (``auto_id``), as the page and the README tell uploaders.
+REQUIRED = [c for c in COLUMNS if c != "id"]
 OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
 CATEGORIES = {
     "personnel": "Personnel",
@@ -149,7 +152,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS + [c for c in OPTIONAL if c in header]}
+    pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) if c in header}
     has_copy_columns = all(c in header for c in OPTIONAL)
     accepted: list[dict] = []
     rejected: list[dict] = []
@@ -166,8 +169,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         if problems:
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
-        ev = {c: unicodedata.normalize("NFC", rec[pos[c]].strip()) for c in COLUMNS}
-        ev.update({c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in OPTIONAL})
+        ev = {c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in COLUMNS + list(OPTIONAL)}
         problems = _check_row(ev, latest)
         flag = rec[header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in header else ""
         if flag not in ("",) + _TRUE + _FALSE:
