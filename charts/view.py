@@ -166,6 +166,21 @@ def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.
     return snap.obs["date"].min().date(), max(today, snap.obs["end"].max().date())
 
 
+def view_range(snap: cdata.Snapshot, view: View) -> tuple[dt.date, dt.date, dt.date, dt.date] | None:
+    """(start, end) of the range the view's preset means, and (first, last) date of the chosen series' data,
+    as ``prepare`` computes them: presets count from the last date of the data, not from today. None when
+    no chosen series has data (as published on ``view.as_of``, when set)."""
+    as_of = pd.Timestamp(view.as_of) if view.as_of else None
+    frames = [cdata.series_rows(snap, *split_ref(ref), as_of) for ref in view.series if split_ref(ref)[0] in snap.by_series]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    data_min = min(f["date"].min() for f in frames).date()
+    data_max = max(f["end"].max() for f in frames).date()
+    lo, hi = view.date_range(data_min, data_max)
+    return lo, hi, data_min, data_max
+
+
 def ref_problem(snap: cdata.Snapshot, ref: str) -> str | None:
     """Why a series reference ("id" or "id|member") cannot be drawn, or None."""
     sid, key = split_ref(ref)

@@ -12,7 +12,7 @@ from charts.compose import Rendered, render
 from charts.events import events_csv, events_legend_table
 from charts.figures import source_lines
 from charts.plain import markdown_literal
-from charts.view import GRANULARITIES, PRESETS, ROLLING, View
+from charts.view import GRANULARITIES, PRESETS, ROLLING, View, view_range
 
 from . import context, exports, state, uploads
 from .context import Page
@@ -45,7 +45,27 @@ def series_picker(page: Page) -> list[str]:
         if st.session_state["w_preset"] == "custom":
             lo_bound, hi_bound = page.range_bounds(dt.date.today())
             st.date_input("Custom range", key="w_range", min_value=lo_bound, max_value=hi_bound)
+        else:
+            preset_caption(page, state.current_view())
     return chosen
+
+
+def preset_caption(page: Page, view: View) -> str:
+    """Say what the date range preset counts from (the chosen series' latest figure, not today) and the dates
+    it means; return the text shown ("" when the series have no data)."""
+    rng = view_range(page.snap, view)
+    if rng is None:
+        return ""
+    lo, hi, _, last = rng
+    if view.preset == "all":
+        text = f"All the chosen series' data: {lo} to {hi}."
+    elif view.preset == "since-2025-01-20":
+        text = f"{lo} to the latest figure of the chosen series ({last}), not to today."
+    else:
+        text = (f"Counted from the latest figure of the chosen series ({last}), not from today: "
+                f"{lo} to {hi}.")
+    st.caption(text)
+    return text
 
 
 def breakdown_picker(page: Page) -> list[str]:

@@ -322,3 +322,15 @@ def test_as_published_prints_nothing_internal_and_leaves_unversioned_series_out(
     assert all(not points(fig, i) for i in kut)  # no figure of the unversioned series is drawn
     note = next(i.value for i in at.info if i.value.startswith("Not versioned"))
     assert "2025-10-01" in note and "KUT News" in note
+
+
+@pytest.mark.parametrize("preset,first", [("last-90-days", lambda last: last - dt.timedelta(days=89)),
+                                          ("fiscal-ytd", lambda last: dt.date(last.year - (last.month < 10), 10, 1))])
+def test_presets_say_they_count_from_the_end_of_the_data(preset, first):
+    # Issue #16: "last 90 days" and "fiscal year to date" count from the series' latest figure, not from
+    # today, and the picker did not say so.
+    sid = "trac_detention.book_ins_ice"
+    at = app({"series": sid, "preset": preset})
+    last = cdata.series_rows(SNAP, sid)["end"].max().date()
+    text = next(c.value for c in at.caption if "not from today" in c.value)
+    assert f"latest figure of the chosen series ({last})" in text and f"{first(last)} to {last}" in text

@@ -125,3 +125,13 @@ def test_as_published_rows_leave_out_figures_without_a_release_date():
     assert cdata.series_rows(SNAP, sid, as_of=pd.Timestamp("2025-10-01")).empty
     rows = cdata.series_rows(SNAP, VERSIONED, as_of=pd.Timestamp("2025-10-01"))
     assert len(rows) and (rows["release"] <= pd.Timestamp("2025-10-01")).all()
+
+
+def test_view_range_counts_presets_from_the_last_data_date():
+    from charts.view import View, view_range
+    last = cdata.series_rows(SNAP, VERSIONED)["end"].max().date()
+    lo, hi, first, end = view_range(SNAP, View(series=[VERSIONED], preset="last-90-days"))
+    assert (hi, end, lo) == (last, last, last - dt.timedelta(days=89))
+    assert first == cdata.series_rows(SNAP, VERSIONED)["date"].min().date()
+    assert view_range(SNAP, View(series=["ddp_arrests_aggregates.weekly_national_digitised"],
+                                 as_of=dt.date(2025, 10, 1))) is None
