@@ -29,8 +29,7 @@ show_headlines(page)
 
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
 tab_trends, tab_study, tab_places, tab_sources, tab_releases = st.tabs(
-    ["Trends and events", "Event study", "Places", "Sources and methods", "Releases"], key="tab", on_change="rerun",
-    default="Places" if st.query_params.get("view") == "places" else None)
+    list(state.TABS.values()), key="tab", on_change="rerun", default=st.session_state.get("tab_default"))
 
 with tab_trends:
     if tab_trends.open is not False:
@@ -49,3 +48,4 @@ with tab_releases:
     if tab_releases.open:
         from releases_view import releases_panel
         releases_panel(page.snap)
+state.sync_tab(st.session_state.get("tab"))

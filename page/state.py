@@ -26,6 +26,30 @@ STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "stud
 DEFAULT_STUDY_DAYS = 30
 
 
+# The open tab in the address bar: ?tab=<name> (none for the first tab). ``view=places`` (the Places tab's own
+# view) opens Places as well.
+TABS = {"trends": "Trends and events", "study": "Event study", "places": "Places", "sources": "Sources and methods",
+        "releases": "Releases"}
+TAB_NAMES = {label: name for name, label in TABS.items()}
+
+
+def tab_from_link(q: dict) -> str | None:
+    """The label of the tab a link opens, or None for the first tab."""
+    if q.get("tab") in TABS:
+        return TABS[q["tab"]]
+    return TABS["places"] if q.get("view") == "places" else None
+
+
+def sync_tab(label: str | None) -> str | None:
+    """Write the open tab into the address bar (after the panels, which rewrite the rest); return its name."""
+    name = TAB_NAMES.get(label or "")
+    if name and name != "trends":
+        st.query_params["tab"] = name
+    elif "tab" in st.query_params:
+        del st.query_params["tab"]
+    return name
+
+
 def seed_study_from_url(q: dict, options: list[str]) -> None:
     ss = st.session_state
     if q.get("study") in options:
@@ -75,6 +99,8 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss["link_notes"] = link_notes
     ss.update(widget_values(v0, page.options, page.range_bounds(today), today))
     seed_study_from_url(link, page.options)
+    # Read once: the tabs' default must not change under them as the address bar changes.
+    ss["tab_default"] = tab_from_link(link)
     ss["view_seeded"] = True
     ss["seeded_query"] = None  # set by the first run of the trends panel
 

@@ -334,3 +334,20 @@ def test_presets_say_they_count_from_the_end_of_the_data(preset, first):
     last = cdata.series_rows(SNAP, sid)["end"].max().date()
     text = next(c.value for c in at.caption if "not from today" in c.value)
     assert f"latest figure of the chosen series ({last})" in text and f"{first(last)} to {last}" in text
+
+
+def test_the_open_tab_is_in_the_address_bar_and_a_link_opens_it():
+    # Issue #16: the open tab was not in the URL, so a link to the event study opened the trends tab.
+    at = app()
+    assert "tab" not in at.query_params
+    open_tab(at, "Sources and methods")
+    assert at.query_params["tab"] == "sources"
+    open_tab(at, "Event study")
+    assert at.query_params["tab"] == "study" and at.query_params["study"]
+    again = app({k: at.query_params[k] for k in at.query_params})
+    assert any(m.label.startswith("Mean per day") for m in again.metric)
+    assert not [c for c in again.get("plotly_chart") if "trend_chart" in (c.proto.id or "")]
+    open_tab(again, "Trends and events")
+    assert "tab" not in again.query_params and trend(again)
+    # An unknown tab name opens the first tab.
+    assert trend(app({"tab": "nonsense"}))
