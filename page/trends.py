@@ -9,6 +9,7 @@ import streamlit as st
 
 from charts.asof import revisions_after, unversioned
 from charts.compose import Rendered, render
+from charts.coverage import EmptyRange, empty_in_range
 from charts.events import events_csv, events_legend_table
 from charts.figures import source_lines
 from charts.plain import markdown_literal
@@ -116,8 +117,9 @@ def chart_options(events: pd.DataFrame) -> None:
                         help="Figures stated by officials or the press, drawn as dashed period markers.")
 
 
-def chart(page: Page, view: View, events: pd.DataFrame) -> Rendered | None:
-    """Draw the chart for the view; return what was rendered, or None when there is nothing to draw."""
+def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = False) -> Rendered | None:
+    """Draw the chart for the view; return what was rendered, or None when there is nothing to draw
+    (``explained``: a notice above already says why the range is empty)."""
     if not view.series:
         st.info("Choose at least one series above.")
         return None
@@ -127,7 +129,8 @@ def chart(page: Page, view: View, events: pd.DataFrame) -> Rendered | None:
         st.warning(str(e))
         return None
     if r.figure is None or r.table.empty:
-        st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
+        if not explained:
+            st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
         return None
     # No camera button: the page's chart leaves the event list to the table below; the downloads under
     # it are laid out for their size and list every event inside the image.
@@ -178,6 +181,24 @@ def not_versioned_note(page: Page, view: View) -> list[str]:
     return left_out
 
 
+def _show_range(lo: dt.date, hi: dt.date) -> None:
+    st.session_state.update({"w_preset": "custom", "w_range": (lo, hi)})
+
+
+def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
+    """Name the chosen series with no figures in the range, when their data start or end, and offer a button
+    that sets the range where they have data; return what was found."""
+    gap = empty_in_range(page.snap, view)
+    if gap is None:
+        return None
+    lo_bound, hi_bound = page.range_bounds(dt.date.today())
+    lo, hi = max(gap.suggest[0], lo_bound), min(gap.suggest[1], hi_bound)
+    with st.container(key="range_gap"):
+        st.info(markdown_literal(gap.message))
+        st.button(f"Show {lo} to {hi}", key="w_range_fix", on_click=_show_range, args=(lo, hi))
+    return gap
+
+
 @st.fragment
 def trends_panel(page: Page) -> View:
     """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
@@ -192,7 +213,8 @@ def trends_panel(page: Page) -> View:
     view = state.current_view()
     state.sync_url(view)
     not_versioned_note(page, view)
-    r = chart(page, view, events)
+    gap = range_gap_notice(page, view) if view.series else None
+    r = chart(page, view, events, explained=gap is not None)
     if r is not None:
         chart_notes(page, r)
         if view.as_of:

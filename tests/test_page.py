@@ -351,3 +351,23 @@ def test_the_open_tab_is_in_the_address_bar_and_a_link_opens_it():
     assert "tab" not in again.query_params and trend(again)
     # An unknown tab name opens the first tab.
     assert trend(app({"tab": "nonsense"}))
+
+
+def test_a_range_without_data_for_a_series_says_when_it_starts_and_offers_its_range():
+    # Issue #16: a view whose range held no figures for a chosen series drew a blank chart and said nothing.
+    cbp = "cbp_encounters.swb_total"
+    rows = cdata.series_rows(SNAP, cbp)
+    first, last = rows["date"].min().date(), rows["end"].max().date()
+    at = app({"series": f"trac_detention.book_ins_ice,{cbp}", "preset": "custom", "start": "2020-01-01",
+              "end": "2020-12-31"})
+    shown = [w.value.replace("\\", "") for w in at.info]  # the page escapes Markdown in data text
+    warning = next(w for w in shown if w.startswith("No figures between 2020-01-01 and 2020-12-31"))
+    assert f"starts {first}" in warning and "southwest land border" in warning
+    at.button(key="w_range_fix").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="w_preset").value == "custom"
+    assert tuple(at.date_input(key="w_range").value) == (first, last)
+    assert not [w for w in at.info if w.value.startswith("No figures between")]
+    fig = trend(at)
+    i = next(i for i, t in enumerate(fig["data"]) if "southwest land border" in json.dumps(t.get("name", "")))
+    assert xs(fig, i) and all(str(first) <= x[:10] <= str(last) for x in xs(fig, i))

@@ -135,3 +135,32 @@ def test_view_range_counts_presets_from_the_last_data_date():
     assert first == cdata.series_rows(SNAP, VERSIONED)["date"].min().date()
     assert view_range(SNAP, View(series=["ddp_arrests_aggregates.weekly_national_digitised"],
                                  as_of=dt.date(2025, 10, 1))) is None
+
+
+def test_empty_in_range_names_series_that_end_or_start_outside_it_and_offers_their_range():
+    from charts.coverage import empty_in_range
+    from charts.view import View
+    cbp, ddp = "cbp_encounters.swb_total", "ddp_arrests_aggregates.monthly_national_chart_data"
+    cbp_rows, ddp_rows = cdata.series_rows(SNAP, cbp), cdata.series_rows(SNAP, ddp)
+    cbp_first, cbp_last = cbp_rows["date"].min().date(), cbp_rows["end"].max().date()
+    ddp_first = ddp_rows["date"].min().date()
+    # Before both start; the versioned TRAC series has data then and is not named.
+    gap = empty_in_range(SNAP, View(series=[ddp, VERSIONED, cbp], preset="custom",
+                                    start=dt.date(2020, 1, 1), end=dt.date(2020, 12, 31)))
+    assert [g.ref for g in gap.gaps] == [ddp, cbp]
+    assert gap.suggest == (min(cbp_first, ddp_first), ddp_rows["end"].max().date())
+    assert f"starts {ddp_first}" in gap.message and f"starts {cbp_first}" in gap.message
+    assert gap.message.startswith("No figures between 2020-01-01 and 2020-12-31 for: ")
+    # After it ends.
+    gap = empty_in_range(SNAP, View(series=[cbp], preset="custom", start=cbp_last + dt.timedelta(days=40),
+                                    end=cbp_last + dt.timedelta(days=120)))
+    assert f"ends {cbp_last}" in gap.message and gap.suggest == (cbp_first, cbp_last)
+    # A hole inside the data: the nearest periods around it, not "starts" or "ends".
+    sid = "trac_detention.detained_total"
+    gap = empty_in_range(SNAP, View(series=[sid], preset="custom", start=dt.date(2019, 5, 5), end=dt.date(2019, 5, 10)))
+    rows = cdata.series_rows(SNAP, sid)
+    assert gap.gaps[0].hole and "has no figure in these dates" in gap.message
+    assert gap.suggest[0] == rows.loc[rows["end"] < "2019-05-05", "date"].max().date()
+    assert gap.suggest[1] == rows.loc[rows["date"] > "2019-05-10", "end"].min().date()
+    # Every series has data in the default view: nothing to say.
+    assert empty_in_range(SNAP, View()) is None
