@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import data as cdata
-from .view import View, split_ref, view_range
+from .view import View, chosen_rows, split_ref, view_range
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,10 @@ def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
     if rng is None:
         return None
     lo, hi = rng[0], rng[1]
-    as_of = pd.Timestamp(view.as_of) if view.as_of else None
     gaps = []
     for ref in view.series:
-        sid, key = split_ref(ref)
-        if sid not in snap.by_series:
-            continue
-        rows = cdata.series_rows(snap, sid, key, as_of)
-        if not len(rows):
+        rows = chosen_rows(snap, ref, view.as_of)
+        if rows is None or not len(rows):
             continue
         # The same test ``prepare`` cuts the frames with: a period counts if it overlaps the range.
         inside = (rows["end"] >= pd.Timestamp(lo)) & (rows["date"] <= pd.Timestamp(hi))
