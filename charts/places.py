@@ -501,3 +501,20 @@ def search(pl: Places, text: str, limit: int = 50) -> pd.DataFrame:
         return f.head(0)
     hay = (f["code"] + " " + f["names"].str.upper() + " " + f["city"].str.upper() + " " + f["state"])
     return f[hay.str.contains(re.escape(t), regex=True)].head(limit)
+
+
+def search_facilities(facilities: pd.DataFrame, text: str) -> pd.DataFrame:
+    """The facilities whose name (or another name it goes by), city, state (code or name) or facility code
+    contain every word of ``text``, ignoring case: "Krome" finds the Krome facilities and nothing else (the
+    picker's own fuzzy filter matched letters in order, so KARNES CO came up too). Blank text: all of them."""
+    words = str(text or "").casefold().split()
+    if not words:
+        return facilities
+    state_names = facilities["state"].map(lambda u: USPS[u][1] if u in USPS else "")
+    hay = (facilities["name"].astype(str) + " | " + facilities["names"].astype(str) + " | "
+           + facilities["city"].astype(str) + " | " + facilities["state"].astype(str) + " | " + state_names
+           + " | " + facilities["code"].astype(str)).str.casefold()
+    keep = np.ones(len(facilities), dtype=bool)
+    for w in words:
+        keep &= hay.str.contains(w, regex=False).to_numpy()
+    return facilities[keep]

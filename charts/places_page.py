@@ -8,6 +8,7 @@ import streamlit as st
 
 from . import export, maps
 from . import places as P
+from .plain import markdown_literal
 from .places_view import MAPS, PlacesView, default_release, render
 
 
@@ -77,13 +78,21 @@ def places_panel(snap) -> None:
 
     st.subheader("A facility")
     fac = pl.facilities.sort_values("name")
-    opts = list(fac["facility_id"])
     names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
                      + fac["code"].where(fac["code"] != "", "no code") + ")"))
     if ss.get("p_facility") not in names:
         ss["p_facility"] = None
-    st.selectbox("Search a facility by name, city, state or code (or click one on the facilities map)", opts,
-                 key="p_facility", format_func=names.get, placeholder="Type to search…")
+    # The search is ours (every word in the name, city, state or code), not the picker's fuzzy filter.
+    query = st.text_input("Search facilities by name, city, state or code", key="p_facility_q", max_chars=80)
+    found = P.search_facilities(fac, query)
+    opts = list(found["facility_id"])
+    if ss.get("p_facility") and ss["p_facility"] not in opts:
+        opts.insert(0, ss["p_facility"])  # a facility clicked on the map stays picked whatever the search
+    if query.strip():
+        st.caption(f"{len(found)} of {len(fac)} facilities match {markdown_literal(query.strip())}."
+                   if len(found) else f"No facility matches {markdown_literal(query.strip())}.")
+    st.selectbox("Facility (or click one on the facilities map)", opts, key="p_facility", format_func=names.get,
+                 placeholder="Pick a facility…")
     if ss.get("p_facility"):
         fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]))
         row = fac.set_index("facility_id").loc[ss["p_facility"]]

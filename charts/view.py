@@ -182,6 +182,34 @@ def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.
     return snap.obs["date"].min().date(), max(today, snap.obs["end"].max().date())
 
 
+def chosen_rows(snap: cdata.Snapshot, ref: str, as_of: dt.date | None = None) -> pd.DataFrame | None:
+    """``charts.data.series_rows`` for a reference (None when the series is not in the snapshot). The latest
+    rows are kept on the snapshot once computed (read-only, like it); as-published ones, whose dates are the
+    reader's, are computed each time."""
+    sid, key = split_ref(ref)
+    if sid not in snap.by_series:
+        return None
+    if as_of is not None:
+        return cdata.series_rows(snap, sid, key, pd.Timestamp(as_of))
+    hit = snap._memo.get(("rows", sid, key))
+    if hit is None:
+        hit = snap._memo[("rows", sid, key)] = cdata.series_rows(snap, sid, key)
+    return hit
+
+
+def view_range(snap: cdata.Snapshot, view: View) -> tuple[dt.date, dt.date, dt.date, dt.date] | None:
+    """(start, end) of the range the view's preset means, and (first, last) date of the chosen series' data,
+    as ``prepare`` computes them: presets count from the last date of the data, not from today. None when
+    no chosen series has data (as published on ``view.as_of``, when set)."""
+    frames = [f for f in (chosen_rows(snap, ref, view.as_of) for ref in view.series) if f is not None and len(f)]
+    if not frames:
+        return None
+    data_min = min(f["date"].min() for f in frames).date()
+    data_max = max(f["end"].max() for f in frames).date()
+    lo, hi = view.date_range(data_min, data_max)
+    return lo, hi, data_min, data_max
+
+
 def ref_problem(snap: cdata.Snapshot, ref: str, lang: str = "en") -> str | None:
     """Why a series reference ("id" or "id|member") cannot be drawn, or None."""
     sid, key = split_ref(ref)

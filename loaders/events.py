@@ -5,7 +5,8 @@ file goes through the same checks:
 
 - bytes must be UTF-8 (a leading BOM is accepted because Excel writes one); a cell holding bytes that are
   not UTF-8 is rejected with the byte value and its offset in the file, instead of being guessed at;
-- the header must name the required columns; extra columns are ignored;
+- the header must name the required columns (all of ``COLUMNS`` but ``id``: a missing or blank id is made from
+  the date and title); extra columns are ignored;
 - ``date`` is a real ISO date (``YYYY-MM-DD``) between 1990 and two years from today; ``date_precision`` is
   ``exact`` or ``approximate``; ``category`` is one of ``CATEGORIES``;
 - ``source_url`` is an absolute http(s) URL: ``javascript:``, ``data:`` and relative links would become
@@ -75,7 +76,9 @@ BUNDLED = DATA / "events.csv"
 USER = DATA / "user_events.csv"  # git-ignored: a reader's own events, merged on load
 
 COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "source_name", "source_url"]
-REQUIRED = COLUMNS  # every column must be present; ``id`` and ``description`` may be left blank
+# Every column but ``id`` must be present (``description`` may be left blank); a missing or blank ``id`` is made
+# from the date and title (``auto_id``), as the page and the README tell uploaders.
+REQUIRED = [c for c in COLUMNS if c != "id"]
 OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
 CATEGORIES = {
     "personnel": "Personnel",
@@ -95,7 +98,10 @@ FUTURE_DAYS = 730
 # and the save step tell rows apart by it (only "user" rows are rewritten on a save), so a mistyped origin would
 # make rows vanish from a save without a word: validate_events refuses any other value.
 ORIGINS = ("bundled", "user", "upload")
-OUTPUT = COLUMNS + list(OPTIONAL) + ["row", "origin"]
+# ``study_default`` (optional, true on at most one row of a file): the event the Event study tab opens on. Data,
+# not a title match in the page; a file without the column has no default.
+STUDY_DEFAULT = "study_default"
+OUTPUT = COLUMNS + list(OPTIONAL) + [STUDY_DEFAULT, "row", "origin"]
 REJECTED = ["row", "field", "reason"]
 # Limits. The local file is read with the same limits it is saved under, so a save can never produce a file
 # the next load refuses; an upload is smaller so that one upload cannot fill the local file on its own.
@@ -151,12 +157,13 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS + [c for c in OPTIONAL if c in header]}
+    pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) if c in header}
     has_copy_columns = all(c in header for c in OPTIONAL)
     accepted: list[dict] = []
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
     seen_keys: dict[tuple[str, str], int] = {}
+    default_row: int | None = None
     for row_no, rec in body:
         problems: list[tuple[str, str]] = []
         encoded = _encoding_problems(rec, header, bad_iter)
@@ -167,9 +174,14 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         if problems:
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
-        ev = {c: unicodedata.normalize("NFC", rec[pos[c]].strip()) for c in COLUMNS}
-        ev.update({c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in OPTIONAL})
+        ev = {c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in COLUMNS + list(OPTIONAL)}
         problems = _check_row(ev, latest)
+        flag = rec[header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in header else ""
+        if flag not in ("",) + _TRUE + _FALSE:
+            problems.append((STUDY_DEFAULT, f"{_show(flag)} is not true or false (or blank)"))
+        elif flag in _TRUE and default_row is not None:
+            problems.append((STUDY_DEFAULT, f"only one event can be the event study's default; row {default_row} "
+                                            "already is"))
         if not problems:
             exact = ev["date_precision"].lower() == "exact"
             problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
@@ -192,6 +204,9 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
         ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
+        ev[STUDY_DEFAULT] = flag in _TRUE
+        if ev[STUDY_DEFAULT]:
+            default_row = row_no
         accepted.append({**ev, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
@@ -504,6 +519,7 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     df = df.astype({c: "object" for c in COLUMNS + list(OPTIONAL) if c != "date"})
     df["date"] = pd.to_datetime(df["date"], format="%Y-%m-%d")
     df["row"] = df["row"].astype("int64")
+    df[STUDY_DEFAULT] = df[STUDY_DEFAULT].fillna(False).astype(bool)
     df["origin"] = df["origin"].astype("object")
     return df
 

@@ -538,34 +538,18 @@ def parse(content: bytes, name: str = "") -> Parsed:
     if named and iids > named:
         stale.append(f"IIDS date {iids} is after the release date {named}")
     file_flag = "stale-header" if stale else ""
-    # Built column by column with ISO text dates: a frame from lists is several times cheaper than from dicts.
-    cols: dict[str, list] = {c: [] for c in ("series", "key", "date", "end", "value", "release", "flag")}
-    release_iso = release.isoformat()
-    iso_of: dict[dt.date, str] = {}
-
-    def iso(d: dt.date) -> str:
-        s = iso_of.get(d)
-        if s is None:
-            s = iso_of[d] = d.isoformat()
-        return s
-
-    c_series, c_key, c_date, c_end, c_value, c_release, c_flag = cols.values()
-    flags_of: dict[str, str] = {}  # a row's flag with the file's flag merged in, worked out once per distinct flag
+    # Built column by column (a frame from lists is several times cheaper than from dicts), with dates kept as
+    # date objects and flags as the table's own until the end: both become text once per distinct value.
+    c_series, c_key, c_date, c_end, c_value, c_flag = [], [], [], [], [], []
+    prefix = ID + "."
 
     def add(series, key, date, end, value, flag=""):
-        if flag or file_flag:
-            flags = flags_of.get(flag)
-            if flags is None:
-                flags = flags_of[flag] = ";".join(sorted({c for f in (flag, file_flag) for c in f.split(";") if c}))
-        else:
-            flags = ""
-        c_series.append(f"{ID}.{series}")
+        c_series.append(prefix + series)
         c_key.append(key)
-        c_date.append(iso(date))
-        c_end.append(iso(end))
+        c_date.append(date)
+        c_end.append(end)
         c_value.append(value)
-        c_release.append(release_iso)
-        c_flag.append(flags)
+        c_flag.append(flag)
 
     def add_month(series, key, start, value, through_d):
         """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or
@@ -617,8 +601,11 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
 
-    for r in ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn)):  # every other table, each dated by its own footnote
-        add(r["series"].removeprefix(ID + "."), r["key"], r["date"], r["end"], r["value"], r["flag"])
+    # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
+    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn))
+    if other:
+        for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):
+            col.extend(part)
 
     counts = Counter(f["name"] for f in facilities)
     keys = [f"{f['name']} ({f['city']}, {f['state']})" if counts[f["name"]] > 1 else f["name"] for f in facilities]
@@ -632,10 +619,9 @@ def parse(content: bytes, name: str = "") -> Parsed:
     # An undated file cannot have come out before the last day any of its tables covers: the other tables
     # (ATD, bonds) carry dates of their own, sometimes after every footnote date (FY2021: ATD to 2021-10-23).
     if not named:
-        last = max(cols["end"], default=release_iso)
-        if last > release_iso:
-            release, release_iso = dt.date.fromisoformat(last), last
-            cols["release"] = [last] * len(cols["release"])
+        last = max(c_end, default=release)
+        if last > release:
+            release = last
     release_from = ("file name" if named else "IIDS data date (undated file name)" if release == iids
                     else "latest footnote date (undated file name)" if release == latest
                     else "latest date a table covers (undated file name)")
@@ -657,8 +643,13 @@ def parse(content: bytes, name: str = "") -> Parsed:
     fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
                                "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
                               for k, f in zip(keys, facilities)], dtype=object)
-    obs = pd.DataFrame({c: pd.Series(v, dtype="float64" if c == "value" else object) for c, v in cols.items()})
-    return Parsed(tidy.frame(obs), {"releases": releases, "facilities": fac_table})
+    iso = {d: d.isoformat() for d in {*c_date, *c_end}}
+    # a row's flag with the file's flag merged in, worked out once per distinct flag
+    merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}
+    cols = {"series": c_series, "key": c_key, "date": [iso[d] for d in c_date], "end": [iso[d] for d in c_end],
+            "value": c_value, "release": [release.isoformat()] * len(c_series),
+            "flag": [merged[f] for f in c_flag]}
+    return Parsed(tidy.frame_from_columns(cols), {"releases": releases, "facilities": fac_table})
 
 
 SOURCE = Source(

@@ -80,6 +80,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from math import isfinite
 
 
 from .base import Series
@@ -423,15 +424,29 @@ class _Ctx:
 
 
 def _cell(rows, r, c):
-    if 0 <= r < len(rows) and 0 <= c < len(rows[r]):
+    if r < 0 or c < 0:
+        return None
+    try:  # cheaper than two bounds checks on the hundreds of thousands of cells read
         return rows[r][c]
-    return None
+    except IndexError:
+        return None
+
+
+def _blank(v) -> bool:
+    """``_label(v) == ""`` without building the label."""
+    return v is None or (isinstance(v, str) and not v.strip())
 
 
 def _text_cells(rows) -> list[tuple[int, int, str]]:
     """(row, column, label) of every text cell of a sheet, built once per sheet and shared with the main tables
     (``workbook.text_cells``): each title search scans only the text cells instead of relabelling the sheet."""
     return text_cells(rows)
+
+
+def _find_first(rows, pattern: str) -> tuple[int, int] | None:
+    """The first (row-major) text cell matching ``pattern``: the search stops there (a table's title)."""
+    rx = re.compile(pattern, re.I)
+    return next(((r, c) for r, c, lab in _text_cells(rows) if rx.search(lab)), None)
 
 
 def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
@@ -522,17 +537,22 @@ def _header(ctx, sheet, table: Table, rows, r, c, want: dict) -> tuple[int, dict
 def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
     """Data rows below a header: to the first row with no label and (when ``value_cols`` are given) no value in
     them either; ICE leaves a label out now and then (FY2026-02-02: a 4 under Atlanta's technologies)."""
-    labelled = lambda r: any(_label(_cell(rows, r, c + i)) for i in range(ncols))
-    out, r = [], hr + 1
+    return list(_body_rows(rows, hr, c, ncols, value_cols))
+
+
+def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
+    """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
+    the labelled rows below run on through the next blocks)."""
+    labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
+    r = hr + 1
     while r < len(rows):
         if not labelled(r):
             # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
             # stray sum (FY2021: 117,682 under Washington DC's technologies)
             if not (any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
                 break
-        out.append(r)
+        yield r
         r += 1
-    return out
 
 
 def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
@@ -690,7 +710,8 @@ def _read_bond(ctx, sheet, table: Table, r, c):
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
         for cc, m in months.items():
-            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", _cell(rows, row, cc))
+            raw = _cell(rows, row, cc)
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
             out.append((suffix, "", m.replace(day=1), v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -729,15 +750,18 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
         cols[cc] = d
     suffix = table.columns[""][0]
     out, group = [], None
+    items = list(cols.items())
     for row in _body(rows, yr + 2, c):
         lab = _label(_cell(rows, row, c))
-        vals = [(_cell(rows, row, cc), d) for cc, d in cols.items()]
-        if all(_label(v) == "" for v, _ in vals):
+        cells, n = rows[row], len(rows[row])
+        vals = [(cells[cc] if cc < n else None, d) for cc, d in items]
+        if all(_blank(v) for v, _ in vals):
             group = lab  # a population heading of the detainees table
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
+            # a finite float is its own number; only another cell needs the column's name (built for it alone)
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -754,8 +778,10 @@ def _read_blocks(ctx, sheet, table: Table):
     rows = ctx.rows(sheet)
     rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    for r, row in enumerate(rows):
-        t = _label(_cell(rows, r, 0))
+    # Block titles are text in column A: only the sheet's text cells (``text_cells``, row order) are tried.
+    for r, col, t in text_cells(rows):
+        if col != 0:
+            continue
         m = rx.match(t)
         if not m:
             continue
@@ -774,8 +800,9 @@ def _read_blocks(ctx, sheet, table: Table):
             hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
         last = found
         blocks += 1
-        for rr in _body(rows, hr, 0):
-            lab = ALIASES.get(_label(_cell(rows, rr, 0)), _label(_cell(rows, rr, 0)))
+        for rr in _body_rows(rows, hr, 0):
+            lab = _label(_cell(rows, rr, 0))
+            lab = ALIASES.get(lab, lab)
             if lab.startswith("*"):
                 break
             for k, (cc, (suffix, _)) in found.items():
@@ -792,8 +819,9 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[dict]:
-    """Every declared table of one workbook as row dicts (series, key, date, end, value, flag). ``sheets``: the
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[tuple]:
+    """Every declared table of one workbook as rows ``(series, key, date, end, value, flag)`` (dates as
+    ``datetime.date``; tuples, not dicts: a workbook has tens of thousands of them). ``sheets``: the
     ``workbook.Sheet``s the caller has read already (not read again)."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
@@ -801,37 +829,46 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
             ctx._cache[sh.name] = sh.rows
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
-    out: list[dict] = []
+    out: list[tuple] = []
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
-        out += _read_table(ctx, notes, t)
+        _table_rows(ctx, notes, t, out)
     _flag_bond_swaps(out)
     return out
 
 
+_COLS = ("series", "key", "date", "end", "value", "flag")
+
+
 def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
+    """One table's rows as dicts (series, key, date, end, value, flag): for a reader of one table."""
+    return [dict(zip(_COLS, r)) for r in _table_rows(ctx, notes, t, [])]
+
+
+def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
+    """One table's rows appended to ``rows_out`` (see ``read``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
         raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
-    rows_out: list[dict] = []
+    append = rows_out.append
+    prefix = ID + "."
 
     def add(suffix, key, date, end, value, flag=""):
-        rows_out.append({"series": f"{ID}.{suffix}", "key": key, "date": date, "end": end, "value": value,
-                         "flag": flag})
+        append((prefix + suffix, key, date, end, value, flag))
 
     if t.shape in ("monthly-blocks", "quarterly-blocks"):
         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
             add(suffix, key, start, end, v)
         return rows_out
-    hits = _find(rows, t.title)
-    if not hits and any(a <= ctx.release <= b for a, b in t.may_lack):
+    hit = _find_first(rows, t.title)
+    if hit is None and any(a <= ctx.release <= b for a, b in t.may_lack):
         return rows_out
-    if not hits:
+    if hit is None:
         raise ctx.fail(sheet, t.name, f"title not found (no cell matching /{t.title}/)")
-    r, c = hits[0]
+    r, c = hit
     title = _label(_cell(rows, r, c))
     if t.date[0] == "footnote":
         through = _footnote_date(ctx, notes, t, *t.date[1:])
@@ -864,7 +901,7 @@ def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
         for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
             if v is None or (d > through and v == 0):
                 continue  # a snapshot day not reached yet (ICE prints 0)
-            add(suffix, key, d, d, v, "" if d <= through else "stale-header")
+            append((prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"))
     return rows_out
 
 
@@ -883,16 +920,14 @@ def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
         add(suffix, key, start, end, v)
 
 
-def _flag_bond_swaps(out: list[dict]):
+def _flag_bond_swaps(out: list[tuple]):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
     2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
-    tot = {r["date"]: r for r in out if r["series"] == f"{ID}.bond_book_outs_total"}
-    for r in out:
-        if r["series"] != f"{ID}.bond_book_outs_bond_posted" or r["date"] not in tot:
-            continue
-        t = tot[r["date"]]
-        if r["value"] > t["value"] > 0:
-            for x in out:
-                if x["date"] == r["date"] and x["series"] in (f"{ID}.bond_book_outs_total", r["series"],
-                                                              f"{ID}.bond_posted_share"):
-                    x["flag"] = ";".join(sorted({f for f in (x["flag"], "mislabelled") if f}))
+    total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
+    bond = [i for i, x in enumerate(out) if x[0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
+    swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
+    for i in bond:
+        x = out[i]
+        if x[2] in swapped:
+            out[i] = x[:5] + (";".join(sorted({f for f in (x[5], "mislabelled") if f})),)

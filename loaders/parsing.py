@@ -41,6 +41,8 @@ def number(v, *, source: str | None = None, file: str | None = None, row: int | 
            field: str | None = None, missing: frozenset[str] | set[str] = BLANK, lenient: bool = False,
            field_kind: str = "field") -> float | None:
     """A cell as a float; None for a missing marker; ParseError (naming row and field) for anything else."""
+    if v.__class__ is float and math.isfinite(v):  # most cells: a finite float, returned as it is
+        return v
     if v is None:
         return None
     if isinstance(v, bool):  # True is an int to Python, never a count to a publisher
@@ -110,9 +112,17 @@ def month_start(d: dt.date) -> dt.date:
     return d.replace(day=1)
 
 
+_LAST_DAY: dict[tuple[int, int], int] = {}
+
+
 def month_end(d: dt.date) -> dt.date:
-    """The last day of d's calendar month."""
-    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+    """The last day of d's calendar month. The month's length is looked up once per (year, month): parsers ask
+    for the same few dozen months tens of thousands of times."""
+    key = (d.year, d.month)
+    last = _LAST_DAY.get(key)
+    if last is None:
+        last = _LAST_DAY[key] = calendar.monthrange(d.year, d.month)[1]
+    return d.replace(day=last)
 
 
 def days(start: dt.date, end: dt.date) -> int:

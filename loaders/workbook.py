@@ -57,6 +57,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass, field
+from math import isfinite
 from typing import Callable, Mapping
 
 from .errors import ParseError
@@ -67,6 +68,8 @@ MONTHS = ("Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", 
 
 def label(v) -> str:
     """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
+    if v.__class__ is str:
+        return " ".join(v.split())
     if v is None:
         return ""
     return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
@@ -123,9 +126,12 @@ class Sheet:
         self.name, self.rows, self.file, self.source = name, rows, file, source
 
     def cell(self, r: int, c: int):
-        if 0 <= r < len(self.rows) and 0 <= c < len(self.rows[r]):
+        if r < 0 or c < 0:
+            return None
+        try:
             return self.rows[r][c]
-        return None
+        except IndexError:
+            return None
 
     def fail(self, what: str) -> ParseError:
         return ParseError(f"sheet {self.name!r}: {what}", source=self.source, file=self.file)
@@ -251,7 +257,10 @@ class TableRead:
         return f"sheet {self.sheet.name!r} table {self.spec.what!r} row {r.row}"
 
     def number(self, r: BodyRow, column: str, *, lenient: bool = True, missing=frozenset({"", "-"})) -> float | None:
-        return number(r.cells.get(column), source=self.sheet.source, file=self.sheet.file,
+        v = r.cells.get(column)
+        if v.__class__ is float and isfinite(v):  # most cells: no need to build the error's row phrase
+            return v
+        return number(v, source=self.sheet.source, file=self.sheet.file,
                       row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
                       field=column, missing=missing, lenient=lenient, field_kind="column")
 
@@ -350,9 +359,10 @@ def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall",
     """(body row, month start, value) for every Oct..Sep cell of a monthly table, then (body row, None, value)
     for its fiscal-year column when the header has one. Values via ``TableRead.number`` (blank -> None)."""
     col = next((k for k in t.header if norm(k) in {norm(o) for o in overall}), None)
+    starts = [(m, fiscal_month_start(fy, m)) for m in MONTHS]  # once per table, not per cell
     for r in t.rows:
-        for m in MONTHS:
-            yield r, fiscal_month_start(fy, m), t.number(r, m)
+        for m, start in starts:
+            yield r, start, t.number(r, m)
         if col is not None:
             yield r, None, t.number(r, col)
 

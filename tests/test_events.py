@@ -228,7 +228,7 @@ def test_extra_columns_and_blank_lines_are_ignored():
 @pytest.mark.parametrize("content,message", [
     (b"", "empty"),
     (b"   \n", "empty"),
-    (b"date,title\n2025-01-01,x\n", "missing column(s) id, date_precision, category"),
+    (b"date,title\n2025-01-01,x\n", "missing column(s) date_precision, category"),
     (("id,date,date,date_precision,title,category,description,source_name,source_url\n").encode(), "named twice"),
     (HEADER.encode() + b'\n,2025-01-01,exact,"unclosed,policy,,s,https://a.b\n', "not a readable CSV"),
 ])
@@ -546,3 +546,28 @@ def test_an_unknown_origin_is_refused_not_silently_kept():
     """Rows are told apart by origin (a save rewrites only "user" rows), so a mistyped origin is an error."""
     with pytest.raises(ValueError, match="origin 'users' is not one of"):
         lev.validate_events(b"date,title\n", "x.csv", origin="users")
+
+
+def test_an_upload_with_exactly_the_columns_the_page_lists_is_accepted_with_ids_generated():
+    # Issue #16: the upload caption lists the columns without ``id`` (README: optional), and such a file was
+    # refused for a missing ``id``. The ids are made from date and title, as for a blank id cell.
+    listed = ["date", "date_precision", "title", "category", "description", "source_name", "source_url"]
+    content = (",".join(listed) + "\n"
+               + "2025-03-01,exact,A sourced event,policy,Something happened.,Agency,https://example.org/page\n"
+               + "2025-03-02,approximate,Another event,legal,,Court,https://example.org/b\n").encode()
+    res = lev.check_upload(content, "mine.csv", None)
+    assert res.rejected.empty and len(res.accepted) == 2
+    assert list(res.accepted["id"]) == [lev.auto_id("upload", "2025-03-01", "A sourced event"),
+                                        lev.auto_id("upload", "2025-03-02", "Another event")]
+    # The same rows with an id column of blanks get the same ids.
+    blank = lev.check_upload(events_file(row(), row(date="2025-03-02", date_precision="approximate",
+                                                    title="Another event", category="legal", description="",
+                                                    source_name="Court", source_url="https://example.org/b")),
+                             "mine.csv", None)
+    assert list(blank.accepted["id"]) == list(res.accepted["id"])
+
+
+def test_a_file_missing_a_listed_column_is_still_refused_naming_it():
+    content = b"date,date_precision,title,category,description,source_name\n2025-03-01,exact,T,policy,,A\n"
+    with pytest.raises(ValidationError, match="missing column\\(s\\) source_url"):
+        lev.check_upload(content, "mine.csv", None)

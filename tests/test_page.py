@@ -295,3 +295,79 @@ def test_chart_has_alt_text_from_the_data():
     chart = next(c for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or ""))
     assert chart.proto.alt.startswith("Line chart, 20 January 2025 to ") and "events marked" in chart.proto.alt
     assert any(chart.proto.alt == getattr(c, "value", None) for c in at.get("code"))  # offered for copying
+
+
+def _all_elements(node) -> list:
+    kids = getattr(node, "children", None)
+    out = [node]
+    if isinstance(kids, dict):
+        for c in kids.values():
+            out += _all_elements(c)
+    return out
+
+
+def test_as_published_prints_nothing_internal_and_leaves_unversioned_series_out():
+    # Issue #16: the revisions line was an expression statement, so Streamlit's "magic" wrote the
+    # DeltaGenerator's help onto the page; and a source with no release dates was drawn to July 2026.
+    at = app({"series": "ice_detention_stats.adp_ice,ddp_arrests_aggregates.monthly_national_chart_data",
+              "preset": "all", "as_of": "2025-10-01"})
+    nodes = _all_elements(at._tree)
+    assert not [n for n in nodes if getattr(n, "type", "") == "help_info"]
+    assert not [n for n in nodes if "DeltaGenerator" in str(getattr(n, "proto", ""))]
+    fig = trend(at)
+    for i, t in enumerate(fig["data"]):
+        if t.get("x"):
+            assert not [x for x, _ in points(fig, i) if x[:10] > "2025-10-01"], t.get("name")
+    kut = [i for i, t in enumerate(fig["data"]) if "KUT News" in json.dumps(t.get("name", ""))]
+    assert all(not points(fig, i) for i in kut)  # no figure of the unversioned series is drawn
+    note = next(i.value for i in at.info if i.value.startswith("Not versioned"))
+    assert "2025-10-01" in note and "KUT News" in note
+
+
+@pytest.mark.parametrize("preset,first", [("last-90-days", lambda last: last - dt.timedelta(days=89)),
+                                          ("fiscal-ytd", lambda last: dt.date(last.year - (last.month < 10), 10, 1))])
+def test_presets_say_they_count_from_the_end_of_the_data(preset, first):
+    # Issue #16: "last 90 days" and "fiscal year to date" count from the series' latest figure, not from
+    # today, and the picker did not say so.
+    sid = "trac_detention.book_ins_ice"
+    at = app({"series": sid, "preset": preset})
+    last = cdata.series_rows(SNAP, sid)["end"].max().date()
+    text = next(c.value for c in at.caption if "not from today" in c.value)
+    assert f"latest figure of the chosen series ({last})" in text and f"{first(last)} to {last}" in text
+
+
+def test_the_open_tab_is_in_the_address_bar_and_a_link_opens_it():
+    # Issue #16: the open tab was not in the URL, so a link to the event study opened the trends tab.
+    at = app()
+    assert "tab" not in at.query_params
+    open_tab(at, "Sources and methods")
+    assert at.query_params["tab"] == "sources"
+    open_tab(at, "Event study")
+    assert at.query_params["tab"] == "study" and at.query_params["study"]
+    again = app({k: at.query_params[k] for k in at.query_params})
+    assert any(m.label.startswith("Mean per day") for m in again.metric)
+    assert not [c for c in again.get("plotly_chart") if "trend_chart" in (c.proto.id or "")]
+    open_tab(again, "Trends and events")
+    assert "tab" not in again.query_params and trend(again)
+    # An unknown tab name opens the first tab.
+    assert trend(app({"tab": "nonsense"}))
+
+
+def test_a_range_without_data_for_a_series_says_when_it_starts_and_offers_its_range():
+    # Issue #16: a view whose range held no figures for a chosen series drew a blank chart and said nothing.
+    cbp = "cbp_encounters.swb_total"
+    rows = cdata.series_rows(SNAP, cbp)
+    first, last = rows["date"].min().date(), rows["end"].max().date()
+    at = app({"series": f"trac_detention.book_ins_ice,{cbp}", "preset": "custom", "start": "2020-01-01",
+              "end": "2020-12-31"})
+    shown = [w.value.replace("\\", "") for w in at.info]  # the page escapes Markdown in data text
+    warning = next(w for w in shown if w.startswith("No figures between 2020-01-01 and 2020-12-31"))
+    assert f"starts {first}" in warning and "southwest land border" in warning
+    at.button(key="w_range_fix").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="w_preset").value == "custom"
+    assert tuple(at.date_input(key="w_range").value) == (first, last)
+    assert not [w for w in at.info if w.value.startswith("No figures between")]
+    fig = trend(at)
+    i = next(i for i, t in enumerate(fig["data"]) if "southwest land border" in json.dumps(t.get("name", "")))
+    assert xs(fig, i) and all(str(first) <= x[:10] <= str(last) for x in xs(fig, i))

@@ -50,6 +50,27 @@ def test_bad_file_leaves_snapshot_untouched(raw_dir, tmp_path):
     assert not list(out.rglob("*.part"))
 
 
+def test_rows_validated_once_per_rebuild_still_name_their_file(raw_dir, tmp_path, monkeypatch):
+    """A source's files are validated in one pass (``parse_files``), not file by file: a bad row the parser let
+    through must still stop the rebuild with the file and the row named, and nothing written."""
+    import dataclasses
+    from loaders import registry
+    src = registry.get("trac_detention")
+
+    def parse(content, name):
+        df = src.parse(content, name)
+        if name == "pop_agen_table.json":
+            df.loc[1, "value"] = -5.0  # a figure no check in the parser looks at
+        return df
+    out = tmp_path / "snap"
+    pipeline.rebuild(raw_dir, out, allow_missing=True)
+    before = snapshot_bytes(out)
+    monkeypatch.setitem(registry.SOURCES, src.id, dataclasses.replace(src, parse=parse))
+    with pytest.raises(pipeline.LoaderError, match=r"file 'pop_agen_table.json' row 2 field 'value': negative"):
+        pipeline.rebuild(raw_dir, out, allow_missing=True)
+    assert snapshot_bytes(out) == before
+
+
 @responses.activate
 def test_update_downloads_parses_and_merges(tmp_path, trac_population_json, trac_book_ins_json):
     for u in trac_detention.SOURCE.download_urls:

@@ -347,3 +347,18 @@ def test_png_and_svg_exports_draw_the_map_from_the_local_outlines(pl):
     assert svg.count("<path") > 200 and "Not drawn" in svg
     asked = " ".join(maps._MapsHandler.served)
     assert "/usa_110m.json" in asked and "/world_110m.json" in asked
+
+
+def test_search_facilities_needs_every_word_in_name_city_state_or_code():
+    import pandas as pd
+    from charts.places import search_facilities
+    fac = pd.DataFrame({"facility_id": ["KRO", "KRNRCTX", "KRHUBFL", "X1"],
+                        "name": ["KROME NORTH SPC", "KARNES CO IMMIGRATION PROCESS CTR", "KROME/MIAMI HUB", "OTERO"],
+                        "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"], "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],
+                        "state": ["FL", "TX", "FL", "NM"], "code": ["KRO", "KRNRCTX", "KRHUBFL", "X1"]})
+    assert list(search_facilities(fac, "Krome")["facility_id"]) == ["KRO", "KRHUBFL"]
+    assert list(search_facilities(fac, "krome miami")["facility_id"]) == ["KRO", "KRHUBFL"]
+    assert list(search_facilities(fac, "texas")["facility_id"]) == ["KRNRCTX"]
+    assert list(search_facilities(fac, "otero county")["facility_id"]) == ["X1"]  # another name it goes by
+    assert list(search_facilities(fac, "krnrctx")["facility_id"]) == ["KRNRCTX"]
+    assert search_facilities(fac, "krome texas").empty and len(search_facilities(fac, "  ")) == 4

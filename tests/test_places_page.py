@@ -45,3 +45,16 @@ def test_permalink_opens_the_places_view():
     assert not at.exception
     assert any("field office" in t for t in titles(at))
     assert at.selectbox(key="p_release").value == "trac:2026-07-09"
+
+
+def test_facility_search_matches_what_it_says():
+    # Issue #16: the picker's fuzzy filter matched "Krome" to four facilities, KARNES CO among them.
+    at = open_tab(app(), "Places")
+    at.text_input(key="p_facility_q").input("Krome").run()
+    assert not at.exception
+    options = at.selectbox(key="p_facility").options
+    assert options and all("KROME" in o.upper() for o in options), options
+    assert not any("KARNES" in o.upper() for o in options)
+    assert any("3 of" in c.value and "match" in c.value for c in at.caption)
+    at.selectbox(key="p_facility").set_value("KRO").run()
+    assert any("(KRO)" in t for t in titles(at))

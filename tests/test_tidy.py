@@ -88,3 +88,14 @@ def test_flag_check_names_each_row_with_an_unknown_code():
         tidy.validate(tidy.frame(ok), source="t", series_ids={"s"})
     assert "row 2 field 'flag'" in str(e.value) and "row 3 field 'flag'" in str(e.value)
     assert "row 1 field" not in str(e.value)
+
+
+def test_several_files_validated_at_once_name_the_bad_rows_file_and_row():
+    # pipeline.parse_files validates a source's files in one pass: a problem must still say which file it is in
+    # and which row of that file, as validating the file alone did.
+    a = pd.concat([rows(date="2025-01-01"), rows(date="2025-02-01", end="2025-02-28")], ignore_index=True)
+    b = pd.concat([rows(date="2025-01-01"), rows(date="2025-02-01", end="2025-02-28", value=-3)], ignore_index=True)
+    a["file"], b["file"] = "a.xlsx", "b.xlsx"
+    with pytest.raises(ValidationError) as e:
+        tidy.validate(pd.concat([a, b], ignore_index=True), source="s", series_ids=IDS)
+    assert "file 'b.xlsx' row 2 field 'value': negative" in str(e.value) and e.value.file == "b.xlsx"

@@ -1,0 +1,74 @@
+"""Which chosen series have no figures in a view's date range, when their data start and end, and the range
+where they do have data: so an empty or half-empty chart says why and offers a way out.
+
+Pure functions of the snapshot and the view.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import data as cdata
+from .view import View, chosen_rows, split_ref, view_range
+
+
+@dataclass(frozen=True)
+class Gap:
+    ref: str
+    label: str
+    first: dt.date  # first data date (start of the first period)
+    last: dt.date  # last data date (end of the last period)
+    hole: bool = False  # data on both sides of the range: ``first``/``last`` are the nearest periods around it
+
+
+@dataclass(frozen=True)
+class EmptyRange:
+    lo: dt.date  # the range the view shows
+    hi: dt.date
+    gaps: list[Gap]  # chosen series with no figure in it
+    suggest: tuple[dt.date, dt.date]  # the range where those series have data
+    message: str
+
+
+def _label(snap: cdata.Snapshot, ref: str) -> str:
+    sid, key = split_ref(ref)
+    return snap.info(sid)["title"] + (f": {key}" if key else "")
+
+
+def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
+    """The chosen series that have data but none between the view's start and end (as published on
+    ``view.as_of`` when set), or None when every series with data has some in the range. Series with no data
+    at all (unversioned ones in an as-published view) are left to their own note."""
+    rng = view_range(snap, view)
+    if rng is None:
+        return None
+    lo, hi = rng[0], rng[1]
+    gaps = []
+    for ref in view.series:
+        rows = chosen_rows(snap, ref, view.as_of)
+        if rows is None or not len(rows):
+            continue
+        # The same test ``prepare`` cuts the frames with: a period counts if it overlaps the range.
+        inside = (rows["end"] >= pd.Timestamp(lo)) & (rows["date"] <= pd.Timestamp(hi))
+        if inside.any():
+            continue
+        before, after = rows[rows["end"] < pd.Timestamp(lo)], rows[rows["date"] > pd.Timestamp(hi)]
+        if len(before) and len(after):
+            # A hole inside the data: the nearest periods either side, not the whole series.
+            gaps.append(Gap(ref, _label(snap, ref), before["date"].max().date(), after["end"].min().date(), hole=True))
+        else:
+            gaps.append(Gap(ref, _label(snap, ref), rows["date"].min().date(), rows["end"].max().date()))
+    if not gaps:
+        return None
+    suggest = (min(g.first for g in gaps), max(g.last for g in gaps))
+    parts = []
+    for g in gaps:
+        if g.hole:
+            parts.append(f"{g.label} has no figure in these dates (the nearest periods start {g.first} and end {g.last})")
+        else:
+            parts.append(f"{g.label} ends {g.last}" if g.last < lo else f"{g.label} starts {g.first}")
+    message = (f"No figures between {lo} and {hi} for: " + "; ".join(parts) + ". "
+               f"These series have data from {suggest[0]} to {suggest[1]}.")
+    return EmptyRange(lo, hi, gaps, suggest, message)

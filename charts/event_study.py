@@ -1,0 +1,95 @@
+"""The Event study tab's computations, from the snapshot and the events: the events offered and the one the
+tab opens on (the events file's ``study_default`` flag), the study's numbers, its figure and its CSV.
+
+Pure functions; the page caches them and lays the results out. The arithmetic is ``charts.study``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+
+from . import data as cdata
+from . import export
+from .compose import render
+from .figures import build_study_figure, source_lines
+from .study import StudyResult, carry_days, study, study_window_series
+from .view import INAUGURATION, View, split_ref
+
+DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
+
+
+def event_choices(events: pd.DataFrame | None) -> tuple[list[str], dict[str, str]]:
+    """The choices of the event picker (a date, then every event by date) and each event's label."""
+    choices, labels = [DATE_CHOICE], {}
+    if events is not None and len(events):
+        for row in events.sort_values("date").itertuples():
+            choices.append(str(row.id))
+            labels[str(row.id)] = f"{pd.Timestamp(row.date).date()} {row.title}"
+    return choices, labels
+
+
+def default_event(events: pd.DataFrame | None) -> str | None:
+    """The id of the event flagged ``study_default`` (a bundled one before a reader's own), or None."""
+    if events is None or not len(events) or "study_default" not in events.columns:
+        return None
+    flagged = events[events["study_default"].fillna(False).astype(bool)]
+    if not len(flagged):
+        return None
+    bundled = flagged[flagged["origin"] == "bundled"] if "origin" in flagged.columns else flagged
+    return str((bundled if len(bundled) else flagged)["id"].iloc[0])
+
+
+def event_date(events: pd.DataFrame, event_id: str) -> dt.date:
+    return pd.Timestamp(events.loc[events["id"].astype(str) == event_id, "date"].iloc[0]).date()
+
+
+def default_date(events: pd.DataFrame | None) -> dt.date:
+    """The date the date picker starts on: the default event's, else the inauguration."""
+    ev = default_event(events)
+    return event_date(events, ev) if ev else INAUGURATION
+
+
+def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int
+                  ) -> tuple[bool, pd.Timestamp, pd.Timestamp, StudyResult]:
+    """(is the series a flow, its first date, its last end date, the study around ``on``)."""
+    sid, key = split_ref(ref)
+    info = snap.info(sid)
+    flow = cdata.is_flow(info)
+    rows = cdata.series_rows(snap, sid, key)
+    # Weekly and monthly series are compared in whole periods, others in days (charts.study.study).
+    res = study(rows, on, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
+    return flow, rows["date"].min(), rows["end"].max(), res
+
+
+def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, flow: bool) -> tuple[pd.DataFrame, str]:
+    """The figure's data (both windows) and its x-axis title."""
+    sid, key = split_ref(ref)
+    return study_window_series(cdata.series_rows(snap, sid, key), on, window, flow=flow,
+                               max_carry_days=carry_days(snap.info(sid)["frequency"]))
+
+
+def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, title: str, subtitle: str,
+                 unit: str, sources: tuple[str, ...], today: dt.date, size: str = "page"):
+    """(the figure, the data it draws)."""
+    flow, _, _, res = study_numbers(snap, ref, on, window)
+    win, x_title = study_window(snap, ref, on, window, flow=flow)
+    return build_study_figure(win, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
+                              generated_on=today, size=size, x_title=x_title, notes=[res.note]), win
+
+
+def full_range_sources(snap: cdata.Snapshot, ref: str) -> tuple[str, ...]:
+    """The source lines for a series over all its data (the study reads outside any chart range)."""
+    return tuple(source_lines(snap, render(snap, View(series=[ref], preset="all")).prepared))
+
+
+def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...]) -> bytes:
+    """The study's data as a CSV whose comment lines carry the title, how it was compared, each comparison's
+    means and the sources."""
+    head = [res.note] + [
+        f"{row['comparison']}: {row['before']} mean per day {row['mean per day before']:,.2f}; "
+        f"{row['after']} mean per day {row['mean per day after']:,.2f}"
+        for row in res.table().to_dict("records")
+        if row["mean per day before"] is not None and row["mean per day after"] is not None] + list(sources)
+    data = win.assign(date=win["date"].dt.date.astype(str)).rename(columns={"days_from_date": "offset"})
+    return export.to_csv(data, sources=head, title=title)

@@ -1,0 +1,5 @@
+"""The page's pieces, laid out by ``dashboard.py``: each takes the page's data (``context.Page``) and the view,
+draws one part, and returns what it drew or chose. Computation lives in ``charts`` and ``loaders``; a piece
+here only reads widgets, calls those, and writes to the page. User-facing text stays as plain literals in
+these modules, one sentence in one place.
+"""

@@ -1,0 +1,146 @@
+"""The view <-> widgets <-> address bar. A link is read once, when a session opens, into the widgets' session
+state; after that the widgets are the truth and every run writes the view back into the address bar."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from charts.event_study import DATE_CHOICE
+from charts.view import INAUGURATION, View, view_from_link
+
+from .context import Page
+
+# Streamlit forgets a widget's value when a run does not draw it, and the lazy tabs draw one tab a run:
+# writing each value back makes it ordinary session state that outlives a visit to another tab.
+KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
+                "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
+                "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
+                "w_study_days", "w_study_date", "w_export_size", "w_study_size")
+
+# The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
+# &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).
+STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "study_days": "w_study_days",
+                "study_date": "w_study_date"}
+DEFAULT_STUDY_DAYS = 30
+
+
+# The open tab in the address bar: ?tab=<name> (none for the first tab). ``view=places`` (the Places tab's own
+# view) opens Places as well.
+TABS = {"trends": "Trends and events", "study": "Event study", "places": "Places", "sources": "Sources and methods",
+        "releases": "Releases"}
+TAB_NAMES = {label: name for name, label in TABS.items()}
+
+
+def tab_from_link(q: dict) -> str | None:
+    """The label of the tab a link opens, or None for the first tab."""
+    if q.get("tab") in TABS:
+        return TABS[q["tab"]]
+    return TABS["places"] if q.get("view") == "places" else None
+
+
+def sync_tab(label: str | None) -> str | None:
+    """Write the open tab into the address bar (after the panels, which rewrite the rest); return its name."""
+    name = TAB_NAMES.get(label or "")
+    if name and name != "trends":
+        st.query_params["tab"] = name
+    elif "tab" in st.query_params:
+        del st.query_params["tab"]
+    return name
+
+
+def seed_study_from_url(q: dict, options: list[str]) -> None:
+    ss = st.session_state
+    if q.get("study") in options:
+        ss["w_study_series"] = q["study"]
+    if q.get("study_event"):
+        ss["w_study_event"] = str(q["study_event"])[:200]
+    try:
+        if q.get("study_days"):
+            ss["w_study_days"] = min(365, max(7, int(q["study_days"])))
+        if q.get("study_date"):
+            ss["w_study_date"] = dt.date.fromisoformat(q["study_date"])
+            ss.setdefault("w_study_event", DATE_CHOICE)
+    except ValueError:
+        pass  # a malformed value falls back to the default, as the view's parameters do
+
+
+def widget_values(v0: View, options: list[str], bounds: tuple[dt.date, dt.date], today: dt.date) -> dict:
+    """The widgets' session state for a view (the inverse of ``current_view``)."""
+    lo, hi = bounds
+    return {
+        "w_series": [r for r in v0.series if r in options],
+        "w_extra": [r for r in v0.series if r not in options],
+        "w_preset": v0.preset,
+        # Clamped like the link's own dates: the picker refuses (raises on) a value outside its bounds.
+        "w_range": tuple(min(max(d, lo), hi) for d in (v0.start or INAUGURATION, v0.end or today)),
+        "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
+        "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or INAUGURATION,
+        "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,
+        "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or today,
+        "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,
+    }
+
+
+def seed(page: Page, events: pd.DataFrame) -> None:
+    """On a session's first run: the link's view (checked by the same code as ``python -m charts export
+    --query``: whatever it says, the page renders, and every change made to it is listed above the chart)."""
+    ss = st.session_state
+    if "view_seeded" in ss:
+        return
+    today = dt.date.today()
+    link = st.query_params.to_dict()
+    v0, link_notes = view_from_link(link, page.snap, events=events, today=today)
+    if not v0.series:
+        v0.series = [r for r in View().series if r in page.options] or page.options[:1]
+        if link.get("series"):
+            link_notes.append("None of the link's series can be drawn; showing the default series.")
+    ss["link_notes"] = link_notes
+    ss.update(widget_values(v0, page.options, page.range_bounds(today), today))
+    seed_study_from_url(link, page.options)
+    # Read once: the tabs' default must not change under them as the address bar changes.
+    ss["tab_default"] = tab_from_link(link)
+    ss["view_seeded"] = True
+    ss["seeded_query"] = None  # set by the first run of the trends panel
+
+
+def keep_widgets() -> None:
+    ss = st.session_state
+    for k in KEPT_WIDGETS:
+        if k in ss:
+            ss[k] = ss[k]
+
+
+def current_view() -> View:
+    s = st.session_state
+    preset = s["w_preset"]
+    rng = s["w_range"] if isinstance(s["w_range"], (tuple, list)) and len(s["w_range"]) == 2 else (None, None)
+    index_event = s["w_index_event"] if s["w_index_on"] and s["w_index_event"] else ""
+    return View(
+        series=list(s["w_series"]) + list(s["w_extra"]),
+        preset=preset, start=rng[0] if preset == "custom" else None, end=rng[1] if preset == "custom" else None,
+        granularity=s["w_gran"], per_day=s["w_perday"], rolling=s["w_roll"],
+        index_at=s["w_index_at"] if s["w_index_on"] and not index_event else None, index_event=index_event,
+        log=s["w_log"], fiscal_axis=s["w_fiscal"], as_of=s["w_asof"] if s["w_asof_on"] else None,
+        events=s["w_events"], categories=list(s["w_cats"]), event_text=s["w_evtext"], reported=s["w_reported"],
+    )
+
+
+def study_query() -> dict[str, str]:
+    ss = st.session_state
+    q = {}
+    if ss.get("w_study_series"):
+        q["study"] = ss["w_study_series"]
+    ev = ss.get("w_study_event")
+    if ev and ev != DATE_CHOICE:
+        q["study_event"] = ev
+    elif ev == DATE_CHOICE and ss.get("w_study_date"):
+        q["study_event"], q["study_date"] = DATE_CHOICE, ss["w_study_date"].isoformat()
+    if ss.get("w_study_days") and int(ss["w_study_days"]) != DEFAULT_STUDY_DAYS:
+        q["study_days"] = str(int(ss["w_study_days"]))
+    return q
+
+
+def sync_url(view: View) -> None:
+    st.query_params.from_dict({**view.to_query(), **study_query()})

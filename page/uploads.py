@@ -1,0 +1,95 @@
+"""The "Events on the chart" controls: which events, and a reader's own file (checked row by row, kept for the
+visit, saved to the local events file when the deployment allows)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from charts.plain import markdown_literal
+from loaders import events as lev
+from loaders.errors import LoaderError
+
+from . import context
+from .context import Page
+
+
+def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
+    """Draw the events expander; return the events in force after it (an upload adds, a removal takes away)."""
+    with st.expander("Events on the chart", expanded=False):
+        e1, e2 = st.columns([2, 3])
+        with e1:
+            st.checkbox("Show events", key="w_events")
+        cats = sorted(events["category"].unique()) if events is not None and len(events) else []
+        with e2:
+            st.multiselect("Categories (none = all)", cats, key="w_cats")
+        st.text_input("Only events whose title or description contains", key="w_evtext", max_chars=80)
+        st.caption(f"Add your own events (CSV with columns date, date_precision, title, category, description, "
+                   f"source_name, source_url; at most {lev.UPLOAD_MAX_ROWS} rows and "
+                   f"{lev.UPLOAD_MAX_BYTES // 1000} KB). Rows are checked one by one.")
+        up = st.file_uploader("Your events file", type=["csv"], key="w_upload")
+        if up is not None:
+            return upload_panel(page, up, events)
+        if st.session_state.pop("uploaded_events", None) is not None:
+            # The file was removed from the uploader: its events leave the chart on this run, not the next.
+            return context.bundled_events(page)
+    return events
+
+
+def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
+    """Check an uploaded events file, report every row not taken, offer to keep the rest (when allowed);
+    return the events in force with the file's rows."""
+    try:
+        # Called through the module (not imported by name): a test replaces it to fake a fault.
+        res = lev.check_upload(up.getvalue(), up.name, context.bundled_events(page))
+    except Exception as e:  # the validator's own error for a file it cannot read at all
+        # Anything else is a fault of the page, and its text may name server internals: not shown.
+        why = (markdown_literal(e) if isinstance(e, LoaderError)
+               else "it could not be checked (an error in the dashboard, not in your file); nothing was kept")
+        st.error(f"Could not read {markdown_literal(up.name)}: {why}")
+        return events
+    st.session_state["uploaded_events"] = res.accepted
+    with st.container(key="upload_report"):
+        saved = f" {res.already_saved} already in the local events file;" if res.already_saved else ""
+        st.success(f"{len(res.accepted)} event(s) accepted from {markdown_literal(up.name)};{saved} "
+                   f"{len(res.rejected)} row(s) rejected.")
+        if len(res.rejected):
+            st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+            st.dataframe(res.rejected, hide_index=True, key="w_upload_rejected")
+    if len(res.accepted):
+        save_offer(page, res.accepted)
+    return res.events
+
+
+def save_offer(page: Page, accepted: pd.DataFrame) -> bool:
+    """The button that keeps uploaded rows in the local events file; return whether they were saved."""
+    setting = page.events_setting
+    if not setting.save:
+        st.caption(markdown_literal(setting.why_not) + " The events stay on the chart for this visit.")
+        return False
+    if not st.button("Keep these events in the local events file", key="w_upload_save"):
+        return False
+    try:
+        done = lev.save_user_events(accepted, setting.path, bundled=context.bundled_events(page))
+    except lev.SaveRefused as e:  # limits, a busy lock, a local file that would lose rows: nothing written
+        st.error(f"Not saved: {markdown_literal(e.args[0].split('] ', 1)[-1])}")
+        return False
+    except OSError as e:
+        st.error(f"Not saved: the local events file could not be written ({markdown_literal(e.strerror or e)}).")
+        return False
+    context.checked_events.clear()
+    st.success(f"Saved {done.added} new event(s) to the local events file ({done.total} in all); they load "
+               "with the bundled events from now on.")
+    return True
+
+
+def local_events_report(page: Page) -> pd.DataFrame:
+    """Say which rows of the reader's local events file were not loaded; return them."""
+    refused = context.local_refused(page)
+    if len(refused):
+        # A fresh session must say why some of the reader's own events are missing, not just leave them out.
+        with st.container(key="local_events_report"):
+            st.warning(f"{refused['row'].nunique()} row(s) of the local events file "
+                       f"{markdown_literal(page.events_setting.path.name)} were not loaded (row numbers as in a "
+                       "spreadsheet, header = row 1; row 0 is the file as a whole). The other events are shown.")
+            st.dataframe(refused, hide_index=True, key="w_local_refused")
+    return refused
