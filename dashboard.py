@@ -10,26 +10,29 @@ from __future__ import annotations
 import streamlit as st
 
 from page import context, state
+from page import lang as plang
 from page.headlines import show_headlines
 from page.sources import sources_panel
 from page.study import study_panel
 from page.trends import trends_panel
 
-st.set_page_config(page_title="US immigration enforcement: trends and events", layout="wide")
+plang.seed()  # the link's language (lang=es) and number separators (sep=.), read once per session
+st.set_page_config(page_title=plang.t("page.title"), layout="wide")
 page = context.load()
-st.title("US immigration enforcement: trends and events")
+st.title(plang.t("page.title"))
 if not page.ids:
-    st.error("The data snapshot is empty. Run `make rebuild` (from ../shared/data) or `python -m loaders update`.")
+    st.error(plang.t("page.empty_snapshot"))
     st.stop()
 
 events = context.session_events(page)
 state.seed(page, events)
 state.keep_widgets()
+plang.switch()  # after keep_widgets: a widget's value cannot be written back once it is drawn
 show_headlines(page)
 
 # Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
 tab_trends, tab_study, tab_places, tab_sources, tab_releases = st.tabs(
-    list(state.TABS.values()), key="tab", on_change="rerun", default=st.session_state.get("tab_default"))
+    state.tab_labels(plang.lang()), key="tab", on_change="rerun", default=state.tab_default(plang.lang()))
 
 with tab_trends:
     if tab_trends.open is not False:

@@ -83,27 +83,30 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None) -> None:
         st.dataframe(missing[["id", "title", "data"]], hide_index=True)
 
 
-def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None) -> str:
+def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None, lang: str = "en") -> str:
     """One line for a headline card: the source's publication status in words, with its last release."""
+    from charts import i18n
+    from charts.status import status_text
     today = today or dt.date.today()
     for s in _status(snap, id(snap), today):
         if s.source == source:
-            last = f"; last release {s.last_release_known.isoformat()}" if s.last_release_known else ""
-            held = (f" (latest held {s.last_release_held.isoformat()})"
+            last = i18n.t("status.card_last", lang, date=s.last_release_known.isoformat()) if s.last_release_known else ""
+            held = (i18n.t("status.card_held", lang, date=s.last_release_held.isoformat())
                     if s.last_release_held and s.last_release_held != s.last_release_known else "")
-            return f"Publication: {s.status}{last}{held}."
+            return i18n.t("status.card", lang, status=status_text(s.status, lang), last=last, held=held)
     return ""
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...]) -> str:
-    return ledger.citation_text(_snap, list(sources))
+def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...], lang: str = "en") -> str:
+    return ledger.citation_text(_snap, list(sources), lang=lang)
 
 
-def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources) -> str:
+def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources, lang: str = "en") -> str:
     """A view's citation followed by what's new in the latest release of each of its sources."""
-    new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)))
-    return citation + ("\nWhat's new: " + new if new else "")
+    from charts import i18n
+    new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)), lang)
+    return citation + ("\n" + i18n.t("news.whats_new", lang) + new if new else "")
 
 
 def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None) -> pd.DataFrame:

@@ -6,53 +6,57 @@ import streamlit as st
 
 from charts import export
 from charts.compose import Rendered, render
-from charts.figures import EXPORT_SIZES, SIZES, source_lines
+from charts.figures import EXPORT_SIZES, source_lines
 from charts.site import live_embeds
 from releases_view import citation_with_whats_new
 
 from .context import DATA, Page
+from .lang import t
 
 
 def chart_downloads(page: Page, r: Rendered, events) -> str:
     """The chart's own downloads and its alt text; return the image size chosen."""
     snap = page.snap
-    src_lines = source_lines(snap, r.prepared)
-    size = st.radio("Image size", list(EXPORT_SIZES), key="w_export_size", horizontal=True,
-                    format_func=lambda k: f"{k}: {SIZES[k].description}")
+    lang = r.view.lang
+    src_lines = source_lines(snap, r.prepared, lang)
+    size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_export_size", horizontal=True,
+                    format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.file_stem(r)
 
     def sized(fmt: str, view=r.view, ev=events, size=size) -> bytes:
         return export.export_figure(render(snap, view, events=ev, reported=page.reported, size=size), fmt)
 
     d1, d2, d3, d4, d5 = st.columns(5)
-    d1.download_button("CSV of the data shown", key="dl_csv", mime="text/csv", on_click="ignore",
-                       data=lambda t=r.export_table(), s=src_lines, ti=r.title: export.to_csv(t, sources=s, title=ti),
+    cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
+
+    def csv_bytes(tb=r.export_table(), s=src_lines, ti=r.title) -> bytes:
+        return export.to_csv(tb, sources=s, title=ti, lang=lang, citation_text=cite)
+
+    d1.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")
-    d2.download_button("Wide CSV (Datawrapper, Flourish)", key="dl_wide", mime="text/csv", on_click="ignore",
+    d2.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
                        data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv")
-    d3.download_button("Interactive HTML (works offline)", data=lambda: sized("html"),
+    d3.download_button(t("page.exports.html"), data=lambda: sized("html"),
                        file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
     if export.find_browser():
-        d4.download_button("PNG image", data=lambda: sized("png"), file_name=f"{stem}-{size}.png",
+        d4.download_button(t("page.exports.png"), data=lambda: sized("png"), file_name=f"{stem}-{size}.png",
                            mime="image/png", on_click="ignore", key="dl_png")
-        d5.download_button("SVG image", data=lambda: sized("svg"), file_name=f"{stem}-{size}.svg",
+        d5.download_button(t("page.exports.svg"), data=lambda: sized("svg"), file_name=f"{stem}-{size}.svg",
                            mime="image/svg+xml", on_click="ignore", key="dl_svg")
     else:
-        d4.warning("PNG and SVG need Chrome or Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`). "
-                   "CSV and HTML work without it.")
-    st.caption("The CSV holds every point drawn and the reported figures drawn (kind 'reported', with who "
-               "reported them and the link); the wide CSV has one date column and one column per series.")
-    st.text("Alt text for this chart (also inside the SVG and HTML):")
+        d4.warning(t("page.exports.needs_browser"))
+    st.caption(t("page.exports.csv_caption"))
+    st.text(t("page.exports.alt"))
     st.code(r.alt, language=None, wrap_lines=True)
     return size
 
 
 def dataset_downloads() -> None:
     f1, f2 = st.columns(2)
-    f1.download_button("Full dataset (CSV, zip, with manifest)", data=lambda: export.full_dataset_zip(DATA, "csv"),
+    f1.download_button(t("page.exports.full_csv"), data=lambda: export.full_dataset_zip(DATA, "csv"),
                        file_name="immigration-enforcement-data-csv.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_csv")
-    f2.download_button("Full dataset (Parquet, zip, with manifest)",
+    f2.download_button(t("page.exports.full_parquet"),
                        data=lambda: export.full_dataset_zip(DATA, "parquet"),
                        file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_parquet")
@@ -60,26 +64,28 @@ def dataset_downloads() -> None:
 
 def citation(page: Page, r: Rendered) -> str:
     """Show the citation for the view (each source's latest release in sentences); return it."""
-    text = citation_with_whats_new(page.snap, export.citation(page.snap, r.prepared), [p.source for p in r.prepared])
-    st.text("Citation for this view:")
+    lang = r.view.lang
+    text = citation_with_whats_new(page.snap, export.citation(page.snap, r.prepared, lang=lang),
+                                   [p.source for p in r.prepared], lang=lang)
+    st.text(t("page.exports.citation"))
     st.code(text, language=None, wrap_lines=True)
     return text
 
 
 def embed_codes(query: dict) -> dict[str, str]:
     """The embed code, light and dark; return it by theme."""
-    with st.expander("Embed this view (responsive frame; light or dark)"):
+    with st.expander(t("page.exports.embed")):
         # The live app in a frame whose height follows its width; for many readers, embed the static site's
         # page instead (python -m charts site: the same frames, served by any static host).
         codes = live_embeds(str(getattr(st.context, "url", "") or ""), query)
         for theme, code in codes.items():
-            st.text(f"{theme.title()} version:")
+            st.text(t(f"page.exports.version_{theme}"))
             st.code(code, language="html", wrap_lines=True)
     return codes
 
 
 def downloads(page: Page, r: Rendered, events, query: dict) -> None:
-    st.subheader("Export")
+    st.subheader(t("page.exports.heading"))
     chart_downloads(page, r, events)
     dataset_downloads()
     citation(page, r)

@@ -8,38 +8,45 @@ import streamlit as st
 from charts.overview import headlines
 from releases_view import card_status
 
+from . import lang as plang
 from .context import Page
 
 PER_ROW = 3
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
-def headline_figures(_snap, today: dt.date) -> list:
-    # Depends only on the snapshot and the day (overdue badges): 30-40 ms saved on every rerun.
-    return headlines(_snap, today)
+def headline_figures(_snap, today: dt.date, lang: str = "en", sep: str = ",") -> list:
+    # Depends only on the snapshot, the day (overdue badges) and the reader's language and separators: 30-40 ms
+    # saved on every rerun.
+    return headlines(_snap, today, lang, sep)
 
 
 def show_headlines(page: Page) -> list:
     """Draw the cards; return the headline figures drawn."""
-    hs = headline_figures(page.snap, dt.date.today())
+    t, num = plang.t, plang.number
+    hs = headline_figures(page.snap, dt.date.today(), plang.lang(), plang.sep())
     for i, h in enumerate(hs):
         if i % PER_ROW == 0:
             cols = st.columns(PER_ROW)
         with cols[i % PER_ROW].container(border=True):
             # The delta is the like-for-like comparison the card names (previous snapshot, previous full month,
             # same point of the previous fiscal year, same month a year earlier), never a mix of windows.
-            delta = f"{h.change:+,.0f} {h.comparison}" if h.change is not None else None
-            st.metric(h.label, "n/a" if h.value is None else f"{h.value:,.0f}", delta=delta, delta_color="off",
-                      help=h.definition)
-            st.caption(f"{h.statement}. Scope: {h.scope}." + ("" if h.change is not None else f" {h.comparison[:1].upper()}{h.comparison[1:]}.")
-                       + f" Data date {h.data_date}; {h.release_note}. Source: {h.publisher} ({h.title}).")
-            st.caption(card_status(page.snap, h.source))  # the source's publication status (Releases tab)
+            change = None if h.change is None else ("-" if h.change < 0 else "+") + num(abs(h.change))  # as "{:+,.0f}"
+            delta = t("page.card.change", change=change, comparison=h.comparison) if h.change is not None else None
+            st.metric(h.label, t("common.not_available") if h.value is None else num(h.value), delta=delta,
+                      delta_color="off", help=h.definition)
+            st.caption(t("page.card.caption", statement=h.statement, scope=h.scope)
+                       + ("" if h.change is not None else
+                          t("page.card.no_change", comparison=h.comparison[:1].upper() + h.comparison[1:]))
+                       + t("page.card.dates", date=h.data_date, release=h.release_note, publisher=h.publisher,
+                           title=h.title))
+            # The source's publication status (Releases tab).
+            st.caption(card_status(page.snap, h.source, lang=plang.lang()))
             if h.fixed_file:
-                st.badge(f"Fixed file, not updated; data {h.age_days} days old", color="gray",
-                         help="This series comes from a file that is never refreshed; newer figures may exist elsewhere.")
+                st.badge(t("page.card.fixed", days=h.age_days), color="gray", help=t("page.card.fixed_help"))
             elif h.overdue_days:
-                st.badge(f"Overdue by {h.overdue_days} days; data {h.age_days} days old", color="orange",
-                         help="Later than the source's usual release cadence; newer figures may exist.")
+                st.badge(t("page.card.overdue", overdue=h.overdue_days, days=h.age_days), color="orange",
+                         help=t("page.card.overdue_help"))
             elif h.age_days is not None:
-                st.badge(f"Data {h.age_days} days old", color="gray")
+                st.badge(t("page.card.age", days=h.age_days), color="gray")
     return hs

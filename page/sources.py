@@ -2,13 +2,16 @@
 known data problems and the snapshot's integrity flags."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from charts import methods
+from charts import i18n, methods
 from charts import sources as csources
 from releases_view import status_dataframe
 
+from . import lang as plang
 from .context import Page
+from .lang import t
 
 # Built once from the snapshot (read-only), not on every rerun.
 @st.cache_resource(show_spinner=False)
@@ -16,24 +19,45 @@ def sources_tables(_snap):
     return csources.sources_tables(_snap)
 
 
+def _catalogue_in(table, lang: str):
+    """The series definitions with each title and definition in ``lang`` (ids, codes and units' keys kept)."""
+    if lang == "en":
+        return table
+    out = table.copy()
+    for col in ("title", "definition", "unit"):
+        if col in out:
+            out[col] = [i18n.series_text(sid, col, lang, str(v)) for sid, v in zip(out["id"], out[col])]
+    return out
+
+
 def sources_panel(page: Page) -> None:
     snap = page.snap
+    lang = plang.lang()
     files_table, catalogue_table, notes_table = sources_tables(snap)
-    st.subheader("Sources and files")
+    st.subheader(t("page.sources.files"))
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
-    st.subheader("Publication status")  # built in releases_view; the Releases tab has the evidence in full
+    st.subheader(t("page.sources.status"))  # built in releases_view; the Releases tab has the evidence in full
     st.dataframe(status_dataframe(snap), hide_index=True)
-    st.subheader("Series definitions")
-    st.dataframe(catalogue_table, hide_index=True)
-    st.subheader("What the words mean")
-    for head, body in methods.DEFINITIONS:
+    st.subheader(t("page.sources.definitions"))
+    st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)
+    st.subheader(t("page.sources.words"))
+    for head, body in methods.texts("DEFINITIONS", lang):
         st.markdown(f"**{head}.** {body}")
-    st.subheader("Where sources measure the same thing")
-    st.dataframe(csources.comparisons_table(), hide_index=True)
-    st.subheader("Known data-quality problems and what the dashboard does")
-    st.dataframe(notes_table, hide_index=True)
+    # The glossary: one rendering per term, shown in both languages whichever the page is in.
+    st.subheader(t("page.sources.glossary"))
+    st.dataframe(i18n.glossary_rows(lang), hide_index=True)
+    st.subheader(t("page.sources.comparisons"))
+    st.dataframe(csources.comparisons_table() if lang == "en" else
+                 pd.DataFrame(methods.texts("COMPARISONS", lang), columns=[t("page.sources.col_measure"),
+                                                                           t("page.sources.col_differ")]),
+                 hide_index=True)
+    st.subheader(t("page.sources.problems"))
+    st.dataframe(notes_table if lang == "en" else
+                 pd.DataFrame(methods.texts("QUALITY_NOTES", lang), columns=[t("page.sources.col_problem"),
+                                                                             t("page.sources.col_does")]),
+                 hide_index=True)
     if len(snap.flags):
-        st.text(f"Integrity checks flagged {len(snap.flags)} item(s) in the current snapshot:")
+        st.text(t("page.sources.flags", n=len(snap.flags)))
         st.dataframe(snap.flags, hide_index=True)

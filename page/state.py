@@ -7,9 +7,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
+from charts import i18n
 from charts.event_study import DATE_CHOICE
 from charts.view import INAUGURATION, View, view_from_link
 
+from . import lang as plang
 from .context import Page
 
 # Streamlit forgets a widget's value when a run does not draw it, and the lazy tabs draw one tab a run:
@@ -17,7 +19,7 @@ from .context import Page
 KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
                 "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
                 "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
-                "w_study_days", "w_study_date", "w_export_size", "w_study_size")
+                "w_study_days", "w_study_date", "w_export_size", "w_study_size", "w_lang", "w_sep")
 
 # The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
 # &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).
@@ -30,7 +32,19 @@ DEFAULT_STUDY_DAYS = 30
 # view) opens Places as well.
 TABS = {"trends": "Trends and events", "study": "Event study", "places": "Places", "sources": "Sources and methods",
         "releases": "Releases"}
+# The tabs' labels in every language (locales/*.toml, page.tab.*) -> the tab's name in the address bar.
 TAB_NAMES = {label: name for name, label in TABS.items()}
+TAB_NAMES.update({i18n.t(f"page.tab.{name}", lang): name for lang in i18n.LANGS for name in TABS})
+
+
+def tab_labels(lang: str = "en") -> list[str]:
+    return [i18n.t(f"page.tab.{name}", lang) for name in TABS]
+
+
+def tab_default(lang: str = "en") -> str | None:
+    """The tab the link opened (its name, kept from the first run) as labelled in ``lang``."""
+    name = st.session_state.get("tab_default_name")
+    return i18n.t(f"page.tab.{name}", lang) if name else None
 
 
 def tab_from_link(q: dict) -> str | None:
@@ -95,12 +109,13 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     if not v0.series:
         v0.series = [r for r in View().series if r in page.options] or page.options[:1]
         if link.get("series"):
-            link_notes.append("None of the link's series can be drawn; showing the default series.")
+            link_notes.append(plang.t("page.no_series_drawable"))
     ss["link_notes"] = link_notes
     ss.update(widget_values(v0, page.options, page.range_bounds(today), today))
     seed_study_from_url(link, page.options)
     # Read once: the tabs' default must not change under them as the address bar changes.
     ss["tab_default"] = tab_from_link(link)
+    ss["tab_default_name"] = TAB_NAMES.get(ss["tab_default"] or "")
     ss["view_seeded"] = True
     ss["seeded_query"] = None  # set by the first run of the trends panel
 
@@ -124,6 +139,7 @@ def current_view() -> View:
         index_at=s["w_index_at"] if s["w_index_on"] and not index_event else None, index_event=index_event,
         log=s["w_log"], fiscal_axis=s["w_fiscal"], as_of=s["w_asof"] if s["w_asof_on"] else None,
         events=s["w_events"], categories=list(s["w_cats"]), event_text=s["w_evtext"], reported=s["w_reported"],
+        lang=plang.lang(), sep=plang.sep(),
     )
 
 

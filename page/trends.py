@@ -11,12 +11,24 @@ from charts.asof import revisions_after, unversioned
 from charts.compose import Rendered, render
 from charts.coverage import EmptyRange, empty_in_range
 from charts.events import events_csv, events_legend_table
-from charts.figures import source_lines
+from charts.figures import localised_label, source_lines
 from charts.plain import markdown_literal
 from charts.view import GRANULARITIES, PRESETS, ROLLING, View, view_range
 
+from charts import export, i18n
+
 from . import context, exports, state, uploads
+from . import lang as plang
 from .context import Page
+from .lang import t
+
+
+def ref_label(page: Page, ref: str) -> str:
+    """A picker label ("title: member") with the title in the reader's language; members are data."""
+    if plang.lang() == "en":
+        return page.ref_label(ref)
+    sid, _, key = ref.partition("|")
+    return i18n.series_text(sid, "title", plang.lang(), page.ref_label(sid)) + (f": {key}" if key else "")
 
 
 def link_notes(view: View) -> list[str]:
@@ -39,13 +51,13 @@ def series_picker(page: Page) -> list[str]:
     """The series and the date range; return the series chosen."""
     c1, c2 = st.columns([3, 2])
     with c1:
-        chosen = st.multiselect("Series", page.options, key="w_series", format_func=page.ref_label,
-                                help="Each series says what it counts: arrests are not book-ins, ICE is not CBP.")
+        chosen = st.multiselect(t("page.trends.series"), page.options, key="w_series",
+                                format_func=lambda r: ref_label(page, r), help=t("page.trends.series_help"))
     with c2:
-        st.selectbox("Date range", list(PRESETS), key="w_preset", format_func=PRESETS.get)
+        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k))
         if st.session_state["w_preset"] == "custom":
             lo_bound, hi_bound = page.range_bounds(dt.date.today())
-            st.date_input("Custom range", key="w_range", min_value=lo_bound, max_value=hi_bound)
+            st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
         else:
             preset_caption(page, state.current_view())
     return chosen
@@ -59,12 +71,11 @@ def preset_caption(page: Page, view: View) -> str:
         return ""
     lo, hi, _, last = rng
     if view.preset == "all":
-        text = f"All the chosen series' data: {lo} to {hi}."
+        text = t("page.trends.preset_all", lo=lo, hi=hi)
     elif view.preset == "since-2025-01-20":
-        text = f"{lo} to the latest figure of the chosen series ({last}), not to today."
+        text = t("page.trends.preset_since", lo=lo, last=last)
     else:
-        text = (f"Counted from the latest figure of the chosen series ({last}), not from today: "
-                f"{lo} to {hi}.")
+        text = t("page.trends.preset_other", last=last, lo=lo, hi=hi)
     st.caption(text)
     return text
 
@@ -74,54 +85,55 @@ def breakdown_picker(page: Page) -> list[str]:
     if not page.big_breakdowns:
         return []
     snap, ss = page.snap, st.session_state
-    with st.expander("Breakdowns with many members (facilities, states, field offices, countries)"):
-        b_sid = st.selectbox("Series with a breakdown", page.big_breakdowns, format_func=lambda s: snap.info(s)["title"],
-                             key="w_big_sid")
-        picked = st.multiselect(f"{snap.info(b_sid)['breakdown'].capitalize()} (up to 8)", snap.keys(b_sid),
-                                max_selections=8, key="w_big_keys")
-        if st.button("Add to chart", key="w_big_add"):
+    with st.expander(t("page.trends.breakdowns")):
+        b_sid = st.selectbox(t("page.trends.breakdown_series"), page.big_breakdowns,
+                             format_func=lambda s: ref_label(page, s), key="w_big_sid")
+        picked = st.multiselect(t("page.trends.breakdown_members", breakdown=snap.info(b_sid)['breakdown'].capitalize()),
+                                snap.keys(b_sid), max_selections=8, key="w_big_keys")
+        if st.button(t("page.trends.add_to_chart"), key="w_big_add"):
             ss["w_extra"] = list(dict.fromkeys(list(ss["w_extra"]) + [f"{b_sid}|{k}" for k in picked]))[:12]
             st.rerun()
         if ss["w_extra"]:
-            st.multiselect("Breakdown members on the chart", ss["w_extra"], key="w_extra", format_func=page.ref_label)
+            st.multiselect(t("page.trends.members_on_chart"), ss["w_extra"], key="w_extra",
+                           format_func=lambda r: ref_label(page, r))
     return list(ss["w_extra"])
 
 
 def chart_options(events: pd.DataFrame) -> None:
     """Granularity, per day, rolling average, index, log scale, fiscal axis, as published, reported figures."""
     ss = st.session_state
-    with st.expander("Chart options", expanded=False):
+    with st.expander(t("page.trends.chart_options"), expanded=False):
         o1, o2, o3 = st.columns(3)
         with o1:
-            st.radio("Granularity", list(GRANULARITIES), key="w_gran", format_func=GRANULARITIES.get, horizontal=True)
-            st.checkbox("Show period totals per day", key="w_perday",
-                        help="Monthly or weekly totals divided by the days each period covers.")
-            st.radio("Rolling average", list(ROLLING), key="w_roll", format_func=ROLLING.get, horizontal=True)
+            st.radio(t("page.trends.granularity"), list(GRANULARITIES), key="w_gran",
+                     format_func=lambda k: t("granularity." + k), horizontal=True)
+            st.checkbox(t("page.trends.per_day"), key="w_perday", help=t("page.trends.per_day_help"))
+            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=lambda k: t(f"rolling.{k}"),
+                     horizontal=True)
         with o2:
-            st.checkbox("Index = 100 at a date or event", key="w_index_on")
+            st.checkbox(t("page.trends.index_on"), key="w_index_on")
             if ss["w_index_on"]:
-                st.date_input("Index date", key="w_index_at")
+                st.date_input(t("page.trends.index_date"), key="w_index_at")
                 if events is not None and len(events):
                     ev_ids = [""] + events.sort_values("date")["id"].astype(str).tolist()
-                    labels = {str(r.id): f"{pd.Timestamp(r.date).date()} {r.title}" for r in events.itertuples()}
-                    st.selectbox("...or at an event", ev_ids, key="w_index_event",
-                                 format_func=lambda e: "(use the date)" if e == "" else labels.get(e, e))
-            st.checkbox("Log scale", key="w_log")
-            st.checkbox("Fiscal-year axis labels", key="w_fiscal", help="US fiscal years start on 1 October.")
+                    shown = i18n.translated_events(events, plang.lang())
+                    labels = {str(r.id): f"{pd.Timestamp(r.date).date()} {r.title}" for r in shown.itertuples()}
+                    st.selectbox(t("page.trends.index_event"), ev_ids, key="w_index_event",
+                                 format_func=lambda e: t("page.trends.use_date") if e == "" else labels.get(e, e))
+            st.checkbox(t("page.trends.log"), key="w_log")
+            st.checkbox(t("page.trends.fiscal"), key="w_fiscal", help=t("page.trends.fiscal_help"))
         with o3:
-            st.checkbox("As published on a date", key="w_asof_on",
-                        help="Only releases out by that date; later revisions are listed below the chart.")
+            st.checkbox(t("page.trends.as_of_on"), key="w_asof_on", help=t("page.trends.as_of_help"))
             if ss["w_asof_on"]:
-                st.date_input("Published on or before", key="w_asof")
-            st.checkbox("Show reported figures", key="w_reported",
-                        help="Figures stated by officials or the press, drawn as dashed period markers.")
+                st.date_input(t("page.trends.as_of"), key="w_asof")
+            st.checkbox(t("page.trends.reported"), key="w_reported", help=t("page.trends.reported_help"))
 
 
 def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = False) -> Rendered | None:
     """Draw the chart for the view; return what was rendered, or None when there is nothing to draw
     (``explained``: a notice above already says why the range is empty)."""
     if not view.series:
-        st.info("Choose at least one series above.")
+        st.info(t("page.trends.choose_series"))
         return None
     try:
         r = render(page.snap, view, events=events, reported=page.reported)
@@ -130,44 +142,52 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         return None
     if r.figure is None or r.table.empty:
         if not explained:
-            st.info(f"No figures for these series between {r.lo} and {r.hi}. Widen the date range or pick another series.")
+            st.info(t("page.trends.no_figures", lo=r.lo, hi=r.hi))
         return None
     # No camera button: the page's chart leaves the event list to the table below; the downloads under
     # it are laid out for their size and list every event inside the image.
-    st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config={
-        "displaylogo": False, "modeBarButtonsToRemove": ["toImage"]})
+    # In Spanish the chart carries Plotly's Spanish locale as data (config.locales): Streamlit's own plotly.js
+    # draws it, where no locale script can be loaded.
+    st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
+        view.lang, displaylogo=False, modeBarButtonsToRemove=["toImage"]))
     if r.totals_figure is not None and r.totals_figure is not r.figure:
-        st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart", config={"displaylogo": False})
+        st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart",
+                        config=export.plotly_config(view.lang, displaylogo=False))
     return r
 
 
 def chart_notes(page: Page, r: Rendered) -> None:
     """Under the chart: data date and sources, each series' definition, the events legend, the data."""
     latest = r.table.sort_values("end").iloc[-1]
-    st.text(f"Data to {latest['end']} (latest point: {latest['value']:,.0f} {latest['unit']}, "
-            f"{latest['label']}).\n" + "\n".join(source_lines(page.snap, r.prepared)))
+    lang = r.view.lang
+    label = {p.series_id + "|" + p.key: localised_label(p, lang) for p in r.prepared}
+    st.text(t("page.trends.data_to", end=latest['end'], value=plang.number(latest['value']),
+              unit=i18n.unit(str(latest['unit']), lang),
+              label=label.get(f"{latest['series']}|{latest['key']}", latest['label'])) + "\n"
+            + "\n".join(source_lines(page.snap, r.prepared, lang)))
     for p in r.prepared:
-        with st.popover(f"What is: {p.label[:70]}"):
-            st.text(page.snap.info(p.series_id)["definition"])
+        with st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70])):
+            st.text(i18n.localise_numbers(i18n.series_text(p.series_id, "definition", lang,
+                                                            page.snap.info(p.series_id)["definition"]), plang.sep()))
     if r.events is not None and len(r.events):
         with st.container(key="events_legend"):
-            st.subheader("Events on the chart")
-            st.dataframe(events_legend_table(r.events), hide_index=True,
-                         column_config={"source_url": st.column_config.LinkColumn("source link")})
-            st.download_button("Events in view (CSV with citations)", data=lambda ev=r.events: events_csv(ev),
+            st.subheader(t("page.trends.events_heading"))
+            st.dataframe(events_legend_table(r.events, lang), hide_index=True,
+                         column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
+            st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
                                file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
-    with st.expander("Data behind the chart", expanded=False):
+    with st.expander(t("page.trends.data_behind"), expanded=False):
         st.dataframe(r.table, hide_index=True)
 
 
 def as_of_revisions(page: Page, r: Rendered, as_of: dt.date) -> pd.DataFrame:
     """The revisions published after the as-of date to the series drawn; return them."""
     rev = revisions_after(page.snap, [p.series_id for p in r.prepared], as_of)
-    st.subheader(f"Revisions published after {as_of}")
+    st.subheader(t("page.trends.revisions_after", date=as_of))
     if len(rev):
         st.dataframe(rev, hide_index=True)
     else:
-        st.text("No later revisions to these periods.")
+        st.text(t("page.trends.no_revisions"))
     return rev
 
 
@@ -175,9 +195,8 @@ def not_versioned_note(page: Page, view: View) -> list[str]:
     """In an as-published view, name the chosen series that record no release dates (left out); return them."""
     left_out = unversioned(page.snap, view.series) if view.as_of else []
     if left_out:
-        names = "; ".join(page.ref_label(ref) for ref in left_out)
-        st.info(f"Not versioned, so left out of the view as published on {view.as_of}: {names}. These files "
-                "record no release date for their figures, so what was out by that date cannot be told.")
+        names = "; ".join(ref_label(page, ref) for ref in left_out)
+        st.info(t("page.trends.not_versioned", date=view.as_of, names=names))
     return left_out
 
 
@@ -195,7 +214,7 @@ def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
     lo, hi = max(gap.suggest[0], lo_bound), min(gap.suggest[1], hi_bound)
     with st.container(key="range_gap"):
         st.info(markdown_literal(gap.message))
-        st.button(f"Show {lo} to {hi}", key="w_range_fix", on_click=_show_range, args=(lo, hi))
+        st.button(t("page.trends.show_range", lo=lo, hi=hi), key="w_range_fix", on_click=_show_range, args=(lo, hi))
     return gap
 
 

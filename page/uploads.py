@@ -9,24 +9,27 @@ from charts.plain import markdown_literal
 from loaders import events as lev
 from loaders.errors import LoaderError
 
+from charts.events import category_label
+
 from . import context
+from . import lang as plang
 from .context import Page
+from .lang import t
 
 
 def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
     """Draw the events expander; return the events in force after it (an upload adds, a removal takes away)."""
-    with st.expander("Events on the chart", expanded=False):
+    with st.expander(t("page.events.heading"), expanded=False):
         e1, e2 = st.columns([2, 3])
         with e1:
-            st.checkbox("Show events", key="w_events")
+            st.checkbox(t("page.events.show"), key="w_events")
         cats = sorted(events["category"].unique()) if events is not None and len(events) else []
         with e2:
-            st.multiselect("Categories (none = all)", cats, key="w_cats")
-        st.text_input("Only events whose title or description contains", key="w_evtext", max_chars=80)
-        st.caption(f"Add your own events (CSV with columns date, date_precision, title, category, description, "
-                   f"source_name, source_url; at most {lev.UPLOAD_MAX_ROWS} rows and "
-                   f"{lev.UPLOAD_MAX_BYTES // 1000} KB). Rows are checked one by one.")
-        up = st.file_uploader("Your events file", type=["csv"], key="w_upload")
+            st.multiselect(t("page.events.categories"), cats, key="w_cats",
+                           format_func=lambda c: category_label(c, plang.lang()))
+        st.text_input(t("page.events.text"), key="w_evtext", max_chars=80)
+        st.caption(t("page.events.upload_help", rows=lev.UPLOAD_MAX_ROWS, kb=lev.UPLOAD_MAX_BYTES // 1000))
+        up = st.file_uploader(t("page.events.upload"), type=["csv"], key="w_upload")
         if up is not None:
             return upload_panel(page, up, events)
         if st.session_state.pop("uploaded_events", None) is not None:
@@ -43,17 +46,16 @@ def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
         res = lev.check_upload(up.getvalue(), up.name, context.bundled_events(page))
     except Exception as e:  # the validator's own error for a file it cannot read at all
         # Anything else is a fault of the page, and its text may name server internals: not shown.
-        why = (markdown_literal(e) if isinstance(e, LoaderError)
-               else "it could not be checked (an error in the dashboard, not in your file); nothing was kept")
-        st.error(f"Could not read {markdown_literal(up.name)}: {why}")
+        why = (markdown_literal(e) if isinstance(e, LoaderError) else t("page.events.not_checked"))
+        st.error(t("page.events.could_not_read", name=markdown_literal(up.name), why=why))
         return events
     st.session_state["uploaded_events"] = res.accepted
     with st.container(key="upload_report"):
-        saved = f" {res.already_saved} already in the local events file;" if res.already_saved else ""
-        st.success(f"{len(res.accepted)} event(s) accepted from {markdown_literal(up.name)};{saved} "
-                   f"{len(res.rejected)} row(s) rejected.")
+        saved = t("page.events.already_saved", n=res.already_saved) if res.already_saved else ""
+        st.success(t("page.events.accepted", n=len(res.accepted), name=markdown_literal(up.name), saved=saved,
+                     rejected=len(res.rejected)))
         if len(res.rejected):
-            st.text("Rejected rows (row numbers as in a spreadsheet, header = row 1):")
+            st.text(t("page.events.rejected_rows"))
             st.dataframe(res.rejected, hide_index=True, key="w_upload_rejected")
     if len(res.accepted):
         save_offer(page, res.accepted)
@@ -64,21 +66,20 @@ def save_offer(page: Page, accepted: pd.DataFrame) -> bool:
     """The button that keeps uploaded rows in the local events file; return whether they were saved."""
     setting = page.events_setting
     if not setting.save:
-        st.caption(markdown_literal(setting.why_not) + " The events stay on the chart for this visit.")
+        st.caption(markdown_literal(setting.why_not) + t("page.events.this_visit"))
         return False
-    if not st.button("Keep these events in the local events file", key="w_upload_save"):
+    if not st.button(t("page.events.keep"), key="w_upload_save"):
         return False
     try:
         done = lev.save_user_events(accepted, setting.path, bundled=context.bundled_events(page))
     except lev.SaveRefused as e:  # limits, a busy lock, a local file that would lose rows: nothing written
-        st.error(f"Not saved: {markdown_literal(e.args[0].split('] ', 1)[-1])}")
+        st.error(t("page.events.not_saved", why=markdown_literal(e.args[0].split('] ', 1)[-1])))
         return False
     except OSError as e:
-        st.error(f"Not saved: the local events file could not be written ({markdown_literal(e.strerror or e)}).")
+        st.error(t("page.events.not_written", why=markdown_literal(e.strerror or e)))
         return False
     context.checked_events.clear()
-    st.success(f"Saved {done.added} new event(s) to the local events file ({done.total} in all); they load "
-               "with the bundled events from now on.")
+    st.success(t("page.events.saved", added=done.added, total=done.total))
     return True
 
 
@@ -88,8 +89,7 @@ def local_events_report(page: Page) -> pd.DataFrame:
     if len(refused):
         # A fresh session must say why some of the reader's own events are missing, not just leave them out.
         with st.container(key="local_events_report"):
-            st.warning(f"{refused['row'].nunique()} row(s) of the local events file "
-                       f"{markdown_literal(page.events_setting.path.name)} were not loaded (row numbers as in a "
-                       "spreadsheet, header = row 1; row 0 is the file as a whole). The other events are shown.")
+            st.warning(t("page.events.local_refused", n=refused['row'].nunique(),
+                         name=markdown_literal(page.events_setting.path.name)))
             st.dataframe(refused, hide_index=True, key="w_local_refused")
     return refused

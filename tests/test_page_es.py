@@ -1,0 +1,127 @@
+"""The page in Spanish (lang=es in the link), under Streamlit's AppTest: no visible element shows an English
+message of the catalogue, the language and separators stay in the address bar, and the chart carries
+Plotly's Spanish locale."""
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from charts import i18n
+from tests.conftest import ROOT
+
+import tomllib
+
+with open(i18n.LOCALES / "identical.toml", "rb") as fh:
+    SAME = set(tomllib.load(fh)["keys"])
+
+# Texts that are English in any language, reviewed: names of sources and publishers as published, the
+# switch's own bilingual label, and data (series ids, facility names, members) shown as they are.
+ALLOWED = {"Idioma / Language", "English"}
+
+
+def english_messages() -> list[str]:
+    """The English catalogue's messages a page could show: those that differ from their Spanish, with the text
+    before their first placeholder (at least 12 characters) standing for the formatted ones."""
+    en, es = i18n.catalogue("en"), i18n.catalogue("es")
+    out = []
+    for k, v in en.items():
+        if k in SAME or es.get(k) == v:
+            continue
+        head = re.split(r"\{[^}]*\}", v)[0].strip()
+        if i18n.fields_of(v):
+            if len(head) >= 12:
+                out.append(head)
+        elif len(v) >= 4:
+            out.append(v)
+    return out
+
+
+def app(query: dict) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def visible_texts(at: AppTest) -> list[str]:
+    """Every label, value, caption, help text and option an element of the page shows."""
+    texts = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        for attr in ("label", "value", "body", "help", "caption", "placeholder"):
+            v = getattr(node, attr, None)
+            if isinstance(v, str) and v:
+                texts.append(v)
+        for attr in ("options",):
+            v = getattr(node, attr, None)
+            if isinstance(v, (list, tuple)):
+                texts.extend(o for o in v if isinstance(o, str))
+        if proto is not None and hasattr(proto, "label") and isinstance(proto.label, str) and proto.label:
+            texts.append(proto.label)
+        for child in getattr(node, "children", {}).values() if isinstance(getattr(node, "children", None), dict) else []:
+            walk(child)
+
+    walk(at._tree)
+    return texts
+
+
+def offenders(at: AppTest) -> list[str]:
+    english = english_messages()
+    bad = []
+    for text in visible_texts(at):
+        if text in ALLOWED:
+            continue
+        for msg in english:
+            # The whole message, or a text that starts with it and goes on past a word's end ("Export" is
+            # not "Exportar").
+            if text == msg or (text.startswith(msg) and not text[len(msg)].isalpha()):
+                bad.append(f"{text[:90]!r} (catalogue: {msg[:50]!r})")
+                break
+    return bad
+
+
+@pytest.fixture(scope="module")
+def es():
+    return app({"lang": "es"})
+
+
+def test_the_spanish_page_shows_no_english_message(es):
+    assert not es.exception, [e.message for e in es.exception]
+    texts = visible_texts(es)
+    assert "Tendencias y acontecimientos" in texts and "Opciones del gráfico" in texts  # the walk sees the page
+    assert offenders(es) == []
+
+
+def test_the_check_finds_english_on_the_english_page():
+    """The same check on the English page finds the English messages: it can fail."""
+    en = app({})
+    found = offenders(en)
+    assert any("Chart options" in f for f in found) and any("Trends and events" in f for f in found)
+
+
+def test_headline_cards_tabs_and_link_are_spanish(es):
+    assert [m.label for m in es.metric][0] == "Personas en detención de ICE"
+    assert [t.label for t in es.tabs][:2] == ["Tendencias y acontecimientos", "Estudio de acontecimientos"]
+    assert es.query_params["lang"] == ["es"] or es.query_params["lang"] == "es"
+
+
+def test_the_chart_carries_the_spanish_locale_and_separators():
+    at = app({"lang": "es", "sep": "."})
+    assert not at.exception
+    chart = at.get("plotly_chart")[0].proto
+    config = json.loads(chart.config) if chart.config else {}
+    assert config.get("locale") == "es" and config["locales"]["es"]["format"]["shortMonths"][0] == "Ene"
+    fig = json.loads(chart.spec)
+    assert fig["layout"]["separators"] == ",."
+    assert "Generado el" in json.dumps(fig["layout"], ensure_ascii=False)
+    assert re.search(r"\d\.\d{3}", " ".join(m.value for m in at.metric))  # cards: 65.765
+    assert at.query_params["sep"] in (".", ["."])
+
+
+def test_the_sources_tab_in_spanish_shows_the_glossary():
+    at = app({"lang": "es", "tab": "sources"})
+    assert not at.exception, [e.message for e in at.exception]
+    assert "Glosario: una palabra para cada cosa, en inglés y en español" in [s.value for s in at.subheader]
+    assert offenders(at) == []
