@@ -70,17 +70,19 @@ def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, fl
 
 
 def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, title: str, subtitle: str,
-                 unit: str, sources: tuple[str, ...], today: dt.date, size: str = "page"):
-    """(the figure, the data it draws)."""
+                 unit: str, sources: tuple[str, ...], today: dt.date, size: str = "page", lang: str = "en",
+                 sep: str = ","):
+    """(the figure, the data it draws); its own words (footer, note, axis) in ``lang``."""
     flow, _, _, res = study_numbers(snap, ref, on, window)
     win, x_title = study_window(snap, ref, on, window, flow=flow)
     return build_study_figure(win, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
-                              generated_on=today, size=size, x_title=x_title, notes=[res.note]), win
+                              generated_on=today, size=size, x_title=x_title if lang == "en" else "",
+                              notes=[res.note], lang=lang, sep=sep), win
 
 
-def full_range_sources(snap: cdata.Snapshot, ref: str) -> tuple[str, ...]:
+def full_range_sources(snap: cdata.Snapshot, ref: str, lang: str = "en") -> tuple[str, ...]:
     """The source lines for a series over all its data (the study reads outside any chart range)."""
-    return tuple(source_lines(snap, render(snap, View(series=[ref], preset="all")).prepared))
+    return tuple(source_lines(snap, render(snap, View(series=[ref], preset="all")).prepared, lang))
 
 
 def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...]) -> bytes:

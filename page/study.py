@@ -7,12 +7,15 @@ import pandas as pd
 import streamlit as st
 
 from charts import event_study as es
+from charts import i18n
 from charts import export
 from charts.figures import EXPORT_SIZES, SIZES
 from charts.study import StudyResult
 
+from . import lang as plang
 from . import state
 from .context import Page
+from .lang import t
 
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
 # rerun caused by another control does not recompute them (40-70 ms a rerun).
@@ -27,8 +30,8 @@ def study_figure(_snap, ref: str, on: dt.date, window: int, **kw):
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def full_range_sources(_snap, ref: str) -> tuple[str, ...]:
-    return es.full_range_sources(_snap, ref)
+def full_range_sources(_snap, ref: str, lang: str = "en") -> tuple[str, ...]:
+    return es.full_range_sources(_snap, ref, lang)
 
 
 def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.date, str]:
@@ -44,11 +47,17 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
     ss.setdefault("w_study_days", state.DEFAULT_STUDY_DAYS)
     ss.setdefault("w_study_date", es.default_date(events))
     s1, s2, s3 = st.columns([3, 3, 1])
-    ref = s1.selectbox("Series", page.options, key="w_study_series", format_func=page.ref_label)
-    choice = s2.selectbox("Event", choices, key="w_study_event", format_func=lambda e: labels.get(e, e))
-    window = int(s3.number_input("Days", min_value=7, max_value=365, step=1, key="w_study_days"))
+    from .trends import ref_label
+    if plang.lang() != "en" and events is not None and len(events):
+        shown = i18n.translated_events(events, plang.lang())
+        labels = {**labels, **{str(r.id): f"{pd.Timestamp(r.date).date()} {r.title}" for r in shown.itertuples()}}
+    ref = s1.selectbox(t("page.study.series"), page.options, key="w_study_series",
+                       format_func=lambda r: ref_label(page, r))
+    choice = s2.selectbox(t("page.study.event"), choices, key="w_study_event",
+                          format_func=lambda e: t("page.study.a_date") if e == es.DATE_CHOICE else labels.get(e, e))
+    window = int(s3.number_input(t("page.study.days"), min_value=7, max_value=365, step=1, key="w_study_days"))
     if choice == es.DATE_CHOICE:
-        on = st.date_input("Date", key="w_study_date")
+        on = st.date_input(t("page.study.date"), key="w_study_date")
         return ref, choice, window, on, f"{on}"
     return ref, choice, window, es.event_date(events, choice), labels[choice]
 
@@ -56,13 +65,14 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
 def study_metrics(res: StudyResult) -> None:
     w = res.window_label
     m1, m2, m3 = st.columns(3)
-    m1.metric(f"Mean per day, {w} before", f"{res.before.mean_per_day:,.1f}")
-    m2.metric(f"Mean per day, {w} from the date" if res.unit == "days" else f"Mean per day, {w} after",
-              f"{res.after.mean_per_day:,.1f}",
+    num = plang.number
+    m1.metric(t("page.study.mean_before", window=w), num(res.before.mean_per_day, 1))
+    m2.metric(t("page.study.mean_from", window=w) if res.unit == "days" else t("page.study.mean_after", window=w),
+              num(res.after.mean_per_day, 1),
               delta=f"{res.change:+,.1f} ({res.change_pct:+.1f}%)" if res.change_pct is not None else None,
               delta_color="off")
     if res.year_earlier_change is not None:
-        m3.metric("Same windows a year earlier: change", f"{res.year_earlier_change:+,.1f}",
+        m3.metric(t("page.study.year_earlier"), f"{res.year_earlier_change:+,.1f}",
                   delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
                   delta_color="off")
     st.caption(res.note)
@@ -74,49 +84,49 @@ def study_metrics(res: StudyResult) -> None:
 def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyResult, win: pd.DataFrame,
                     fig_kw: dict) -> str:
     """The study's CSV and images; return the image size chosen."""
-    size = st.radio("Image size", list(EXPORT_SIZES), key="w_study_size", horizontal=True,
-                    format_func=lambda k: f"{k}: {SIZES[k].description}")
+    size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_study_size", horizontal=True,
+                    format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.slug(f"event study {fig_kw['title']} {res.window_label}")
     e1, e2, e3 = st.columns(3)
-    e1.download_button("Study data (CSV)", data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"]),
+    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"]),
                        file_name=f"{stem}.csv", mime="text/csv", on_click="ignore", key="dl_study_csv")
     if export.find_browser():
         def img(fmt: str, size=size) -> bytes:
-            f = study_figure(page.snap, ref, on, window, **fig_kw, size=size)[0]
+            f = study_figure(page.snap, ref, on, window, **fig_kw, size=size, lang=plang.lang(), sep=plang.sep())[0]
             out = export.to_image(f, fmt, width=SIZES[size].width, height=int(f.layout.height),
-                                  scale=SIZES[size].scale if fmt == "png" else 1)
+                                  scale=SIZES[size].scale if fmt == "png" else 1, lang=plang.lang())
             return export.svg_with_alt(out, fig_kw["title"], res.note) if fmt == "svg" else out
-        e2.download_button("Study PNG", data=lambda: img("png"), file_name=f"{stem}-{size}.png", mime="image/png",
+        e2.download_button(t("page.study.png"), data=lambda: img("png"), file_name=f"{stem}-{size}.png", mime="image/png",
                            on_click="ignore", key="dl_study_png")
-        e3.download_button("Study SVG", data=lambda: img("svg"), file_name=f"{stem}-{size}.svg",
+        e3.download_button(t("page.study.svg"), data=lambda: img("svg"), file_name=f"{stem}-{size}.svg",
                            mime="image/svg+xml", on_click="ignore", key="dl_study_svg")
     return size
 
 
 def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
     """The tab; return the study shown."""
-    st.caption("Mean per day in a window before and after a date, and the same windows a year earlier. "
-               "This describes what happened around the date; it does not show that the event caused it.")
+    st.caption(t("page.study.intro"))
     ref, _, window, on, on_label = study_controls(page, events)
     state.sync_url(state.current_view())
     info = page.snap.info(ref.partition("|")[0])
     flow, first_date, last_date, res = study_numbers(page.snap, ref, on, window)
-    unit = info["unit"] + (" per day" if flow else "")
+    lang = plang.lang()
+    unit = i18n.unit(info["unit"] + (" per day" if flow else ""), lang)
     if res.before.mean_per_day is None or res.after.mean_per_day is None:
-        what = "whole " + res.unit if res.unit != "days" else f"data within {window} days"
-        st.info(f"This series has no data on one side of {on} ({what}); it runs {first_date.date()} to "
-                f"{last_date.date()}. {res.note}")
+        what = t("page.study.whole", unit=res.unit) if res.unit != "days" else t("page.study.within", n=window)
+        st.info(t("page.study.no_side", date=on, what=what, first=first_date.date(), last=last_date.date(),
+                  note=res.note))
         return res
     study_metrics(res)
     w = res.window_label
-    fig_kw = dict(title=f"{page.ref_label(ref)} around {on_label}",
-                  subtitle=f"{w} before and after {on}, and the same windows a year earlier ({unit})",
-                  unit=unit, sources=full_range_sources(page.snap, ref), today=dt.date.today())
-    fig, win = study_figure(page.snap, ref, on, window, **fig_kw)
-    st.plotly_chart(fig, width="stretch", key="study_chart", config={"displaylogo": False},
-                    alt=f"Event study: {fig_kw['title']}. {res.note} Mean per day before "
-                        f"{res.before.mean_per_day:,.1f}, after {res.after.mean_per_day:,.1f}.")
-    st.caption("Descriptive, not causal: many things change at once, and monthly data spread evenly over "
-               "their days hide what happened within a month.")
+    from .trends import ref_label
+    fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
+                  subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
+                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today())
+    fig, win = study_figure(page.snap, ref, on, window, **fig_kw, lang=lang, sep=plang.sep())
+    st.plotly_chart(fig, width="stretch", key="study_chart", config=export.plotly_config(lang, displaylogo=False),
+                    alt=t("page.study.alt", title=fig_kw['title'], note=res.note,
+                          before=plang.number(res.before.mean_per_day, 1), after=plang.number(res.after.mean_per_day, 1)))
+    st.caption(t("page.study.not_causal"))
     study_downloads(page, ref, on, window, res, win, fig_kw)
     return res

@@ -24,9 +24,10 @@ def english_messages() -> list[str]:
     """The English catalogue's messages a page could show: those that differ from their Spanish, with the text
     before their first placeholder (at least 12 characters) standing for the formatted ones."""
     en, es = i18n.catalogue("en"), i18n.catalogue("es")
+    spanish = set(es.values())  # "Series" is a Spanish message too (the trends picker's label)
     out = []
     for k, v in en.items():
-        if k in SAME or es.get(k) == v:
+        if k in SAME or es.get(k) == v or v in spanish:
             continue
         head = re.split(r"\{[^}]*\}", v)[0].strip()
         if i18n.fields_of(v):
@@ -124,4 +125,12 @@ def test_the_sources_tab_in_spanish_shows_the_glossary():
     at = app({"lang": "es", "tab": "sources"})
     assert not at.exception, [e.message for e in at.exception]
     assert "Glosario: una palabra para cada cosa, en inglés y en español" in [s.value for s in at.subheader]
+    assert offenders(at) == []
+
+
+def test_the_event_study_tab_in_spanish():
+    at = app({"lang": "es", "tab": "study"})
+    assert not at.exception, [e.message for e in at.exception]
+    labels = [s.label for s in at.selectbox]
+    assert "Acontecimiento" in labels and "Serie" in labels
     assert offenders(at) == []
