@@ -50,5 +50,5 @@ with tab_sources:
 with tab_releases:
     if tab_releases.open:
         from releases_view import releases_panel
-        releases_panel(page.snap)
+        releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(st.session_state.get("tab"))

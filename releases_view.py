@@ -32,53 +32,56 @@ def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.dat
     return continuity.continuity_figure(_snap, measure, generated_on=today)
 
 
-def citation_block(snap: cdata.Snapshot, today: dt.date) -> str:
+def citation_block(snap: cdata.Snapshot, today: dt.date, lang: str = "en") -> str:
     """What's new, with the sources and the retrieval line, ready to paste."""
-    return (ledger.citation_text(snap) + f"\nFigures from the snapshot of the open-source immigration-enforcement "
-            f"dashboard, read on {today.isoformat()}.")
+    from charts import i18n
+    return ledger.citation_text(snap, lang=lang) + "\n" + i18n.t("releases.read_on", lang, date=today.isoformat())
 
 
-def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None) -> None:
+def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en") -> None:
+    from charts import i18n
+
+    def t(key: str, **fields) -> str:
+        return i18n.t("releases." + key, lang, **fields)
+
     today = today or dt.date.today()
     sid = id(snap)
-    st.subheader("Publication status")
-    st.caption("Last release held in this snapshot and last release known (some are known only through a "
-               "mirror), the source's usual cadence, and what is known about gaps, with the evidence.")
+    st.subheader(t("status"))
+    st.caption(t("status_help"))
     statuses = _status(snap, sid, today)
     st.dataframe(status.status_table(statuses), hide_index=True)
     for s in statuses:
         if s.status.startswith(("publication stopped", "no release")) and (s.evidence or s.continues):
-            with st.expander(f"{s.title}: {s.status}"):
+            with st.expander(f"{s.title}: {status.status_text(s.status, lang)}"):
                 for e in s.evidence:
                     st.text(f"- {e['statement']} (evidence: {e['source']}"
                             f"{'' if e['verified'] else '; reported, not verified here'})")
                 if s.continues:
-                    st.text("Series that continue, each with its own dates:")
+                    st.text(t("continue"))
                     for c in s.continues:
                         when = f"data to {c['data_through']}" if c["data_through"] else "no data in this snapshot"
                         st.text(f"- {c['title']} ({when}): {c['note']}")
 
-    st.subheader("What's new in each latest release")
-    st.caption("Generated from the snapshot; every number carries its date and the release it comes from. "
-               "Copy with the button at the block's corner; the citation lines are included.")
-    st.code(citation_block(snap, today), language=None, wrap_lines=True)
+    st.subheader(t("whats_new"))
+    st.caption(t("whats_new_help"))
+    st.code(citation_block(snap, today, lang), language=None, wrap_lines=True)
 
-    st.subheader("Every release")
+    st.subheader(t("every_release"))
     table = _ledger(snap, sid)
     sources = list(dict.fromkeys(table["source"]))
-    pick = st.selectbox("Source", sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
+    pick = st.selectbox(t("source"), sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
                         key="releases_source")
     st.dataframe(table[table["source"] == pick].iloc[::-1], hide_index=True)
 
-    st.subheader("Who carries the story: every source of one measure")
+    st.subheader(t("continuity"))
     for measure in ("detained", "arrests"):
         st.plotly_chart(_continuity(snap, sid, measure, today), key=f"continuity_{measure}")
 
-    st.subheader("Catalogue series with no data in this snapshot")
+    st.subheader(t("missing"))
     pres = ledger.catalogue_presence(snap)
     missing = pres[~pres["in_snapshot"]]
     if missing.empty:
-        st.text("Every series in the catalogue has data in this snapshot.")
+        st.text(t("none_missing"))
     else:
         st.dataframe(missing[["id", "title", "data"]], hide_index=True)
 

@@ -134,3 +134,11 @@ def test_the_event_study_tab_in_spanish():
     labels = [s.label for s in at.selectbox]
     assert "Acontecimiento" in labels and "Serie" in labels
     assert offenders(at) == []
+
+
+def test_the_releases_tab_in_spanish():
+    at = app({"lang": "es", "tab": "releases"})
+    assert not at.exception, [e.message for e in at.exception]
+    assert "Novedades de la última publicación de cada fuente" in [s.value for s in at.subheader]
+    assert any("ingresos en detención, no arrestos" in c.value for c in at.code)
+    assert offenders(at) == []
