@@ -25,8 +25,9 @@ def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
             st.checkbox(t("page.events.show"), key="w_events")
         cats = sorted(events["category"].unique()) if events is not None and len(events) else []
         with e2:
+            # English shows the category codes as before; another language shows their names.
             st.multiselect(t("page.events.categories"), cats, key="w_cats",
-                           format_func=lambda c: category_label(c, plang.lang()))
+                           format_func=(lambda c: category_label(c, plang.lang())) if plang.lang() != "en" else str)
         st.text_input(t("page.events.text"), key="w_evtext", max_chars=80)
         st.caption(t("page.events.upload_help", rows=lev.UPLOAD_MAX_ROWS, kb=lev.UPLOAD_MAX_BYTES // 1000))
         up = st.file_uploader(t("page.events.upload"), type=["csv"], key="w_upload")
