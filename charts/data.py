@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from loaders import tidy
+from loaders import events as lev
+from loaders import reported_figures, tidy
 from loaders.base import MEASURES
 from loaders.snapshot import SnapshotError, read_generation
 
@@ -27,6 +28,10 @@ class Snapshot:
     flags: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # "<source>.<name>" -> reference table
     by_series: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # The curated files as the rebuild checked them: the bundled events (None in a snapshot built before they
+    # travelled inside it) and every reported figure with its source columns (None without that source).
+    events: pd.DataFrame | None = None
+    reported: pd.DataFrame | None = None
     # Lookups repeated many times per page run (catalogue rows, sorted breakdown members), kept once computed.
     # A snapshot is read-only once loaded, so they cannot go stale; the returned objects are shared: don't mutate.
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -79,7 +84,9 @@ def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
     tables = {rel[len("tables/"):-len(".csv")]: csv(rel, dtype=str)
               for rel in sorted(files) if rel.startswith("tables/") and rel.endswith(".csv")}
     by_series = {sid: g.reset_index(drop=True) for sid, g in obs.groupby("series", sort=True)}
-    return Snapshot(obs, catalogue, manifest, flags, tables, by_series)
+    events = lev.from_snapshot(files[lev.SNAPSHOT_FILE]) if lev.SNAPSHOT_FILE in files else None
+    reported = reported_figures.from_table(tables.get(reported_figures.ROWS_TABLE))
+    return Snapshot(obs, catalogue, manifest, flags, tables, by_series, events=events, reported=reported)
 
 
 def read_catalogue(content: bytes, name: str = "series.csv") -> pd.DataFrame:

@@ -223,8 +223,31 @@ def read_bundled(path: Path | str = BUNDLED, **kw) -> pd.DataFrame:
     return accepted
 
 
+SNAPSHOT_FILE = "curated/events.csv"  # the bundled events as the rebuild validated them, inside the snapshot
+
+
+def snapshot_csv(events: pd.DataFrame) -> str:
+    """The validated bundled events as the snapshot stores them (ISO dates, ``study_default`` true/false), so
+    the page and the exports read them from the generation they draw, checked once by the rebuild."""
+    out = events.drop(columns=["origin"]).assign(date=events["date"].dt.strftime("%Y-%m-%d"),
+                                                  **{STUDY_DEFAULT: events[STUDY_DEFAULT].map({True: "true", False: "false"})})
+    return out.to_csv(index=False, lineterminator="\n")
+
+
+def from_snapshot(content: bytes) -> pd.DataFrame:
+    """The bundled events from a snapshot's ``curated/events.csv`` (written by ``snapshot_csv`` from rows that
+    passed ``read_bundled``): typed again, not validated again."""
+    df = pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False)
+    missing = [c for c in OUTPUT if c not in df.columns and c != "origin"]
+    if missing:
+        raise ValidationError(f"the snapshot's events lack column(s) {', '.join(missing)}; rebuild the snapshot",
+                              source=SOURCE, file=SNAPSHOT_FILE)
+    rows = df.assign(origin="bundled", **{STUDY_DEFAULT: df[STUDY_DEFAULT] == "true"}).to_dict("records")
+    return _frame([{**r, "row": int(r["row"])} for r in rows])
+
+
 def load_events_checked(bundled_path: Path | str = BUNDLED, user_path: Path | str | None = None,
-                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        *, bundled: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The bundled events plus a reader's local file: ``(events, refused)``.
 
     ``events`` is one frame with an ``origin`` column. ``refused`` lists every row of the local file that was
@@ -233,7 +256,8 @@ def load_events_checked(bundled_path: Path | str = BUNDLED, user_path: Path | st
     ``(file)``. A problem in the local file never hides the bundled events. ``user_path=None`` means
     ``user_events.csv`` beside the bundled file.
     """
-    bundled = read_bundled(bundled_path)
+    # ``bundled``: the events already validated (the snapshot's copy); otherwise the file is read and checked.
+    bundled = read_bundled(bundled_path) if bundled is None else bundled
     user_path = Path(user_path) if user_path is not None else Path(bundled_path).with_name("user_events.csv")
     frames, problems = [bundled], []
     label = user_path.name

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import limits, origins, registry, snapshot, tidy
+from . import events, limits, origins, registry, snapshot, tidy
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .snapshot import SnapshotError
@@ -289,6 +289,9 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
         allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
         gen.add("quality_flags.csv", csv_text(allflags))
         gen.add("series.csv", csv_text(catalogue_frame()))
+        # The curated events, checked here once (a bad row stops the build naming it), travel inside the
+        # generation like every source's rows: the page and the exports read them from what they draw.
+        gen.add(events.SNAPSHOT_FILE, events.snapshot_csv(events.read_bundled(DATA / "events.csv")))
         manifest["sources"] = dict(sorted(manifest["sources"].items()))
         manifest["format"] = "tidy observations v1: " + ",".join(tidy.COLUMNS)
         gen.commit(manifest)

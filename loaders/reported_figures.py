@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import copies, parsing, tidy
-from .base import Series, Source
+from .base import Parsed, Series, Source
 from .errors import ParseError
 
 ID = "reported_figures"
@@ -154,11 +154,25 @@ def load_reported(path: str | Path = None) -> pd.DataFrame:
     return read_rows(p.read_bytes(), p.name)
 
 
-def parse(content: bytes, name: str = "") -> pd.DataFrame:
+ROWS_TABLE = f"{ID}.rows"  # the snapshot's table of every row with all its columns (tables/reported_figures.rows.csv)
+
+
+def parse(content: bytes, name: str = "") -> Parsed:
+    """Tidy rows for the chart, and the checked rows in full (who reported each figure, the link, the tier) as
+    the table ``rows``, so the page and the exports read them from the snapshot like every source's tables."""
     df = read_rows(content, name)
     rows = [{"series": f"{ID}.{r.metric}", "key": f"{r.reported_by} #{r.row}", "date": r.period_start,
              "end": r.period_end, "value": r.value} for r in df.itertuples(index=False)]
-    return tidy.frame(rows)
+    return Parsed(tidy.frame(rows), {"rows": df})
+
+
+def from_table(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The snapshot's ``rows`` table (read as text) typed as ``read_rows`` returns it; None when absent."""
+    if table is None:
+        return None
+    # The rebuild sorts a table's rows as text: back in file order (row 2 first, not rows 10-19).
+    typed = table.astype({"value": "float64", "row": "int64"})
+    return typed.sort_values("row", kind="mergesort").reset_index(drop=True)
 
 
 SOURCE = Source(

@@ -11,7 +11,6 @@ import streamlit as st
 from charts import data as cdata
 from charts.view import data_bounds
 from loaders import events as lev
-from loaders.reported_figures import load_reported
 
 DATA = cdata.DATA
 
@@ -73,15 +72,17 @@ def range_bounds(_snap: cdata.Snapshot, today: dt.date) -> tuple[dt.date, dt.dat
 
 
 @st.cache_resource(show_spinner=False)
-def reported_figures() -> pd.DataFrame | None:
-    path = DATA / "reported_figures.csv"
-    return load_reported(path) if path.exists() else None
-
-
-@st.cache_resource(show_spinner=False)
 def checked_events(user_path: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    # (bundled + local events, rows of the local file that were not loaded); cleared after a save.
-    return lev.load_events_checked(DATA / "events.csv", user_path)
+    # (bundled + local events, rows of the local file that were not loaded); cleared after a save. The bundled
+    # events come from the snapshot, checked by the rebuild that wrote it; only the reader's own file is read here.
+    return lev.load_events_checked(user_path=user_path, bundled=bundled_from_snapshot(snapshot()))
+
+
+def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
+    if snap.events is None:
+        raise cdata.SnapshotError("this snapshot holds no events (built before they travelled inside it): run "
+                                  "`python -m loaders rebuild`")
+    return snap.events
 
 
 def load() -> Page:
@@ -89,7 +90,7 @@ def load() -> Page:
     titles, options, big = series_index(snap)
     # The events setting is read on every run (cheap): a deployment's environment decides it.
     return Page(snap=snap, ids=snap.series_ids(), titles=titles, options=options, big_breakdowns=big,
-                reported=reported_figures(), events_setting=lev.user_events_setting())
+                reported=snap.reported, events_setting=lev.user_events_setting())
 
 
 def bundled_events(page: Page) -> pd.DataFrame:

@@ -66,7 +66,9 @@ def test_unverified_row_may_lack_url_and_keys_do_not_collide(tmp_path):
     p.write_text(body)
     full = reported_figures.load_reported(p)
     assert full["url"].tolist()[-1] == "" and full["row"].tolist() == [2, 3, 4]
-    df = reported_figures.parse(body.encode(), "r.csv")
+    parsed = reported_figures.parse(body.encode(), "r.csv")
+    df = parsed.obs
+    assert parsed.tables["rows"].equals(full)  # the snapshot's table holds every checked row in full
     assert df["key"].is_unique
     assert set(df.series) == {"reported_figures.ice_arrests_per_day"}
     assert df.set_index("key").loc["NewsNation #4", "end"] == "2025-01-31"

@@ -315,6 +315,7 @@ def test_a_flat_snapshot_of_an_earlier_version_is_read_and_migrated(built, raw_d
     data, before = built
     flat = tmp_path / "flat"
     shutil.copytree(data / "snapshot", flat)
+    shutil.rmtree(flat / "curated")  # the curated events travelled inside only from the generations on
     man = json.loads((flat / "manifest.json").read_text())
     del man["snapshot_files"], man["curated_files"]
     (flat / "manifest.json").write_text(json.dumps(man))
@@ -415,3 +416,17 @@ def test_update_refuses_to_merge_into_a_damaged_snapshot(built, tmp_path, trac_p
     with pytest.raises(SnapshotError, match="trac_detention.csv: missing"):
         pipeline.update([TRAC], data, tmp_path / "cache")
     assert snapshot_bytes(data) == before
+
+
+def test_a_bad_curated_event_stops_the_rebuild_naming_its_row_and_keeps_the_snapshot(built, raw_dir, tmp_path,
+                                                                                     monkeypatch):
+    data, before = built
+    curated = tmp_path / "curated"
+    shutil.copytree(pipeline.DATA, curated, ignore=shutil.ignore_patterns("snapshot", "user_events.csv"))
+    lines = (curated / "events.csv").read_text("utf-8").splitlines(keepends=True)
+    lines[3] = lines[3].replace("https://", "ftp://", 1)
+    (curated / "events.csv").write_text("".join(lines), "utf-8")
+    monkeypatch.setattr(pipeline, "DATA", curated)
+    with pytest.raises(Exception, match=r"row 4, field source_url"):
+        pipeline.rebuild(raw_dir, data, allow_missing=True)
+    assert gen_bytes(data) == before and snapshot.verify(data) == []
