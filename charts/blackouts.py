@@ -36,7 +36,9 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
     who = i18n.t("blackout.and", lang).join(dict.fromkeys(_who(s.source, lang) for s in spans))
 
     def day(d):
-        return i18n.date(d, lang)
+        # Spanish long dates ("24 de septiembre de 2025") are half as long again: short ones keep the note
+        # inside the shaded span.
+        return i18n.date(d, lang, "long" if lang == "en" else "short")
 
     if not b.declared:  # computed from the files held: say only that
         to = i18n.t("blackout.to", lang, date=day(b.end)) if b.end else i18n.t("blackout.onward", lang)
