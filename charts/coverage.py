@@ -32,9 +32,10 @@ class EmptyRange:
     message: str
 
 
-def _label(snap: cdata.Snapshot, ref: str) -> str:
+def _label(snap: cdata.Snapshot, ref: str, lang: str = "en") -> str:
+    from . import i18n
     sid, key = split_ref(ref)
-    return snap.info(sid)["title"] + (f": {key}" if key else "")
+    return i18n.series_text(sid, "title", lang, snap.info(sid)["title"]) + (f": {key}" if key else "")
 
 
 def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
@@ -44,6 +45,8 @@ def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
     rng = view_range(snap, view)
     if rng is None:
         return None
+    from . import i18n
+    lang = getattr(view, "lang", "en")
     lo, hi = rng[0], rng[1]
     gaps = []
     for ref in view.series:
@@ -57,18 +60,20 @@ def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
         before, after = rows[rows["end"] < pd.Timestamp(lo)], rows[rows["date"] > pd.Timestamp(hi)]
         if len(before) and len(after):
             # A hole inside the data: the nearest periods either side, not the whole series.
-            gaps.append(Gap(ref, _label(snap, ref), before["date"].max().date(), after["end"].min().date(), hole=True))
+            gaps.append(Gap(ref, _label(snap, ref, lang), before["date"].max().date(), after["end"].min().date(),
+                            hole=True))
         else:
-            gaps.append(Gap(ref, _label(snap, ref), rows["date"].min().date(), rows["end"].max().date()))
+            gaps.append(Gap(ref, _label(snap, ref, lang), rows["date"].min().date(), rows["end"].max().date()))
     if not gaps:
         return None
     suggest = (min(g.first for g in gaps), max(g.last for g in gaps))
     parts = []
     for g in gaps:
         if g.hole:
-            parts.append(f"{g.label} has no figure in these dates (the nearest periods start {g.first} and end {g.last})")
+            parts.append(i18n.t("coverage.hole", lang, label=g.label, first=g.first, last=g.last))
         else:
-            parts.append(f"{g.label} ends {g.last}" if g.last < lo else f"{g.label} starts {g.first}")
-    message = (f"No figures between {lo} and {hi} for: " + "; ".join(parts) + ". "
-               f"These series have data from {suggest[0]} to {suggest[1]}.")
+            parts.append(i18n.t("coverage.ends", lang, label=g.label, date=g.last) if g.last < lo else
+                         i18n.t("coverage.starts", lang, label=g.label, date=g.first))
+    message = i18n.t("coverage.message", lang, lo=lo, hi=hi, parts="; ".join(parts), first=suggest[0],
+                     last=suggest[1])
     return EmptyRange(lo, hi, gaps, suggest, message)
