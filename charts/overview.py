@@ -75,6 +75,9 @@ class Headline:
     release_note: str = ""  # "released 2026-04-09" or why no release date is given
     age_days: int | None = None  # days from the data date to today
     fixed_file: bool = False  # a file that is never updated (no overdue badge can apply)
+    # A release the source is known to have published after the one this card's figures come from (declared in
+    # data/publication_status.csv), not held in the snapshot: the card is behind, the source is not overdue.
+    newer_release: dt.date | None = None
 
     @property
     def change(self) -> float | None:
@@ -233,6 +236,10 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "e
 
 def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline]:
     from . import i18n
+    from .status import publication_status
+    # Releases known (declared in data/publication_status.csv) but not held in this snapshot, by source.
+    known_releases = {s.source: s.last_release_known for s in publication_status(snap, today)
+                      if s.last_release_known and (not s.last_release_held or s.last_release_known > s.last_release_held)}
     out = []
     for n_card, (label, how, candidates) in enumerate(HEADLINES):
         if lang != "en":
@@ -267,6 +274,11 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
         cadence = int(entry.get("cadence_days") or 0)
         fixed = "fixed file" in str(entry.get("cadence", ""))
         ref = release or newest["end"].date()
+        # Staleness counts from the latest release known (held or declared), the same date the card's
+        # publication line gives: a newer release not in this snapshot is said as such, not called overdue.
+        known = known_releases.get(info["source"])
+        newer = known if known and ref and known > ref else None
+        ref = newer or ref
         overdue = (today - ref).days - cadence if ref and cadence and not fixed else None
         age = (today - data_date).days if data_date else None
         title = i18n.series_text(sid, "title", lang, info["title"])
@@ -278,5 +290,5 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
                             data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
                             prev_release, overdue if overdue and overdue > 0 else None, definition,
                             statement=statement, scope=scope, comparison=comparison, release_note=release_note,
-                            age_days=age, fixed_file=fixed))
+                            age_days=age, fixed_file=fixed, newer_release=newer))
     return out

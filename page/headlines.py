@@ -44,6 +44,10 @@ def show_headlines(page: Page) -> list:
             st.caption(card_status(page.snap, h.source, lang=plang.lang()))
             if h.fixed_file:
                 st.badge(t("page.card.fixed", days=h.age_days), color="gray", help=t("page.card.fixed_help"))
+            elif h.newer_release:
+                # The source published again after the release these figures come from; the snapshot is behind.
+                st.badge(t("page.card.newer", release=h.newer_release.isoformat(), days=h.age_days), color="orange",
+                         help=t("page.card.newer_help"))
             elif h.overdue_days:
                 st.badge(t("page.card.overdue", overdue=h.overdue_days, days=h.age_days), color="orange",
                          help=t("page.card.overdue_help"))

@@ -172,3 +172,23 @@ def test_no_overdue_badge_when_fresh():
     hs = headlines(SNAP, today=dt.date(2026, 7, 15))
     det = next(h for h in hs if h.label == "People in ICE detention")
     assert det.overdue_days is None
+
+
+def test_a_card_behind_a_known_release_says_so_and_counts_staleness_from_it():
+    """ICE's removals card comes from the 2026-04-09 workbook, but ICE is known to have published on 2026-07-20
+    (data/publication_status.csv; not held here). The card's publication line says "last release 2026-07-20";
+    its badge once said "overdue by 215 days", counted from the held release: two staleness statements from two
+    different releases. Now the badge names the newer release and the overdue days count from it."""
+    import datetime as dt
+    from charts.data import load_snapshot
+    from charts.status import source_status
+    from tests.conftest import ROOT
+    snap = load_snapshot(ROOT / "data")
+    today = dt.date(2026, 12, 1)
+    card = next(h for h in headlines(snap, today) if h.source == "ice_detention_stats")
+    st = source_status(snap, "ice_detention_stats", today)
+    assert card.release == st.last_release_held < st.last_release_known == card.newer_release
+    cadence = int(snap.source_entry("ice_detention_stats")["cadence_days"])
+    assert card.overdue_days == (today - card.newer_release).days - cadence
+    # A source whose latest known release is held gets no such badge (CBP's newest file is in the snapshot).
+    assert all(h.newer_release is None for h in headlines(snap, today) if h.source != "ice_detention_stats")
