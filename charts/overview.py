@@ -22,6 +22,7 @@ says that no publication date is recorded instead of passing a data date off as 
 """
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 from dataclasses import dataclass
 
@@ -86,8 +87,10 @@ class Headline:
         return self.value - self.previous
 
 
-# The words of the cards, by language (locales/*.toml, "head.*"): set for one call of ``headlines``.
-_LANG = {"lang": "en", "sep": ","}
+# The words of the cards, by language (locales/*.toml, "head.*"): set for one call of ``headlines``. A context
+# variable, not a module dict: the page's sessions run in threads, and two readers' cards (one in Spanish, one
+# in English) may be built at the same moment; each thread sees only its own call's language.
+_LANG_VAR: contextvars.ContextVar[dict] = contextvars.ContextVar("headline_lang", default={"lang": "en", "sep": ","})
 LABEL_KEYS = ("detained", "arrests", "book_ins", "removals", "encounters")  # HEADLINES, in order
 SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all",
               "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",
@@ -99,17 +102,17 @@ SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all"
 
 def _t(key: str, **fields) -> str:
     from . import i18n
-    return i18n.t("head." + key, _LANG["lang"], **fields)
+    return i18n.t("head." + key, _LANG_VAR.get()["lang"], **fields)
 
 
 def _n(v: float) -> str:
     from . import i18n
-    return i18n.number(v, _LANG["lang"], _LANG["sep"])
+    return i18n.number(v, _LANG_VAR.get()["lang"], _LANG_VAR.get()["sep"])
 
 
 def _month_name(ts) -> str:
     from . import i18n
-    return f"{pd.Timestamp(ts):%B %Y}" if _LANG["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG["lang"])
+    return f"{pd.Timestamp(ts):%B %Y}" if _LANG_VAR.get()["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG_VAR.get()["lang"])
 
 
 def _fy(fy: str) -> str:
@@ -227,11 +230,11 @@ def _month_total(rows, unit, scope):
 def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en", sep: str = ",") -> list[Headline]:
     """The cards, every word in ``lang`` and every number with ``sep`` as its thousands mark."""
     from . import i18n
-    _LANG.update(lang=i18n.check_lang(lang), sep=i18n.check_separators(sep, lang))
+    token = _LANG_VAR.set({"lang": i18n.check_lang(lang), "sep": i18n.check_separators(sep, lang)})
     try:
         return _headlines(snap, today or dt.date.today(), lang)
     finally:
-        _LANG.update(lang="en", sep=",")
+        _LANG_VAR.reset(token)
 
 
 def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline]:
@@ -285,7 +288,7 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
         if how == "fytd":
             title += f" ({_fy(max(k for k in snap.keys(sid) if k))})"
         per_day = i18n.unit(_unit_word(info) + " per day", lang) if how == "month-per-day" else unit
-        definition = i18n.localise_numbers(i18n.series_text(sid, "definition", lang, info["definition"]), _LANG["sep"])
+        definition = i18n.localise_numbers(i18n.series_text(sid, "definition", lang, info["definition"]), _LANG_VAR.get()["sep"])
         out.append(Headline(label, sid, title, value, per_day, period,
                             data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
                             prev_release, overdue if overdue and overdue > 0 else None, definition,

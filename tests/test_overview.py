@@ -192,3 +192,35 @@ def test_a_card_behind_a_known_release_says_so_and_counts_staleness_from_it():
     assert card.overdue_days == (today - card.newer_release).days - cadence
     # A source whose latest known release is held gets no such badge (CBP's newest file is in the snapshot).
     assert all(h.newer_release is None for h in headlines(snap, today) if h.source != "ice_detention_stats")
+
+
+def test_two_readers_cards_built_at_once_keep_their_own_language(monkeypatch):
+    """The page's sessions run in threads. While a Spanish reader's cards are being built, an English
+    reader's cards are built too; the Spanish cards must stay Spanish (the language was once a module dict,
+    reset to English by the other call)."""
+    import datetime as dt
+    import threading
+    from charts import status
+    from charts.data import load_snapshot
+    from tests.conftest import ROOT
+    snap = load_snapshot(ROOT / "data")
+    real = status.publication_status
+    paused, resume = threading.Event(), threading.Event()
+
+    def slow(snap_, today):  # the Spanish call waits here, mid-build, until the English call has finished
+        if threading.current_thread().name == "es":
+            paused.set()
+            resume.wait(30)
+        return real(snap_, today)
+
+    monkeypatch.setattr(status, "publication_status", slow)
+    out = {}
+    es = threading.Thread(target=lambda: out.update(es=headlines(snap, dt.date(2026, 12, 1), "es", ".")), name="es")
+    es.start()
+    assert paused.wait(30)
+    out["en"] = headlines(snap, dt.date(2026, 12, 1), "en")
+    resume.set()
+    es.join(60)
+    english = {h.label for h in out["en"]}
+    assert english and not english & {h.label for h in out["es"]}
+    assert all("." in h.statement or "," not in h.statement for h in out["es"])  # Spanish thousands marks kept
