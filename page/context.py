@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from charts import data as cdata
-from charts.view import data_bounds
+from charts.compose import Rendered, render
+from charts.view import View, data_bounds
 from loaders import events as lev
 from loaders.reported_figures import load_reported
 
@@ -82,6 +83,30 @@ def reported_figures() -> pd.DataFrame | None:
 def checked_events(user_path: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     # (bundled + local events, rows of the local file that were not loaded); cleared after a save.
     return lev.load_events_checked(DATA / "events.csv", user_path)
+
+
+# Rendered views, shared by sessions: a reader who changes the date range back, or opens the page on the default
+# view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is everything
+# render() reads: the view (its repr holds every field), the day (the chart's "Generated on" line and the
+# presets' "today" fallback), the size, and which snapshot, events and reported figures. Those three are the
+# page's own read-only objects (cached above; a reader's upload makes a new events frame), named by identity:
+# hashing their contents would cost 3-7 ms a run. Each entry keeps the objects it was built from, so an id
+# cannot be reused by another object while an entry names it.
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _rendered(view_repr: str, today: dt.date, size: str, ids: tuple[int, int, int], _snap, _view: View,
+              _events, _reported) -> tuple[tuple, Rendered]:
+    return (_snap, _events, _reported), render(_snap, _view, events=_events, reported=_reported, size=size)
+
+
+def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
+    """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
+    every session: read it, never change it."""
+    snap, reported = page.snap, page.reported
+    kept, r = _rendered(repr(view), dt.date.today(), size, (id(snap), id(events), id(reported)), snap, view,
+                        events, reported)
+    if kept[0] is not snap or kept[1] is not events or kept[2] is not reported:
+        return render(snap, view, events=events, reported=reported, size=size)  # never a chart of other inputs
+    return r
 
 
 def load() -> Page:

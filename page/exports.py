@@ -26,7 +26,7 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
 
     d1, d2, d3, d4, d5 = st.columns(5)
     d1.download_button("CSV of the data shown", key="dl_csv", mime="text/csv", on_click="ignore",
-                       data=lambda t=r.export_table(), s=src_lines, ti=r.title: export.to_csv(t, sources=s, title=ti),
+                       data=lambda rr=r, s=src_lines, ti=r.title: export.to_csv(rr.export_table(), sources=s, title=ti),
                        file_name=f"{stem}.csv")
     d2.download_button("Wide CSV (Datawrapper, Flourish)", key="dl_wide", mime="text/csv", on_click="ignore",
                        data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv")

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from charts.asof import revisions_after, unversioned
-from charts.compose import Rendered, render
+from charts.compose import Rendered
 from charts.coverage import EmptyRange, empty_in_range
 from charts.events import events_csv, events_legend_table
 from charts.figures import source_lines
@@ -124,7 +124,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         st.info("Choose at least one series above.")
         return None
     try:
-        r = render(page.snap, view, events=events, reported=page.reported)
+        r = context.rendered(page, view, events)  # built once per view and day, shared by sessions
     except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
         st.warning(str(e))
         return None
