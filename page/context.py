@@ -10,7 +10,8 @@ import streamlit as st
 
 from charts import data as cdata
 from charts.compose import Rendered, render
-from charts.view import View, data_bounds
+from charts.coverage import EmptyRange, empty_in_range
+from charts.view import View, data_bounds, view_range
 from loaders import events as lev
 from loaders.reported_figures import load_reported
 
@@ -107,6 +108,20 @@ def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "p
     if kept[0] is not snap or kept[1] is not events or kept[2] is not reported:
         return render(snap, view, events=events, reported=reported, size=size)  # never a chart of other inputs
     return r
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _view_facts(view_repr: str, snap_id: int, _snap, _view: View) -> tuple:
+    return _snap, view_range(_snap, _view), empty_in_range(_snap, _view)
+
+
+def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
+    """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
+    read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
+    snap, rng, gap = _view_facts(repr(view), id(page.snap), page.snap, view)
+    if snap is not page.snap:
+        return view_range(page.snap, view), empty_in_range(page.snap, view)
+    return rng, gap
 
 
 def load() -> Page:

@@ -16,7 +16,7 @@ from .context import DATA, Page
 def chart_downloads(page: Page, r: Rendered, events) -> str:
     """The chart's own downloads and its alt text; return the image size chosen."""
     snap = page.snap
-    src_lines = source_lines(snap, r.prepared)
+    src_lines = r.memo("source_lines", lambda: source_lines(snap, r.prepared))
     size = st.radio("Image size", list(EXPORT_SIZES), key="w_export_size", horizontal=True,
                     format_func=lambda k: f"{k}: {SIZES[k].description}")
     stem = export.file_stem(r)

@@ -9,11 +9,11 @@ import streamlit as st
 
 from charts.asof import revisions_after, unversioned
 from charts.compose import Rendered
-from charts.coverage import EmptyRange, empty_in_range
+from charts.coverage import EmptyRange
 from charts.events import events_csv, events_legend_table
 from charts.figures import source_lines
 from charts.plain import markdown_literal
-from charts.view import GRANULARITIES, PRESETS, ROLLING, View, view_range
+from charts.view import GRANULARITIES, PRESETS, ROLLING, View
 
 from . import context, exports, state, uploads
 from .context import Page
@@ -54,7 +54,7 @@ def series_picker(page: Page) -> list[str]:
 def preset_caption(page: Page, view: View) -> str:
     """Say what the date range preset counts from (the chosen series' latest figure, not today) and the dates
     it means; return the text shown ("" when the series have no data)."""
-    rng = view_range(page.snap, view)
+    rng = context.view_facts(page, view)[0]
     if rng is None:
         return ""
     lo, hi, _, last = rng
@@ -145,14 +145,14 @@ def chart_notes(page: Page, r: Rendered) -> None:
     """Under the chart: data date and sources, each series' definition, the events legend, the data."""
     latest = r.table.sort_values("end").iloc[-1]
     st.text(f"Data to {latest['end']} (latest point: {latest['value']:,.0f} {latest['unit']}, "
-            f"{latest['label']}).\n" + "\n".join(source_lines(page.snap, r.prepared)))
+            f"{latest['label']}).\n" + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared))))
     for p in r.prepared:
         with st.popover(f"What is: {p.label[:70]}"):
             st.text(page.snap.info(p.series_id)["definition"])
     if r.events is not None and len(r.events):
         with st.container(key="events_legend"):
             st.subheader("Events on the chart")
-            st.dataframe(events_legend_table(r.events), hide_index=True,
+            st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events)), hide_index=True,
                          column_config={"source_url": st.column_config.LinkColumn("source link")})
             st.download_button("Events in view (CSV with citations)", data=lambda ev=r.events: events_csv(ev),
                                file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
@@ -188,7 +188,7 @@ def _show_range(lo: dt.date, hi: dt.date) -> None:
 def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
     """Name the chosen series with no figures in the range, when their data start or end, and offer a button
     that sets the range where they have data; return what was found."""
-    gap = empty_in_range(page.snap, view)
+    gap = context.view_facts(page, view)[1]
     if gap is None:
         return None
     lo_bound, hi_bound = page.range_bounds(dt.date.today())
