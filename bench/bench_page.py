@@ -11,7 +11,7 @@
      script and, inside the server process, times Streamlit's own execution of the script's code (or of the
      fragment's only, for a fragment rerun) and, separately, the whole of ``ScriptRunner._run_script`` (the
      script plus Streamlit's per-run bookkeeping and any rerun the run requested). The script times logged
-     after the click are that rerun's server time. Target: median <= 100 ms.
+     after the click are that rerun's server time. Target (issue #16): median under 50 ms.
    - browser time: from the click on the new option until the chart's drawn SVG has changed and the script
      state is back to ``notRunning``. Target: project / trivial <= 1.3.
 The project page reads the committed snapshot (data/, every source); ``--rebuild`` regenerates one from
@@ -36,7 +36,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-choice = st.selectbox("Series", ["A", "B", "C", "D", "E"])
+choice = st.selectbox("Series", ["A", "B", "C", "D", "E"], key="series")
 rng = np.random.default_rng(ord(choice))
 x = pd.date_range("2025-01-20", periods=400, freq="D")
 st.plotly_chart(go.Figure(go.Scatter(x=x, y=rng.normal(0, 10, 400).cumsum() + 1000, mode="lines")), key="chart")
@@ -49,14 +49,16 @@ SIGNATURE = """() => { const p = document.querySelector(".js-plotly-plot"); if (
     return ticks + "#" + (line ? line.getAttribute("d") : ""); }"""
 CHANGED = """(before) => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
     && (%s)() !== before""" % SIGNATURE
-PROJECT_CHOICES = ("Date range", ["All data", "Last 90 days", "Calendar year to date", "Fiscal year to date",
+# (widget key, options): each page's picker is found by its key (.st-key-<key>), as the browser tests find the
+# page's widgets; a label text match would also hit any element whose text contains "Date range".
+PROJECT_CHOICES = ("w_preset", ["All data", "Last 90 days", "Calendar year to date", "Fiscal year to date",
                                   "Since 20 Jan 2025"])
-TRIVIAL_CHOICES = ("Series", ["B", "C", "D", "E", "A"])
+TRIVIAL_CHOICES = ("series", ["B", "C", "D", "E", "A"])
 
 
 class Page:
     def __init__(self, name: str, server: Server, log: Path, choices):
-        self.name, self.server, self.log, (self.label, self.options) = name, server, log, choices
+        self.name, self.server, self.log, (self.key, self.options) = name, server, log, choices
         self.first: list[float] = []
         self.browser_rerun: list[float] = []
         self.server_rerun: list[float] = []
@@ -81,8 +83,13 @@ def load(browser, page: Page, keep: bool = False):
 
 
 def rerun(tab, page: Page, option: str) -> tuple[float, float | None, str]:
-    box = tab.locator("[data-testid='stSelectbox']").filter(has_text=page.label).first
-    box.locator("input").click()
+    box = tab.locator(f".st-key-{page.key} input[role='combobox']")
+    # The project's picker sits below the first screen (under the headline cards). Clicking it there makes
+    # Playwright scroll the page as part of the click, and the scroll arrives after the list has opened, which
+    # closes it again (the list closes when the page scrolls): scroll first, let the scroll settle, then open.
+    box.scroll_into_view_if_needed()
+    tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    box.click()
     opt = tab.get_by_role("option", name=option, exact=True)
     opt.wait_for(state="visible")
     before = tab.evaluate(SIGNATURE)
@@ -165,6 +172,14 @@ def main() -> int:
     row("rerun, browser, median", triv.browser_rerun, proj.browser_rerun)
     row("rerun, server script, median", triv.server_rerun, proj.server_rerun)
     row("rerun, whole run, median", triv.server_whole, proj.server_whole)
+    # The project page keeps rendered views (page.context.rendered): the first change to each preset builds its
+    # chart (nobody has asked for it since the server started), a later change to it finds the chart built.
+    n = len(proj.options)
+    for label, sl in (("  first time each range", slice(0, n)), ("  range seen before", slice(n, None))):
+        if triv.browser_rerun[sl] and proj.browser_rerun[sl]:
+            row(label + ", browser", triv.browser_rerun[sl], proj.browser_rerun[sl])
+        if triv.server_rerun[sl] and proj.server_rerun[sl]:
+            row(label + ", server", triv.server_rerun[sl], proj.server_rerun[sl])
     print()
     print("all first-chart times (s):   trivial " + " ".join(f"{t:.2f}" for t in triv.first)
           + " | project " + " ".join(f"{t:.2f}" for t in proj.first))
@@ -178,7 +193,7 @@ def main() -> int:
     srv = median(proj.server_rerun)
     print()
     print(f"target first chart <= 1.3x trivial: {r_first:.2f}x  {verdict(r_first <= 1.3)}")
-    print(f"target rerun server median <= 100 ms: {srv * 1000:.0f} ms  {verdict(srv <= 0.1)}")
+    print(f"target rerun server median < 50 ms: {srv * 1000:.0f} ms  {verdict(srv < 0.05)}")
     print(f"target rerun in browser <= 1.3x trivial: {r_rerun:.2f}x  {verdict(r_rerun <= 1.3)}")
     return 0
 

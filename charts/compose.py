@@ -7,7 +7,7 @@ an exported chart is the chart on the page.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -41,6 +41,15 @@ class Rendered:
     # ``prepared`` holds every series in view; ``series`` (below) those drawn as lines.
     totals_figure: object = None
     alt: str = ""
+    # Values derived from this render alone (the events table, the source lines), kept once computed: the page
+    # shares one Rendered between sessions and reruns (page.context.rendered). Read them, never change them.
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, name: str, build):
+        """``build()``, computed once for this render and kept under ``name``."""
+        if name not in self._memo:
+            self._memo[name] = build()
+        return self._memo[name]
 
     @property
     def series(self) -> list[Prepared]:

@@ -149,15 +149,17 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
         # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
         label, unit = html_text(ln.label), _template_literal(html_text(ln.unit))
-        # Markers on about 14 points of a long line (size 0 elsewhere): enough to tell the lines apart in
-        # greyscale without hiding the line under markers.
-        n = len(x)
-        every = max(1, n // 14)
-        sizes = [sz.font * 0.6 if (k % every == 0) else 0 for k in range(n)] if n > 40 else sz.font * 0.6
+        # Markers on about 14 points of a long line: enough to tell the lines apart in greyscale without hiding
+        # the line under markers. Plotly picks them, evenly over the points in view (maxdisplayed); a size per
+        # point (0 on the others) had it draw a hidden marker for every point, which made the browser's redraw
+        # after a range change about twice as slow (bench_page.py).
+        marker = dict(size=sz.font * 0.6, symbol=symbol, color=colour, line=dict(width=0))
+        if len(x) > 40:
+            marker["maxdisplayed"] = 14
         traces.append(dict(
             type="scatter", x=_x(x), y=y, name=label, mode="lines+markers", yaxis=_yref(ln.panel),
             line=dict(color=colour, width=2.5 if sz.name != "social" else 4, dash=dash),
-            marker=dict(size=sizes, symbol=symbol, color=colour, line=dict(width=0)),
+            marker=marker,
             legendgroup=f"s{i}",
             hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
                           + _template_literal(html_text(ln.label[:60])) + "</extra>",

@@ -9,7 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from charts import data as cdata
-from charts.view import data_bounds
+from charts.compose import Rendered, render
+from charts.coverage import EmptyRange, empty_in_range
+from charts.view import View, data_bounds, view_range
 from loaders import events as lev
 
 DATA = cdata.DATA
@@ -83,6 +85,44 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
         raise cdata.SnapshotError("this snapshot holds no events (built before they travelled inside it): run "
                                   "`python -m loaders rebuild`")
     return snap.events
+
+
+# Rendered views, shared by sessions: a reader who changes the date range back, or opens the page on the default
+# view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is everything
+# render() reads: the view (its repr holds every field), the day (the chart's "Generated on" line and the
+# presets' "today" fallback), the size, and which snapshot, events and reported figures. Those three are the
+# page's own read-only objects (cached above; a reader's upload makes a new events frame), named by identity:
+# hashing their contents would cost 3-7 ms a run. Each entry keeps the objects it was built from, so an id
+# cannot be reused by another object while an entry names it.
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _rendered(view_repr: str, today: dt.date, size: str, ids: tuple[int, int, int], _snap, _view: View,
+              _events, _reported) -> tuple[tuple, Rendered]:
+    return (_snap, _events, _reported), render(_snap, _view, events=_events, reported=_reported, size=size)
+
+
+def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
+    """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
+    every session: read it, never change it."""
+    snap, reported = page.snap, page.reported
+    kept, r = _rendered(repr(view), dt.date.today(), size, (id(snap), id(events), id(reported)), snap, view,
+                        events, reported)
+    if kept[0] is not snap or kept[1] is not events or kept[2] is not reported:
+        return render(snap, view, events=events, reported=reported, size=size)  # never a chart of other inputs
+    return r
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _view_facts(view_repr: str, snap_id: int, _snap, _view: View) -> tuple:
+    return _snap, view_range(_snap, _view), empty_in_range(_snap, _view)
+
+
+def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
+    """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
+    read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
+    snap, rng, gap = _view_facts(repr(view), id(page.snap), page.snap, view)
+    if snap is not page.snap:
+        return view_range(page.snap, view), empty_in_range(page.snap, view)
+    return rng, gap
 
 
 def load() -> Page:

@@ -18,7 +18,7 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     """The chart's own downloads and its alt text; return the image size chosen."""
     snap = page.snap
     lang = r.view.lang
-    src_lines = source_lines(snap, r.prepared, lang)
+    src_lines = r.memo("source_lines", lambda: source_lines(snap, r.prepared, lang))
     size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_export_size", horizontal=True,
                     format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.file_stem(r)
@@ -29,8 +29,8 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     d1, d2, d3, d4, d5 = st.columns(5)
     cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
 
-    def csv_bytes(tb=r.export_table(), s=src_lines, ti=r.title) -> bytes:
-        return export.to_csv(tb, sources=s, title=ti, lang=lang, citation_text=cite)
+    def csv_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # the table is built when clicked
+        return export.to_csv(rr.export_table(), sources=s, title=ti, lang=lang, citation_text=cite)
 
     d1.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")

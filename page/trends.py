@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from charts.asof import revisions_after, unversioned
-from charts.compose import Rendered, render
-from charts.coverage import EmptyRange, empty_in_range
+from charts.compose import Rendered
+from charts.coverage import EmptyRange
 from charts.events import events_csv, events_legend_table
 from charts.figures import localised_label, source_lines
 from charts.plain import markdown_literal
-from charts.view import GRANULARITIES, PRESETS, ROLLING, View, view_range
+from charts.view import GRANULARITIES, PRESETS, ROLLING, View
 
 from charts import export, i18n
 
@@ -66,7 +66,7 @@ def series_picker(page: Page) -> list[str]:
 def preset_caption(page: Page, view: View) -> str:
     """Say what the date range preset counts from (the chosen series' latest figure, not today) and the dates
     it means; return the text shown ("" when the series have no data)."""
-    rng = view_range(page.snap, view)
+    rng = context.view_facts(page, view)[0]
     if rng is None:
         return ""
     lo, hi, _, last = rng
@@ -136,7 +136,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         st.info(t("page.trends.choose_series"))
         return None
     try:
-        r = render(page.snap, view, events=events, reported=page.reported)
+        r = context.rendered(page, view, events)  # built once per view and day, shared by sessions
     except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
         st.warning(str(e))
         return None
@@ -164,7 +164,7 @@ def chart_notes(page: Page, r: Rendered) -> None:
     st.text(t("page.trends.data_to", end=latest['end'], value=plang.number(latest['value']),
               unit=i18n.unit(str(latest['unit']), lang),
               label=label.get(f"{latest['series']}|{latest['key']}", latest['label'])) + "\n"
-            + "\n".join(source_lines(page.snap, r.prepared, lang)))
+            + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))
     for p in r.prepared:
         with st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70])):
             st.text(i18n.localise_numbers(i18n.series_text(p.series_id, "definition", lang,
@@ -172,7 +172,7 @@ def chart_notes(page: Page, r: Rendered) -> None:
     if r.events is not None and len(r.events):
         with st.container(key="events_legend"):
             st.subheader(t("page.trends.events_heading"))
-            st.dataframe(events_legend_table(r.events, lang), hide_index=True,
+            st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
                          column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
             st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
                                file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
@@ -207,7 +207,7 @@ def _show_range(lo: dt.date, hi: dt.date) -> None:
 def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
     """Name the chosen series with no figures in the range, when their data start or end, and offer a button
     that sets the range where they have data; return what was found."""
-    gap = empty_in_range(page.snap, view)
+    gap = context.view_facts(page, view)[1]
     if gap is None:
         return None
     lo_bound, hi_bound = page.range_bounds(dt.date.today())

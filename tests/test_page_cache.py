@@ -1,0 +1,57 @@
+"""The page keeps rendered views between reruns and sessions (page.context.rendered): a repeat of a view gets the
+same render, and anything render() reads that differs (the view, the events in force) gets a fresh one that
+draws what a direct render() draws."""
+from __future__ import annotations
+
+import datetime as dt
+
+import plotly.io as pio
+
+from charts.compose import render
+from charts.view import View
+from page import context
+
+
+def _json(fig) -> str:
+    return pio.to_json(fig, validate=False)
+
+
+def test_a_repeated_view_is_rendered_once_and_draws_what_render_draws():
+    page = context.load()
+    events = context.bundled_events(page)
+    view = View(preset="last-90-days")
+    first = context.rendered(page, view, events)
+    assert context.rendered(page, View(preset="last-90-days"), events) is first
+    fresh = render(page.snap, view, events=events, reported=page.reported)
+    assert _json(first.figure) == _json(fresh.figure)
+    assert first.table.equals(fresh.table)
+
+
+def test_another_view_or_other_events_render_afresh():
+    page = context.load()
+    events = context.bundled_events(page)
+    base = context.rendered(page, View(), events)
+    assert context.rendered(page, View(preset="all"), events) is not base
+    # An upload gives the session a new events frame: its chart must not be one drawn with the old events.
+    fewer = events[events["id"] != base.events.iloc[0]["id"]].reset_index(drop=True)
+    other = context.rendered(page, View(), fewer)
+    assert other is not base
+    assert len(other.events) == len(base.events) - 1
+    assert _json(other.figure) == _json(render(page.snap, View(), events=fewer, reported=page.reported).figure)
+
+
+def test_values_kept_on_a_render_are_built_once():
+    page = context.load()
+    r = context.rendered(page, View(), context.bundled_events(page))
+    calls = []
+    assert r.memo("test_value", lambda: calls.append(1) or "built") == "built"
+    assert r.memo("test_value", lambda: calls.append(1) or "again") == "built"
+    assert calls == [1]
+
+
+def test_view_facts_match_the_functions_they_keep():
+    from charts.coverage import empty_in_range
+    from charts.view import view_range
+    page = context.load()
+    for view in (View(), View(preset="fiscal-ytd"), View(series=["trac_detention.book_ins_ice"], preset="custom", start=dt.date(2019, 5, 5), end=dt.date(2019, 5, 10))):
+        assert context.view_facts(page, view) == (view_range(page.snap, view), empty_in_range(page.snap, view))
