@@ -141,6 +141,11 @@ def test_the_event_study_tab_in_spanish():
     labels = [s.label for s in at.selectbox]
     assert "Acontecimiento" in labels and "Serie" in labels
     assert offenders(at) == []
+    # The study's computed note and table are Spanish too (the catalogue check cannot see them: they start
+    # with a number).
+    assert any(" frente a " in c.value for c in at.caption), [c.value for c in at.caption]
+    assert not any(" against " in c.value or "whole" in c.value for c in at.caption)
+    assert any("promedio por día antes" in d.value.columns for d in at.dataframe)
 
 
 def test_the_releases_tab_in_spanish():
