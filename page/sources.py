@@ -39,7 +39,7 @@ def sources_panel(page: Page) -> None:
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
     st.subheader(t("page.sources.status"))  # built in releases_view; the Releases tab has the evidence in full
-    st.dataframe(status_dataframe(snap), hide_index=True)
+    st.dataframe(status_dataframe(snap, lang=lang), hide_index=True)
     st.subheader(t("page.sources.definitions"))
     st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)
     st.subheader(t("page.sources.words"))

@@ -233,3 +233,19 @@ def test_publication_status_words_in_spanish():
         "con retraso (12 días más allá de su ritmo de 14 días)"
     assert status.status_text("publication stopped (reported, not verified)", "es") == \
         "dejó de publicarse (según se informa, sin verificar)"
+
+
+def test_the_status_table_cells_in_spanish():
+    """The publication-status table the Sources and Releases tabs show: in Spanish its status words, its own
+    words in cells and its headers; in English exactly as before (columns and cells)."""
+    from charts import status
+    day = dt.date(2026, 11, 29)
+    statuses = status.publication_status(SNAP, day)
+    en, es = status.status_table(statuses), status.status_table(statuses, "es")
+    assert list(en.columns) == list(status.STATUS_COLUMNS) and len(en) == len(es)
+    assert "estado" in es.columns and "continúa en" in es.columns
+    assert list(es["estado"]) == [status.status_text(s, "es") for s in en["status"]]
+    assert not any(w in " ".join(es["continúa en"]) for w in ("data to ", "no data in this snapshot"))
+    assert any("datos hasta el " in c for c in es["continúa en"]) or not any("data to " in c for c in en["continues_in"])
+    assert not any("; not verified]" in c for c in es["pruebas (en inglés)"])
+    assert any("; not verified]" in c for c in en["evidence"]) == any("; sin verificar]" in c for c in es["pruebas (en inglés)"])
