@@ -28,8 +28,8 @@ def _status(_snap: cdata.Snapshot, snap_id: int, today: dt.date) -> list[status.
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date):
-    return continuity.continuity_figure(_snap, measure, generated_on=today)
+def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date, lang: str = "en"):
+    return continuity.continuity_figure(_snap, measure, generated_on=today, lang=lang)
 
 
 def citation_block(snap: cdata.Snapshot, today: dt.date, lang: str = "en") -> str:
@@ -76,7 +76,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
     st.subheader(t("continuity"))
     for measure in ("detained", "arrests"):
-        st.plotly_chart(_continuity(snap, sid, measure, today), key=f"continuity_{measure}")
+        st.plotly_chart(_continuity(snap, sid, measure, today, lang), key=f"continuity_{measure}")
 
     st.subheader(t("missing"))
     pres = ledger.catalogue_presence(snap)

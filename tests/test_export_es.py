@@ -249,3 +249,19 @@ def test_the_status_table_cells_in_spanish():
     assert any("datos hasta el " in c for c in es["continúa en"]) or not any("data to " in c for c in en["continues_in"])
     assert not any("; not verified]" in c for c in es["pruebas (en inglés)"])
     assert any("; not verified]" in c for c in en["evidence"]) == any("; sin verificar]" in c for c in es["pruebas (en inglés)"])
+
+
+def test_the_continuity_charts_in_spanish():
+    """The Releases tab's continuity charts: title, legend, notes and axis in Spanish; English unchanged."""
+    import json
+    from charts import continuity
+    day = dt.date(2026, 11, 29)
+    for measure in ("detained", "arrests"):
+        en = continuity.continuity_spec(SNAP, measure, generated_on=day)
+        es = continuity.continuity_spec(SNAP, measure, generated_on=day, lang="es")
+        text = json.dumps(es["layout"], ensure_ascii=False) + " ".join(t["name"] for t in es["data"])
+        assert "todas las fuentes" in es["layout"]["title"]["text"] and "Generado el 2026-11-29" in text
+        for english in ("every source", "data to ", "Where sources overlap", "Shaded:", "median absolute"):
+            assert english not in text, english
+        assert any(w in json.dumps(en["layout"]) for w in ("Where sources overlap",))
+        assert [t["y"] for t in en["data"]] == [t["y"] for t in es["data"]]  # the same figures
