@@ -28,8 +28,8 @@ def _status(_snap: cdata.Snapshot, snap_id: int, today: dt.date) -> list[status.
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date):
-    return continuity.continuity_figure(_snap, measure, generated_on=today)
+def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date, lang: str = "en"):
+    return continuity.continuity_figure(_snap, measure, generated_on=today, lang=lang)
 
 
 def citation_block(snap: cdata.Snapshot, today: dt.date, lang: str = "en") -> str:
@@ -49,17 +49,18 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
     st.subheader(t("status"))
     st.caption(t("status_help"))
     statuses = _status(snap, sid, today)
-    st.dataframe(status.status_table(statuses), hide_index=True)
+    st.dataframe(status.status_table(statuses, lang), hide_index=True)
     for s in statuses:
         if s.status.startswith(("publication stopped", "no release")) and (s.evidence or s.continues):
             with st.expander(f"{s.title}: {status.status_text(s.status, lang)}"):
                 for e in s.evidence:
-                    st.text(f"- {e['statement']} (evidence: {e['source']}"
-                            f"{'' if e['verified'] else '; reported, not verified here'})")
+                    st.text(i18n.t("status.evidence_line", lang, statement=e["statement"], source=e["source"],
+                                   unverified="" if e["verified"] else i18n.t("status.evidence_unverified", lang)))
                 if s.continues:
                     st.text(t("continue"))
                     for c in s.continues:
-                        when = f"data to {c['data_through']}" if c["data_through"] else "no data in this snapshot"
+                        when = (i18n.t("status.cell_data_to", lang, date=c["data_through"]) if c["data_through"]
+                                else i18n.t("status.cell_no_data", lang))
                         st.text(f"- {c['title']} ({when}): {c['note']}")
 
     st.subheader(t("whats_new"))
@@ -75,7 +76,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
     st.subheader(t("continuity"))
     for measure in ("detained", "arrests"):
-        st.plotly_chart(_continuity(snap, sid, measure, today), key=f"continuity_{measure}")
+        st.plotly_chart(_continuity(snap, sid, measure, today, lang), key=f"continuity_{measure}")
 
     st.subheader(t("missing"))
     pres = ledger.catalogue_presence(snap)
@@ -112,6 +113,6 @@ def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources, lang: 
     return citation + ("\n" + i18n.t("news.whats_new", lang) + new if new else "")
 
 
-def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None) -> pd.DataFrame:
+def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en") -> pd.DataFrame:
     """The publication-status table, for the Sources view."""
-    return status.status_table(_status(snap, id(snap), today or dt.date.today()))
+    return status.status_table(_status(snap, id(snap), today or dt.date.today()), lang)

@@ -18,6 +18,7 @@ import pandas as pd
 from loaders.text import html_text
 
 from . import data as cdata
+from . import i18n
 from .blackouts import add_blackouts
 from .figures import break_gaps
 from .study import daily_values
@@ -138,14 +139,21 @@ def agreement(snap: cdata.Snapshot, other: str, ref: str) -> dict | None:
                 start=min(dates).date(), end=max(dates).date())
 
 
-def agreement_text(snap: cdata.Snapshot, a: dict) -> str:
+def agreement_text(snap: cdata.Snapshot, a: dict, lang: str = "en") -> str:
     def short(sid):
-        return snap.info(sid)["title"]
+        title = snap.info(sid)["title"]
+        return title if lang == "en" else i18n.series_text(sid, "title", lang, title)
     if not a["n"]:
-        return f"{short(a['other'])} and {short(a['ref'])}: no overlap."
-    return (f"{short(a['other'])} vs {short(a['ref'])}: median absolute difference {a['median_pct']:.1f}% "
-            f"over {a['n']} {'dates' if not _is_flow(snap, a['ref']) else 'periods'}, "
-            f"{a['start'].isoformat()} to {a['end'].isoformat()}.")
+        return i18n.t("continuity.no_overlap", lang, other=short(a["other"]), ref=short(a["ref"]))
+    return i18n.t("continuity.agreement", lang, other=short(a["other"]), ref=short(a["ref"]),
+                  pct=f"{a['median_pct']:.1f}", n=a["n"],
+                  what=i18n.t("continuity.periods" if _is_flow(snap, a["ref"]) else "continuity.dates", lang),
+                  start=a["start"].isoformat(), end=a["end"].isoformat())
+
+
+def _label(mem: Member, lang: str) -> str:
+    """A member's legend label in ``lang`` (the English is ``Member.label``)."""
+    return mem.label if lang == "en" else i18n.t(f"continuity.member.{mem.series.replace('.', '__')}", lang)
 
 
 @dataclass(frozen=True)
@@ -155,8 +163,9 @@ class _P:  # what add_blackouts needs of a prepared series
 
 
 def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.date(2023, 10, 1),
-                    end: dt.date | None = None, generated_on: dt.date | None = None) -> dict:
+                    end: dt.date | None = None, generated_on: dt.date | None = None, lang: str = "en") -> dict:
     m = MEASURES[measure]
+    unit = i18n.t(f"continuity.unit_{measure}", lang)
     traces, shown, to_dates = [], [], {}
     for mem in m["members"]:
         if mem.series not in snap.by_series:
@@ -171,38 +180,37 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
         df = df[(df["end"] >= pd.Timestamp(start)) & ((df["date"] <= pd.Timestamp(end)) if end else True)]
         if df.empty:
             continue
-        to_dates[mem.label] = df["end"].max().date()
+        label = _label(mem, lang)
+        to_dates[label] = df["end"].max().date()
         # A source with months it did not publish (or this project does not hold) is not joined across them.
         x, y = break_gaps(df["date"].to_numpy(), df["value"].to_numpy(dtype="float64"))
         xs = [None if pd.isna(v) else pd.Timestamp(v).strftime("%Y-%m-%d") for v in x]
         ys = [None if np.isnan(v) else float(v) for v in y]
-        hover = "%{x|%Y-%m-%d}: %{y:,.0f}<extra>" + html_text(mem.label[:50]) + "</extra>"
-        traces.append(dict(type="scatter", x=xs, y=ys,
-                           name=html_text(f"{mem.label}, data to {to_dates[mem.label].isoformat()}"), mode=mem.mode,
+        hover = "%{x|%Y-%m-%d}: %{y:,.0f}<extra>" + html_text(label[:50]) + "</extra>"
+        named = i18n.t("continuity.data_to", lang, label=label, date=to_dates[label].isoformat())
+        traces.append(dict(type="scatter", x=xs, y=ys, name=html_text(named), mode=mem.mode,
                            hovertemplate=hover, **mem.style))
-        shown.append(_P(mem.series, f"{mem.label}, data to {to_dates[mem.label].isoformat()}"))
+        shown.append(_P(mem.series, named))
     agreements = [a for o, r in m["pairs"] if (a := agreement(snap, o, r))]
-    notes = ["Where sources overlap (computed): " + (" ".join(agreement_text(snap, a) for a in agreements)
-                                                     if agreements else "no two of these sources overlap.")]
+    notes = [i18n.t("continuity.overlap", lang, text=" ".join(agreement_text(snap, a, lang) for a in agreements)
+                    if agreements else i18n.t("continuity.no_two", lang))]
     if measure == "arrests":
-        notes.append("Book-ins into detention are not arrests: they miss arrests without detention and include "
-                     "transfers from jails. Monthly totals are shown per day (total / days covered); months still in "
-                     "progress at a release's data date are left out.")
-    notes.append("Shaded: spans with no release from a source shown (see the Releases tab for the evidence). "
-                 "Reported figures are claims, each with its own source.")
-    notes.append(f"Generated on {(generated_on or dt.date.today()).isoformat()} with the open-source "
-                 "immigration-enforcement dashboard.")
+        notes.append(i18n.t("continuity.book_ins_note", lang))
+    notes.append(i18n.t("continuity.shaded", lang))
+    notes.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
     footer = [w for t in notes for w in textwrap.wrap(t, 160, break_long_words=False)]
     hi = max(to_dates.values(), default=end or dt.date.today())
     hi = end or hi
     layout = dict(
         paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"),
-        title=dict(text=f"<b>{html_text(m['title'])}</b><br><span style='font-size:13px;color:#6b6b6b'>"
-                        f"{start.isoformat()} to {hi.isoformat()} · each source in its own style · {m['unit']}</span>",
+        title=dict(text=f"<b>{html_text(i18n.t(f'continuity.title_{measure}', lang))}</b><br>"
+                        "<span style='font-size:13px;color:#6b6b6b'>"
+                        + html_text(i18n.t("continuity.subtitle", lang, start=start.isoformat(), end=hi.isoformat(),
+                                           unit=unit)) + "</span>",
                    x=0.01, xanchor="left", y=0.97, yanchor="top"),
         height=560 + 16 * len(footer), margin=dict(l=60, r=20, t=90, b=170 + 16 * len(footer)),
         legend=dict(orientation="h", yanchor="top", y=-0.08, x=0, xanchor="left"),
-        yaxis=dict(gridcolor="#EBF0F8", title=m["unit"], rangemode="tozero"),
+        yaxis=dict(gridcolor="#EBF0F8", title=unit, rangemode="tozero"),
         xaxis=dict(gridcolor="#EBF0F8", range=[start.isoformat(), hi.isoformat()]),
         hovermode="closest",
         annotations=[dict(text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0,
@@ -210,7 +218,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
                           font=dict(size=11, color="#6b6b6b"), name="continuity-notes")],
     )
     spec = {"data": traces, "layout": layout}
-    add_blackouts(spec, snap, shown, start, hi)
+    add_blackouts(spec, snap, shown, start, hi, lang=lang)
     spec["agreements"] = agreements
     return spec
 

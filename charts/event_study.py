@@ -10,10 +10,10 @@ import datetime as dt
 import pandas as pd
 
 from . import data as cdata
-from . import export
+from . import export, i18n
 from .compose import render
 from .figures import build_study_figure, source_lines
-from .study import StudyResult, carry_days, study, study_window_series
+from .study import StudyResult, carry_days, study, study_window_series, x_title_in
 from .view import INAUGURATION, View, split_ref
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
@@ -75,9 +75,13 @@ def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, ti
     """(the figure, the data it draws); its own words (footer, note, axis) in ``lang``."""
     flow, _, _, res = study_numbers(snap, ref, on, window)
     win, x_title = study_window(snap, ref, on, window, flow=flow)
-    return build_study_figure(win, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
-                              generated_on=today, size=size, x_title=x_title if lang == "en" else "",
-                              notes=[res.note], lang=lang, sep=sep), win
+    # The returned data keeps the English window names (the CSV's); the figure's legend is in ``lang``.
+    shown = win if lang == "en" else win.assign(window=win["window"].map(
+        {"around the date": i18n.t("study.window_around", lang), "a year earlier": i18n.t("study.window_year", lang)}))
+    return build_study_figure(shown, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
+                              generated_on=today, size=size,
+                              x_title=x_title if lang == "en" else x_title_in(res.unit, lang),
+                              notes=[res.note_in(lang)], lang=lang, sep=sep), win
 
 
 def full_range_sources(snap: cdata.Snapshot, ref: str, lang: str = "en") -> tuple[str, ...]:
@@ -85,13 +89,14 @@ def full_range_sources(snap: cdata.Snapshot, ref: str, lang: str = "en") -> tupl
     return tuple(source_lines(snap, render(snap, View(series=[ref], preset="all")).prepared, lang))
 
 
-def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...]) -> bytes:
+def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...], lang: str = "en") -> bytes:
     """The study's data as a CSV whose comment lines carry the title, how it was compared, each comparison's
-    means and the sources."""
-    head = [res.note] + [
-        f"{row['comparison']}: {row['before']} mean per day {row['mean per day before']:,.2f}; "
-        f"{row['after']} mean per day {row['mean per day after']:,.2f}"
-        for row in res.table().to_dict("records")
-        if row["mean per day before"] is not None and row["mean per day after"] is not None] + list(sources)
+    means and the sources (those lines in ``lang``; the data columns stay English, for machines)."""
+    c = [i18n.t(f"study.col_{k}", lang) for k in ("comparison", "before", "mean_before", "after", "mean_after")]
+    head = [res.note_in(lang)] + [
+        i18n.t("study.csv_row", lang, comparison=row[c[0]], before=row[c[1]], mean_before=f"{row[c[2]]:,.2f}",
+               after=row[c[3]], mean_after=f"{row[c[4]]:,.2f}")
+        for row in res.table(lang).to_dict("records")
+        if row[c[2]] is not None and row[c[4]] is not None] + list(sources)
     data = win.assign(date=win["date"].dt.date.astype(str)).rename(columns={"days_from_date": "offset"})
     return export.to_csv(data, sources=head, title=title)

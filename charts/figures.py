@@ -28,7 +28,7 @@ from loaders.text import html_text
 
 from .data import is_flow
 
-from . import i18n
+from . import flag_messages, i18n
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -638,7 +638,8 @@ def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
 def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en") -> list[str]:
     """The integrity checks' own words for the flagged points in view (quality_flags.csv rows whose series, or
     whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is.
-    The checks write their messages in English (quality_flags.csv is data); a Spanish figure says so."""
+    The checks write their messages in English (quality_flags.csv is data); another language's figure renders
+    each from the catalogue's sentence for its kind, with the finding's own figures (charts.flag_messages)."""
     flags = getattr(snap, "flags", None)
     if flags is None or not len(flags) or "message" not in flags:
         return []
@@ -652,7 +653,8 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en") -> list[str]:
         codes = {c for x in pts["flag"] for c in x.split(";") if c}
         hit = flags[(flags["series"].isin(["", p.series_id])) & flags["flag"].isin(codes)]
         for r in hit.itertuples():
-            line = i18n.t("figure.flag_reason", lang, flag=r.flag, release=r.release, file=r.file, message=r.message)
+            line = i18n.t("figure.flag_reason", lang, flag=r.flag, release=r.release, file=r.file,
+                          message=flag_messages.explain(r.flag, r.message, lang))
             if (r.release, r.file) in drawn and line not in out:
                 out.append(line)
     more = len(out) - limit

@@ -29,13 +29,14 @@ from plotly.subplots import make_subplots
 
 from loaders.text import html_text
 
+from . import i18n
 from . import places as P
 
 MAPS_DIR = Path(__file__).resolve().parent.parent / "static" / "maps"
 TOPOJSON = ("usa_110m", "world_110m")
 # Streamlit serves static/<file> at /app/static/<file>; relative, so a --server.baseUrlPath still works.
 PAGE_CONFIG = {"topojsonURL": "app/static/maps/", "displaylogo": False}
-DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
+DASHBOARD = i18n.t("places.fig.dashboard")
 
 INSETS = {  # name -> (longitude range, latitude range, states drawn there)
     "Puerto Rico and U.S. Virgin Islands": ((-67.6, -64.4), (17.6, 18.8), ("PR", "VI")),
@@ -50,10 +51,15 @@ def _wrap(text: str, width: int = 170) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04) -> None:
+def _t(key: str, lang: str, **fields) -> str:
+    """A figure text of the Places view (locales/*.toml, places.fig.*) in ``lang``."""
+    return i18n.t(f"places.fig.{key}", lang, **fields)
+
+
+def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str = "en") -> None:
     """Sources, dates and caveats as one block under the plot: whatever is outside a PNG is lost."""
     wrapped = [w for line in lines for w in _wrap(line)]
-    wrapped.append(f"Generated {dt.date.today().isoformat()} with {DASHBOARD}.")
+    wrapped.append(_t("generated", lang, date=dt.date.today().isoformat(), dashboard=_t("dashboard", lang)))
     fig.add_annotation(text="<br>".join(html_text(w) for w in wrapped), xref="paper", yref="paper", x=0, y=top,
                        xanchor="left", yanchor="top", showarrow=False, align="left", font=dict(size=11, color="#444"))
     fig.update_layout(margin=dict(b=40 + 15 * len(wrapped)), height=(fig.layout.height or 600) + 15 * len(wrapped))
@@ -64,20 +70,20 @@ def _title(fig: go.Figure, title: str, subtitle: str) -> None:
                                  xanchor="left"), template="plotly_white", font=dict(size=13))
 
 
-def release_label(pl: P.Places, source: str, release: str) -> str:
+def release_label(pl: P.Places, source: str, release: str, lang: str = "en") -> str:
     r = pl.releases[(pl.releases["source"] == source) & (pl.releases["release"] == release)]
-    return r["label"].iloc[0] if len(r) else f"{source} {release}"
+    if not len(r):
+        return f"{source} {release}"
+    return r["label"].iloc[0] if lang == "en" else P.release_text(source, release, r["date"].iloc[0], lang)
 
 
-def _source_lines(pl: P.Places, source: str, release: str, *, per_capita: bool = False) -> list[str]:
-    by = {"ice": "U.S. Immigration and Customs Enforcement, detention statistics, Facilities sheet",
-          "sheet": "ICE's 2026-07-20 Facilities sheet as parsed by the Detention System Data facility registry (CC0)",
-          "trac": "TRAC, Syracuse University (tracreports.org), facilities table re-keyed from ICE's release"}
-    lines = [f"Source: {by[source]}; {release_label(pl, source, release)}.", P.CAVEAT_ADP]
+def _source_lines(pl: P.Places, source: str, release: str, *, per_capita: bool = False,
+                  lang: str = "en") -> list[str]:
+    lines = [_t("source", lang, by=_t(f"by_{source}", lang), release=release_label(pl, source, release, lang)),
+             P.caveat("adp", lang)]
     if per_capita:
         year = P.population_year(release, pl.state_population)
-        lines.append(f"Rate per 100,000 residents: U.S. Census Bureau, Vintage 2025 population estimate for "
-                     f"July 1, {year}.")
+        lines.append(_t("rate", lang, year=year))
     return lines
 
 
@@ -90,7 +96,10 @@ def _geo(**kw) -> dict:
     return base
 
 
-def _layout_geos(fig: go.Figure) -> None:
+INSET_KEYS = {"Puerto Rico and U.S. Virgin Islands": "inset_pr_vi", "Guam and Northern Mariana Islands": "inset_gu_mp"}
+
+
+def _layout_geos(fig: go.Figure, lang: str = "en") -> None:
     """The main albers-usa map, and the territory insets along the bottom right."""
     fig.update_layout(geo=_geo(scope="usa", projection_type="albers usa", domain=dict(x=[0, 1], y=[0.16, 1])))
     for i, (name, (lon, lat, _)) in enumerate(INSETS.items(), start=2):
@@ -98,7 +107,7 @@ def _layout_geos(fig: go.Figure) -> None:
         fig.update_layout(**{f"geo{i}": _geo(scope="world", projection_type="mercator", lonaxis_range=list(lon),
                                              lataxis_range=list(lat), domain=dict(x=[x0, x0 + 0.22], y=[0, 0.17]),
                                              showframe=True, framecolor=BORDER)})
-        fig.add_annotation(text=html_text(name), xref="paper", yref="paper", x=x0, y=0.175, xanchor="left",
+        fig.add_annotation(text=html_text(_t(INSET_KEYS[name], lang)), xref="paper", yref="paper", x=x0, y=0.175, xanchor="left",
                            yanchor="bottom", showarrow=False, font=dict(size=10, color="#555"))
 
 
@@ -109,56 +118,61 @@ def _territory_points(pl: P.Places, snap_points: pd.DataFrame, usps: str) -> tup
     return None
 
 
-def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = False, county_points=None) -> go.Figure:
+def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = False, county_points=None,
+              lang: str = "en") -> go.Figure:
     t = P.state_totals(pl, source, release)
     col = "per_100k" if per_capita else "detained_adp"
-    unit = "per 100,000 residents" if per_capita else "people (average daily population)"
+    unit = _t("unit_per" if per_capita else "unit_people", lang)
     main = t[~t["territory"] & (t["state"] != "(no state)")]
     fig = go.Figure()
-    hover = [f"<b>{html_text(n)}</b><br>{v:,.1f} {unit}<br>{f:,} facilities listed" + (
-        f"<br>{a:,.0f} people (ADP); {int(r):,} residents" if per_capita and r == r else "")
+    hover = [f"<b>{html_text(n)}</b><br>{v:,.1f} {unit}<br>" + _t("hover_facilities", lang, n=f"{f:,}") + (
+        "<br>" + _t("hover_people_residents", lang, people=f"{a:,.0f}", residents=f"{int(r):,}")
+        if per_capita and r == r else "")
         for n, v, f, a, r in zip(main["state_name"], main[col], main["facilities"], main["detained_adp"],
                                  main["residents"])]
     zmax = float(t[col].max()) if len(t) and t[col].notna().any() else 1.0
     fig.add_trace(go.Choropleth(locations=main["state"], z=main[col], locationmode="USA-states", geo="geo",
                                 colorscale="Blues", zmin=0, zmax=zmax, marker_line_color="white",
-                                colorbar=dict(title=dict(text="per 100k" if per_capita else "people"), len=0.6, y=0.6),
-                                hovertext=hover, hoverinfo="text", name="states"))
-    _layout_geos(fig)
+                                colorbar=dict(title=dict(text=_t("colorbar_per" if per_capita else "colorbar_people", lang)),
+                                              len=0.6, y=0.6),
+                                hovertext=hover, hoverinfo="text", name=_t("states_trace", lang)))
+    _layout_geos(fig, lang)
     pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
     for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = t[t["state"].isin(states)]
         for j, s in enumerate(sub.itertuples(index=False)):
             # No Census point for Guam or the Marianas: the value is shown in the panel, stacked, not at a place.
             where = _territory_points(pl, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
-            label = f"{s.state}: {getattr(s, col):,.1f}" if getattr(s, col) == getattr(s, col) else f"{s.state}: n/a"
+            label = (f"{s.state}: {getattr(s, col):,.1f}" if getattr(s, col) == getattr(s, col)
+                     else f"{s.state}: {_t('not_available', lang)}")
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
                                         text=[label], textposition="top center",
                                         marker=dict(size=14, color=[getattr(s, col)], colorscale="Blues", cmin=0,
                                                     cmax=zmax, line=dict(color=BORDER, width=1)),
                                         hovertext=[f"<b>{html_text(s.state_name)}</b><br>{getattr(s, col):,.1f} {unit}"],
                                         hoverinfo="text", showlegend=False))
-    what = "per 100,000 residents" if per_capita else "average daily population"
-    _title(fig, f"People held in ICE detention by state, {what}",
-           f"Facility figures summed by the state ICE lists for each facility; {release_label(pl, source, release)}")
-    lines = _source_lines(pl, source, release, per_capita=per_capita)
+    what = _t("what_per" if per_capita else "what_adp", lang)
+    _title(fig, _t("state_title", lang, what=what),
+           _t("state_subtitle", lang, release=release_label(pl, source, release, lang)))
+    lines = _source_lines(pl, source, release, per_capita=per_capita, lang=lang)
     terr = t[t["territory"]]
     if len(terr):
-        lines.append("Territories (inset panels; Plotly's U.S. map leaves them out): " + "; ".join(
-            f"{s.state_name} {s.detained_adp:,.1f}" + (f" ({s.per_100k:,.1f} per 100,000)" if s.per_100k == s.per_100k
-                                                        else " (no Census estimate in the state file)")
-            for s in terr.itertuples(index=False)) + ".")
-    lines.append("States in grey: no facility in this release's list.")
+        lines.append(_t("territories", lang, items="; ".join(
+            f"{s.state_name} {s.detained_adp:,.1f}" + (_t("territory_rate", lang, rate=f"{s.per_100k:,.1f}")
+                                                        if s.per_100k == s.per_100k
+                                                        else _t("territory_no_rate", lang))
+            for s in terr.itertuples(index=False))))
+    lines.append(_t("grey", lang))
     nostate = t[t["state"] == "(no state)"]
     if len(nostate):
-        lines.append(f"Not on the map: {nostate['detained_adp'].sum():,.1f} (ADP) in facilities with no state.")
-    lines.append(f"Total of the facilities listed: {t['detained_adp'].sum():,.1f} (ADP).")
+        lines.append(_t("no_state", lang, adp=f"{nostate['detained_adp'].sum():,.1f}"))
+    lines.append(_t("total", lang, adp=f"{t['detained_adp'].sum():,.1f}"))
     fig.update_layout(height=640)
-    _footer(fig, lines)
+    _footer(fig, lines, lang=lang)
     return fig
 
 
-def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
+def facility_map(pl: P.Places, source: str, release: str, lang: str = "en") -> go.Figure:
     cs = P.facility_cross_section(pl, source, release)
     drawn = cs[cs["lat"].notna()]
     missing = cs[cs["lat"].isna()]
@@ -168,20 +182,21 @@ def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
 
     def trace(df, geo, show, sizemin=2):
         return go.Scattergeo(
-            lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, name="facility (approximate place)",
+            lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, name=_t("facility_trace", lang),
             marker=dict(size=df["value"].clip(lower=0), sizemode="area", sizeref=sizeref, sizemin=sizemin,
                         color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
             hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))} "
-                       f"({html_text(str(cty))})<br>{v:,.1f} people (ADP)<br>Field office {html_text(str(fo))}; "
-                       f"{html_text(str(ty))}<br><i>Drawn at the county's internal point</i>"
+                       f"({html_text(str(cty))})<br>{_t('facility_hover_adp', lang, adp=f'{v:,.1f}')}<br>"
+                       f"{_t('facility_hover_office', lang, office=html_text(str(fo)), type=html_text(str(ty)))}"
+                       f"<br><i>{_t('facility_hover_point', lang)}</i>"
                        for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
                                                           df["field_office"], df["type"])],
             hoverinfo="text")
 
     in_insets = drawn["state"].isin({s for *_, sts in INSETS.values() for s in sts})
     fig.add_trace(trace(drawn[~in_insets], "geo", True))
-    _layout_geos(fig)
+    _layout_geos(fig, lang)
     for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = drawn[drawn["state"].isin(states)]
         if len(sub):
@@ -189,47 +204,41 @@ def facility_map(pl: P.Places, source: str, release: str) -> go.Figure:
         gone = missing[missing["state"].isin(states)]
         if len(gone):  # no internal point (Guam, the Marianas): said under the panel, not a made-up position
             x0 = 0.52 + (i - 2) * 0.25
-            fig.add_annotation(text=f"not drawn: {len(gone)} facilities, {gone['value'].sum():,.1f} (ADP),<br>"
-                                    "no Census county point", xref="paper", yref="paper", x=x0, y=-0.005,
+            fig.add_annotation(text=_t("inset_not_drawn", lang, n=len(gone), adp=f"{gone['value'].sum():,.1f}"),
+                               xref="paper", yref="paper", x=x0, y=-0.005,
                                xanchor="left", yanchor="top", showarrow=False, font=dict(size=10, color="#555"))
-    _title(fig, "ICE detention facilities, sized by average daily population",
-           f"{len(drawn)} of {len(cs)} facilities drawn, each at its county's internal point (approximate); "
-           f"{release_label(pl, source, release)}")
-    lines = _source_lines(pl, source, release)
-    lines.append(P.CAVEAT_POINTS + " Counties: Detention System Data facility registry (CC0); internal points: "
-                 "U.S. Census Bureau 2025 Gazetteer.")
+    _title(fig, _t("facilities_title", lang),
+           _t("facilities_subtitle", lang, drawn=len(drawn), total=len(cs), release=release_label(pl, source, release, lang)))
+    lines = _source_lines(pl, source, release, lang=lang)
+    lines.append(P.caveat("points", lang) + _t("points_sources", lang))
     if len(missing):
         top = ", ".join(f"{n} ({v:,.0f})" for n, v in zip(missing["name"].head(6), missing["value"].head(6)))
-        lines.append(f"Not drawn (no county known): {len(missing)} facilities holding {missing['value'].sum():,.1f} "
-                     f"of {cs['value'].sum():,.1f} (ADP), largest first: {top}.")
+        lines.append(_t("not_drawn", lang, n=len(missing), adp=f"{missing['value'].sum():,.1f}",
+                        total=f"{cs['value'].sum():,.1f}", top=top))
     fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
-    _footer(fig, lines)
+    _footer(fig, lines, lang=lang)
     return fig
 
 
-def field_office_figure(pl: P.Places, source: str, release: str, snap=None) -> go.Figure:
+def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang: str = "en") -> go.Figure:
     t = P.field_office_totals(pl, source, release, snap).sort_values("detained_adp")
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=("In detention (average daily population)",
-                                        "In Alternatives to Detention (TRAC, nearest snapshot)"))
+                        subplot_titles=(_t("fo_in_detention", lang), _t("fo_in_atd", lang)))
     labels = [str(o).replace(" Field Office", "") for o in t["office"]]
-    fig.add_trace(go.Bar(x=t["detained_adp"], y=labels, orientation="h", marker_color="#0072B2", name="detained",
-                         hovertemplate="%{y}: %{x:,.1f} people (ADP)<extra></extra>"), 1, 1)
-    fig.add_trace(go.Bar(x=t["atd"], y=labels, orientation="h", marker_color="#E69F00", name="ATD",
-                         hovertemplate="%{y}: %{x:,.0f} people in ATD<extra></extra>"), 1, 2)
+    fig.add_trace(go.Bar(x=t["detained_adp"], y=labels, orientation="h", marker_color="#0072B2", name=_t("fo_trace_detained", lang),
+                         hovertemplate="%{y}: %{x:,.1f} " + _t("fo_hover_adp", lang) + "<extra></extra>"), 1, 1)
+    fig.add_trace(go.Bar(x=t["atd"], y=labels, orientation="h", marker_color="#E69F00", name=_t("fo_trace_atd", lang),
+                         hovertemplate="%{y}: %{x:,.0f} " + _t("fo_hover_atd", lang) + "<extra></extra>"), 1, 2)
     atd_date = next((d for d in t["atd_date"] if d), "")
-    _title(fig, "People held and in Alternatives to Detention, by ICE field office",
-           f"Detention: facility figures summed by the field office ICE lists; {release_label(pl, source, release)}")
-    lines = _source_lines(pl, source, release)
-    lines.append(f"ATD: TRAC's alternatives-to-detention table, snapshot of {atd_date or 'n/a'} (people enrolled, "
-                 "not detained). TRAC's July 2026 snapshot has no Baltimore rows. Field offices without ATD rows are "
-                 "left blank, not zero.")
+    _title(fig, _t("fo_title", lang), _t("fo_subtitle", lang, release=release_label(pl, source, release, lang)))
+    lines = _source_lines(pl, source, release, lang=lang)
+    lines.append(_t("fo_atd", lang, date=atd_date or _t("not_available", lang)))
     fig.update_layout(height=max(500, 22 * len(t) + 150), showlegend=False, bargap=0.25)
-    _footer(fig, lines, top=-0.06)
+    _footer(fig, lines, top=-0.06, lang=lang)
     return fig
 
 
-def facility_history_figure(pl: P.Places, facility_id: str) -> go.Figure:
+def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en") -> go.Figure:
     h = P.facility_history(pl, facility_id)
     f = pl.facilities.set_index("facility_id").loc[facility_id]
     fig = go.Figure()
@@ -238,36 +247,34 @@ def facility_history_figure(pl: P.Places, facility_id: str) -> go.Figure:
         # Monthly averages drawn as steps across each month: a period value, not a point on its first day.
         xs = [x for a, b in zip(d["date"], d["end"]) for x in (a, b + pd.Timedelta(days=1), None)]
         ys = [y for v in d["value"] for y in (v, v, None)]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="DDP: monthly average of the midnight count",
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=_t("ddp_line", lang),
                                  line=dict(color="#009E73", width=2), hovertemplate="%{y:,.1f}<extra>DDP</extra>"))
-    styles = {"ice": ("ICE workbook: fiscal-year-to-date ADP at each release", "#0072B2", "circle"),
-              "sheet": ("ICE 2026-07-20 sheet (registry's parse)", "#56B4E9", "diamond"),
-              "trac": ("TRAC: ICE's figure as TRAC re-keyed it", "#E69F00", "x")}
+    styles = {"ice": (_t("style_ice", lang), "#0072B2", "circle"),
+              "sheet": (_t("style_sheet", lang), "#56B4E9", "diamond"),
+              "trac": (_t("style_trac", lang), "#E69F00", "x")}
     for src, (name, colr, sym) in styles.items():
         s = h[h["source"] == src].sort_values("date")
         if len(s):
             fig.add_trace(go.Scatter(x=s["date"], y=s["value"], mode="markers", name=name,
                                      marker=dict(color=colr, symbol=sym, size=9),
                                      customdata=s["release"],
-                                     hovertemplate="%{y:,.1f} as of %{x|%Y-%m-%d} (release %{customdata})<extra></extra>"))
-    _title(fig, f"{f['name']} ({f['code'] or 'no ICE code'})",
-           f"{f['city']}, {f['state']}; field office {f['field_office'] or 'unknown'}; type {f['type'] or 'unknown'}"
+                                     hovertemplate="%{y:,.1f} " + _t("hover_as_of", lang) + " %{x|%Y-%m-%d} ("
+                                                   + _t("hover_release", lang) + " %{customdata})<extra></extra>"))
+    _title(fig, f"{f['name']} ({f['code'] or _t('no_ice_code', lang)})",
+           _t("facility_subtitle", lang, city=f["city"], state=f["state"],
+              office=f["field_office"] or _t("unknown", lang), type=f["type"] or _t("unknown", lang))
            + (f"; {f['address']}" if f["address"] else ""))
-    fig.update_layout(yaxis_title="people", height=520, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+    fig.update_layout(yaxis_title=_t("people", lang), height=520, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
                       margin=dict(t=140))
-    lines = ["Sources: ICE detention statistics (Facilities sheet, every release held); Detention System Data registry "
-             "(ICE's 2026-07-20 sheet); TRAC facilities table; Deportation Data Project facility-day file (to "
-             "2026-03-10, CC0).", P.CAVEAT_ADP,
-             "DDP's line is the average of the facility's daily midnight counts over each month (from ICE's records); "
-             "ICE's points average from October 1 to the data date, so the two differ by construction.",
-             f"Names carried: {f['names']}."]
+    lines = [_t("facility_sources", lang), P.caveat("adp", lang), _t("ddp_vs_ice", lang),
+             _t("names_carried", lang, names=f["names"])]
     if f["notes"]:
-        lines.append(f"Notes: {f['notes']}.")
-    _footer(fig, lines, top=-0.1)
+        lines.append(_t("notes", lang, notes=f["notes"]))
+    _footer(fig, lines, top=-0.1, lang=lang)
     return fig
 
 
-def state_history_figure(pl: P.Places, state: str, snap=None) -> go.Figure:
+def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en") -> go.Figure:
     h = P.state_history(pl, state)
     name = P.USPS.get(state, ("", state))[1]
     fig = go.Figure()
@@ -275,43 +282,41 @@ def state_history_figure(pl: P.Places, state: str, snap=None) -> go.Figure:
     if len(d):
         xs = [x for a, b in zip(d["date"], d["end"]) for x in (a, b + pd.Timedelta(days=1), None)]
         ys = [y for v in d["value"] for y in (v, v, None)]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="DDP: monthly average of midnight counts, summed",
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=_t("ddp_state_line", lang),
                                  line=dict(color="#009E73")))
-    for src, (label, colr) in {"ice": ("ICE workbooks: facility ADP summed, per release", "#0072B2"),
-                               "sheet": ("ICE 2026-07-20 sheet (registry's parse)", "#56B4E9"),
-                               "trac": ("TRAC snapshots", "#E69F00")}.items():
+    for src, (label, colr) in {"ice": (_t("state_style_ice", lang), "#0072B2"),
+                               "sheet": (_t("style_sheet", lang), "#56B4E9"),
+                               "trac": (_t("state_style_trac", lang), "#E69F00")}.items():
         s = h[h["source"] == src]
         if len(s):
             fig.add_trace(go.Scatter(x=s["date"], y=s["value"], mode="markers", name=label, marker=dict(color=colr, size=9),
                                      customdata=np.stack([s["release"], s["facilities"]], axis=-1),
-                                     hovertemplate="%{y:,.1f} as of %{x|%Y-%m-%d}; release %{customdata[0]}; "
-                                                   "%{customdata[1]} facilities<extra></extra>"))
-    _title(fig, f"People held in ICE detention in {name}", "Facility figures summed by state, every release held")
-    fig.update_layout(yaxis_title="people", height=500, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+                                     hovertemplate="%{y:,.1f} " + _t("hover_as_of", lang) + " %{x|%Y-%m-%d}; "
+                                                   + _t("hover_release", lang) + " %{customdata[0]}; %{customdata[1]} "
+                                                   + _t("hover_facilities_n", lang) + "<extra></extra>"))
+    _title(fig, _t("state_history_title", lang, name=name), _t("state_history_subtitle", lang))
+    fig.update_layout(yaxis_title=_t("people", lang), height=500, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
                       margin=dict(t=140))
-    lines = [P.CAVEAT_ADP, "DDP's monthly sums cover only facilities that DDP's codes tie to this state (through ICE's "
-             "names or the registry); facilities with no state known are in no state's line.",
-             "Sources: ICE detention statistics; Detention System Data registry; TRAC; Deportation Data Project (CC0)."]
-    _footer(fig, lines, top=-0.1)
+    lines = [P.caveat("adp", lang), _t("ddp_state_note", lang), _t("state_sources", lang)]
+    _footer(fig, lines, top=-0.1, lang=lang)
     return fig
 
 
-def arrests_by_state(snap, state: str) -> pd.DataFrame:
-    """The arrest figures there are for a state, each with its period and caveat."""
+def arrests_by_state(snap, state: str, lang: str = "en") -> pd.DataFrame:
+    """The arrest figures there are for a state, each with its period and caveat (in ``lang``; the columns
+    and series ids stay as they are)."""
     name = P.USPS.get(state, ("", state))[1]
     rows = []
-    for sid, note in (("ddp_arrests_aggregates.total_by_state_2025_2026",
-                       "analyst's de-duplicated count from DDP's records; about 1.5% of arrests with no state are left out"),
-                      ("ddp_arrests_aggregates.daily_by_state_lower_bound",
-                       "sum of a five-state daily export; both rows of every suspected duplicate removed: a lower bound"),
-                      ("ddp_arrests_aggregates.seattle_aor_monthly_by_state",
-                       "Seattle field office's arrests recorded in this state, UW Center for Human Rights from DDP")):
+    for sid, note in (("ddp_arrests_aggregates.total_by_state_2025_2026", _t("arrests_note_total", lang)),
+                      ("ddp_arrests_aggregates.daily_by_state_lower_bound", _t("arrests_note_daily", lang)),
+                      ("ddp_arrests_aggregates.seattle_aor_monthly_by_state", _t("arrests_note_seattle", lang))):
         df = snap.by_series.get(sid)
         if df is None:
             continue
         s = df[df["key"] == name]
         if len(s):
-            rows.append({"figure": snap.catalogue.loc[sid, "title"] if sid in snap.catalogue.index else sid,
+            title = snap.catalogue.loc[sid, "title"] if sid in snap.catalogue.index else sid
+            rows.append({"figure": i18n.series_text(sid, "title", lang, title) if lang != "en" else title,
                          "from": s["date"].min().date().isoformat(), "to": s["end"].max().date().isoformat(),
                          "arrests": float(s["value"].sum()), "caveat": note, "series": sid})
     return pd.DataFrame(rows, columns=["figure", "from", "to", "arrests", "caveat", "series"])

@@ -29,6 +29,8 @@ import pandas as pd
 
 from loaders.census import STATES, TERRITORIES, USPS
 
+from . import i18n
+
 CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"
 CROSSWALK_COLUMNS = ["source", "name", "state", "code", "reason"]
 
@@ -44,19 +46,16 @@ ABBREVIATIONS = {
 _STATE_WORDS = {n.upper() for _, n in STATES.values()} | {u for u, _ in STATES.values()}
 DETLOC = re.compile(r"^[A-Z0-9]{3,8}$")  # ICE facility codes; the registry's "ice-..." / "biweekly-..." ids are not
 
-CAVEAT_ADP = ("Average daily population (ADP) from October 1 to the data date, as ICE publishes it per facility: "
-              "an average over the fiscal year so far, not a headcount on any one day. ICE's list leaves out "
-              "facilities with nobody held at the pull and hold rooms, hospitals and hotels, so facility sums fall "
-              "a little short of ICE's national figure.")
-CAVEAT_POINTS = ("Each facility is drawn at the Census internal point of its county (from the facility registry), "
-                 "not at its address: positions are approximate. Facilities with no county known are listed in the "
-                 "table under the map, not drawn.")
-CAVEAT_REGISTRY = ("The facility registry (Detention System Data, CC0) is an early compilation whose compilers warn "
-                   "that values may be wrong, stale or duplicated; check ICE's own pages before relying on one.")
-CAVEAT_ARRESTS_STATE = ("Arrest counts by state come from ICE's arrest records as released to the Deportation Data "
-                        "Project; the state field is often blank or imputed (filled in from the field office or "
-                        "the detainer), so state totals are approximate. Arrests are not book-ins, and ICE arrests "
-                        "exclude CBP.")
+# The caveats' words live in the catalogues (locales/*.toml, places.caveat_*); these names are the English.
+CAVEAT_ADP = i18n.t("places.caveat_adp")
+CAVEAT_POINTS = i18n.t("places.caveat_points")
+CAVEAT_REGISTRY = i18n.t("places.caveat_registry")
+CAVEAT_ARRESTS_STATE = i18n.t("places.caveat_arrests_state")
+
+
+def caveat(name: str, lang: str = "en") -> str:
+    """A caveat ("adp", "points", "registry", "arrests_state") in the reader's language."""
+    return i18n.t(f"places.caveat_{name}", lang)
 
 
 def office_key(name: str) -> str:
@@ -386,16 +385,17 @@ def _county_label(fips: str, r) -> str:
     return dict(zip(cands, labels)).get(fips, "")
 
 
+def release_text(source: str, release: str, date, lang: str = "en") -> str:
+    """A release's name as the picker and the figures show it: what it is, when released, its data date."""
+    return i18n.t(f"places.release_{source}", lang, rel=release, d=pd.Timestamp(date).date().isoformat())
+
+
 def _releases(pops: pd.DataFrame) -> pd.DataFrame:
     if pops.empty:
         return pd.DataFrame(columns=["source", "release", "date", "label"])
     p = pops[pops["source"].isin(["ice", "sheet", "trac"])]
     r = p.groupby(["source", "release"], as_index=False)["date"].max()
-    names = {"ice": "ICE workbook released {rel} (facility data as of {d})",
-             "sheet": "ICE sheet of {rel} (as parsed by the facility registry; data as of {d})",
-             "trac": "TRAC snapshot of {rel} (ICE's facility figures as TRAC re-keyed them)"}
-    r["label"] = [names[s].format(rel=rel, d=pd.Timestamp(d).date().isoformat())
-                  for s, rel, d in zip(r["source"], r["release"], r["date"])]
+    r["label"] = [release_text(s, rel, d) for s, rel, d in zip(r["source"], r["release"], r["date"])]
     return r.sort_values(["release", "source"], ascending=[False, True]).reset_index(drop=True)
 
 

@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import export, maps
+from . import export, i18n, maps
 from . import places as P
 from .plain import markdown_literal
-from .places_view import MAPS, PlacesView, default_release, render
+from .places_view import PlacesView, default_release, map_label, render
+
+
+def _lang() -> str:
+    # The page's language (page/lang.py keeps it in session state as w_lang); English outside the page.
+    return st.session_state.get("w_lang", "en")
+
+
+def _t(key: str, **fields) -> str:
+    return i18n.t(f"places.{key}", _lang(), **fields)
 
 
 @st.cache_resource(show_spinner="Joining the facility sources…")
@@ -24,9 +33,9 @@ def _downloads(r, slug: str, key: str) -> None:
                          mime="image/png", on_click="ignore", key=f"{key}_png")
     c[1].download_button("SVG", data=lambda: maps.to_image(r.figure, "svg"), file_name=f"{slug}.svg",
                          mime="image/svg+xml", on_click="ignore", key=f"{key}_svg")
-    c[2].download_button("HTML (works offline)", data=lambda: maps.to_html(r.figure), file_name=f"{slug}.html",
+    c[2].download_button(_t("html"), data=lambda: maps.to_html(r.figure), file_name=f"{slug}.html",
                          mime="text/html", on_click="ignore", key=f"{key}_html")
-    c[3].download_button("CSV of this table", data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title),
+    c[3].download_button(_t("csv"), data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title),
                          file_name=f"{slug}.csv", mime="text/csv", on_click="ignore", key=f"{key}_csv")
 
 
@@ -42,83 +51,85 @@ def _seed(pl: P.Places) -> None:
 
 def places_panel(snap) -> None:
     pl = places_data(snap)
+    lang = _lang()
     _seed(pl)
     for k in ("p_map", "p_release", "p_per", "p_facility", "p_state"):  # kept across visits to other tabs
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
     labels = dict(zip((P.release_key(src_, r) for src_, r in zip(pl.releases["source"], pl.releases["release"])),
-                      pl.releases["label"]))
+                      [P.release_text(s_, r_, d_, lang) for s_, r_, d_ in
+                       zip(pl.releases["source"], pl.releases["release"], pl.releases["date"])]))
     if st.session_state.get("p_release") not in labels:
         st.session_state["p_release"] = default_release(pl)
     c1, c2, c3 = st.columns([2, 3, 1])
-    c1.radio("Show", ["state", "facilities", "field-offices"], key="p_map", format_func=MAPS.get, horizontal=False)
-    c2.selectbox("As of the release", list(labels), key="p_release", format_func=labels.get,
-                 help="A facility's figure is ICE's fiscal-year-to-date average daily population in that release.")
-    c3.toggle("Per 100,000 residents", key="p_per", disabled=st.session_state["p_map"] != "state")
+    c1.radio(_t("show"), ["state", "facilities", "field-offices"], key="p_map",
+             format_func=lambda m: map_label(m, lang), horizontal=False)
+    c2.selectbox(_t("as_of"), list(labels), key="p_release", format_func=labels.get, help=_t("as_of_help"))
+    c3.toggle(_t("per_100k"), key="p_per", disabled=st.session_state["p_map"] != "state")
     ss = st.session_state
     view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
                       facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
     st.query_params.from_dict(view.to_query())
-    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita))
+    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang)
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
               if p.get("customdata")] if view.map == "facilities" else []
     if picked and picked[0] != ss.get("p_facility"):
         ss["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
-    st.caption(P.CAVEAT_ADP + (" " + P.CAVEAT_POINTS if view.map == "facilities" else "") + " " + P.CAVEAT_REGISTRY)
+    st.caption(P.caveat("adp", lang) + (" " + P.caveat("points", lang) if view.map == "facilities" else "") + " "
+               + P.caveat("registry", lang))
     _downloads(r, f"places-{view.map}-{view.release.replace(':', '-')}", "p_main")
-    with st.expander("The figures in a table", expanded=view.map != "state"):
+    with st.expander(_t("table"), expanded=view.map != "state"):
         st.dataframe(r.table, hide_index=True)
     if view.map == "facilities":
         missing = r.table[r.table["lat"].isna()]
         if len(missing):
-            st.text(f"Not on the map ({len(missing)} facilities, no county known):")
+            st.text(_t("not_on_map", n=len(missing)))
             st.dataframe(missing[["name", "city", "state", "detained_adp", "notes"]], hide_index=True)
 
-    st.subheader("A facility")
+    st.subheader(_t("a_facility"))
     fac = pl.facilities.sort_values("name")
     names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
-                     + fac["code"].where(fac["code"] != "", "no code") + ")"))
+                     + fac["code"].where(fac["code"] != "", _t("no_code")) + ")"))
     if ss.get("p_facility") not in names:
         ss["p_facility"] = None
     # The search is ours (every word in the name, city, state or code), not the picker's fuzzy filter.
-    query = st.text_input("Search facilities by name, city, state or code", key="p_facility_q", max_chars=80)
+    query = st.text_input(_t("search"), key="p_facility_q", max_chars=80)
     found = P.search_facilities(fac, query)
     opts = list(found["facility_id"])
     if ss.get("p_facility") and ss["p_facility"] not in opts:
         opts.insert(0, ss["p_facility"])  # a facility clicked on the map stays picked whatever the search
     if query.strip():
-        st.caption(f"{len(found)} of {len(fac)} facilities match {markdown_literal(query.strip())}."
-                   if len(found) else f"No facility matches {markdown_literal(query.strip())}.")
-    st.selectbox("Facility (or click one on the facilities map)", opts, key="p_facility", format_func=names.get,
-                 placeholder="Pick a facility…")
+        st.caption(_t("matches", found=len(found), total=len(fac), query=markdown_literal(query.strip()))
+                   if len(found) else _t("no_match", query=markdown_literal(query.strip())))
+    st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.get, placeholder=_t("pick_facility"))
     if ss.get("p_facility"):
-        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]))
+        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang)
         row = fac.set_index("facility_id").loc[ss["p_facility"]]
         st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
         st.dataframe(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
                           "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
-                          "in_registry", "notes"]].rename("value").to_frame(), width="stretch")
+                          "in_registry", "notes"]].rename(_t("value")).to_frame(), width="stretch")
         _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
 
-    st.subheader("A state")
+    st.subheader(_t("a_state"))
     states = sorted({x for x in pl.facilities["state"] if x in P.USPS})
-    st.selectbox("State or territory", states, key="p_state", placeholder="Pick a state…",
+    st.selectbox(_t("state"), states, key="p_state", placeholder=_t("pick_state"),
                  format_func=lambda u: P.USPS[u][1])
     if ss.get("p_state"):
-        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]))
+        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang)
         st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
         _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
         src, rel = P.parse_release_key(view.release)
         cs = P.facility_cross_section(pl, src, rel)
-        st.text(f"Facilities in {P.USPS[ss['p_state']][1]} in the chosen release:")
+        st.text(_t("in_state", state=P.USPS[ss["p_state"]][1]))
         st.dataframe(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]]
-                     .rename(columns={"value": "people (ADP)"}), hide_index=True)
-        arr = maps.arrests_by_state(snap, ss["p_state"])
-        st.text("ICE arrests recorded in this state (totals over the period shown; not book-ins, not CBP):")
+                     .rename(columns={"value": _t("people_adp")}), hide_index=True)
+        arr = maps.arrests_by_state(snap, ss["p_state"], lang)
+        st.text(_t("arrests_in_state"))
         if len(arr):
             st.dataframe(arr.drop(columns="series"), hide_index=True)
         else:
-            st.text("No state-level arrest figures in the snapshot for this state.")
-        st.caption(P.CAVEAT_ARRESTS_STATE)
+            st.text(_t("no_arrests"))
+        st.caption(P.caveat("arrests_state", lang))

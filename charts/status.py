@@ -256,17 +256,29 @@ def _registry_title(source: str) -> str:
     return registry.SOURCES[source].title if source in registry.SOURCES else ""
 
 
-def status_table(statuses: list[Status]) -> pd.DataFrame:
+STATUS_COLUMNS = ("source", "title", "status", "last_release_held", "last_release_known", "cadence", "days_since",
+                  "days_overdue", "evidence", "continues_in")
+
+
+def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
+    """One row per source. In another language than English the status words, the table's own words in its
+    cells and the headers are translated; ids, titles, cadences and the evidence's statements stay as written."""
+    from . import i18n
+    en = lang == "en"
+    unverified = "; not verified" if en else i18n.t("status.cell_not_verified", lang)
+    data_to = (lambda d: f"data to {d}") if en else (lambda d: i18n.t("status.cell_data_to", lang, date=d))
+    no_data = "no data in this snapshot" if en else i18n.t("status.cell_no_data", lang)
     rows = []
     for s in statuses:
-        rows.append(dict(source=s.source, title=s.title, status=s.status,
+        rows.append(dict(source=s.source, title=s.title, status=status_text(s.status, lang),
                          last_release_held=s.last_release_held, last_release_known=s.last_release_known,
                          cadence=s.cadence, days_since=s.days_since, days_overdue=s.days_overdue,
-                         evidence=" | ".join(f"{e['statement']} [{e['source']}{'' if e['verified'] else '; not verified'}]"
+                         evidence=" | ".join(f"{e['statement']} [{e['source']}{'' if e['verified'] else unverified}]"
                                              for e in s.evidence),
-                         continues_in="; ".join(f"{c['title']} (data to {c['data_through']})" if c["data_through"]
-                                                else f"{c['title']} (no data in this snapshot)" for c in s.continues)))
-    return pd.DataFrame(rows)
+                         continues_in="; ".join(f"{c['title']} ({data_to(c['data_through'])})" if c["data_through"]
+                                                else f"{c['title']} ({no_data})" for c in s.continues)))
+    out = pd.DataFrame(rows, columns=list(STATUS_COLUMNS))
+    return out if en else out.rename(columns={c: i18n.t(f"status.col_{c}", lang) for c in STATUS_COLUMNS})
 
 
 STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalogue keys (locales/*.toml, status.*)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import i18n
+
 
 # How many days (the observation's own included) a level may stand for, by catalogue frequency.
 CARRY_DAYS = {"daily": 1, "weekly": 7, "biweekly": 14, "monthly": 31}
@@ -80,27 +82,67 @@ class StudyResult:
     year_earlier_change_pct: float | None
     unit: str = "days"  # what the windows count: days, or whole weeks or months
     periods: int = 0  # whole periods each side, when ``unit`` is weeks or months
-    note: str = ""  # how the comparison was made, in words
+    note: str = ""  # how the comparison was made, in words (English; ``note_in`` gives another language)
+    note_parts: tuple = ()  # the note as catalogue keys and their fields, for ``note_in``
 
     @property
     def window_label(self) -> str:
-        if self.unit == "days":
-            return f"{self.days} days"
-        word = self.unit[:-1] if self.periods == 1 else self.unit
-        return f"{self.periods} whole {word}"
+        return self.window_in("en")
 
-    def table(self) -> pd.DataFrame:
+    def window_in(self, lang: str = "en") -> str:
+        """The windows' length in words: "30 days", "4 whole weeks" / "30 días", "4 semanas completas"."""
+        if self.unit == "days":
+            return i18n.t("study.window_days", lang, n=self.days)
+        return i18n.t("study.window_periods", lang, n=self.periods, word=_word(self.unit, self.periods, lang))
+
+    def note_in(self, lang: str = "en") -> str:
+        """``note`` in ``lang``, from the same parts (the English is ``note`` itself, byte for byte)."""
+        if i18n.check_lang(lang) == "en" or not self.note_parts:
+            return self.note
+        return "".join(_part(k, lang, f) for k, f in self.note_parts)
+
+    def table(self, lang: str = "en") -> pd.DataFrame:
+        """The two comparisons; headers and words in ``lang`` (the English ones are the CSV's and scripts')."""
+        c = lambda k, **f: i18n.t(f"study.col_{k}", lang, **f)  # noqa: E731
         rows = []
         for label, b, a, ch, pct in (
-            ("Around the date", self.before, self.after, self.change, self.change_pct),
-            ("Same windows a year earlier", self.year_earlier_before, self.year_earlier_after,
+            (i18n.t("study.around", lang), self.before, self.after, self.change, self.change_pct),
+            (i18n.t("study.year_earlier", lang), self.year_earlier_before, self.year_earlier_after,
              self.year_earlier_change, self.year_earlier_change_pct),
         ):
-            rows.append({"comparison": label, "before": f"{b.start} to {b.end}", "mean per day before": b.mean_per_day,
-                         "after": f"{a.start} to {a.end}", "mean per day after": a.mean_per_day,
-                         "change": ch, "change %": pct,
-                         f"{self.unit} with data (before/after)": f"{b.days_with_data}/{a.days_with_data}"})
+            span = lambda w: i18n.t("study.span", lang, start=w.start, end=w.end)  # noqa: E731
+            rows.append({c("comparison"): label, c("before"): span(b), c("mean_before"): b.mean_per_day,
+                         c("after"): span(a), c("mean_after"): a.mean_per_day,
+                         c("change"): ch, c("change_pct"): pct,
+                         c("with_data", unit=i18n.t(f"study.unit_{self.unit}", lang)):
+                             f"{b.days_with_data}/{a.days_with_data}"})
         return pd.DataFrame(rows)
+
+
+def _word(unit: str, n: int, lang: str) -> str:
+    """"week"/"weeks" (English, after "whole") or "semana completa"/"semanas completas"."""
+    return i18n.t(f"study.{unit}_{'one' if n == 1 else 'many'}", lang)
+
+
+def _part(key: str, lang: str, fields: dict) -> str:
+    f = dict(fields)
+    if "unit" in f and "n" in f and key == "study.note_period":
+        f["word"] = _word(f.pop("unit"), f["n"], lang)
+        f["adj"] = i18n.t(f"study.adj_{fields['unit']}", lang)
+        f["how"] = i18n.t("study.how_flow" if f.pop("flow") else "study.how_level", lang)
+    if key == "study.note_left_out":
+        d = f.pop("date")
+        what = (i18n.month(d, lang) if f.pop("unit") == "months" else i18n.t("study.week_of", lang, date=f"{d:%Y-%m-%d}"))
+        f["what"] = what[:1].upper() + what[1:]
+    return i18n.t(key, lang, **f)
+
+
+def x_title_in(unit: str, lang: str = "en") -> str:
+    """The study chart's x-axis title for windows counted in ``unit`` ("days", "weeks" or "months")."""
+    if unit == "days":
+        return i18n.t("study.x_days", lang)
+    return i18n.t("study.x_periods", lang, unit=i18n.t(f"study.unit_{unit}", lang),
+                  word=i18n.t(f"study.{unit}_one_bare", lang))
 
 
 def _window(daily: pd.Series, start: dt.date, end: dt.date) -> Window:
@@ -197,6 +239,8 @@ def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool, max_c
         res.note = (f"{days} days before the date against {days} days from the date on; "
                     + ("period totals are spread evenly over the days they cover." if flow else
                        f"each count stands for up to {max_carry_days} days after it."))
+        res.note_parts = (("study.note_days_flow", {"days": days}),) if flow else \
+            (("study.note_days_level", {"days": days, "carry": max_carry_days}),)
         return res
     n = max(1, round(days / PERIOD_DAYS[unit]))
     b, a, left_out = _period_pair(df, event_date, n, flow)
@@ -210,10 +254,13 @@ def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool, max_c
     word = unit[:-1] if n == 1 else unit
     note = (f"A {unit[:-1]}ly series: {n} whole {word} before against {n} whole {word} after, "
             f"{'mean per day of the totals' if flow else 'mean of the values'}.")
+    parts = [("study.note_period", {"n": n, "unit": unit, "flow": flow})]
     if left_out is not None:
         what = f"{left_out['date']:%B %Y}" if unit == "months" else f"the week of {left_out['date']:%Y-%m-%d}"
         note += f" {what[:1].upper() + what[1:]} holds the date and mixes days before and after it, so it is left out."
-    return StudyResult(event_date, days, b, a, ch, pct, yb, ya, ych, ypct, unit=unit, periods=n, note=note)
+        parts.append(("study.note_left_out", {"unit": unit, "date": left_out["date"]}))
+    return StudyResult(event_date, days, b, a, ch, pct, yb, ya, ych, ypct, unit=unit, periods=n, note=note,
+                       note_parts=tuple(parts))
 
 
 def study_window_series(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,

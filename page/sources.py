@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts import i18n, methods
+from charts import flag_messages, i18n, methods
 from charts import sources as csources
 from releases_view import status_dataframe
 
@@ -39,7 +39,7 @@ def sources_panel(page: Page) -> None:
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
     st.subheader(t("page.sources.status"))  # built in releases_view; the Releases tab has the evidence in full
-    st.dataframe(status_dataframe(snap), hide_index=True)
+    st.dataframe(status_dataframe(snap, lang=lang), hide_index=True)
     st.subheader(t("page.sources.definitions"))
     st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)
     st.subheader(t("page.sources.words"))
@@ -60,4 +60,7 @@ def sources_panel(page: Page) -> None:
                  hide_index=True)
     if len(snap.flags):
         st.text(t("page.sources.flags", n=len(snap.flags)))
-        st.dataframe(snap.flags, hide_index=True)
+        # quality_flags.csv stays English (data); the reader's language gets each finding explained beside it.
+        st.dataframe(snap.flags if lang == "en" else snap.flags.assign(**{t("page.sources.col_explained"): [
+            flag_messages.explain(f, m, lang) for f, m in zip(snap.flags["flag"], snap.flags["message"])]}),
+                     hide_index=True)

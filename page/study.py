@@ -63,7 +63,7 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
 
 
 def study_metrics(res: StudyResult) -> None:
-    w = res.window_label
+    w = res.window_in(plang.lang())
     m1, m2, m3 = st.columns(3)
     num = plang.number
     m1.metric(t("page.study.mean_before", window=w), num(res.before.mean_per_day, 1))
@@ -75,10 +75,10 @@ def study_metrics(res: StudyResult) -> None:
         m3.metric(t("page.study.year_earlier"), f"{res.year_earlier_change:+,.1f}",
                   delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
                   delta_color="off")
-    st.caption(res.note)
-    st.dataframe(res.table(), hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.1f") for c in
-        ("mean per day before", "mean per day after", "change", "change %")})
+    st.caption(res.note_in(plang.lang()))
+    st.dataframe(res.table(plang.lang()), hide_index=True, column_config={
+        t(f"study.col_{c}"): st.column_config.NumberColumn(format="%.1f") for c in
+        ("mean_before", "mean_after", "change", "change_pct")})
 
 
 def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyResult, win: pd.DataFrame,
@@ -88,14 +88,15 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
                     format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.slug(f"event study {fig_kw['title']} {res.window_label}")
     e1, e2, e3 = st.columns(3)
-    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"]),
+    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"],
+                                                                 plang.lang()),
                        file_name=f"{stem}.csv", mime="text/csv", on_click="ignore", key="dl_study_csv")
     if export.find_browser():
         def img(fmt: str, size=size) -> bytes:
             f = study_figure(page.snap, ref, on, window, **fig_kw, size=size, lang=plang.lang(), sep=plang.sep())[0]
             out = export.to_image(f, fmt, width=SIZES[size].width, height=int(f.layout.height),
                                   scale=SIZES[size].scale if fmt == "png" else 1, lang=plang.lang())
-            return export.svg_with_alt(out, fig_kw["title"], res.note) if fmt == "svg" else out
+            return export.svg_with_alt(out, fig_kw["title"], res.note_in(plang.lang())) if fmt == "svg" else out
         e2.download_button(t("page.study.png"), data=lambda: img("png"), file_name=f"{stem}-{size}.png", mime="image/png",
                            on_click="ignore", key="dl_study_png")
         e3.download_button(t("page.study.svg"), data=lambda: img("svg"), file_name=f"{stem}-{size}.svg",
@@ -113,19 +114,20 @@ def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
     lang = plang.lang()
     unit = i18n.unit(info["unit"] + (" per day" if flow else ""), lang)
     if res.before.mean_per_day is None or res.after.mean_per_day is None:
-        what = t("page.study.whole", unit=res.unit) if res.unit != "days" else t("page.study.within", n=window)
+        what = (t("page.study.whole", unit=t(f"study.unit_{res.unit}")) if res.unit != "days"
+                else t("page.study.within", n=window))
         st.info(t("page.study.no_side", date=on, what=what, first=first_date.date(), last=last_date.date(),
-                  note=res.note))
+                  note=res.note_in(lang)))
         return res
     study_metrics(res)
-    w = res.window_label
+    w = res.window_in(lang)
     from .trends import ref_label
     fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
                   subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
                   unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today())
     fig, win = study_figure(page.snap, ref, on, window, **fig_kw, lang=lang, sep=plang.sep())
     st.plotly_chart(fig, width="stretch", key="study_chart", config=export.plotly_config(lang, displaylogo=False),
-                    alt=t("page.study.alt", title=fig_kw['title'], note=res.note,
+                    alt=t("page.study.alt", title=fig_kw['title'], note=res.note_in(lang),
                           before=plang.number(res.before.mean_per_day, 1), after=plang.number(res.after.mean_per_day, 1)))
     st.caption(t("page.study.not_causal"))
     study_downloads(page, ref, on, window, res, win, fig_kw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from charts import reason_messages
 from charts.plain import markdown_literal
 from loaders import events as lev
 from loaders.errors import LoaderError
@@ -57,7 +58,9 @@ def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
                      rejected=len(res.rejected)))
         if len(res.rejected):
             st.text(t("page.events.rejected_rows"))
-            st.dataframe(res.rejected, hide_index=True, key="w_upload_rejected")
+            # The reasons are the validator's English (data); the page shows them in the reader's language.
+            st.dataframe(reason_messages.rejected_in(res.rejected, plang.lang()), hide_index=True,
+                         key="w_upload_rejected")
     if len(res.accepted):
         save_offer(page, res.accepted)
     return res.events
@@ -92,5 +95,5 @@ def local_events_report(page: Page) -> pd.DataFrame:
         with st.container(key="local_events_report"):
             st.warning(t("page.events.local_refused", n=refused['row'].nunique(),
                          name=markdown_literal(page.events_setting.path.name)))
-            st.dataframe(refused, hide_index=True, key="w_local_refused")
+            st.dataframe(reason_messages.rejected_in(refused, plang.lang()), hide_index=True, key="w_local_refused")
     return refused

@@ -233,3 +233,35 @@ def test_publication_status_words_in_spanish():
         "con retraso (12 días más allá de su ritmo de 14 días)"
     assert status.status_text("publication stopped (reported, not verified)", "es") == \
         "dejó de publicarse (según se informa, sin verificar)"
+
+
+def test_the_status_table_cells_in_spanish():
+    """The publication-status table the Sources and Releases tabs show: in Spanish its status words, its own
+    words in cells and its headers; in English exactly as before (columns and cells)."""
+    from charts import status
+    day = dt.date(2026, 11, 29)
+    statuses = status.publication_status(SNAP, day)
+    en, es = status.status_table(statuses), status.status_table(statuses, "es")
+    assert list(en.columns) == list(status.STATUS_COLUMNS) and len(en) == len(es)
+    assert "estado" in es.columns and "continúa en" in es.columns
+    assert list(es["estado"]) == [status.status_text(s, "es") for s in en["status"]]
+    assert not any(w in " ".join(es["continúa en"]) for w in ("data to ", "no data in this snapshot"))
+    assert any("datos hasta el " in c for c in es["continúa en"]) or not any("data to " in c for c in en["continues_in"])
+    assert not any("; not verified]" in c for c in es["pruebas (en inglés)"])
+    assert any("; not verified]" in c for c in en["evidence"]) == any("; sin verificar]" in c for c in es["pruebas (en inglés)"])
+
+
+def test_the_continuity_charts_in_spanish():
+    """The Releases tab's continuity charts: title, legend, notes and axis in Spanish; English unchanged."""
+    import json
+    from charts import continuity
+    day = dt.date(2026, 11, 29)
+    for measure in ("detained", "arrests"):
+        en = continuity.continuity_spec(SNAP, measure, generated_on=day)
+        es = continuity.continuity_spec(SNAP, measure, generated_on=day, lang="es")
+        text = json.dumps(es["layout"], ensure_ascii=False) + " ".join(t["name"] for t in es["data"])
+        assert "todas las fuentes" in es["layout"]["title"]["text"] and "Generado el 2026-11-29" in text
+        for english in ("every source", "data to ", "Where sources overlap", "Shaded:", "median absolute"):
+            assert english not in text, english
+        assert any(w in json.dumps(en["layout"]) for w in ("Where sources overlap",))
+        assert [t["y"] for t in en["data"]] == [t["y"] for t in es["data"]]  # the same figures

@@ -1,0 +1,96 @@
+"""The integrity checks' findings in the reader's language.
+
+``loaders/ice_checks.py`` writes each finding's reason in English into ``quality_flags.csv``, which stays
+English: it is data that scripts read. A Spanish page, note or export renders the same finding from a catalogue
+template (``locales/*.toml``, ``flag_message.*``) filled with the fields read back out of the English message:
+each pattern below mirrors one of the checks' sentences, so the numbers, dates and files are the finding's own.
+A message no pattern reads (a check added later) is shown as written, said to be in English, never dropped.
+"""
+from __future__ import annotations
+
+import re
+
+from . import i18n
+
+_D = r"\d{4}-\d{2}-\d{2}"
+_N = r"-?[\d,]+(?:\.\d+)?(?:e[+-]?\d+)?"
+
+# (flag, template key, pattern). The order matters only where one sentence starts like another.
+PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p in (
+    ("sum-mismatch", "sum_total", rf"^(?P<base>\w+): ICE (?P<ice>{_N}) \+ CBP (?P<cbp>{_N}) != total (?P<total>{_N})$"),
+    ("sum-mismatch", "sum_criminality",
+     rf"^(?P<base>\w+) (?P<who>ICE\+CBP|ICE|CBP): criminality rows sum to (?P<parts>{_N}), total says (?P<total>{_N})$"),
+    ("decreased", "decreased",
+     rf"^(?P<sid>\w+) fell from (?P<before>{_N}) \(data date (?P<date>{_D}), release (?P<release>{_D})\) "
+     rf"to (?P<after>{_N})$"),
+    ("transposed", "swap_mix",
+     rf"^ICE/CBP detained (?P<a>{_N}/{_N}) in release (?P<ra>{_D}) and (?P<b>{_N}/{_N}) in (?P<rb>{_D}) swap; "
+     r"this release's ICE column has the criminality mix of CBP arrests$"),
+    ("transposed", "swap_either",
+     rf"^ICE/CBP detained (?P<a>{_N}/{_N}) in release (?P<ra>{_D}) and (?P<b>{_N}/{_N}) in (?P<rb>{_D}) swap; "
+     r"one of the two has ICE and CBP transposed$"),
+    ("transposed", "inverted_mix",
+     r"^ICE column has a smaller convicted share \((?P<ice>[\d.]+%)\) than CBP's \((?P<cbp>[\d.]+%)\): "
+     r"ICE and CBP look transposed$"),
+    ("facility-mismatch", "facility_docket",
+     rf"^facility FYTD ADPs sum to (?P<fac>{_N}), (?P<ratio>[\d.]+%) of the national FYTD ADP (?P<nat>{_N}) "
+     rf"\(expected (?P<lo>\d+%)-(?P<hi>\d+%)\); (?P<det>{_N}) detained on the docket date$"),
+    ("facility-mismatch", "facility",
+     rf"^facility FYTD ADPs sum to (?P<fac>{_N}), (?P<ratio>[\d.]+%) of the national FYTD ADP (?P<nat>{_N}) "
+     r"\(expected (?P<lo>\d+%)-(?P<hi>\d+%)\)$"),
+    ("fy-adp-mismatch", "fy_adp_hint",
+     rf"^(?P<who>ICE\+CBP|ICE|CBP) FY Overall ADP printed (?P<printed>{_N}), but the monthly ADPs weighted by the "
+     rf"days each month covers \(the last month counted (?P<start>{_D}) to (?P<end>{_D})\) give (?P<got>{_N}); "
+     rf"the printed figure fits if the last month ran (?P<n>\d+) days, to (?P<implied>{_D}), not to {_D}$"),
+    ("fy-adp-mismatch", "fy_adp",
+     rf"^(?P<who>ICE\+CBP|ICE|CBP) FY Overall ADP printed (?P<printed>{_N}), but the monthly ADPs weighted by the "
+     rf"days each month covers \(the last month counted (?P<start>{_D}) to (?P<end>{_D})\) give (?P<got>{_N})$"),
+    ("stale-release", "stale_release",
+     rf"^the release dated (?P<release>{_D}) holds detention tables that run only to (?P<through>{_D}), "
+     r"(?P<gap>\d+) days earlier \(a regular release is 0-7 days after its data\): its figures are older than its "
+     r"date says$"),
+    ("repeated", "repeated",
+     rf"^its headcount \(ICE (?P<ice>{_N}), CBP (?P<cbp>{_N})\) and (?P<fy>\S+) removals \((?P<removals>{_N})\) "
+     rf"are exactly those of the earlier release (?P<prev>{_D}) \((?P<file>[^)]*)\): it repeats that release's "
+     r"figures rather than adding new ones$"),
+    ("stale-header", "header_rows", r"^(?P<n>\d+) rows: the file's header date disagrees with its own data$"),
+    ("stale-header", "header_repeat",
+     rf"^release (?P<release>{_D}) repeats the IIDS data date (?P<date>{_D}) of release (?P<prev>{_D}) but its "
+     rf"figures changed \(detained ICE (?P<before>{_N}) -> (?P<after>{_N})\)$"),
+    ("stale-header", "header_days",
+     rf"^IIDS data date (?P<date>{_D}) is (?P<days>\d+) days before the release date (?P<release>{_D}) "
+     r"\(usually 5-14\)$"),
+)]
+
+# Words a message carries as codes, named in the reader's language: the check's table and agency.
+_BASES = {"detained", "book_ins", "adp"}
+
+
+def parse(flag: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """The template key and fields of a finding's English message, or None if no pattern reads it."""
+    for f, key, pat in PATTERNS:
+        if f == flag:
+            m = pat.match(message or "")
+            if m:
+                return key, m.groupdict()
+    return None
+
+
+def explain(flag: str, message: str, lang: str = "en") -> str:
+    """The finding in ``lang``: the English message itself in English; in another language the catalogue's
+    sentence with the message's own figures, or the English said to be English when no pattern reads it."""
+    if i18n.check_lang(lang) == "en":
+        return message
+    found = parse(flag, message)
+    if found is None:
+        return i18n.t("flag_message.unread", lang, message=message)
+    key, fields = found
+    if "base" in fields:
+        fields["base"] = i18n.t(f"flag_message.base_{fields['base']}", lang) if fields["base"] in _BASES \
+            else fields["base"]
+    if "who" in fields:
+        fields["who"] = i18n.t("flag_message.who_both", lang) if fields["who"] == "ICE+CBP" else fields["who"]
+    if "sid" in fields:
+        sid = fields["sid"]
+        fields["sid"] = i18n.series_text(f"ice_detention_stats.{sid}", "title", lang, sid) or sid
+    return i18n.t(f"flag_message.{key}", lang, **fields)

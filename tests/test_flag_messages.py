@@ -1,0 +1,107 @@
+"""The integrity checks' findings in Spanish (charts.flag_messages): every sentence the checks write is read
+back into its fields and rendered from the catalogue with the same figures; English stays the message itself."""
+import re
+
+import pandas as pd
+import pytest
+
+from charts import flag_messages as fm
+from charts import i18n
+from loaders import ice_checks
+
+# One message per sentence of loaders/ice_checks.py, as its f-strings write them.
+SAMPLES = [
+    ("sum-mismatch", "detained: ICE 41500 + CBP 3200 != total 44800", "sum_total"),
+    ("sum-mismatch", "adp ICE: criminality rows sum to 39000, total says 39500", "sum_criminality"),
+    ("sum-mismatch", "detained ICE+CBP: criminality rows sum to 1.23457e+06, total says 1.2e+06", "sum_criminality"),
+    ("decreased", "removals_fytd fell from 120000 (data date 2025-05-31, release 2025-06-10) to 119500", "decreased"),
+    ("transposed", "ICE/CBP detained 38000/9000 in release 2025-03-01 and 9000/38000 in 2025-03-15 swap; this "
+     "release's ICE column has the criminality mix of CBP arrests", "swap_mix"),
+    ("transposed", "ICE/CBP detained 38000/9000 in release 2025-03-01 and 9000/38000 in 2025-03-15 swap; one of the "
+     "two has ICE and CBP transposed", "swap_either"),
+    ("transposed", "ICE column has a smaller convicted share (12%) than CBP's (40%): ICE and CBP look transposed",
+     "inverted_mix"),
+    ("facility-mismatch", "facility FYTD ADPs sum to 51,234, 91.2% of the national FYTD ADP 56,180 (expected "
+     "94%-100%); 59000 detained on the docket date", "facility_docket"),
+    ("facility-mismatch", "facility FYTD ADPs sum to 51,234, 91.2% of the national FYTD ADP 56,180 (expected "
+     "94%-100%)", "facility"),
+    ("fy-adp-mismatch", "ICE FY Overall ADP printed 48,123.45, but the monthly ADPs weighted by the days each month "
+     "covers (the last month counted 2025-06-01 to 2025-06-30) give 48,300.10; the printed figure fits if the last "
+     "month ran 14 days, to 2025-06-14, not to 2025-06-30", "fy_adp_hint"),
+    ("fy-adp-mismatch", "ICE+CBP FY Overall ADP printed 48,123.45, but the monthly ADPs weighted by the days each "
+     "month covers (the last month counted 2025-06-01 to 2025-06-30) give 48,300.10", "fy_adp"),
+    ("stale-release", "the release dated 2021-10-23 holds detention tables that run only to 2021-09-11, 42 days "
+     "earlier (a regular release is 0-7 days after its data): its figures are older than its date says",
+     "stale_release"),
+    ("repeated", "its headcount (ICE 41,500, CBP 3,200) and FY2025 removals (120,000) are exactly those of the "
+     "earlier release 2025-06-10 (FY25_detentionStats.xlsx): it repeats that release's figures rather than adding "
+     "new ones", "repeated"),
+    ("stale-header", "12 rows: the file's header date disagrees with its own data", "header_rows"),
+    ("stale-header", "release 2025-02-14 repeats the IIDS data date 2025-01-21 of release 2025-01-31 but its figures "
+     "changed (detained ICE 39000 -> 40100)", "header_repeat"),
+    ("stale-header", "IIDS data date 2021-09-27 is 26 days before the release date 2021-10-23 (usually 5-14)",
+     "header_days"),
+]
+
+
+def figures_of(text: str) -> list[str]:
+    """The numbers of a text (dates give their parts; a trailing comma or full stop is punctuation)."""
+    return sorted(n.rstrip(",.") for n in re.findall(r"\d[\d,.]*(?:e[+-]\d+)?%?", text))
+
+
+@pytest.mark.parametrize("flag,message,key", SAMPLES, ids=[s[2] + str(i) for i, s in enumerate(SAMPLES)])
+def test_each_sentence_is_read_and_rendered_with_its_own_figures(flag, message, key):
+    found = fm.parse(flag, message)
+    assert found is not None and found[0] == key
+    es = fm.explain(flag, message, "es")
+    assert "inglés" not in es and es != message
+    # Every number and date of the finding is in the Spanish (the fields are the message's own).
+    missing = [n for n in figures_of(message) if n not in es]
+    assert missing == [], (missing, es)
+    assert fm.explain(flag, message, "en") == message
+
+
+def test_the_english_catalogue_sentence_is_the_checks_sentence():
+    """The English templates are the checks' own sentences: rendering the parsed fields in English gives the
+    message back, so the patterns and the catalogue describe the same text."""
+    for flag, message, key in SAMPLES:
+        _, fields = fm.parse(flag, message)
+        assert i18n.t(f"flag_message.{key}", "en", **fields) == message
+
+
+def test_an_unread_message_is_shown_and_said_to_be_english():
+    es = fm.explain("stale-header", "a sentence no pattern knows", "es")
+    assert es == "mensaje de la comprobación, en inglés: a sentence no pattern knows"
+
+
+def test_the_checks_own_output_is_read():
+    """Run two of the real checks on a small frame: their messages are read, so a change to a check's
+    sentence that the patterns miss fails here."""
+    rows = []
+    for sid, v in (("detained_ice", 100.0), ("detained_cbp", 20.0), ("detained_total", 150.0)):
+        rows.append(dict(series=f"ice_detention_stats.{sid}", key="", date="2025-03-01", end="2025-03-01",
+                         release="2025-03-05", file="f.xlsx", value=v, flag=""))
+    for d, v in (("2025-02-01", 500.0), ("2025-03-01", 400.0)):
+        rows.append(dict(series="ice_detention_stats.removals_fytd", key="FY2025", date=d, end=d,
+                         release=d, file="f.xlsx", value=v, flag=""))
+    obs = pd.DataFrame(rows)
+    found = ice_checks._sum_checks(obs) + ice_checks._decrease_checks(obs)
+    assert {f["flag"] for f in found} == {"sum-mismatch", "decreased"}
+    for f in found:
+        assert fm.parse(f["flag"], f["message"]) is not None, f["message"]
+        assert "inglés" not in fm.explain(f["flag"], f["message"], "es")
+
+
+def test_the_snapshot_flags_are_all_read():
+    from charts import data as cdata
+    from tests.conftest import ROOT
+    snap = cdata.load_snapshot(ROOT / "data")
+    assert len(snap.flags)
+    unread = [m for f, m in zip(snap.flags["flag"], snap.flags["message"]) if fm.parse(f, m) is None]
+    assert unread == []
+
+
+def test_the_spanish_figure_note_explains_the_flag():
+    line = i18n.t("figure.flag_reason", "es", flag="stale-header", release="2021-10-23", file="x.xlsx",
+                  message=fm.explain("stale-header", SAMPLES[-1][1], "es"))
+    assert "en inglés" not in line and "26 días anterior" in line and line.startswith("stale-header (publicación")

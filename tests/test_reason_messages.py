@@ -1,0 +1,72 @@
+"""Why an uploaded events row was refused, in Spanish (charts.reason_messages): the validator's own reasons,
+produced by running it on bad rows, are each read and rendered from the catalogue; the English stays as the
+validator wrote it (the rejected rows are data)."""
+import datetime as dt
+
+import pandas as pd
+
+from charts import i18n
+from charts import reason_messages as rm
+from loaders import events as lev
+
+GOOD = ["", "2025-03-01", "exact", "Event", "policy", "Something.", "Agency", "https://example.org/a"]
+
+
+def row(**change) -> list[str]:
+    r = dict(zip(lev.COLUMNS, GOOD))
+    r.update(change)
+    return [r[c] for c in lev.COLUMNS]
+
+
+BAD = [
+    row(date="March 1"), row(date="2025-02-30"), row(date="1999-01-01"), row(date="2099-01-01"),
+    row(date_precision="roughly"), row(title=""), row(category="gossip"), row(source_name=""),
+    row(source_url=""), row(source_url="https://exa mple.org"), row(source_url="ftp://example.org/x"),
+    row(source_url="https://"), row(source_url="https://user@example.org/"), row(source_url="https://example.org:99999/"),
+    row(id="bad id!"), row(title="=SUM(A1)"), row(title="x" * 5000), row(title="Event\u200bhidden"),
+]
+
+
+def reasons() -> pd.DataFrame:
+    lines = [",".join(lev.COLUMNS)]
+    for i, r in enumerate(BAD):
+        r = list(r)
+        if r[1] == "2025-03-01":
+            r[1] = f"2025-03-{i + 1:02d}"  # distinct dates: no duplicate among the bad rows
+        lines.append(",".join(f'"{v}"' if "," in v else v for v in r))
+    lines.append(",".join(row(date="2025-04-01", title="Twice")))
+    lines.append(",".join(row(date="2025-04-01", title="Twice")))
+    _, rejected = lev.validate_events(("\n".join(lines) + "\n").encode(), "e.csv", today=dt.date(2026, 11, 1))
+    return rejected
+
+
+def test_every_reason_the_validator_gives_is_read_in_spanish():
+    rej = reasons()
+    assert len(rej) >= len(BAD)  # every bad row refused, and the repeat
+    unread = [r for r in rej["reason"] if rm.explain(r, "es").startswith("motivo en inglés")]
+    assert unread == [], unread
+    for r in rej["reason"]:
+        assert rm.explain(r, "en") == r
+
+
+def test_the_english_templates_are_the_validators_sentences():
+    for r in reasons()["reason"]:
+        for key, pat in rm.PATTERNS:
+            m = pat.match(r)
+            if m and key != "invisible":
+                assert i18n.t(f"reason.{key}", "en", **{k: v or "" for k, v in m.groupdict().items()}) == r
+                break
+
+
+def test_the_page_table_in_spanish_keeps_the_english_data():
+    rej = reasons()
+    shown = rm.rejected_in(rej, "es")
+    assert list(shown.columns[:3]) == ["fila", "campo", "motivo"]
+    assert list(rej.columns[:3]) == ["row", "field", "reason"]  # the validator's frame is not changed
+    assert any("no es una fecha ISO (AAAA-MM-DD)" in m for m in shown["motivo"])
+    assert any(m.startswith("repite la fila") for m in shown["motivo"])
+    assert rm.rejected_in(rej, "en") is rej
+
+
+def test_an_unknown_reason_is_shown_and_said_to_be_english():
+    assert rm.explain("something new", "es") == "motivo en inglés: something new"
