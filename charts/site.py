@@ -224,7 +224,9 @@ def _plain_title(fig) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0])).strip()
 
 
-def _n(v: float) -> str:
+def _n(v: float, lang: str = "en") -> str:
+    if lang != "en":
+        return i18n.number(v, lang, decimals=0 if abs(v) >= 100 else 1)
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}"
 
 
@@ -282,32 +284,35 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
+    """A Places view (a map or a facility's history); in the link's language (``lang=``, English otherwise)."""
     from . import places as P
     from . import places_view as PV
+    lang = q.get("lang") if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
     view = PV.PlacesView.from_query(q)
-    r = PV.render(snap, pl, view)
+    r = PV.render(snap, pl, view, lang)
     if r.figure is None:
         raise SiteError(f"places view {urlencode(q)!r}: {r.problem}")
-    query = view.to_query()
+    query = {**view.to_query(), **({"lang": lang} if lang != "en" else {})}
     link = live_url + "?" + urlencode(query)
     rel = view.release or PV.default_release(pl)
+    src, when = P.parse_release_key(rel) if rel else ("", "")
     alt = getattr(r, "alt", "")
     if not alt:
         t = r.table
         if view.map == "state" and "detained_adp" in t:
             top = t.sort_values("detained_adp", ascending=False).head(3)
-            alt = (f"Map of the United States shaded by {r.title.lower()}, release {rel}. Highest: "
-                   + "; ".join(f"{row.state_name} {_n(float(row.detained_adp))}" for row in top.itertuples())
-                   + ". Every state's figure is in the CSV download.")
+            alt = i18n.t("site.places_alt_state", lang, title=r.title.lower(), release=rel, top="; ".join(
+                f"{row.state_name} {_n(float(row.detained_adp), lang)}" for row in top.itertuples()))
         else:
-            alt = f"{r.title}, release {rel}; {len(t)} rows, all in the CSV download."
-    csv = export.to_csv(r.table, sources=r.sources, title=r.title, generated_on=day)
-    cite = " ".join(r.sources) + f" Compiled with {export.DASHBOARD}, {link}, accessed {day.isoformat()}."
-    src, when = P.parse_release_key(rel) if rel else ("", "")
-    dates = [f"Release shown: {src} of {when} (facility figures are fiscal-year-to-date average daily populations, "
-             "not headcounts)"]
-    return Page("", "places", query, title=r.title, alt=alt, citation=cite, dates=dates, figure=r.figure, csv=csv)
+            alt = i18n.t("site.places_alt_other", lang, title=r.title, release=rel, rows=len(t))
+    cite = " ".join(r.sources) + " " + i18n.t("export.citation_compiled", lang, dashboard=export.dashboard_name(lang),
+                                              url=f", {link}", date=day.isoformat())
+    csv = export.to_csv(r.table, sources=r.sources, title=r.title, generated_on=day, lang=lang,
+                        citation_text=cite if lang != "en" else "")
+    dates = [i18n.t("site.places_release_shown", lang, source=src, date=when)]
+    return Page("", "places", query, title=r.title, alt=alt, citation=cite, dates=dates, figure=r.figure, csv=csv,
+                lang=lang)
 
 
 def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
@@ -470,7 +475,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                images: bool = True, log=print, lang: str = "en", separators: str | None = None) -> list[Page]:
     """Write the site into ``out`` (replaced as a whole: built beside it, then moved in). With ``lang`` other
     than English every trend page, its CSV, citation, images and embeds are in that language (a view's own
-    ``lang=`` in the views file wins); places and releases pages stay English (see the README)."""
+    ``lang=`` in the views file wins); places and releases pages too (a view's own ``lang=`` wins)."""
     from plotly.offline import get_plotlyjs
     from .__main__ import load_context
     if site_url and not site_url.endswith("/"):

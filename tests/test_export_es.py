@@ -265,3 +265,21 @@ def test_the_continuity_charts_in_spanish():
             assert english not in text, english
         assert any(w in json.dumps(en["layout"]) for w in ("Where sources overlap",))
         assert [t["y"] for t in en["data"]] == [t["y"] for t in es["data"]]  # the same figures
+
+
+def test_the_static_sites_places_page_follows_the_language():
+    """`python -m charts site --lang es` once left the Places page in English; now its map, alt text, dates line,
+    citation and CSV header lines are Spanish, and the English page is as before."""
+    import datetime as dt
+    from charts.data import load_snapshot
+    from charts.site import places_page
+    from tests.conftest import ROOT
+    snap = load_snapshot(ROOT / "data")
+    day = dt.date(2026, 12, 1)
+    es = places_page(snap, {"view": "places", "map": "state", "lang": "es"}, day, "https://example.org/app")
+    en = places_page(snap, {"view": "places", "map": "state"}, day, "https://example.org/app")
+    assert es.lang == "es" and es.query["lang"] == "es" and "lang" not in en.query
+    assert es.dates[0].startswith("Publicación mostrada:") and en.dates[0].startswith("Release shown:")
+    assert es.alt.startswith("Mapa de Estados Unidos") and en.alt.startswith("Map of the United States")
+    assert "Elaborado con" in es.citation and "lang=es" in es.citation and "Compiled with" in en.citation
+    assert es.title != en.title  # the map title is the Spanish one
