@@ -54,14 +54,16 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
         if s.status.startswith(("publication stopped", "no release")) and (s.evidence or s.continues):
             with st.expander(f"{s.title}: {status.status_text(s.status, lang)}"):
                 for e in s.evidence:
-                    st.text(i18n.t("status.evidence_line", lang, statement=e["statement"], source=e["source"],
+                    st.text(i18n.t("status.evidence_line", lang, statement=i18n.declared_text(e["key"], lang, e["statement"]),
+                                   source=e["source"],
                                    unverified="" if e["verified"] else i18n.t("status.evidence_unverified", lang)))
                 if s.continues:
                     st.text(t("continue"))
                     for c in s.continues:
                         when = (i18n.t("status.cell_data_to", lang, date=c["data_through"]) if c["data_through"]
                                 else i18n.t("status.cell_no_data", lang))
-                        st.text(f"- {c['title']} ({when}): {c['note']}")
+                        st.text(f"- {i18n.series_text(c['series'], 'title', lang, c['title'])} ({when}): "
+                                f"{i18n.declared_text(c['key'], lang, c['note'])}")
 
     st.subheader(t("whats_new"))
     st.caption(t("whats_new_help"))

@@ -191,6 +191,26 @@ def series_text(series_id: str, field: str, lang: str = "en", english: str = "")
     return (row or {}).get(field) or english
 
 
+def declared_key(source: str, kind: str, start: str, target: str) -> str:
+    """The id of a row of data/publication_status.csv in ``locales/publication_status.<lang>.csv``."""
+    # Empty cells may arrive as NaN (pandas): they are "" in the id.
+    return "|".join(v if isinstance(v, str) else "" for v in (source, kind, start, target))
+
+
+def declared_text(key: str, lang: str = "en", english: str = "") -> str:
+    """A declared publication fact's statement in ``lang``, as ``series_text`` (a test requires every row)."""
+    if check_lang(lang) == "en":
+        return english
+    return (_table(f"publication_status.{lang}.csv").get(key) or {}).get("statement") or english
+
+
+def cadence_text(source: str, lang: str = "en", english: str = "") -> str:
+    """A source's release cadence in words, in ``lang`` (``locales/cadence.<lang>.csv``)."""
+    if check_lang(lang) == "en":
+        return english
+    return (_table(f"cadence.{lang}.csv").get(source) or {}).get("cadence") or english
+
+
 def event_text(event_id: str, field: str, lang: str = "en", english: str = "") -> str:
     """An event's title or description in ``lang`` (``locales/events.es.csv``), as ``series_text``."""
     if check_lang(lang) == "en":

@@ -216,13 +216,16 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     known_last = max([d for d in [held_last, *known] if d], default=None)
     cad = cadence_days(snap, source)
     in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
-    evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind)
+    from .i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
+    evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind,
+                     key=declared_key(source, r.kind, r.start, r.target))
                 for r in mine.itertuples() if r.kind in ("release", "blackout", "stopped", "claim")]
     continues = []
     for r in mine[mine["kind"] == "continues"].itertuples():
         df = snap.by_series.get(r.target)
         title = snap.catalogue.loc[r.target, "title"] if r.target in snap.catalogue.index else r.target
         continues.append(dict(series=r.target, title=title, note=r.statement,
+                              key=declared_key(source, r.kind, r.start, r.target),
                               data_through=df["end"].max().date() if df is not None and len(df) else None))
     stopped = mine[mine["kind"] == "stopped"]
     days_since = (today - known_last).days if known_last else None
@@ -262,7 +265,8 @@ STATUS_COLUMNS = ("source", "title", "status", "last_release_held", "last_releas
 
 def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
     """One row per source. In another language than English the status words, the table's own words in its
-    cells and the headers are translated; ids, titles, cadences and the evidence's statements stay as written."""
+    cells, the cadences, the evidence's statements and the headers are translated (locales/); ids, source
+    titles and the names of where the evidence was read stay as written."""
     from . import i18n
     en = lang == "en"
     unverified = "; not verified" if en else i18n.t("status.cell_not_verified", lang)
@@ -272,11 +276,15 @@ def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
     for s in statuses:
         rows.append(dict(source=s.source, title=s.title, status=status_text(s.status, lang),
                          last_release_held=s.last_release_held, last_release_known=s.last_release_known,
-                         cadence=s.cadence, days_since=s.days_since, days_overdue=s.days_overdue,
-                         evidence=" | ".join(f"{e['statement']} [{e['source']}{'' if e['verified'] else unverified}]"
+                         cadence=i18n.cadence_text(s.source, lang, s.cadence), days_since=s.days_since,
+                         days_overdue=s.days_overdue,
+                         evidence=" | ".join(f"{i18n.declared_text(e['key'], lang, e['statement'])} "
+                                             f"[{e['source']}{'' if e['verified'] else unverified}]"
                                              for e in s.evidence),
-                         continues_in="; ".join(f"{c['title']} ({data_to(c['data_through'])})" if c["data_through"]
-                                                else f"{c['title']} ({no_data})" for c in s.continues)))
+                         continues_in="; ".join(
+                             f"{i18n.series_text(c['series'], 'title', lang, c['title'])} "
+                             f"({data_to(c['data_through']) if c['data_through'] else no_data})"
+                             for c in s.continues)))
     out = pd.DataFrame(rows, columns=list(STATUS_COLUMNS))
     return out if en else out.rename(columns={c: i18n.t(f"status.col_{c}", lang) for c in STATUS_COLUMNS})
 

@@ -247,8 +247,8 @@ def test_the_status_table_cells_in_spanish():
     assert list(es["estado"]) == [status.status_text(s, "es") for s in en["status"]]
     assert not any(w in " ".join(es["continúa en"]) for w in ("data to ", "no data in this snapshot"))
     assert any("datos hasta el " in c for c in es["continúa en"]) or not any("data to " in c for c in en["continues_in"])
-    assert not any("; not verified]" in c for c in es["pruebas (en inglés)"])
-    assert any("; not verified]" in c for c in en["evidence"]) == any("; sin verificar]" in c for c in es["pruebas (en inglés)"])
+    assert not any("; not verified]" in c for c in es["pruebas"])
+    assert any("; not verified]" in c for c in en["evidence"]) == any("; sin verificar]" in c for c in es["pruebas"])
 
 
 def test_the_continuity_charts_in_spanish():

@@ -223,3 +223,25 @@ def test_numbers_in_prose_take_the_chosen_separators():
     assert i18n.localise_numbers(text, ".") == ("unas 59.000 personas, 1,5 % de 41.500 camas, el 2026-08-06, a las "
                                                 "3:30, 287(g), 52-47, EE. UU.")
     assert i18n.localise_numbers("45,000 millones y 38,200 millones", ".") == "45.000 millones y 38.200 millones"
+
+
+def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
+    """The publication-status table and the Releases tab's evidence are Spanish on the Spanish page: every row
+    of data/publication_status.csv has one Spanish statement (locales/publication_status.es.csv, no extra
+    ids) and every source's cadence one Spanish rendering (locales/cadence.es.csv)."""
+    import datetime as dt
+    from charts import status
+    from charts.data import load_snapshot
+    from loaders import registry
+    from tests.conftest import ROOT
+    declared = status.read_declared()
+    keys = [i18n.declared_key(r.source, r.kind, r.start, r.target) for r in declared.itertuples()]
+    es = i18n._table("publication_status.es.csv")
+    assert len(set(keys)) == len(keys) and set(es) == set(keys), set(es) ^ set(keys)
+    assert set(i18n._table("cadence.es.csv")) == set(registry.SOURCES)
+    table = status.status_table(status.publication_status(load_snapshot(ROOT / "data"), dt.date(2026, 12, 1)), "es")
+    cells = " ".join(str(v) for v in table.to_numpy().ravel())
+    for r in declared.itertuples():
+        assert r.statement not in cells  # the English statement is not shown on the Spanish table
+    for src in registry.SOURCES.values():
+        assert src.cadence not in cells
