@@ -17,6 +17,11 @@ def _lang() -> str:
     return st.session_state.get("w_lang", "en")
 
 
+def _sep() -> str:
+    # The page's thousands mark (page/lang.py keeps it as w_sep); "," outside the page.
+    return st.session_state.get("w_sep", ",")
+
+
 def _t(key: str, **fields) -> str:
     return i18n.t(f"places.{key}", _lang(), **fields)
 
@@ -70,7 +75,7 @@ def places_panel(snap) -> None:
     view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
                       facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
     st.query_params.from_dict(view.to_query())
-    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang)
+    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang, _sep())
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
@@ -105,7 +110,7 @@ def places_panel(snap) -> None:
                    if len(found) else _t("no_match", query=markdown_literal(query.strip())))
     st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.get, placeholder=_t("pick_facility"))
     if ss.get("p_facility"):
-        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang)
+        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
         row = fac.set_index("facility_id").loc[ss["p_facility"]]
         st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
         st.dataframe(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
@@ -118,7 +123,7 @@ def places_panel(snap) -> None:
     st.selectbox(_t("state"), states, key="p_state", placeholder=_t("pick_state"),
                  format_func=lambda u: P.USPS[u][1])
     if ss.get("p_state"):
-        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang)
+        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang, _sep())
         st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
         _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
         src, rel = P.parse_release_key(view.release)

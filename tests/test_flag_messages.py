@@ -105,3 +105,20 @@ def test_the_spanish_figure_note_explains_the_flag():
     line = i18n.t("figure.flag_reason", "es", flag="stale-header", release="2021-10-23", file="x.xlsx",
                   message=fm.explain("stale-header", SAMPLES[-1][1], "es"))
     assert "en inglés" not in line and "26 días anterior" in line and line.startswith("stale-header (publicación")
+
+
+def test_the_figures_follow_the_chosen_thousands_mark():
+    """Issue #20: with sep=. a finding's figures read "51.234" and "91,2%", not "51,234" and "91.2%"; its dates
+    and file names keep their marks, and "," leaves the sentence as it was."""
+    msg = dict((k, m) for _, m, k in SAMPLES)
+    es = fm.explain("facility-mismatch", msg["facility_docket"], "es", ".")
+    assert "51.234" in es and "56.180" in es and "91,2%" in es and "51,234" not in es and "91.2%" not in es
+    assert fm.explain("facility-mismatch", msg["facility_docket"], "es", ",") \
+        == fm.explain("facility-mismatch", msg["facility_docket"], "es")
+    es = fm.explain("fy-adp-mismatch", msg["fy_adp_hint"], "es", ".")
+    assert "48.123,45" in es and "48.300,10" in es and "2025-06-14" in es and "2025-06-30" in es
+    es = fm.explain("repeated", msg["repeated"], "es", ".")
+    assert "41.500" in es and "120.000" in es and "FY25_detentionStats.xlsx" in es and "2025-06-10" in es
+    en = fm.explain("repeated", msg["repeated"], "en", ".")
+    assert "41.500" in en and "3.200" in en and "FY25_detentionStats.xlsx" in en and "2025-06-10" in en
+    assert fm.explain("repeated", msg["repeated"], "en") == msg["repeated"]
