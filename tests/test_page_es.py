@@ -154,6 +154,10 @@ def test_the_releases_tab_in_spanish():
     assert "Novedades de la última publicación de cada fuente" in [s.value for s in at.subheader]
     assert any("ingresos en detención, no arrestos" in c.value for c in at.code)
     assert offenders(at) == []
+    # The ledger's cells in Spanish (its column names and codes stay as the command line prints them).
+    ledger_rows = next(d.value for d in at.dataframe if "key_figures" in d.value.columns)
+    assert ledger_rows["key_figures"].str.startswith("personas detenidas: ").any()
+    assert not ledger_rows["changed_since_previous"].str.contains(" against ").any()
 
 
 def figure_texts(at: AppTest) -> list[str]:
