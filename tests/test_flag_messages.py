@@ -122,3 +122,19 @@ def test_the_figures_follow_the_chosen_thousands_mark():
     en = fm.explain("repeated", msg["repeated"], "en", ".")
     assert "41.500" in en and "3.200" in en and "FY25_detentionStats.xlsx" in en and "2025-06-10" in en
     assert fm.explain("repeated", msg["repeated"], "en") == msg["repeated"]
+
+
+def test_the_figures_flag_note_passes_the_separators_on():
+    """charts.figures.flag_reasons: the note under a chart writes the finding's figures with the view's marks."""
+    from types import SimpleNamespace
+
+    from charts import figures
+    msg = dict((k, m) for _, m, k in SAMPLES)["facility"]
+    snap = SimpleNamespace(flags=pd.DataFrame({"series": [""], "flag": ["facility-mismatch"], "release": ["2025-06-10"],
+                                               "file": ["x.xlsx"], "message": [msg]}))
+    prepared = [SimpleNamespace(series_id="ice_detention_stats.adp_total", frame=pd.DataFrame(
+        {"flag": ["facility-mismatch"], "release": ["2025-06-10"], "file": ["x.xlsx"]}))]
+    point = figures.flag_reasons(snap, prepared, lang="es", sep=".")
+    assert len(point) == 1 and "51.234" in point[0] and "91,2%" in point[0] and "2025-06-10" in point[0]
+    assert "51,234" in figures.flag_reasons(snap, prepared, lang="es")[0]
+    assert figures.flag_reasons(snap, prepared)[0].endswith(msg)
