@@ -16,10 +16,10 @@ from charts import continuity, ledger, status
 from charts import data as cdata
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _ledger(_snap: cdata.Snapshot, snap_id: int) -> pd.DataFrame:
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _ledger(_snap: cdata.Snapshot, snap_id: int, lang: str = "en", separators: str = ",") -> pd.DataFrame:
     # The snapshot is read-only once loaded; its id keys the cache (the frame itself is not hashable cheaply).
-    return ledger.ledger(_snap)
+    return ledger.ledger(_snap, lang=lang, separators=separators)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -70,7 +70,8 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
     st.code(citation_block(snap, today, lang), language=None, wrap_lines=True)
 
     st.subheader(t("every_release"))
-    table = _ledger(snap, sid)
+    # The cells in the page's language, numbers with its separators (page/lang.py keeps them as w_sep).
+    table = _ledger(snap, sid, lang, st.session_state.get("w_sep", ","))
     sources = list(dict.fromkeys(table["source"]))
     pick = st.selectbox(t("source"), sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
                         key="releases_source")

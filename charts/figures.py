@@ -635,7 +635,7 @@ def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
     return vals, text
 
 
-def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en") -> list[str]:
+def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",") -> list[str]:
     """The integrity checks' own words for the flagged points in view (quality_flags.csv rows whose series, or
     whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is.
     The checks write their messages in English (quality_flags.csv is data); another language's figure renders
@@ -654,7 +654,7 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en") -> list[str]:
         hit = flags[(flags["series"].isin(["", p.series_id])) & flags["flag"].isin(codes)]
         for r in hit.itertuples():
             line = i18n.t("figure.flag_reason", lang, flag=r.flag, release=r.release, file=r.file,
-                          message=flag_messages.explain(r.flag, r.message, lang))
+                          message=flag_messages.explain(r.flag, r.message, lang, sep))
             if (r.release, r.file) in drawn and line not in out:
                 out.append(line)
     more = len(out) - limit
@@ -699,7 +699,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     if flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
                             codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
-        notes += flag_reasons(snap, prepared, lang=lang)
+        notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
     for c, labels in sorted(info_notes.items()):
         notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
     rep_panel = []

@@ -76,15 +76,25 @@ def parse(flag: str, message: str) -> tuple[str, dict[str, str]] | None:
     return None
 
 
-def explain(flag: str, message: str, lang: str = "en") -> str:
+# A field that is a number as the checks print it ("51,234", "48,123.45", "91.2%", "38000/9000", "1.2e+06").
+_NUMBER_FIELD = re.compile(rf"^{_N}%?(?:/{_N})?$")
+_SWAP = str.maketrans({",": ".", ".": ","})
+
+
+def explain(flag: str, message: str, lang: str = "en", separators: str = ",") -> str:
     """The finding in ``lang``: the English message itself in English; in another language the catalogue's
-    sentence with the message's own figures, or the English said to be English when no pattern reads it."""
+    sentence with the message's own figures, or the English said to be English when no pattern reads it.
+    With ``separators`` "." its numbers are written "51.234" and "91,2%" (the checks print "51,234", "91.2%")."""
+    sep = i18n.check_separators(separators, lang)
     if i18n.check_lang(lang) == "en":
-        return message
+        return message if sep == "," else i18n.localise_numbers(message, sep)
     found = parse(flag, message)
     if found is None:
         return i18n.t("flag_message.unread", lang, message=message)
     key, fields = found
+    if sep == ".":
+        # Only the figures: dates, releases and file names keep their dots and dashes.
+        fields = {k: v.translate(_SWAP) if v and _NUMBER_FIELD.match(v) else v for k, v in fields.items()}
     if "base" in fields:
         fields["base"] = i18n.t(f"flag_message.base_{fields['base']}", lang) if fields["base"] in _BASES \
             else fields["base"]

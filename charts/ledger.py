@@ -246,8 +246,75 @@ def tables_through(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
     return g.rename(columns={"end": "data_through"})
 
 
-def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
-    """One row per release of each versioned source (or of ``source``), oldest first within a source."""
+def figure_key(label: str) -> str:
+    """The catalogue key of a key figure's name (``ledger.figure.<key>``): its English label in snake case."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+
+
+class _Words:
+    """The ledger's cells in a language other than English, from the catalogue (``ledger.*``), with numbers
+    written with the chosen separators. The English cells are written by the f-strings below, as before."""
+
+    def __init__(self, lang: str, separators: str):
+        from . import i18n
+        self.i18n, self.lang, self.sep = i18n, lang, i18n.check_separators(separators, lang)
+
+    def t(self, key: str, **fields) -> str:
+        return self.i18n.t("ledger." + key, self.lang, **fields)
+
+    def n(self, v: float, signed: bool = False) -> str:
+        text = f"{v:+,.0f}" if signed else _n(v)
+        # A bare number (sign, digits and marks): swapped whole ("-7,978" -> "-7.978").
+        return text.translate(str.maketrans({",": ".", ".": ","})) if self.sep == "." else text
+
+    def figure(self, label: str) -> str:
+        key = "figure." + figure_key(label)
+        return self.t(key) if self.i18n.has("ledger." + key, self.lang) else label
+
+    def span(self, a, b) -> str:
+        return self.t("span_on", date=b.isoformat()) if a == b else self.t("span", start=a.isoformat(), end=b.isoformat())
+
+    def period(self, r) -> str:
+        key = {"": "", "*": self.t("summed")}.get(r.key, f", {r.key}")
+        return self.span(r.date, r.end) + key
+
+    def key_figures(self, f) -> str:
+        return "; ".join(self.t("key_figure", figure=self.figure(r.figure), n=self.n(r.value), period=self.period(r))
+                         for r in f)
+
+    def changes(self, f) -> str:
+        return "; ".join(self.t("change", figure=self.figure(r.figure), change=self.n(r.change, signed=True),
+                                previous=self.n(r.previous_value), span=self.span(r.previous_date, r.previous_end),
+                                release=r.previous_release.isoformat())
+                         for r in f if pd.notna(r.change))
+
+    def revisions(self, rv: pd.DataFrame) -> str:
+        if rv.empty:
+            return ""
+        real = rv[~rv["completed"]]
+        bits = []
+        if len(real):
+            big = real.loc[real["change"].abs().idxmax()]
+            bits.append(self.t("revised_one" if len(real) == 1 else "revised_many", n=len(real),
+                               series=real["series"].nunique(),
+                               what=big["series"].split(".", 1)[1] + (" " + big["key"] if big["key"] else ""),
+                               date=big["date"], before=self.n(big["previous"]), after=self.n(big["value"]),
+                               release=big["previous_release"]))
+        done = rv[rv["completed"]]
+        if len(done):
+            bits.append(self.t("completed_one" if len(done) == 1 else "completed_many", n=len(done)))
+        return "; ".join(bits)
+
+    def flags(self, counts) -> str:
+        return "; ".join(self.t("flag_rows_one" if n == 1 else "flag_rows_many", flag=k, n=n) for k, n in counts)
+
+
+def ledger(snap: cdata.Snapshot, source: str | None = None, lang: str = "en", separators: str = ",") -> pd.DataFrame:
+    """One row per release of each versioned source (or of ``source``), oldest first within a source. In
+    ``lang`` other than English the cells' words (figure names, "against", "in the release of", revisions,
+    flag rows) are the catalogue's and numbers take ``separators``; codes, series ids, files and ISO dates
+    stay as they are. The English is what the command line prints."""
+    words = None if lang == "en" else _Words(lang, separators)
     sources = [source] if source else versioned_sources(snap)
     out = []
     for src in sources:
@@ -291,11 +358,16 @@ def ledger(snap: cdata.Snapshot, source: str | None = None) -> pd.DataFrame:
             rv = r_by.get(d.isoformat(), empty_r)
             fl = fl_by.get(d.isoformat())
             counts = fl["flag"].value_counts().sort_index().items() if fl is not None else ()
+            if words is not None:
+                counts = list(counts)
+                kf, ch = words.key_figures(f), words.changes(f)
             out.append(dict(source=src, release=d, files="; ".join(sorted(g["file"].unique())),
                             series=g["series"].nunique(), rows=len(g),
                             data_through=g["end"].max().date(), data_through_by_table=by_table,
-                            key_figures=kf, changed_since_previous=ch, revisions=_revision_text(rv),
-                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts),
+                            key_figures=kf, changed_since_previous=ch,
+                            revisions=_revision_text(rv) if words is None else words.revisions(rv),
+                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts)
+                            if words is None else words.flags(counts),
                             release_table_dates=" | ".join(f"{f}: {rt_by[f]}" for f in sorted(g["file"].unique())
                                                            if rt_by.get(f))))
     return pd.DataFrame(out, columns=LEDGER_COLUMNS)

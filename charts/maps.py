@@ -56,6 +56,21 @@ def _t(key: str, lang: str, **fields) -> str:
     return i18n.t(f"places.fig.{key}", lang, **fields)
 
 
+def _n(value, decimals: int | None, separators: str = ",") -> str:
+    """A figure's number with the reader's thousands mark ("75,000" or "75.000"), as i18n.number writes it;
+    formatted exactly as before for "," (a missing value still prints as Python prints it), then the marks
+    swapped for "."."""
+    text = f"{value:,}" if decimals is None else f"{value:,.{decimals}f}"
+    return i18n.localise_numbers(text, separators) if separators != "," else text
+
+
+def _separators(fig: go.Figure, separators: str) -> None:
+    # Plotly's own number formatting (hover templates, axes) follows the choice; the default "," leaves the
+    # layout as it was, so English output stays byte-identical.
+    if separators != ",":
+        fig.update_layout(separators=i18n.plotly_separators(separators))
+
+
 def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str = "en") -> None:
     """Sources, dates and caveats as one block under the plot: whatever is outside a PNG is lost."""
     wrapped = [w for line in lines for w in _wrap(line)]
@@ -119,14 +134,14 @@ def _territory_points(pl: P.Places, snap_points: pd.DataFrame, usps: str) -> tup
 
 
 def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = False, county_points=None,
-              lang: str = "en") -> go.Figure:
+              lang: str = "en", separators: str = ",") -> go.Figure:
     t = P.state_totals(pl, source, release)
     col = "per_100k" if per_capita else "detained_adp"
     unit = _t("unit_per" if per_capita else "unit_people", lang)
     main = t[~t["territory"] & (t["state"] != "(no state)")]
     fig = go.Figure()
-    hover = [f"<b>{html_text(n)}</b><br>{v:,.1f} {unit}<br>" + _t("hover_facilities", lang, n=f"{f:,}") + (
-        "<br>" + _t("hover_people_residents", lang, people=f"{a:,.0f}", residents=f"{int(r):,}")
+    hover = [f"<b>{html_text(n)}</b><br>{_n(v, 1, separators)} {unit}<br>" + _t("hover_facilities", lang, n=_n(f, None, separators)) + (
+        "<br>" + _t("hover_people_residents", lang, people=_n(a, 0, separators), residents=_n(int(r), None, separators))
         if per_capita and r == r else "")
         for n, v, f, a, r in zip(main["state_name"], main[col], main["facilities"], main["detained_adp"],
                                  main["residents"])]
@@ -143,13 +158,13 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
         for j, s in enumerate(sub.itertuples(index=False)):
             # No Census point for Guam or the Marianas: the value is shown in the panel, stacked, not at a place.
             where = _territory_points(pl, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
-            label = (f"{s.state}: {getattr(s, col):,.1f}" if getattr(s, col) == getattr(s, col)
+            label = (f"{s.state}: {_n(getattr(s, col), 1, separators)}" if getattr(s, col) == getattr(s, col)
                      else f"{s.state}: {_t('not_available', lang)}")
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
                                         text=[label], textposition="top center",
                                         marker=dict(size=14, color=[getattr(s, col)], colorscale="Blues", cmin=0,
                                                     cmax=zmax, line=dict(color=BORDER, width=1)),
-                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>{getattr(s, col):,.1f} {unit}"],
+                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>{_n(getattr(s, col), 1, separators)} {unit}"],
                                         hoverinfo="text", showlegend=False))
     what = _t("what_per" if per_capita else "what_adp", lang)
     _title(fig, _t("state_title", lang, what=what),
@@ -158,21 +173,22 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     terr = t[t["territory"]]
     if len(terr):
         lines.append(_t("territories", lang, items="; ".join(
-            f"{s.state_name} {s.detained_adp:,.1f}" + (_t("territory_rate", lang, rate=f"{s.per_100k:,.1f}")
+            f"{s.state_name} {_n(s.detained_adp, 1, separators)}" + (_t("territory_rate", lang, rate=_n(s.per_100k, 1, separators))
                                                         if s.per_100k == s.per_100k
                                                         else _t("territory_no_rate", lang))
             for s in terr.itertuples(index=False))))
     lines.append(_t("grey", lang))
     nostate = t[t["state"] == "(no state)"]
     if len(nostate):
-        lines.append(_t("no_state", lang, adp=f"{nostate['detained_adp'].sum():,.1f}"))
-    lines.append(_t("total", lang, adp=f"{t['detained_adp'].sum():,.1f}"))
+        lines.append(_t("no_state", lang, adp=_n(nostate['detained_adp'].sum(), 1, separators)))
+    lines.append(_t("total", lang, adp=_n(t['detained_adp'].sum(), 1, separators)))
     fig.update_layout(height=640)
+    _separators(fig, separators)
     _footer(fig, lines, lang=lang)
     return fig
 
 
-def facility_map(pl: P.Places, source: str, release: str, lang: str = "en") -> go.Figure:
+def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", separators: str = ",") -> go.Figure:
     cs = P.facility_cross_section(pl, source, release)
     drawn = cs[cs["lat"].notna()]
     missing = cs[cs["lat"].isna()]
@@ -187,7 +203,7 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en") -> g
                         color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
             hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))} "
-                       f"({html_text(str(cty))})<br>{_t('facility_hover_adp', lang, adp=f'{v:,.1f}')}<br>"
+                       f"({html_text(str(cty))})<br>{_t('facility_hover_adp', lang, adp=_n(v, 1, separators))}<br>"
                        f"{_t('facility_hover_office', lang, office=html_text(str(fo)), type=html_text(str(ty)))}"
                        f"<br><i>{_t('facility_hover_point', lang)}</i>"
                        for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
@@ -204,7 +220,7 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en") -> g
         gone = missing[missing["state"].isin(states)]
         if len(gone):  # no internal point (Guam, the Marianas): said under the panel, not a made-up position
             x0 = 0.52 + (i - 2) * 0.25
-            fig.add_annotation(text=_t("inset_not_drawn", lang, n=len(gone), adp=f"{gone['value'].sum():,.1f}"),
+            fig.add_annotation(text=_t("inset_not_drawn", lang, n=len(gone), adp=_n(gone['value'].sum(), 1, separators)),
                                xref="paper", yref="paper", x=x0, y=-0.005,
                                xanchor="left", yanchor="top", showarrow=False, font=dict(size=10, color="#555"))
     _title(fig, _t("facilities_title", lang),
@@ -212,15 +228,17 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en") -> g
     lines = _source_lines(pl, source, release, lang=lang)
     lines.append(P.caveat("points", lang) + _t("points_sources", lang))
     if len(missing):
-        top = ", ".join(f"{n} ({v:,.0f})" for n, v in zip(missing["name"].head(6), missing["value"].head(6)))
-        lines.append(_t("not_drawn", lang, n=len(missing), adp=f"{missing['value'].sum():,.1f}",
-                        total=f"{cs['value'].sum():,.1f}", top=top))
+        top = ", ".join(f"{n} ({_n(v, 0, separators)})" for n, v in zip(missing["name"].head(6), missing["value"].head(6)))
+        lines.append(_t("not_drawn", lang, n=len(missing), adp=_n(missing['value'].sum(), 1, separators),
+                        total=_n(cs['value'].sum(), 1, separators), top=top))
     fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
+    _separators(fig, separators)
     _footer(fig, lines, lang=lang)
     return fig
 
 
-def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang: str = "en") -> go.Figure:
+def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang: str = "en",
+                        separators: str = ",") -> go.Figure:
     t = P.field_office_totals(pl, source, release, snap).sort_values("detained_adp")
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=(_t("fo_in_detention", lang), _t("fo_in_atd", lang)))
@@ -234,11 +252,12 @@ def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang
     lines = _source_lines(pl, source, release, lang=lang)
     lines.append(_t("fo_atd", lang, date=atd_date or _t("not_available", lang)))
     fig.update_layout(height=max(500, 22 * len(t) + 150), showlegend=False, bargap=0.25)
+    _separators(fig, separators)
     _footer(fig, lines, top=-0.06, lang=lang)
     return fig
 
 
-def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en") -> go.Figure:
+def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en", separators: str = ",") -> go.Figure:
     h = P.facility_history(pl, facility_id)
     f = pl.facilities.set_index("facility_id").loc[facility_id]
     fig = go.Figure()
@@ -270,11 +289,13 @@ def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en") ->
              _t("names_carried", lang, names=f["names"])]
     if f["notes"]:
         lines.append(_t("notes", lang, notes=f["notes"]))
+    _separators(fig, separators)
     _footer(fig, lines, top=-0.1, lang=lang)
     return fig
 
 
-def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en") -> go.Figure:
+def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en",
+                         separators: str = ",") -> go.Figure:
     h = P.state_history(pl, state)
     name = P.USPS.get(state, ("", state))[1]
     fig = go.Figure()
@@ -298,6 +319,7 @@ def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en") 
     fig.update_layout(yaxis_title=_t("people", lang), height=500, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
                       margin=dict(t=140))
     lines = [P.caveat("adp", lang), _t("ddp_state_note", lang), _t("state_sources", lang)]
+    _separators(fig, separators)
     _footer(fig, lines, top=-0.1, lang=lang)
     return fig
 

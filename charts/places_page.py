@@ -17,14 +17,37 @@ def _lang() -> str:
     return st.session_state.get("w_lang", "en")
 
 
+def _sep() -> str:
+    # The page's thousands mark (page/lang.py keeps it as w_sep); "," outside the page.
+    return st.session_state.get("w_sep", ",")
+
+
 def _t(key: str, **fields) -> str:
     return i18n.t(f"places.{key}", _lang(), **fields)
 
 
-@st.cache_resource(show_spinner="Joining the facility sources…")
-def places_data(_snap) -> P.Places:
+@st.cache_resource(show_spinner=False)
+def _places_data(_snap) -> P.Places:
     # Built once per server (about 3 s): the join depends only on the snapshot, which is read-only.
     return P.build(_snap)
+
+
+def places_data(snap) -> P.Places:
+    # The spinner is ours, in the reader's language (a cache decorator's text is fixed when the module loads).
+    with st.spinner(_t("joining")):
+        return _places_data(snap)
+
+
+def shown(table, lang: str | None = None):
+    """A table as the page shows it: on a page in another language its column names (or, for one facility's
+    row, its index) in words (places.col.*); the English page and the CSV downloads keep the machine-readable
+    names."""
+    lang = lang or _lang()
+    if lang == "en":
+        return table
+    name = {c: i18n.t(f"places.col.{c}", lang) for c in (table.columns if hasattr(table, "columns") else table.index)
+            if i18n.has(f"places.col.{c}", lang)}
+    return table.rename(columns=name) if hasattr(table, "columns") else table.rename(index=name)
 
 
 def _downloads(r, slug: str, key: str) -> None:
@@ -70,7 +93,7 @@ def places_panel(snap) -> None:
     view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
                       facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
     st.query_params.from_dict(view.to_query())
-    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang)
+    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang, _sep())
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
@@ -81,12 +104,12 @@ def places_panel(snap) -> None:
                + P.caveat("registry", lang))
     _downloads(r, f"places-{view.map}-{view.release.replace(':', '-')}", "p_main")
     with st.expander(_t("table"), expanded=view.map != "state"):
-        st.dataframe(r.table, hide_index=True)
+        st.dataframe(shown(r.table), hide_index=True)
     if view.map == "facilities":
         missing = r.table[r.table["lat"].isna()]
         if len(missing):
             st.text(_t("not_on_map", n=len(missing)))
-            st.dataframe(missing[["name", "city", "state", "detained_adp", "notes"]], hide_index=True)
+            st.dataframe(shown(missing[["name", "city", "state", "detained_adp", "notes"]]), hide_index=True)
 
     st.subheader(_t("a_facility"))
     fac = pl.facilities.sort_values("name")
@@ -105,12 +128,12 @@ def places_panel(snap) -> None:
                    if len(found) else _t("no_match", query=markdown_literal(query.strip())))
     st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.get, placeholder=_t("pick_facility"))
     if ss.get("p_facility"):
-        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang)
+        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
         row = fac.set_index("facility_id").loc[ss["p_facility"]]
         st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
-        st.dataframe(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
+        st.dataframe(shown(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
                           "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
-                          "in_registry", "notes"]].rename(_t("value")).to_frame(), width="stretch")
+                          "in_registry", "notes"]]).rename(_t("value")).to_frame(), width="stretch")
         _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
 
     st.subheader(_t("a_state"))
@@ -118,18 +141,18 @@ def places_panel(snap) -> None:
     st.selectbox(_t("state"), states, key="p_state", placeholder=_t("pick_state"),
                  format_func=lambda u: P.USPS[u][1])
     if ss.get("p_state"):
-        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang)
+        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang, _sep())
         st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
         _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
         src, rel = P.parse_release_key(view.release)
         cs = P.facility_cross_section(pl, src, rel)
         st.text(_t("in_state", state=P.USPS[ss["p_state"]][1]))
-        st.dataframe(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]]
+        st.dataframe(shown(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]])
                      .rename(columns={"value": _t("people_adp")}), hide_index=True)
         arr = maps.arrests_by_state(snap, ss["p_state"], lang)
         st.text(_t("arrests_in_state"))
         if len(arr):
-            st.dataframe(arr.drop(columns="series"), hide_index=True)
+            st.dataframe(shown(arr.drop(columns="series")), hide_index=True)
         else:
             st.text(_t("no_arrests"))
         st.caption(P.caveat("arrests_state", lang))

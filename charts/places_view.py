@@ -83,25 +83,26 @@ def _clean_title(fig: go.Figure) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0]))
 
 
-def render(snap, pl: P.Places, view: PlacesView, lang: str = "en") -> Rendered:
+def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:
     rel = view.release or default_release(pl)
     source, release = P.parse_release_key(rel) if rel else ("ice", "")
     pts = snap.tables.get("census.county_points")
     if view.map == "state":
-        fig = maps.state_map(pl, source, release, per_capita=view.per_capita, county_points=pts, lang=lang)
+        fig = maps.state_map(pl, source, release, per_capita=view.per_capita, county_points=pts, lang=lang,
+                            separators=separators)
         t = P.state_totals(pl, source, release)[["state", "state_name", "detained_adp", "facilities", "residents",
                                                    "population_year", "per_100k", "territory"]]
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, per_capita=True,
                                                                             lang=lang))
     if view.map == "facilities":
-        fig = maps.facility_map(pl, source, release, lang=lang)
+        fig = maps.facility_map(pl, source, release, lang=lang, separators=separators)
         t = P.facility_cross_section(pl, source, release)[["facility_id", "code", "name", "city", "state", "county",
                                                            "field_office", "type", "value", "lat", "lon", "notes"]]
         t = t.rename(columns={"value": "detained_adp"})
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, lang=lang)
                         + [P.caveat("points", lang)])
     if view.map == "field-offices":
-        fig = maps.field_office_figure(pl, source, release, snap, lang=lang)
+        fig = maps.field_office_figure(pl, source, release, snap, lang=lang, separators=separators)
         t = P.field_office_totals(pl, source, release, snap)
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, lang=lang)
                         + [i18n.t("places.sources_field_offices", lang)])
@@ -109,13 +110,13 @@ def render(snap, pl: P.Places, view: PlacesView, lang: str = "en") -> Rendered:
         if view.facility not in set(pl.facilities["facility_id"]):
             return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown facility {view.facility!r}; pick one "
                             "from the facility table (its code, or the name-only id shown there)")
-        fig = maps.facility_history_figure(pl, view.facility, lang=lang)
+        fig = maps.facility_history_figure(pl, view.facility, lang=lang, separators=separators)
         t = P.facility_history(pl, view.facility)
         return Rendered(fig, t, _clean_title(fig), [i18n.t("places.sources_all", lang), P.caveat("adp", lang)])
     if view.map == "state-history":
         if not view.state:
             return Rendered(None, pd.DataFrame(), "", [], problem="give a state (two-letter code), e.g. TX")
-        fig = maps.state_history_figure(pl, view.state, snap, lang=lang)
+        fig = maps.state_history_figure(pl, view.state, snap, lang=lang, separators=separators)
         t = P.state_history(pl, view.state)
         return Rendered(fig, t, _clean_title(fig), [i18n.t("places.sources_all", lang), P.caveat("adp", lang)])
     return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown map {view.map!r}")

@@ -1,6 +1,6 @@
 """Why an uploaded (or local) events row was not taken, in the reader's language.
 
-``loaders/events.py`` writes each reason in English (the rejected rows are data: the CSV a script reads and the
+``loaders/events.py`` (and ``loaders/copies.py`` for a copied link's columns) writes each reason in English (the rejected rows are data: the CSV a script reads and the
 error a command prints stay English). The page in another language renders a reason from the catalogue's
 sentence for its kind (``locales/*.toml``, ``reason.*``), filled with the fields read back out of the English;
 each pattern mirrors one of the validator's sentences. A reason no pattern reads is shown as written and said
@@ -41,6 +41,15 @@ PATTERNS: list[tuple[str, re.Pattern]] = [(k, re.compile(p)) for k, p in (
     ("no_host", r"^no host name$"),
     ("user_name", r"^has a user name before '@', which can disguise the real host; link to the page itself$"),
     ("port", rf"^{_V} has a port that is not a number from 0 to 65535$"),
+    # A copied link's columns (loaders.copies.check_copy_fields): link_is_copy, original_outlet, original_date.
+    ("not_yes_no", rf"^{_V} is not yes or no$"),
+    ("no_outlet", r"^empty: a copied link must name the original outlet \(or (?P<unknown>'.*'|\".*\") when the copy "
+                  r"does not say\)$"),
+    ("copy_host", r"^(?P<host>\S+) republishes or summarises other outlets' reports: mark the link as a copy \(yes\) "
+                  r"and name the original outlet$"),
+    ("not_ymd", rf"^{_V} is not a YYYY-MM-DD date$"),
+    ("before_start", r"^(?P<value>\d{4}-\d{2}-\d{2}) is before (?P<earliest>\d{4}-\d{2}-\d{2}), the start of what "
+                     r"it reports$"),
     ("invisible", r"^contains (?P<kind>[\w -]+?) (?P<code>U\+[0-9A-F]{4,6})(?: \((?P<name>[^)]*)\))? at character "
                   r"(?P<at>\d+)$"),
 )]

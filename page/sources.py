@@ -62,5 +62,5 @@ def sources_panel(page: Page) -> None:
         st.text(t("page.sources.flags", n=len(snap.flags)))
         # quality_flags.csv stays English (data); the reader's language gets each finding explained beside it.
         st.dataframe(snap.flags if lang == "en" else snap.flags.assign(**{t("page.sources.col_explained"): [
-            flag_messages.explain(f, m, lang) for f, m in zip(snap.flags["flag"], snap.flags["message"])]}),
+            flag_messages.explain(f, m, lang, plang.sep()) for f, m in zip(snap.flags["flag"], snap.flags["message"])]}),
                      hide_index=True)

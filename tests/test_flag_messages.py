@@ -105,3 +105,36 @@ def test_the_spanish_figure_note_explains_the_flag():
     line = i18n.t("figure.flag_reason", "es", flag="stale-header", release="2021-10-23", file="x.xlsx",
                   message=fm.explain("stale-header", SAMPLES[-1][1], "es"))
     assert "en inglés" not in line and "26 días anterior" in line and line.startswith("stale-header (publicación")
+
+
+def test_the_figures_follow_the_chosen_thousands_mark():
+    """Issue #20: with sep=. a finding's figures read "51.234" and "91,2%", not "51,234" and "91.2%"; its dates
+    and file names keep their marks, and "," leaves the sentence as it was."""
+    msg = dict((k, m) for _, m, k in SAMPLES)
+    es = fm.explain("facility-mismatch", msg["facility_docket"], "es", ".")
+    assert "51.234" in es and "56.180" in es and "91,2%" in es and "51,234" not in es and "91.2%" not in es
+    assert fm.explain("facility-mismatch", msg["facility_docket"], "es", ",") \
+        == fm.explain("facility-mismatch", msg["facility_docket"], "es")
+    es = fm.explain("fy-adp-mismatch", msg["fy_adp_hint"], "es", ".")
+    assert "48.123,45" in es and "48.300,10" in es and "2025-06-14" in es and "2025-06-30" in es
+    es = fm.explain("repeated", msg["repeated"], "es", ".")
+    assert "41.500" in es and "120.000" in es and "FY25_detentionStats.xlsx" in es and "2025-06-10" in es
+    en = fm.explain("repeated", msg["repeated"], "en", ".")
+    assert "41.500" in en and "3.200" in en and "FY25_detentionStats.xlsx" in en and "2025-06-10" in en
+    assert fm.explain("repeated", msg["repeated"], "en") == msg["repeated"]
+
+
+def test_the_figures_flag_note_passes_the_separators_on():
+    """charts.figures.flag_reasons: the note under a chart writes the finding's figures with the view's marks."""
+    from types import SimpleNamespace
+
+    from charts import figures
+    msg = dict((k, m) for _, m, k in SAMPLES)["facility"]
+    snap = SimpleNamespace(flags=pd.DataFrame({"series": [""], "flag": ["facility-mismatch"], "release": ["2025-06-10"],
+                                               "file": ["x.xlsx"], "message": [msg]}))
+    prepared = [SimpleNamespace(series_id="ice_detention_stats.adp_total", frame=pd.DataFrame(
+        {"flag": ["facility-mismatch"], "release": ["2025-06-10"], "file": ["x.xlsx"]}))]
+    point = figures.flag_reasons(snap, prepared, lang="es", sep=".")
+    assert len(point) == 1 and "51.234" in point[0] and "91,2%" in point[0] and "2025-06-10" in point[0]
+    assert "51,234" in figures.flag_reasons(snap, prepared, lang="es")[0]
+    assert figures.flag_reasons(snap, prepared)[0].endswith(msg)

@@ -363,3 +363,34 @@ def test_the_loaders_release_table_reaches_the_ledger(snap):
     f = "FY26_detentionStats_04092026.xlsx"
     for col in ("data_date", "footnote_data_through"):
         assert f"{col} {rt.loc[f, col]}" in lg.loc[f, "release_table_dates"]
+
+
+def test_the_ledger_in_spanish_keeps_its_figures_codes_and_dates(snap):
+    """Issue #20: the Releases tab's ledger cells in Spanish (figure names, "frente a", "en la publicación del",
+    revisions, flag rows), every number the English cell's with the chosen separators, every code and date kept;
+    the English ledger (what the command line prints) is unchanged."""
+    from charts import i18n
+    labels = {label for figs in ledger.KEY_FIGURES.values() for label, _, _ in figs}
+    for label in labels:  # every key figure has its name in both catalogues
+        assert i18n.has(f"ledger.figure.{ledger.figure_key(label)}", "es"), label
+        assert i18n.t(f"ledger.figure.{ledger.figure_key(label)}", "en") == label
+    en = ledger.ledger(snap)
+    assert ledger.ledger(snap, lang="en", separators=".").equals(en)
+    for sep in (",", "."):
+        es = ledger.ledger(snap, lang="es", separators=sep)
+        assert list(es.columns) == list(en.columns) and len(es) == len(en)
+        keep = ["source", "release", "files", "series", "rows", "data_through", "data_through_by_table",
+                "release_table_dates"]
+        assert es[keep].equals(en[keep])
+        text = " ".join(es["key_figures"]) + " " + " ".join(es["changed_since_previous"]) + " " + " ".join(es["revisions"])
+        assert " against " not in text and "in the release of" not in text and "people detained" not in text
+        assert " frente a " in text and "en la publicación del" in text and "valores anteriores revisados" in text
+        assert " rows)" not in " ".join(es["quality_flags"]) and " filas)" in " ".join(es["quality_flags"])
+        for col in ("key_figures", "changed_since_previous", "revisions"):
+            for a, b in zip(en[col], es[col]):
+                nums = re.findall(r"[+-]?\d[\d,.]*\d|\d", a)
+                want = [x.translate(str.maketrans({",": ".", ".": ","})) if sep == "." else x for x in nums]
+                assert re.findall(r"[+-]?\d[\d,.]*\d|\d", b) == want, (a, b)
+    es = ledger.ledger(snap, "ice_detention_stats", lang="es", separators=".")
+    row = es[es["release"] == dt.date(2026, 4, 9)].iloc[0] if (es["release"] == dt.date(2026, 4, 9)).any() else es.iloc[-1]
+    assert row["key_figures"].startswith("personas detenidas: ")

@@ -154,6 +154,10 @@ def test_the_releases_tab_in_spanish():
     assert "Novedades de la última publicación de cada fuente" in [s.value for s in at.subheader]
     assert any("ingresos en detención, no arrestos" in c.value for c in at.code)
     assert offenders(at) == []
+    # The ledger's cells in Spanish (its column names and codes stay as the command line prints them).
+    ledger_rows = next(d.value for d in at.dataframe if "key_figures" in d.value.columns)
+    assert ledger_rows["key_figures"].str.startswith("personas detenidas: ").any()
+    assert not ledger_rows["changed_since_previous"].str.contains(" against ").any()
 
 
 def figure_texts(at: AppTest) -> list[str]:
@@ -192,6 +196,12 @@ def test_the_places_tab_in_spanish():
     assert any("Personas en detención de ICE en Texas" in t for t in texts)
     assert offenders(at) == [] and english_in(texts) == []
     assert any("imputado" in c.value for c in at.caption)
+    # The tables' headers (and the facility row's labels) in words: no machine name (detained_adp) is shown.
+    machine = {k.split(".")[-1] for k in i18n.catalogue("en") if k.startswith("places.col.")}
+    frames = [d.value for d in at.dataframe]
+    shown = [str(c) for f in frames for c in list(f.columns) + (list(f.index) if f.index.dtype == object else [])]
+    assert len(frames) >= 4 and "nombre" in shown and "ciudad" in shown and "oficina regional" in shown
+    assert sorted(set(shown) & machine) == []
 
 
 def test_the_places_check_finds_english_figures():

@@ -362,3 +362,32 @@ def test_search_facilities_needs_every_word_in_name_city_state_or_code():
     assert list(search_facilities(fac, "otero county")["facility_id"]) == ["X1"]  # another name it goes by
     assert list(search_facilities(fac, "krnrctx")["facility_id"]) == ["KRNRCTX"]
     assert search_facilities(fac, "krome texas").empty and len(search_facilities(fac, "  ")) == 4
+
+
+def test_figures_write_numbers_with_the_chosen_thousands_mark(pl):
+    """Issue #20: with sep=. the footers, notes and hovers print "75.000,5", not "75,000.5"; "," (the default)
+    leaves the figure exactly as it was."""
+    t = P.state_totals(pl, "ice", "2026-04-09")
+    total = t["detained_adp"].sum()
+    assert total >= 1000  # the test needs a thousands mark to look at
+    comma = f"{total:,.1f}"
+    point = comma.translate(str.maketrans({",": ".", ".": ","}))
+    for lang in ("en", "es"):
+        fig = maps.state_map(pl, "ice", "2026-04-09", lang=lang, separators=".")
+        notes = " ".join(a.text for a in fig.layout.annotations)
+        assert point in notes and comma not in notes, (lang, notes[-300:])
+        assert "Puerto Rico 14,9" in notes
+        assert fig.layout.separators == ",."  # Plotly's own hover numbers too
+        assert maps.state_map(pl, "ice", "2026-04-09", lang=lang, separators=",").to_json() \
+            == maps.state_map(pl, "ice", "2026-04-09", lang=lang).to_json()
+    cs = P.facility_cross_section(pl, "ice", "2026-04-09")
+    fac = maps.facility_map(pl, "ice", "2026-04-09", lang="es", separators=".")
+    all_adp = f"{cs['value'].sum():,.1f}".translate(str.maketrans({",": ".", ".": ","}))
+    assert all_adp in fac.layout.annotations[-1].text
+    hover = [h for tr in fac.data if tr.type == "scattergeo" for h in (tr.hovertext or ())]
+    big = cs[(cs["value"] >= 1000) & cs["lat"].notna()].iloc[0]
+    assert any(f"{big['value']:,.1f}".translate(str.maketrans({",": ".", ".": ","})) in h for h in hover)
+    for view in (PlacesView(map="field-offices", release="ice:2026-04-09"), PlacesView(map="facility", facility="JENADLA"),
+                 PlacesView(map="state-history", state="TX")):
+        assert render(SNAP, pl, view, "es", ".").figure.layout.separators == ",.", view
+        assert render(SNAP, pl, view, "es").figure.layout.separators is None
