@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
                 pq[name] = getattr(args, name)
         if args.per_capita:
             pq["per"] = "100k"
-        return places_view.export(Path(args.data), pq, fmt, out, width=args.width)
+        sep = getattr(args, "separators", None) or View.from_query(query_from_args(args)).sep or None
+        return places_view.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
     try:
         snap, events, reported = load_context(Path(args.data), lang)
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError

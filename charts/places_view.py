@@ -122,7 +122,7 @@ def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: s
     return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown map {view.map!r}")
 
 
-def export(data_dir, q: dict, fmt: str, out, width: int = 1200) -> int:
+def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
     """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
     import sys
     from pathlib import Path
@@ -141,13 +141,13 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200) -> int:
               + ", ".join(P.release_key(s, r) for s, r in zip(pl.releases["source"], pl.releases["release"])),
               file=sys.stderr)
         return 2
-    r = render(snap, pl, view)
+    r = render(snap, pl, view, lang, i18n.check_separators(separators, lang))
     if r.figure is None:
         print(f"error: {r.problem}", file=sys.stderr)
         return 2
     try:
         if fmt == "csv":
-            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title)
+            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title, lang=lang)
         elif fmt == "html":
             payload = maps.to_html(r.figure)
         else:

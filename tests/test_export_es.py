@@ -283,3 +283,15 @@ def test_the_static_sites_places_page_follows_the_language():
     assert es.alt.startswith("Mapa de Estados Unidos") and en.alt.startswith("Map of the United States")
     assert "Elaborado con" in es.citation and "lang=es" in es.citation and "Compiled with" in en.citation
     assert es.title != en.title  # the map title is the Spanish one
+
+
+def test_the_places_export_follows_the_language(tmp_path):
+    """`python -m charts export --view places --lang es` once wrote English: its title and source lines are
+    Spanish now, and the columns stay machine-readable English."""
+    out = tmp_path / "states.csv"
+    assert main(["export", "--view", "places", "--map", "state", "--lang", "es", "--format", "csv",
+                 "--out", str(out)]) == 0
+    text = out.read_text("utf-8")
+    assert text.startswith("# Personas en detención de ICE por estado")
+    assert "Idioma de estas líneas de encabezado: español" in text
+    assert "\nstate,state_name,detained_adp," in text
