@@ -252,8 +252,8 @@ def figure_key(label: str) -> str:
 
 
 class _Words:
-    """The ledger's cells in a language other than English, from the catalogue (``ledger.*``), with numbers
-    written with the chosen separators. The English cells are written by the f-strings below, as before."""
+    """The ledger's cells in a language, from the catalogue (``ledger.*``; the English is what the command
+    line prints), with numbers written with the chosen separators."""
 
     def __init__(self, lang: str, separators: str):
         from . import i18n
@@ -314,7 +314,8 @@ def ledger(snap: cdata.Snapshot, source: str | None = None, lang: str = "en", se
     ``lang`` other than English the cells' words (figure names, "against", "in the release of", revisions,
     flag rows) are the catalogue's and numbers take ``separators``; codes, series ids, files and ISO dates
     stay as they are. The English is what the command line prints."""
-    words = None if lang == "en" else _Words(lang, separators)
+    # The English ledger is the command line's, with its own marks whatever the page's choice (a test holds it).
+    words = _Words(lang, separators if lang != "en" else ",")
     sources = [source] if source else versioned_sources(snap)
     out = []
     for src in sources:
@@ -351,52 +352,17 @@ def ledger(snap: cdata.Snapshot, source: str | None = None, lang: str = "en", se
                 by_date.setdefault(day_, []).append(sid.split(".", 1)[1])
             by_table = "; ".join(f"{k.date().isoformat()}: {', '.join(v)}" for k, v in sorted(by_date.items(), reverse=True))
             f = f_by.get(d, [])
-            kf = "; ".join(f"{r.figure} {_n(r.value)} ({_period(r)})" for r in f)
-            ch = "; ".join(f"{r.figure} {r.change:+,.0f} against {_n(r.previous_value)} "
-                           f"({_span(r.previous_date, r.previous_end)}) in the release of {r.previous_release.isoformat()}"
-                           for r in f if pd.notna(r.change))
             rv = r_by.get(d.isoformat(), empty_r)
             fl = fl_by.get(d.isoformat())
-            counts = fl["flag"].value_counts().sort_index().items() if fl is not None else ()
-            if words is not None:
-                counts = list(counts)
-                kf, ch = words.key_figures(f), words.changes(f)
+            counts = list(fl["flag"].value_counts().sort_index().items()) if fl is not None else []
             out.append(dict(source=src, release=d, files="; ".join(sorted(g["file"].unique())),
                             series=g["series"].nunique(), rows=len(g),
                             data_through=g["end"].max().date(), data_through_by_table=by_table,
-                            key_figures=kf, changed_since_previous=ch,
-                            revisions=_revision_text(rv) if words is None else words.revisions(rv),
-                            quality_flags="; ".join(f"{k} ({n} row{'s' if n > 1 else ''})" for k, n in counts)
-                            if words is None else words.flags(counts),
+                            key_figures=words.key_figures(f), changed_since_previous=words.changes(f),
+                            revisions=words.revisions(rv), quality_flags=words.flags(counts),
                             release_table_dates=" | ".join(f"{f}: {rt_by[f]}" for f in sorted(g["file"].unique())
                                                            if rt_by.get(f))))
     return pd.DataFrame(out, columns=LEDGER_COLUMNS)
-
-
-def _span(a, b) -> str:
-    return f"on {b.isoformat()}" if a == b else f"{a.isoformat()} to {b.isoformat()}"
-
-
-def _period(r) -> str:
-    key = {"": "", "*": ", summed over the states listed"}.get(r.key, f", {r.key}")
-    return _span(r.date, r.end) + key
-
-
-def _revision_text(rv: pd.DataFrame) -> str:
-    if rv.empty:
-        return ""
-    real = rv[~rv["completed"]]
-    bits = []
-    if len(real):
-        big = real.loc[real["change"].abs().idxmax()]
-        bits.append(f"{len(real)} earlier value{'s' if len(real) > 1 else ''} revised in "
-                    f"{real['series'].nunique()} series; largest: {big['series'].split('.', 1)[1]}"
-                    f"{' ' + big['key'] if big['key'] else ''} {big['date']} {_n(big['previous'])} -> "
-                    f"{_n(big['value'])} (was in the release of {big['previous_release']})")
-    done = rv[rv["completed"]]
-    if len(done):
-        bits.append(f"{len(done)} partial period{'s' if len(done) > 1 else ''} completed")
-    return "; ".join(bits)
 
 
 # ---------------------------------------------------------------- what's new
