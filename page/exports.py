@@ -84,9 +84,15 @@ def embed_codes(query: dict) -> dict[str, str]:
     return codes
 
 
-def downloads(page: Page, r: Rendered, events, query: dict) -> None:
-    st.subheader(t("page.exports.heading"))
-    chart_downloads(page, r, events)
-    dataset_downloads()
-    citation(page, r)
-    embed_codes(query)
+def downloads(page: Page, r: Rendered, events, query: dict) -> bool:
+    """The exports, in an expander built only while it is open (about twenty elements that every change of the
+    view resent and the browser redrew); return whether it was open."""
+    box = st.expander(t("page.exports.heading_all"), key="x_exports", on_change="rerun")
+    if not box.open:
+        return False
+    with box:
+        chart_downloads(page, r, events)
+        dataset_downloads()
+        citation(page, r)
+        embed_codes(query)
+    return True

@@ -19,7 +19,18 @@ from .context import Page
 KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
                 "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
                 "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
-                "w_study_days", "w_study_date", "w_export_size", "w_study_size", "w_lang", "w_sep")
+                "w_study_days", "w_study_date", "w_export_size", "w_study_size", "w_lang", "w_sep",
+                # the trends tab's sections built only while open: open or closed, as the reader left them
+                "x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
+
+# The trends panel's own widgets (drawn only inside its fragment): kept at the start of each of its runs too,
+# since a fragment run forgets the widgets it does not draw, and most of these sit in expanders built only
+# while open.
+TRENDS_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
+                  "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
+                  "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_export_size",
+                  "x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
+assert set(TRENDS_WIDGETS) <= set(KEPT_WIDGETS)
 
 # The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
 # &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).
@@ -120,9 +131,10 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss["seeded_query"] = None  # set by the first run of the trends panel
 
 
-def keep_widgets() -> None:
+def keep_widgets(keys: tuple[str, ...] = KEPT_WIDGETS) -> None:
+    """Write each widget's value back as session state (before the widget is drawn this run)."""
     ss = st.session_state
-    for k in KEPT_WIDGETS:
+    for k in keys:
         if k in ss:
             ss[k] = ss[k]
 

@@ -23,6 +23,13 @@ from .context import Page
 from .lang import t
 
 
+def lazy_expander(label: str, key: str):
+    """An expander whose contents are built only while it is open (``.open``): opening or closing it reruns
+    this panel. The trends tab sent about 80 elements on every change of the date range, most of them inside
+    closed expanders and under the chart; the browser spent more time drawing them than the chart."""
+    return st.expander(label, key=key, on_change="rerun")
+
+
 def ref_label(page: Page, ref: str) -> str:
     """A picker label ("title: member") with the title in the reader's language; members are data."""
     if plang.lang() == "en":
@@ -85,7 +92,10 @@ def breakdown_picker(page: Page) -> list[str]:
     if not page.big_breakdowns:
         return []
     snap, ss = page.snap, st.session_state
-    with st.expander(t("page.trends.breakdowns")):
+    box = lazy_expander(t("page.trends.breakdowns"), "x_breakdowns")
+    if not box.open:
+        return list(ss["w_extra"])
+    with box:
         b_sid = st.selectbox(t("page.trends.breakdown_series"), page.big_breakdowns,
                              format_func=lambda s: ref_label(page, s), key="w_big_sid")
         picked = st.multiselect(t("page.trends.breakdown_members", breakdown=snap.info(b_sid)['breakdown'].capitalize()),
@@ -102,7 +112,10 @@ def breakdown_picker(page: Page) -> list[str]:
 def chart_options(events: pd.DataFrame) -> None:
     """Granularity, per day, rolling average, index, log scale, fiscal axis, as published, reported figures."""
     ss = st.session_state
-    with st.expander(t("page.trends.chart_options"), expanded=False):
+    box = lazy_expander(t("page.trends.chart_options"), "x_options")
+    if not box.open:
+        return
+    with box:
         o1, o2, o3 = st.columns(3)
         with o1:
             st.radio(t("page.trends.granularity"), list(GRANULARITIES), key="w_gran",
@@ -165,19 +178,28 @@ def chart_notes(page: Page, r: Rendered) -> None:
               unit=i18n.unit(str(latest['unit']), lang),
               label=label.get(f"{latest['series']}|{latest['key']}", latest['label'])) + "\n"
             + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))
-    for p in r.prepared:
-        with st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70])):
-            st.text(i18n.localise_numbers(i18n.series_text(p.series_id, "definition", lang,
-                                                            page.snap.info(p.series_id)["definition"]), plang.sep()))
+    for i, p in enumerate(r.prepared):
+        # Built when opened, like the expanders below: a definition is read by few, on demand.
+        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70]), key=f"x_what_{i}",
+                         on_change="rerun")
+        if pop.open:
+            with pop:
+                st.text(i18n.localise_numbers(i18n.series_text(p.series_id, "definition", lang,
+                                                                page.snap.info(p.series_id)["definition"]), plang.sep()))
     if r.events is not None and len(r.events):
-        with st.container(key="events_legend"):
-            st.subheader(t("page.trends.events_heading"))
-            st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
-                         column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
-            st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
-                               file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
-    with st.expander(t("page.trends.data_behind"), expanded=False):
-        st.dataframe(r.table, hide_index=True)
+        # The numbered markers carry their titles on hover; the table with the sources is one click away (a
+        # dataframe is the heaviest element to draw, the first one on a page most of all).
+        box = lazy_expander(t("page.trends.events_list"), "x_events_legend")
+        if box.open:
+            with box, st.container(key="events_legend"):
+                st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
+                             column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
+                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
+                                   file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+    box = lazy_expander(t("page.trends.data_behind"), "x_data")
+    if box.open:
+        with box:
+            st.dataframe(r.table, hide_index=True)
 
 
 def as_of_revisions(page: Page, r: Rendered, as_of: dt.date) -> pd.DataFrame:
@@ -222,6 +244,8 @@ def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
 def trends_panel(page: Page) -> View:
     """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
     (the other tabs are not built while this one is open). Returns the view drawn."""
+    # A fragment run also forgets the values of the widgets it does not draw (those in closed expanders).
+    state.keep_widgets(state.TRENDS_WIDGETS)
     events = context.session_events(page)
     uploads.local_events_report(page)
     link_notes(state.current_view())

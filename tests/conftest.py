@@ -82,3 +82,15 @@ def stop_process(proc) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=5)
+
+
+# The trends tab's sections built only while open (page.trends.lazy_expander, page.exports.downloads): tests that
+# read what is inside them open them as a reader would, through the expanders' own state.
+TREND_PANELS = ("x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
+
+
+def open_trend_panels(at, panels=TREND_PANELS):
+    """Open the trends tab's lazy sections of an AppTest (before or between runs); return it."""
+    for k in panels:
+        at.session_state[k] = True
+    return at

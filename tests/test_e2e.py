@@ -49,6 +49,8 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 VIEWPORT = {"width": 1400, "height": 1000}
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 CHART = ".st-key-trend_chart .js-plotly-plot"
+# The trends tab's lazy sections that the tests read: the events table and the exports.
+LEGEND, EXPORTS = "numbered as on it, with their sources", "Export this chart"
 DEFAULT_TITLE = "ICE arrests per day (2 series)"
 
 SNAP = cdata.load_snapshot()
@@ -146,13 +148,17 @@ def page(browser, request):
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-def open_page(page, server: str, query: str = "") -> None:
+def open_page(page, server: str, query: str = "", panels: tuple[str, ...] = (LEGEND, EXPORTS)) -> None:
+    """Open the page at ``query`` and wait for the chart; then open the lazy sections ``panels`` (by label)."""
     page.goto(f"{server}/{('?' + query) if query else ''}")
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=60_000)
     page.wait_for_selector(IDLE, timeout=60_000)
     page.wait_for_selector(f"{CHART} .main-svg", timeout=60_000)
     page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
                            arg=CHART)
+    for label in panels:
+        if page.locator("[data-testid='stExpander']").filter(has_text=label).count():
+            open_expander(page, label)
 
 
 @contextlib.contextmanager
@@ -206,9 +212,14 @@ def toggle(page, key: str) -> None:
 
 
 def open_expander(page, label: str) -> None:
+    """Open the expander labelled ``label`` and wait until its contents are drawn: most expanders of the
+    trends tab are built only while open (opening one reruns the panel, which then fills it)."""
     exp = page.locator("[data-testid='stExpander']").filter(has_text=label).first
     if exp.locator("details").get_attribute("open") is None:
         exp.locator("summary").click()
+    exp.locator("[data-testid='stExpanderDetails'] [data-testid='stElementContainer']").first.wait_for()
+    page.wait_for_selector(IDLE, timeout=60_000)
+
 
 
 def series_traces(state: dict) -> list[dict]:

@@ -17,7 +17,7 @@ from charts import data as cdata
 from charts.compose import render
 from charts.view import View
 from loaders.__main__ import main as cli
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_trend_panels
 
 TODAY = dt.date(2026, 12, 1)
 
@@ -349,6 +349,7 @@ def test_the_views_citation_carries_whats_new(snap):
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
     at.query_params["series"] = "ice_detention_stats.detained_total"
+    open_trend_panels(at, ("x_exports",))
     at.run()
     assert not at.exception, at.exception
     cites = [c.value for c in at.code if "Compiled with" in c.value]

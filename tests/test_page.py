@@ -6,15 +6,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from charts import data as cdata
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_trend_panels
 
 SNAP = cdata.load_snapshot()
 
 
-def app(query: dict | None = None) -> AppTest:
+def app(query: dict | None = None, panels: bool = True) -> AppTest:
+    """The page as opened by the link ``query``; ``panels``: with the trends tab's lazy sections open."""
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
     for k, v in (query or {}).items():
         at.query_params[k] = v
+    if panels:
+        open_trend_panels(at)
     at.run()
     assert not at.exception, at.exception
     return at

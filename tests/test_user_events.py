@@ -13,7 +13,7 @@ import pytest
 
 from loaders import events as lev
 from loaders.errors import ValidationError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_trend_panels
 from tests.test_events import TODAY, events_file, row
 
 
@@ -379,6 +379,7 @@ def page(monkeypatch, tmp_path, **env):
         monkeypatch.setenv(k, v)
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
     at.query_params["categories"] = "all"
+    open_trend_panels(at)
     at.run()
     assert not at.exception, at.exception
     return at
