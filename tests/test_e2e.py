@@ -573,3 +573,21 @@ def test_bad_events_upload_lists_rejected_rows(page, server, tmp_path):
     wait_events(page, n0)
     assert page.locator(".st-key-upload_report").count() == 0
     assert page.evaluate("() => window.__xss") is None
+
+
+def test_a_choice_in_a_closed_section_survives_a_change_of_range(page, server):
+    # The chart options are built only while open, and a change of the date range reruns only the trends
+    # panel (a fragment): such a run forgets the widgets it does not draw unless the panel keeps their values.
+    open_page(page, server, "preset=all", panels=())
+    open_expander(page, "Chart options")
+    toggle(page, "w_log")
+    wait_plot(page, "s => s.ytype === 'log'")
+    with rerun(page):
+        page.locator("[data-testid='stExpander']").filter(has_text="Chart options").first.locator("summary").click()
+    page.locator(".st-key-w_log").wait_for(state="detached")
+    before = plot(page)["xrange"][0]
+    choose(page, "w_preset", "Last 90 days")
+    state = wait_plot(page, f"s => s.xrange[0] !== {before!r}")
+    assert state["ytype"] == "log" and "log=1" in page.url and "preset=last-90-days" in page.url
+    open_expander(page, "Chart options")
+    assert page.locator(".st-key-w_log input[type='checkbox']").is_checked()

@@ -374,3 +374,35 @@ def test_a_range_without_data_for_a_series_says_when_it_starts_and_offers_its_ra
     fig = trend(at)
     i = next(i for i, t in enumerate(fig["data"]) if "southwest land border" in json.dumps(t.get("name", "")))
     assert xs(fig, i) and all(str(first) <= x[:10] <= str(last) for x in xs(fig, i))
+
+
+def test_the_trends_tabs_side_sections_are_built_only_when_opened():
+    # A change of the date range resent every element of the tab, and the browser redrew them: about 80, most
+    # inside closed expanders or under the chart. Closed, a section sends only its label.
+    at = app(panels=False)
+    assert not at.dataframe, "the events table and the data are built only when their sections are open"
+    assert not at.code and not at.get("download_button"), "the exports are built only when their section is open"
+    assert not [w for w in at.checkbox if w.key == "w_log"], "chart options are built only when open"
+    labels = [e.label for e in at.expander]
+    assert any("numbered as on it, with their sources" in lb for lb in labels)
+    assert any(lb.startswith("Export this chart") for lb in labels)
+    open_trend_panels(at).run()
+    assert not at.exception, at.exception
+    assert any("number" in d.value.columns for d in at.dataframe)  # the events table
+    assert any("Compiled with" in c.value for c in at.code)  # the citation
+    assert [w for w in at.checkbox if w.key == "w_log"]
+
+
+def test_a_choice_inside_a_closed_section_outlives_the_runs_that_do_not_draw_it():
+    at = app({"preset": "all"}, panels=False)
+    at.session_state["x_options"] = True
+    at.run()
+    rerun(at, "w_log", True)
+    at.session_state["x_options"] = False  # the reader closes the chart options
+    at.run()
+    assert not [w for w in at.checkbox if w.key == "w_log"]
+    rerun(at, "w_preset", "last-90-days")  # a fragment run that does not draw the log-scale box
+    assert trend(at)["layout"]["yaxis"]["type"] == "log"
+    at.session_state["x_options"] = True
+    at.run()
+    assert next(w for w in at.checkbox if w.key == "w_log").value is True
