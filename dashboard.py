@@ -52,3 +52,4 @@ with tab_releases:
         from releases_view import releases_panel
         releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(st.session_state.get("tab"))
+context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)
