@@ -164,3 +164,19 @@ def test_empty_in_range_names_series_that_end_or_start_outside_it_and_offers_the
     assert gap.suggest[1] == rows.loc[rows["date"] > "2019-05-10", "end"].min().date()
     # Every series has data in the default view: nothing to say.
     assert empty_in_range(SNAP, View()) is None
+
+
+def test_picker_labels_are_built_once_per_language_and_say_what_ref_label_says(monkeypatch):
+    # The series picker formatted its 291 labels on every run, reading the language from the session state
+    # twice per option (15-30 ms of each change of the date range): now one dict per snapshot and language.
+    from page import context, trends
+    page = context.load()
+    for lang in ("en", "es"):
+        monkeypatch.setattr(trends.plang, "lang", lambda lang=lang: lang)
+        labels = trends.picker_labels(page)
+        assert labels is trends.picker_labels(page)  # built once, shared
+        assert list(labels) == page.options
+        assert all(labels[r] == trends.ref_label(page, r, lang) for r in page.options)
+    en = trends._picker_labels(id(page.snap), "en", page)[1]
+    es = trends._picker_labels(id(page.snap), "es", page)[1]
+    assert sum(en[r] != es[r] for r in page.options) > len(page.options) // 2  # the titles are translated
