@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import functools
 import io
 import textwrap
 
@@ -183,21 +184,33 @@ def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: flo
     days = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64")
     px = (days / span * plot_px).tolist()
     num = [int(n) for n in ev["number"]]
-    clusters = [[i] for i in range(len(ev))]
+    # A cluster is a run of neighbouring events, kept as (first, last) index. After a merge only the two gaps
+    # beside the merged marker change, so only those are worked out again (recomputing every gap and width
+    # after every merge was most of this function's time on a view with 60 events).
+    runs = [(i, i) for i in range(len(ev))]
 
-    def centre(c):
-        return (px[c[0]] + px[c[-1]]) / 2
+    def centre(r):
+        return (px[r[0]] + px[r[1]]) / 2
 
-    def width(c):
-        return marker_px(_range_label(num[c[0]], num[c[-1]]), font)
+    def width(r):
+        return marker_px(_range_label(num[r[0]], num[r[1]]), font)
 
-    while len(clusters) > 1:
-        gaps = [centre(b) - centre(a) - (width(a) + width(b)) / 2 for a, b in zip(clusters, clusters[1:])]
-        worst = min(range(len(gaps)), key=gaps.__getitem__)
-        if gaps[worst] >= pad:
+    def gap(a, b):
+        return centre(b) - centre(a) - (width(a) + width(b)) / 2
+
+    gaps = [gap(a, b) for a, b in zip(runs, runs[1:])]
+    while gaps:
+        smallest = min(gaps)
+        if smallest >= pad:
             break
-        clusters[worst:worst + 2] = [clusters[worst] + clusters[worst + 1]]
-    return clusters
+        worst = gaps.index(smallest)  # the first of equal gaps, as before
+        runs[worst:worst + 2] = [(runs[worst][0], runs[worst + 1][1])]
+        del gaps[worst]
+        if worst > 0:
+            gaps[worst - 1] = gap(runs[worst - 1], runs[worst])
+        if worst < len(gaps):
+            gaps[worst] = gap(runs[worst], runs[worst + 1])
+    return [list(range(a, b + 1)) for a, b in runs]
 
 
 def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]]:
@@ -212,18 +225,27 @@ def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]
 
 def hover_text(event, lang: str = "en") -> str:
     """The hover box of one event: number, title, date, category, description and source, all escaped."""
+    return f"<b>{event['number']}. {html_text(event['title'])}</b><br>" + _hover_body(
+        _iso(event["date"]), event["date_precision"], event["category"], _text(event.get("description")),
+        _text(event.get("source_name")), _text(event.get("source_url")), event.get("link_is_copy"),
+        _text(event.get("original_outlet")), _text(event.get("original_date")), lang)
+
+
+@functools.lru_cache(maxsize=4096)
+def _hover_body(date: str, precision, category, description: str, source_name: str, source_url: str, link_is_copy,
+                original_outlet: str, original_date: str, lang: str) -> str:
+    # Everything but the number, which depends on the range shown: kept per event and language, since wrapping
+    # and escaping each description again was a tenth of the time to draw a new range.
     from . import i18n
-    desc = "<br>".join(html_text(line) for line in textwrap.wrap(str(event.get("description") or ""), 70))
+    desc = "<br>".join(html_text(line) for line in textwrap.wrap(description, 70))
     parts = [
-        f"<b>{event['number']}. {html_text(event['title'])}</b>",
-        f"{_iso(event['date'])}" + (i18n.t("events.approximate", lang) if event["date_precision"] == "approximate"
-                                    else ""),
-        html_text(category_label(event["category"], lang)),
+        date + (i18n.t("events.approximate", lang) if precision == "approximate" else ""),
+        html_text(category_label(category, lang)),
     ]
     if desc:
         parts.append(desc)
-    parts.append(html_text(i18n.t("events.source", lang, name=event["source_name"])))
-    copy_note = _link_note(event)
+    parts.append(html_text(i18n.t("events.source", lang, name=source_name)))
+    copy_note = describe_link(source_url, link_is_copy, original_outlet, original_date)
     if copy_note:
         parts.append(html_text(i18n.t("events.link", lang, note=copy_note)))
     return "<br>".join(parts)

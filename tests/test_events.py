@@ -571,3 +571,39 @@ def test_a_file_missing_a_listed_column_is_still_refused_naming_it():
     content = b"date,date_precision,title,category,description,source_name\n2025-03-01,exact,T,policy,,A\n"
     with pytest.raises(ValidationError, match="missing column\\(s\\) source_url"):
         lev.check_upload(content, "mine.csv", None)
+
+
+def _clusters_by_the_definition(ev, lo, hi, plot_px, font, pad=3.0):
+    """cluster_events as its docstring defines it, written plainly: merge the closest touching pair, again."""
+    lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+    span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
+    px = [((pd.Timestamp(d) - lo) / pd.Timedelta(days=1)) / span * plot_px for d in ev["date"]]
+    num = [int(n) for n in ev["number"]]
+    clusters = [[i] for i in range(len(ev))]
+
+    def centre(c):
+        return (px[c[0]] + px[c[-1]]) / 2
+
+    def width(c):
+        return cev.marker_px(cev._range_label(num[c[0]], num[c[-1]]), font)
+    while len(clusters) > 1:
+        gaps = [centre(b) - centre(a) - (width(a) + width(b)) / 2 for a, b in zip(clusters, clusters[1:])]
+        worst = min(range(len(gaps)), key=gaps.__getitem__)
+        if gaps[worst] >= pad:
+            break
+        clusters[worst:worst + 2] = [clusters[worst] + clusters[worst + 1]]
+    return clusters
+
+
+def test_clustering_updates_only_the_gaps_a_merge_changes_and_groups_as_defined():
+    import numpy as np
+    ev = cev.number_events(lev.load_events())
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        idx = sorted(rng.choice(len(ev), size=int(rng.integers(1, min(80, len(ev)))), replace=False))
+        sub = cev.number_events(ev.iloc[idx])
+        lo = sub["date"].min() - pd.Timedelta(days=int(rng.integers(0, 400)))
+        hi = sub["date"].max() + pd.Timedelta(days=int(rng.integers(0, 400)))
+        for plot_px in (300, 640, 1000):
+            font = int(rng.integers(10, 16))
+            assert cev.cluster_events(sub, lo, hi, plot_px, font) == _clusters_by_the_definition(sub, lo, hi, plot_px, font)
