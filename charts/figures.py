@@ -652,10 +652,13 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
         drawn = set(zip(pts["release"].astype(str).str[:10], pts["file"].astype(str)))
         codes = {c for x in pts["flag"] for c in x.split(";") if c}
         hit = flags[(flags["series"].isin(["", p.series_id])) & flags["flag"].isin(codes)]
-        for r in hit.itertuples():
-            line = i18n.t("figure.flag_reason", lang, flag=r.flag, release=r.release, file=r.file,
-                          message=flag_messages.explain(r.flag, r.message, lang, sep))
-            if (r.release, r.file) in drawn and line not in out:
+        for flag, release, file, message in zip(hit["flag"].tolist(), hit["release"].tolist(), hit["file"].tolist(),
+                                                hit["message"].tolist()):
+            if (release, file) not in drawn:
+                continue  # a finding about a point not drawn: not worded at all
+            line = i18n.t("figure.flag_reason", lang, flag=flag, release=release, file=file,
+                          message=flag_messages.explain(flag, message, lang, sep))
+            if line not in out:
                 out.append(line)
     more = len(out) - limit
     return out[:limit] + ([i18n.t("figure.more_flags", lang, n=more)] if more > 0 else [])
