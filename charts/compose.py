@@ -68,6 +68,22 @@ class Rendered:
         return export_table(self)
 
 
+_PERIOD_DATES: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = {}
+
+
+def _with_period_dates(reported: pd.DataFrame) -> pd.DataFrame:
+    """The reported figures with their periods as dates, converted once per frame (the page's is read-only and
+    shared; converting it again cost a few ms of every new view). The entry keeps the frame it was made from,
+    so an id is never matched to another frame."""
+    hit = _PERIOD_DATES.get(id(reported))
+    if hit is None or hit[0] is not reported:
+        if len(_PERIOD_DATES) > 8:
+            _PERIOD_DATES.clear()
+        hit = _PERIOD_DATES[id(reported)] = (reported, reported.assign(
+            period_start=pd.to_datetime(reported["period_start"]), period_end=pd.to_datetime(reported["period_end"])))
+    return hit[1]
+
+
 def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared], view: View,
                     lo: dt.date, hi: dt.date) -> pd.DataFrame | None:
     if reported is None or reported.empty or not view.reported or view.index_at or view.index_event:
@@ -79,8 +95,7 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
         wanted |= REPORTED_MATCH.get((info["metric"], per_day), set())
     if not wanted:
         return None
-    r = reported.assign(period_start=pd.to_datetime(reported["period_start"]),
-                        period_end=pd.to_datetime(reported["period_end"]))
+    r = _with_period_dates(reported).copy(deep=False)  # a column is added below: never to the shared frame
     # Which series each figure sits beside (its panel on the chart): the first whose metrics it matches.
     ref_for = {}
     for p in prepared:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, fields, replace
 
+import numpy as np
 import pandas as pd
 
 from . import data as cdata
@@ -376,12 +377,12 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     """The frames to draw for a view, and the date range they were cut to."""
     prepared = []
     raw = []
+    as_of = pd.Timestamp(view.as_of) if view.as_of else None
     for ref in view.series:
         sid, key = split_ref(ref)
         if sid not in snap.by_series:
             continue
-        as_of = pd.Timestamp(view.as_of) if view.as_of else None
-        raw.append((ref, sid, key, cdata.series_rows(snap, sid, key, as_of)))
+        raw.append((ref, sid, key, _rows(snap, sid, key, as_of)))
     if not raw:
         today = dt.date.today()
         return [], today, today
@@ -391,34 +392,71 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     base = index_date or view.index_at
     for ref, sid, key, df in raw:
         info = snap.info(sid)
-        notes = []
-        unit = info["unit"]
-        flow = cdata.is_flow(info)
-        if view.per_day and flow:
-            df = per_day(df)
-            unit = f"{unit} per day"
-        if view.granularity != "native" and len(df):
-            daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
-            if daily_or_weekly:
-                how = "mean" if (not flow or view.per_day) else "sum"
-                df = resample(df, view.granularity, how)
-                notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
-            else:
-                notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
-        if view.rolling:
-            if is_daily(df):
-                df = rolling_mean(df, view.rolling)
-                notes.append(f"{view.rolling}-day rolling average")
-            else:
-                notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
-        if base is not None and len(df):
-            df, note = index_to(df, pd.Timestamp(base))
-            notes.append(note)
-            unit = "index (100 at base date)"
+        df, unit, notes = _shaped(snap, sid, key, df, info, view, base, memo=as_of is None and base is None)
         df = df[(df["end"] >= pd.Timestamp(lo)) & (df["date"] <= pd.Timestamp(hi))].reset_index(drop=True)
         label = info["title"] + (f": {key}" if key else "")
-        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, notes))
+        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes)))
     return prepared, lo, hi
+
+
+# A series' rows and their shape for a view (per day, resampled, rolling) do not depend on the date range, which
+# is what readers change most: both are kept on the read-only snapshot (``Snapshot._memo``) and only the cut to
+# the range is made per view. Kept only for the latest figures (not as published on a date) and without an
+# index date, so what is kept is bounded by the series and the view's few options. Shared: never mutate them.
+def _rows(snap: cdata.Snapshot, sid: str, key: str, as_of: pd.Timestamp | None) -> pd.DataFrame:
+    if as_of is not None:
+        return cdata.series_rows(snap, sid, key, as_of)
+    memo_key = ("series_rows", sid, key)
+    hit = snap._memo.get(memo_key)
+    if hit is None:
+        hit = snap._memo[memo_key] = cdata.series_rows(snap, sid, key, None)
+    return hit
+
+
+def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, base, *,
+            memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
+    memo_key = ("shaped", sid, key, view.per_day, view.granularity, view.rolling)
+    if memo:
+        hit = snap._memo.get(memo_key)
+        if hit is not None:
+            return hit
+    notes = []
+    unit = info["unit"]
+    flow = cdata.is_flow(info)
+    if view.per_day and flow:
+        df = per_day(df)
+        unit = f"{unit} per day"
+    if view.granularity != "native" and len(df):
+        daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
+        if daily_or_weekly:
+            how = "mean" if (not flow or view.per_day) else "sum"
+            df = resample(df, view.granularity, how)
+            notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
+        else:
+            notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
+    if view.rolling:
+        if is_daily(df):
+            df = rolling_mean(df, view.rolling)
+            notes.append(f"{view.rolling}-day rolling average")
+        else:
+            notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
+    if base is not None and len(df):
+        df, note = index_to(df, pd.Timestamp(base))
+        notes.append(note)
+        unit = "index (100 at base date)"
+    out = (df, unit, tuple(notes))
+    if memo:
+        snap._memo[memo_key] = out
+    return out
+
+
+def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
+    """Dates as YYYY-MM-DD text in one vectorised step (``.dt.date.astype(str)`` made a date object per row);
+    ``missing_ok``: a missing date stays missing, as it did."""
+    out = np.datetime_as_string(col.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]"), unit="D")
+    if missing_ok:
+        out = np.where(out == "NaT", None, out)
+    return pd.Series(out, index=col.index, dtype="str")
 
 
 def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
@@ -428,9 +466,9 @@ def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
         f = p.frame
         frames.append(pd.DataFrame({
             "series": p.series_id, "key": p.key, "label": p.label, "unit": p.unit,
-            "date": f["date"].dt.date.astype(str), "end": f["end"].dt.date.astype(str),
+            "date": _iso_days(f["date"]), "end": _iso_days(f["end"]),
             "value": f["value"].to_numpy(),
-            "release": f["release"].dt.date.astype(str).replace("NaT", "") if "release" in f else "",
+            "release": _iso_days(f["release"], missing_ok=True) if "release" in f else "",
             "flag": f["flag"].to_numpy(), "source": p.source,
         }))
     if not frames:

@@ -207,3 +207,28 @@ def test_a_running_total_to_date_is_not_labelled_per_day(snap):
     assert len(p.frame) and (p.frame["end"] == p.frame["date"]).all()
     axis, phrase = unit_phrase(p, snap.info(p.series_id))
     assert "per day" not in axis and "per day" not in phrase and axis == "removals"
+
+
+def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
+    # The rows and shape of a series (per day, resampled, rolling) are kept on the snapshot across date ranges,
+    # and reported figures' dates across views: the next view must draw exactly what a fresh snapshot draws,
+    # and nothing kept may be changed by drawing.
+    import plotly.io as pio
+
+    from charts import data as cdata
+    from charts.compose import render
+    from charts.view import View, prepare
+    kept, fresh = cdata.load_snapshot(), None
+    series = ["ice_detention_stats.book_ins_ice", "ddp_arrests_aggregates.weekly_national_digitised"]
+    for preset in ("all", "last-90-days", "fiscal-ytd", "since-2025-01-20", "all"):
+        for per_day in (True, False):
+            view = View(series=series, preset=preset, per_day=per_day, granularity="monthly", rolling=0)
+            fresh = cdata.load_snapshot()
+            a, b = render(kept, view, reported=kept.reported), render(fresh, view, reported=fresh.reported)
+            assert a.table.equals(b.table) and (a.lo, a.hi) == (b.lo, b.hi)
+            assert [p.notes for p in a.prepared] == [p.notes for p in b.prepared]
+            assert pio.to_json(a.figure) == pio.to_json(b.figure)
+    for k, v in kept._memo.items():
+        if k[0] == "series_rows":
+            assert v.equals(cdata.series_rows(fresh, k[1], k[2])), k
+    assert prepare(kept, View(series=series, as_of=dt.date(2025, 6, 1)))[0][0].frame["date"].max() < pd.Timestamp("2025-06-02")
