@@ -74,9 +74,11 @@ def citation(page: Page, r: Rendered) -> str:
 
 def embed_codes(query: dict) -> dict[str, str]:
     """The embed code, light and dark; return it by theme."""
-    with st.expander(t("page.exports.embed")):
-        # The live app in a frame whose height follows its width; for many readers, embed the static site's
-        # page instead (python -m charts site: the same frames, served by any static host).
+    # Under a heading, not in an expander of its own: the exports are one already (expanders do not nest well).
+    # The live app in a frame whose height follows its width; for many readers, embed the static site's page
+    # instead (python -m charts site: the same frames, served by any static host).
+    with st.container(key="embed_codes"):
+        st.text(t("page.exports.embed"))
         codes = live_embeds(str(getattr(st.context, "url", "") or ""), query)
         for theme, code in codes.items():
             st.text(t(f"page.exports.version_{theme}"))

@@ -30,7 +30,9 @@ TRENDS_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_per
                   "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
                   "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_export_size",
                   "x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
-assert set(TRENDS_WIDGETS) <= set(KEPT_WIDGETS)
+# Those drawn by the range-and-chart fragment inside it (page.trends.range_and_chart), kept at each of its runs.
+RANGE_WIDGETS = ("w_preset", "w_range", "w_export_size", "x_events_legend", "x_data", "x_exports")
+assert set(RANGE_WIDGETS) <= set(TRENDS_WIDGETS) <= set(KEPT_WIDGETS)
 
 # The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
 # &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).

@@ -69,21 +69,24 @@ def link_notes(view: View) -> list[str]:
 
 
 def series_picker(page: Page) -> list[str]:
-    """The series and the date range; return the series chosen."""
-    c1, c2 = st.columns([3, 2])
+    """The series; return those chosen."""
+    labels = picker_labels(page)
+    return st.multiselect(t("page.trends.series"), page.options, key="w_series",
+                          format_func=lambda r: labels.get(r) or ref_label(page, r), help=t("page.trends.series_help"))
+
+
+def range_picker(page: Page) -> str:
+    """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
+    c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
     with c1:
-        labels = picker_labels(page)
-        chosen = st.multiselect(t("page.trends.series"), page.options, key="w_series",
-                                format_func=lambda r: labels.get(r) or ref_label(page, r),
-                                help=t("page.trends.series_help"))
-    with c2:
         st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k))
+    with c2:
         if st.session_state["w_preset"] == "custom":
             lo_bound, hi_bound = page.range_bounds(dt.date.today())
             st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
         else:
             preset_caption(page, state.current_view())
-    return chosen
+    return st.session_state["w_preset"]
 
 
 def preset_caption(page: Page, view: View) -> str:
@@ -259,16 +262,29 @@ def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
 @st.fragment
 def trends_panel(page: Page) -> View:
     """The trends tab. A fragment: a change to one of its controls reruns only this panel, not the headlines
-    (the other tabs are not built while this one is open). Returns the view drawn."""
+    (the other tabs are not built while this one is open). The date range and what it changes are a fragment
+    inside it (``range_and_chart``): a new range, the change readers make most, reruns only that part. Returns
+    the view drawn."""
     # A fragment run also forgets the values of the widgets it does not draw (those in closed expanders).
     state.keep_widgets(state.TRENDS_WIDGETS)
     events = context.session_events(page)
     uploads.local_events_report(page)
-    link_notes(state.current_view())
     series_picker(page)
     breakdown_picker(page)
     chart_options(events)
     events = uploads.events_controls(page, events)
+    return range_and_chart(page, events)
+
+
+@st.fragment
+def range_and_chart(page: Page, events: pd.DataFrame) -> View:
+    """The date range, the chart and everything drawn from it (notes, events table, data, exports). Its own
+    fragment: changing the range resent every control above as well (the series picker's 291 options, the
+    events controls), and the browser redrew them; ``events`` are those in force after the controls above,
+    which rerun this part whenever they change."""
+    state.keep_widgets(state.RANGE_WIDGETS)
+    link_notes(state.current_view())
+    range_picker(page)
     view = state.current_view()
     state.sync_url(view)
     not_versioned_note(page, view)

@@ -152,6 +152,7 @@ def test_dates_of_a_non_custom_link_never_reach_the_date_picker():
 def test_the_notes_go_once_the_reader_changes_the_view():
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
     at.query_params["series"] = f"nope.nope,{S}"
+    at.session_state["x_options"] = True  # the chart options, built only while open
     at.run()
     assert any("nope.nope" in i.value.replace("\\", "") for i in at.info)
     at.checkbox(key="w_log").set_value(True)

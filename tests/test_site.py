@@ -272,11 +272,12 @@ def test_the_page_shows_the_embed_codes_beside_the_downloads():
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=90)
     at.query_params["series"] = "ice_detention_stats.detained_total"
+    at.session_state["x_exports"] = True  # the exports, built only while open
     at.run()
     assert not at.exception, at.exception
-    exp = [e for e in at.expander if e.label.startswith("Embed this view")]
-    assert len(exp) == 1
-    codes = [c.value for c in exp[0].code]
+    exp = [e for e in at.expander if e.label.startswith("Export this chart")]
+    assert len(exp) == 1 and any(t.value.startswith("Embed this view") for t in exp[0].text)
+    codes = [c.value for c in exp[0].code if c.value.startswith("<iframe")]
     assert len(codes) == 2 and all(c.startswith("<iframe src=") for c in codes)
     assert "embed_options=light_theme" in codes[0] and "embed_options=dark_theme" in codes[1]
     assert "series=ice_detention_stats.detained_total" in codes[0]
