@@ -6,7 +6,6 @@ plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>`` and ``sta
 """
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 
@@ -78,9 +77,8 @@ class Rendered:
 
 
 def _clean_title(fig: go.Figure) -> str:
-    t = fig.layout.title.text or ""
-    # The figure's title is escaped text (loaders.text.html_text); file names and alt text want it as typed.
-    return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0]))
+    """The map's title as typed (kept by ``charts.maps._title``; file names and alt text want it unescaped)."""
+    return fig._title_plain
 
 
 def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import html
 import io
 import json
 import os
@@ -219,11 +218,6 @@ def stable_png(png: bytes) -> bytes:
 
 # ---------------------------------------------------------------------------------------------- the pages
 
-def _plain_title(fig) -> str:
-    t = (fig.layout.title.text or "") if fig is not None else ""
-    return html.unescape(re.sub(r"<[^>]+>", "", t.split("<br>")[0])).strip()
-
-
 def _n(v: float, lang: str = "en") -> str:
     if lang != "en":
         return i18n.number(v, lang, decimals=0 if abs(v) >= 100 else 1)
@@ -260,7 +254,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
         raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
     query = view.to_query()
     link = live_url + "?" + urlencode(query)
-    title = getattr(r, "title", "") or _plain_title(r.figure)
+    title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
     from . import i18n
     from .figures import localised_label
     dates = []

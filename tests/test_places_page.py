@@ -58,3 +58,15 @@ def test_facility_search_matches_what_it_says():
     assert any("3 of" in c.value and "match" in c.value for c in at.caption)
     at.selectbox(key="p_facility").set_value("KRO").run()
     assert any("(KRO)" in t for t in titles(at))
+
+
+def test_every_map_keeps_its_title_as_typed_beside_the_figure():
+    # File names and alt text take the title as typed, kept by the figure (charts.maps._title), not recovered
+    # by stripping tags out of its escaped HTML title (which turned "&amp;" back by hand).
+    import plotly.graph_objects as go
+
+    from charts import maps
+    fig = go.Figure()
+    maps._title(fig, 'Krome & "North" <Service> Processing', "sub")
+    assert fig._title_plain == 'Krome & "North" <Service> Processing'
+    assert "&amp;" in fig.layout.title.text and "<Service>" not in fig.layout.title.text

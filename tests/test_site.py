@@ -4,6 +4,7 @@ with every request that is not file:// blocked, every page draws."""
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 import subprocess
 import sys
@@ -111,7 +112,7 @@ def test_the_data_dates_and_the_csv_say_what_the_snapshot_holds(built):
 def test_the_link_back_is_the_same_view(built):
     detained = next(p for p in pages(built) if "people-in-ice-detention" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', detained.read_text("utf-8")).group(1)
-    q = {k: v[-1] for k, v in parse_qs(urlparse(site.html.unescape(link)).query).items()}
+    q = {k: v[-1] for k, v in parse_qs(urlparse(html.unescape(link)).query).items()}
     from charts.view import View
     # the page's own URL form (defaults left out): it opens the same view the page was built from
     assert View.from_query(q) == View.from_query({"series": "ice_detention_stats.detained_total",
@@ -261,7 +262,7 @@ def test_live_embeds_use_streamlits_embed_mode_in_a_responsive_frame():
     codes = site.live_embeds("https://dash.example.org/?series=old&x=1#top", {"series": "a,b", "preset": "all"})
     assert set(codes) == {"light", "dark"}
     for theme, code in codes.items():
-        src = site.html.unescape(re.search(r'src="([^"]+)"', code).group(1))
+        src = html.unescape(re.search(r'src="([^"]+)"', code).group(1))
         q = parse_qs(urlparse(src).query)
         assert src.startswith("https://dash.example.org/?") and "old" not in src and "#" not in src
         assert q["series"] == ["a,b"] and q["embed"] == ["true"] and q["embed_options"] == [f"{theme}_theme"]
