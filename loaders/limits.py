@@ -163,6 +163,23 @@ def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
     return out
 
 
+def _has_f_tag(xml: bytes) -> bool:
+    """``b"<f" in xml``, faster on worksheet XML: "<" starts every tag, so the two-byte search crawls (1 GB/s),
+    while "f" is rare outside formulas (under 70 in each of ICE's formula-free sheets: "ref=", "left=", "footer=")
+    and a one-byte search runs at memory speed. After many "f"s without "<" before them the plain search
+    finishes the job, so the answer is always the same as ``b"<f" in xml``."""
+    i = xml.find(b"f", 1)
+    if xml[:2] == b"<f":
+        return True
+    for _ in range(1000):
+        if i < 0:
+            return False
+        if xml[i - 1] == 0x3C:  # "<"
+            return True
+        i = xml.find(b"f", i + 1)
+    return i >= 0 and xml.find(b"<f", i - 1) >= 0
+
+
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, then (after 22 bytes) the name and extra-field lengths
 
 
@@ -223,7 +240,7 @@ def check_workbook_formulas(content: bytes, *, source: str, name: str, zf: zipfi
         xml = _member_bytes(content, members[member])
         if xml is None:
             continue  # a broken member is reported by the parser, naming its sheet
-        if b"<f" not in xml:
+        if not _has_f_tag(xml):
             continue  # no formula at all (most sheets): a byte search, cheaper than the regex scan below
         # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
         # cell of sheets full of formulas took most of a second per rebuild.

@@ -227,6 +227,16 @@ def test_the_formula_check_reads_each_member_as_zipfile_does_and_refuses_through
         limits.check_content(content, source="x", name="f.xlsx")
 
 
+@pytest.mark.parametrize("xml", [b"", b"f", b"<", b"<f", b"<f>", b"a<f", b"ff<f", b"<c><v>1</v></c>" * 50,
+                                 b'<x ref="A1" left="0.7"/>' + b"<c>" * 10 + b"<f>1</f>",
+                                 b"f" * 5000 + b"<f/>", b"f" * 5000, b"<g>f" * 3000 + b"<f t=\"shared\"/>",
+                                 b"f<" * 3000, b"<f" + b"f" * 3000])
+def test_the_formula_prefilter_answers_as_the_plain_byte_search(xml):
+    """A sheet skipped by the prefilter is never scanned: it must say "no formula" exactly when
+    ``b"<f" in xml`` does, also past the many-"f"s fallback."""
+    assert limits._has_f_tag(xml) is (b"<f" in xml)
+
+
 def test_a_member_zipfile_would_refuse_is_not_read_by_the_formula_check():
     """A corrupted stream, a wrong CRC or a size other than declared: ``ZipFile.read`` raises for each, and the
     member is left to the parser (which names its sheet), as before."""
