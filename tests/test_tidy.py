@@ -99,3 +99,19 @@ def test_several_files_validated_at_once_name_the_bad_rows_file_and_row():
     with pytest.raises(ValidationError) as e:
         tidy.validate(pd.concat([a, b], ignore_index=True), source="s", series_ids=IDS)
     assert "file 'b.xlsx' row 2 field 'value': negative" in str(e.value) and e.value.file == "b.xlsx"
+
+
+@pytest.mark.parametrize("values", [["a", "b", ""], ["a", None, "c"], [], ["x"] * 5, ["a", 1.5, None, 2],
+                                    ["é", "a\x00b"], [b"x", "y"]])
+def test_text_columns_built_by_pyarrow_equal_pandas_own_conversion(values):
+    """``frame_from_columns`` builds text columns with pyarrow in one call (faster); the column must be the one
+    ``pd.Series(values, dtype="str")`` gives, dtype, missing values and text turned from numbers included."""
+    import pandas.testing as tm
+    tm.assert_series_equal(tidy._text_series(values), pd.Series(values, dtype="str"))
+    if not values:
+        return  # no rows: frame_from_columns gives tidy.empty()
+    got = tidy.frame_from_columns({"series": ["s"] * len(values), "date": ["2025-01-01"] * len(values),
+                                   "value": [1.0] * len(values), "key": values})
+    want = pd.Series(values, dtype="str")
+    tm.assert_series_equal(got["key"], want.fillna("") if want.hasnans else want, check_names=False)
+    tm.assert_series_equal(got["file"], pd.Series([""] * len(values), dtype="str"), check_names=False)
