@@ -502,6 +502,14 @@ def _check_title_year(t: TableRead | None, fy: int) -> None:
 
 # ---------------------------------------------------------------- parse
 
+class _IsoText(dict):
+    """date -> its ISO text, each distinct date formatted once, on first look-up."""
+
+    def __missing__(self, d: dt.date) -> str:
+        text = self[d] = d.isoformat()
+        return text
+
+
 def parse(content: bytes, name: str = "") -> Parsed:
     wb = open_workbook(content, name, ID)
     fy = fiscal_year_from_name(name)
@@ -643,12 +651,13 @@ def parse(content: bytes, name: str = "") -> Parsed:
     fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
                                "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
                               for k, f in zip(keys, facilities)], dtype=object)
-    iso = {d: d.isoformat() for d in {*c_date, *c_end}}
+    iso = _IsoText()
     # a row's flag with the file's flag merged in, worked out once per distinct flag
     merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}
-    cols = {"series": c_series, "key": c_key, "date": [iso[d] for d in c_date], "end": [iso[d] for d in c_end],
-            "value": c_value, "release": [release.isoformat()] * len(c_series),
-            "flag": [merged[f] for f in c_flag]}
+    # map over a dict's own look-up: no Python frame per row (a workbook has thousands of rows, three columns)
+    cols = {"series": c_series, "key": c_key, "date": list(map(iso.__getitem__, c_date)),
+            "end": list(map(iso.__getitem__, c_end)), "value": c_value,
+            "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
     return Parsed(tidy.frame_from_columns(cols), {"releases": releases, "facilities": fac_table})
 
 

@@ -661,6 +661,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
     start = c + 1 if two else c
     hr, found = _header(ctx, sheet, table, rows, r, start, {**want, ("FY Overall", "Total", "FY Total"): ("fy", "")})
     monthly, total = table.extra_series[0], table.total_column
+    first_day = {m: _fy_month(ctx.fy, m) for m in MONTHS}  # once per table, not once per cell
     out, group = [], None
     for row in _body(rows, hr, c, 2 if two else 1):
         a = _label(_cell(rows, row, c))
@@ -677,7 +678,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
         for k, (cc, (kind, m)) in found.items():
             v = _cell_number(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
             if kind == "month":
-                out.append((monthly, key, _fy_month(ctx.fy, m), v))
+                out.append((monthly, key, first_day[m], v))
             else:
                 out.append((total, key, None, v))
     if not out:
@@ -702,6 +703,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
     # in which every row is 0 or blank is missing, not zero (ICE never books no one out nationally in a month)
     body = _body(rows, hr, c)
     months = {cc: m for cc, m in months.items() if any(_maybe_number(_cell(rows, row, cc)) for row in body)}
+    firsts = [(cc, m, m.replace(day=1)) for cc, m in months.items()]  # each month's first day, once per column
     out, seen = [], set()
     for row in body:
         lab = _label(_cell(rows, row, c))
@@ -709,10 +711,10 @@ def _read_bond(ctx, sheet, table: Table, r, c):
         if suffix is None:
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
-        for cc, m in months.items():
+        for cc, m, first in firsts:
             raw = _cell(rows, row, cc)
             v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
-            out.append((suffix, "", m.replace(day=1), v))
+            out.append((suffix, "", first, v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
     if missing - {"bond_book_outs_total"}:
