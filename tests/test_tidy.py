@@ -115,3 +115,28 @@ def test_text_columns_built_by_pyarrow_equal_pandas_own_conversion(values):
     want = pd.Series(values, dtype="str")
     tm.assert_series_equal(got["key"], want.fillna("") if want.hasnans else want, check_names=False)
     tm.assert_series_equal(got["file"], pd.Series([""] * len(values), dtype="str"), check_names=False)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_duplicates_and_order_from_shared_key_codes_equal_pandas_own(seed):
+    """``validate`` factorizes the five key columns once and finds duplicates and the canonical order from those
+    codes: the duplicates must be ``DataFrame.duplicated(keep="first")`` (missing values equal to each other)
+    and the order ``sort_canonical``'s."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    n = 300
+    pick = lambda opts: [opts[i] for i in rng.integers(0, len(opts), n)]
+    df = pd.DataFrame({"series": pick(["s.a", "s.b", "s.ab"]), "key": pick(["", "x", "y", None]),
+                       "date": pick(["2020-01-01", "2020-02-01"]), "release": pick(["", "2020-03-01"]),
+                       "file": pick(["a.xlsx", "b.xlsx", None])})
+    ranked = tidy._rank_keys(df)
+    order, dup = tidy._order_and_duplicates([codes for codes, _ in ranked])
+    assert dup.tolist() == df.duplicated(subset=list(tidy.SORT_KEYS), keep="first").tolist()
+    assert dup.any() and not dup.all()
+    clean = tidy.frame(pd.DataFrame({"series": pick(["s.a", "s.b", "s.ab"]), "key": pick(["", "x", "x y"]),
+                                     "date": [f"2020-01-{d:02d}" for d in rng.integers(1, 29, n)],
+                                     "end": "2020-02-01", "value": rng.integers(0, 9, n).astype(float),
+                                     "release": pick(["", "2020-03-01", "2020-04-01"]), "flag": "",
+                                     "file": pick(["a.xlsx", "b.xlsx"])})).drop_duplicates(list(tidy.SORT_KEYS))
+    got = tidy.validate(clean.iloc[::-1], source="t", series_ids={"s.a", "s.b", "s.ab"})
+    pd.testing.assert_frame_equal(got, tidy.sort_canonical(clean.iloc[::-1]))
