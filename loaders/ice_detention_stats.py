@@ -375,9 +375,15 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     out: dict[str, dt.date] = {}
     rules = [(k, re.compile(lab, re.I), re.compile(phrase + r"\s+(\d{1,2}/\d{1,2}/\d{4})", re.I))
              for k, lab, phrase in FOOTNOTES]
+    heads: dict[tuple[str, str], bool] = {}  # (table, heading) -> is it the table's section; a handful of headings
     for _row, section, text in sections(sh):
         for k, lab_rx, phrase_rx in rules:
-            if k in out or not lab_rx.search(section):
+            if k in out:
+                continue
+            hit = heads.get((k, section))
+            if hit is None:
+                hit = heads[k, section] = lab_rx.search(section) is not None
+            if not hit:
                 continue
             m = phrase_rx.search(text)
             if m and (d := parsing.find_mdy(m[1])):
@@ -634,7 +640,9 @@ def parse(content: bytes, name: str = "") -> Parsed:
                     else "latest footnote date (undated file name)" if release == latest
                     else "latest date a table covers (undated file name)")
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
-    releases = pd.DataFrame([{
+    # Both reference tables are built from columns (a dict of lists): pandas reads a list of row dicts key by
+    # key, several times slower for the same frame.
+    releases = pd.DataFrame({k: [v] for k, v in {
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
         "release_date_from": release_from,
         "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
@@ -647,10 +655,11 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
-    fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
-                               "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
-                              for k, f in zip(keys, facilities)], dtype=object)
+        "detention_sheet": det.name, "facilities_sheet": fac.name}.items()}, dtype=object)
+    fac_table = pd.DataFrame({"release": [release.isoformat()] * len(keys), "fiscal_year": [fy] * len(keys),
+                              "key": keys, **{col: [f[k] for f in facilities] for col, k in (
+                                  ("name", "name"), ("city", "city"), ("state", "state"), ("aor", "aor"),
+                                  ("facility_type", "type"))}}, dtype=object)
     iso = _IsoText()
     # a row's flag with the file's flag merged in, worked out once per distinct flag
     merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}

@@ -407,6 +407,8 @@ class _Ctx:
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
         self._cache: dict[str, list[list]] = {}
+        self.sheets: dict[str, Sheet] = {}  # the caller's Sheets of sheets it read already
+        self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
         return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
@@ -462,7 +464,9 @@ def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
     sheet = ctx.sheet(r"foot\s*notes?", "footnotes")
     if sheet is None:
         return None
-    return [(head, text) for _row, head, text in sections(Sheet(sheet, ctx.rows(sheet), ctx.name, ID))]
+    # the caller's own Sheet when it read this one: its sections are worked out already
+    sh = ctx.sheets.get(sheet) or Sheet(sheet, ctx.rows(sheet), ctx.name, ID)
+    return [(head, text) for _row, head, text in sections(sh)]
 
 
 def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
@@ -470,8 +474,14 @@ def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) ->
     if notes is None:
         # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
         return ctx.iids
+    # A Footnotes sheet has a handful of section headings over a hundred lines: whether a heading is the table's
+    # section is asked once per heading (remembered per workbook), not once per line and table.
+    heads = ctx.heads.setdefault(section, {})
     for head, text in notes:
-        if sec.search(head) and (m := ph.search(text)):
+        hit = heads.get(head)
+        if hit is None:
+            hit = heads[head] = sec.search(head) is not None
+        if hit and (m := ph.search(text)):
             return _first_date(m[1])
     raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
                      source=ID, file=ctx.name)
@@ -829,14 +839,19 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
     for sh in sheets:
         if sh is not None:
             ctx._cache[sh.name] = sh.rows
+            ctx.sheets[sh.name] = sh
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
     out: list[tuple] = []
+    bond = []  # where the bond table's rows are in ``out``: only those can be swapped
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
+        start = len(out)
         _table_rows(ctx, notes, t, out)
-    _flag_bond_swaps(out)
+        if t.shape == "bond":
+            bond.extend(range(start, len(out)))
+    _flag_bond_swaps(out, bond)
     return out
 
 
@@ -922,11 +937,13 @@ def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
         add(suffix, key, start, end, v)
 
 
-def _flag_bond_swaps(out: list[tuple]):
+def _flag_bond_swaps(out: list[tuple], rows=None):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
-    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
+    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``. ``rows``:
+    the indexes in ``out`` the bond table wrote (its series come from no other table), instead of a scan of all."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
-    bond = [i for i, x in enumerate(out) if x[0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    bond = [i for i in (range(len(out)) if rows is None else rows)
+            if out[i][0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
     tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
     swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
     for i in bond:

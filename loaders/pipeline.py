@@ -84,7 +84,7 @@ def parse_file(source: Source, content: bytes, name: str, *, validate: bool = Tr
     parsed = out if isinstance(out, Parsed) else Parsed(out)
     # Parsers normally hand back tidy.frame(...) already; build it again only when they did not.
     df = parsed.obs if list(parsed.obs.columns) == tidy.COLUMNS else tidy.frame(parsed.obs)
-    df["file"] = name
+    df["file"] = tidy.repeat_text(name, df.index)
     if validate:
         df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
     for tname, t in parsed.tables.items():

@@ -88,8 +88,8 @@ def frame_from_columns(cols: dict[str, list]) -> pd.DataFrame:
     for c in COLUMNS:
         v = cols.get(c)
         if v is None:
-            if c in _TEXT:  # one text for every row: broadcast, not a list of n values converted one by one
-                data[c] = pd.Series("", index=pd.RangeIndex(n), dtype="str")
+            if c in _TEXT:  # one text for every row: repeated, not a list of n values converted one by one
+                data[c] = repeat_text("", pd.RangeIndex(n))
                 continue
             v = cols["date"] if c == "end" else [""] * n
         if len(v) != n:
@@ -126,6 +126,16 @@ def _text_series(v: list, missing: str | None = None) -> pd.Series:
             return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), copy=False)
     col = pd.Series(v, dtype="str")
     return col.fillna(missing) if missing is not None and col.hasnans else col
+
+
+def repeat_text(text: str, index: pd.Index) -> pd.Series:
+    """A "str" column holding ``text`` on every row of ``index`` (a file name, say): pyarrow repeats it about
+    four times faster than pandas broadcasts a scalar."""
+    if getattr(_STR, "storage", None) == "pyarrow":
+        import pyarrow as pa
+        arr = pa.repeat(pa.scalar(text, pa.large_string()), len(index))
+        return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)
+    return pd.Series(text, index=index, dtype="str")
 
 
 def _iso_column(col: pd.Series) -> pd.Series:

@@ -140,3 +140,14 @@ def test_duplicates_and_order_from_shared_key_codes_equal_pandas_own(seed):
                                      "file": pick(["a.xlsx", "b.xlsx"])})).drop_duplicates(list(tidy.SORT_KEYS))
     got = tidy.validate(clean.iloc[::-1], source="t", series_ids={"s.a", "s.b", "s.ab"})
     pd.testing.assert_frame_equal(got, tidy.sort_canonical(clean.iloc[::-1]))
+
+
+def test_a_repeated_text_column_equals_pandas_broadcast_on_any_index():
+    """``parse_file`` writes each row's file name with ``repeat_text``: the same column as assigning the name
+    as a scalar, on the frame's own index (a parser may hand back a frame whose index is not 0..n-1)."""
+    idx = pd.Index([5, 3, 9])
+    pd.testing.assert_series_equal(tidy.repeat_text("a.xlsx", idx), pd.Series("a.xlsx", index=idx, dtype="str"))
+    df = pd.DataFrame({"x": [1, 2, 3]}, index=idx)
+    df["file"] = tidy.repeat_text("a.xlsx", df.index)
+    assert df["file"].tolist() == ["a.xlsx"] * 3
+    assert tidy.repeat_text("", pd.RangeIndex(0)).tolist() == []
