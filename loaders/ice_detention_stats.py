@@ -591,12 +591,15 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is None:
             continue
         d = dates.of(t.spec.date)
+        row_f, sid = None, ""
         for f, start, v in _monthly(t, fy):
             if start is None:
                 if "overall" in t.spec.series and not f["key"] and v is not None:
                     add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
                 continue
-            add_month(_series_id(t.spec, f), f["key"] if tname != "book_ins" else "", start, v, d)
+            if f is not row_f:  # one fields dict per body row (``_monthly``): its series id, once per row
+                row_f, sid = f, _series_id(t.spec, f)
+            add_month(sid, f["key"] if tname != "book_ins" else "", start, v, d)
     rem = reads["removals"]
     seen = {}
     for r in rem.rows:
