@@ -375,6 +375,10 @@ _MISSING = frozenset({"", "-"})
 
 def _maybe_number(v) -> float | None:
     """A cell searched rather than required (is there a figure here?): None for anything not a number."""
+    if v.__class__ is float and math.isfinite(v):  # the common cases first, as ``number`` answers them
+        return v
+    if v is None or v == "":
+        return None
     return number(v, lenient=True, missing=_MISSING)
 
 
@@ -384,6 +388,8 @@ def _cell_number(ctx, sheet: str, table, row: int, field: str, raw) -> float | N
     # ``number`` would return for them, unchanged).
     if type(raw) is float and math.isfinite(raw):
         return raw
+    if raw is None or raw == "":  # a blank cell: None, as ``number`` says for it ("" is a missing marker)
+        return None
     return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
                   field=field, missing=_MISSING)
 

@@ -84,32 +84,35 @@ def frame_from_columns(cols: dict[str, list]) -> pd.DataFrame:
     n = len(cols["series"])
     if n == 0:
         return empty()
+    # Every column on the one index object the frame gets: pandas then neither unions the columns' indexes
+    # nor reindexes each column to the union (three times the cost of the frame itself).
+    idx = pd.RangeIndex(n)
     data = {}
     for c in COLUMNS:
         v = cols.get(c)
         if v is None:
             if c in _TEXT:  # one text for every row: repeated, not a list of n values converted one by one
-                data[c] = repeat_text("", pd.RangeIndex(n))
+                data[c] = repeat_text("", idx)
                 continue
             v = cols["date"] if c == "end" else [""] * n
         if len(v) != n:
             raise ValueError(f"column {c!r} has {len(v)} values for {n} rows")
         if c == "value":
             try:  # numbers already (the parsers' case): one conversion
-                data[c] = pd.Series(np.asarray(v, dtype="float64"))
+                data[c] = pd.Series(np.asarray(v, dtype="float64"), index=idx, copy=False)
             except (TypeError, ValueError):  # text among them: as ``frame`` does, not-a-number becomes NaN
-                data[c] = pd.to_numeric(pd.Series(v, dtype=object), errors="coerce").astype("float64")
+                data[c] = pd.to_numeric(pd.Series(v, index=idx, dtype=object), errors="coerce").astype("float64")
         elif c in _TEXT:
-            data[c] = _text_series(v, missing="")
+            data[c] = _text_series(v, missing="", index=idx)
         else:  # date, end, release: ISO text as given (the validator names a bad one), like ``frame``
-            data[c] = _iso_column(pd.Series(v, dtype=object))
-    return pd.DataFrame(data, copy=False)
+            data[c] = _iso_column(pd.Series(v, index=idx, dtype=object), fresh=True)
+    return pd.DataFrame(data, index=idx, copy=False)
 
 
 _STR = pd.api.types.pandas_dtype("str")
 
 
-def _text_series(v: list, missing: str | None = None) -> pd.Series:
+def _text_series(v: list, missing: str | None = None, index: pd.Index | None = None) -> pd.Series:
     """``pd.Series(v, dtype="str")`` (then ``.fillna(missing)`` when ``missing`` is given), built by pyarrow in
     one call when every value is text or None: pandas' own conversion took about 0.2 microseconds a value, half
     of building an ICE workbook's frame. Anything else in the list (a number, say) takes pandas' path, which
@@ -123,8 +126,8 @@ def _text_series(v: list, missing: str | None = None) -> pd.Series:
         else:
             if missing is not None and arr.null_count:
                 arr = arr.fill_null(missing)
-            return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), copy=False)
-    col = pd.Series(v, dtype="str")
+            return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)
+    col = pd.Series(v, index=index, dtype="str")
     return col.fillna(missing) if missing is not None and col.hasnans else col
 
 
@@ -138,9 +141,10 @@ def repeat_text(text: str, index: pd.Index) -> pd.Series:
     return pd.Series(text, index=index, dtype="str")
 
 
-def _iso_column(col: pd.Series) -> pd.Series:
+def _iso_column(col: pd.Series, fresh: bool = False) -> pd.Series:
     """ISO text for a column of dates: text stays as given (the validator names a bad one), datetime64
-    columns are formatted in one step, anything else value by value."""
+    columns are formatted in one step, anything else value by value. ``fresh``: ``col`` was made for this call,
+    so a text column is returned as it is instead of copied."""
     if pd.api.types.is_datetime64_any_dtype(col):
         return col.dt.strftime("%Y-%m-%d").fillna("").astype(object)
     # Parsers hand over ISO text already: a text column passes as it is (a missing value becomes "", as _iso
@@ -148,7 +152,7 @@ def _iso_column(col: pd.Series) -> pd.Series:
     if isinstance(col.dtype, pd.StringDtype):
         return col.fillna("") if col.isna().any() else col.copy()
     if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
-        return col.copy()
+        return col if fresh else col.copy()
     return col.map(_iso)
 
 

@@ -267,6 +267,8 @@ class TableRead:
         v = r.cells.get(column)
         if v.__class__ is float and isfinite(v):  # most cells: no need to build the error's row phrase
             return v
+        if v is None or (v == "" and "" in missing):  # a blank cell, as ``number`` answers it
+            return None
         return number(v, source=self.sheet.source, file=self.sheet.file,
                       row=f"table {self.spec.what!r} sheet {self.sheet.name!r} row {r.row} ({r.label!r})",
                       field=column, missing=missing, lenient=lenient, field_kind="column")
