@@ -559,7 +559,12 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
 def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
     """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
     the labelled rows below run on through the next blocks)."""
-    labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
+    if ncols == 1:  # most tables: one label column, asked without a generator per row
+        def labelled(r):
+            v = _cell(rows, r, c)
+            return not (v is None or (isinstance(v, str) and not v.strip()))
+    else:
+        labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))  # noqa: E731
     r = hr + 1
     while r < len(rows):
         if not labelled(r):

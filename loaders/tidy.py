@@ -200,7 +200,7 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
     rel = _iso_dates(df["release"], ranked and ranked[3])
     report(dates.isna(), "date", "not an ISO date")
     report(ends.isna(), "end", "not an ISO date")
-    report((df["release"] != "") & rel.isna(), "release", "not an ISO date")
+    report(_not_blank(df["release"], ranked and ranked[3]) & rel.isna(), "release", "not an ISO date")
     report(ends < dates, "end", "ends before it starts")
     report(dates < pd.Timestamp("1990-01-01"), "date", "implausibly early")
     report(dates > pd.Timestamp.today() + pd.Timedelta(days=366), "date", "in the future")
@@ -262,6 +262,16 @@ def _plain_text(codes: np.ndarray, uniq) -> bool:
     if not all(type(u) is str for u in values):
         return False
     return "\x00" not in "".join(values)
+
+
+def _not_blank(col: pd.Series, factorized=None) -> pd.Series:
+    """``col != ""``, from the column's ``pd.factorize`` when there is one: one comparison per distinct value
+    instead of one per row. A missing value (code -1) is not "", as ``!=`` says."""
+    if not factorized:
+        return col != ""
+    codes, uniq = factorized
+    per_value = np.append(np.asarray(uniq, dtype=object) != "", True)  # [-1]: the missing values' answer
+    return pd.Series(per_value[codes], index=col.index)
 
 
 def _iso_dates(col: pd.Series, factorized=None) -> pd.Series:

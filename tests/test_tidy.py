@@ -151,3 +151,11 @@ def test_a_repeated_text_column_equals_pandas_broadcast_on_any_index():
     df["file"] = tidy.repeat_text("a.xlsx", df.index)
     assert df["file"].tolist() == ["a.xlsx"] * 3
     assert tidy.repeat_text("", pd.RangeIndex(0)).tolist() == []
+
+
+def test_not_blank_from_the_factorized_column_equals_the_comparison():
+    col = pd.Series(["", "2020-01-01", None, "", "2021-02-03", float("nan")], dtype=object)
+    want = (col != "").tolist()
+    assert tidy._not_blank(col, pd.factorize(col, sort=True)).tolist() == want == tidy._not_blank(col).tolist()
+    empty = pd.Series([None, None], dtype=object)
+    assert tidy._not_blank(empty, pd.factorize(empty, sort=True)).tolist() == (empty != "").tolist()
