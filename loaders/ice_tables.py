@@ -78,6 +78,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import math
+from bisect import bisect_left
 import re
 from dataclasses import dataclass, field
 from math import isfinite
@@ -616,13 +617,15 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
 
 
 def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]:
-    # read_table searches the title from the top of the sheet; the rows above the title (already found) are
-    # handed over empty so it does not scan them again; row numbers stay those of the sheet
+    # read_table searches the title in the sheet's text cells: it is handed only those from the title's row on
+    # (the title is found already), so it does not scan the rows above again; row numbers stay the sheet's
     rows = ctx.rows(sheet)
-    above_empty = Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID)
-    # Its text cells are the sheet's own from row r on (same rows, same columns): taken from the sheet's index,
-    # built once, instead of scanning every cell again for each of the sheet's tables.
-    above_empty._texts = [cell for cell in text_cells(rows) if cell[0] >= r and cell[2]]
+    above_empty = Sheet(sheet, rows, ctx.name, ID)
+    # Its text cells are the sheet's own from row r on (the index is row-major: found by bisection), taken from
+    # the sheet's index, built once, instead of scanning every cell again for each of the sheet's tables. The
+    # title search looks at nothing else, and the reader below reads only rows under the title.
+    cells = text_cells(rows)
+    above_empty._texts = [cell for cell in cells[bisect_left(cells, (r,)):] if cell[2]]
     t = read_table(above_empty,
                    TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
     spell = {}
@@ -881,15 +884,13 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
         raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
+    # Rows are appended as tuples in place (no helper call per row: tens of thousands of them per rebuild).
     append = rows_out.append
     prefix = ID + "."
 
-    def add(suffix, key, date, end, value, flag=""):
-        append((prefix + suffix, key, date, end, value, flag))
-
     if t.shape in ("monthly-blocks", "quarterly-blocks"):
-        for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
-            add(suffix, key, start, end, v)
+        rows_out.extend([(prefix + suffix, key, start, end, v, "")
+                         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t)])
         return rows_out
     hit = _find_first(rows, t.title)
     if hit is None and any(a <= ctx.release <= b for a, b in t.may_lack):
@@ -916,36 +917,32 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
                 key = " | ".join(p for p in (f"FY{m[1]}", rest) if p)
             elif t.fy_key:
                 key = f"{fy_part} | {key}"
-            add(suffix, key, through, through, v)
+            append((prefix + suffix, key, through, through, v, ""))
     elif t.shape in ("months", "bond"):
         got = _read_months(ctx, sheet, t, r, c) if t.shape == "months" else _read_bond(ctx, sheet, t, r, c)
         for suffix, key, start, v in got:
-            if start is None:
-                if v is not None:
-                    add(suffix, f"{fy_part} | {key}", through, through, v)
+            if v is None:
                 continue
-            _add_month(add, suffix, key, start, v, through)
+            if start is None:
+                append((prefix + suffix, f"{fy_part} | {key}", through, through, v, ""))
+                continue
+            # a month: partial when the table's date falls inside it, missing when ICE's 0 stands for a month
+            # not reached yet, and a real figure after the table's date is stale evidence
+            end = month_end(start)
+            if start > through:
+                if v == 0:
+                    continue  # ICE prints 0 for months it has not reached: missing, not zero
+                append((prefix + suffix, key, start, end, v, "partial;stale-header"))  # the header is stale
+            elif end > through:
+                append((prefix + suffix, key, start, through, v, "partial"))
+            else:
+                append((prefix + suffix, key, start, end, v, ""))
     elif t.shape == "iclos":
         for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
             if v is None or (d > through and v == 0):
                 continue  # a snapshot day not reached yet (ICE prints 0)
             append((prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"))
     return rows_out
-
-
-def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
-    if v is None:
-        return
-    end = month_end(start)
-    if start > through:
-        if v == 0:
-            return  # ICE prints 0 for months it has not reached: missing, not zero
-        add(suffix, key, start, end, v, "partial;stale-header")  # a figure after the data date: header is stale
-        return
-    if end > through:
-        add(suffix, key, start, through, v, "partial")
-    else:
-        add(suffix, key, start, end, v)
 
 
 def _flag_bond_swaps(out: list[tuple], rows=None):
