@@ -699,8 +699,11 @@ def _read_months(ctx, sheet, table: Table, r, c):
             key = f"{group} | {b or 'Total'}"
         else:
             key = ALIASES.get(a, a)
+        cells = rows[row]  # row < len(rows) (``_body``); columns are never negative
+        n = len(cells)
         for k, (cc, (kind, m)) in found.items():
-            v = _cell_number(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
+            raw = cells[cc] if cc < n else None
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, m or "FY", raw)
             if kind == "month":
                 out.append((monthly, key, first_day[m], v))
             else:
@@ -826,13 +829,17 @@ def _read_blocks(ctx, sheet, table: Table):
             hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
         last = found
         blocks += 1
+        cols = [(k, cc, suffix) for k, (cc, (suffix, _)) in found.items()]
         for rr in _body_rows(rows, hr, 0):
-            lab = _label(_cell(rows, rr, 0))
+            row = rows[rr]  # rr < len(rows) (``_body_rows``); columns are never negative
+            n = len(row)
+            lab = _label(row[0] if n else None)
             lab = ALIASES.get(lab, lab)
             if lab.startswith("*"):
                 break
-            for k, (cc, (suffix, _)) in found.items():
-                v = _cell_number(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
+            for k, cc, suffix in cols:
+                raw = row[cc] if cc < n else None
+                v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, rr, k, raw)
                 if v is None:
                     continue
                 out.append((suffix, lab, start, end, v))

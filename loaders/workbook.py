@@ -323,11 +323,17 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
         cols.setdefault(k, v)
     stop = re.compile(spec.stop, re.I) if spec.stop else None
     rows, rr = [], hr + 1
+    col_items = list(cols.items())
     while rr < len(sh.rows) and len(rows) < spec.max_rows:
-        lab = label(sh.cell(rr, c))
+        row = sh.rows[rr]
+        n = len(row)
+        lab = label(row[c] if c < n else None)
         if not lab or (stop and stop.search(lab)):
             break
-        rows.append(BodyRow(rr + 1, lab, _fields(sh, spec, rr, lab), {k: sh.cell(rr, cc) for k, cc in cols.items()}))
+        # the row's cells read straight from it (header columns are never negative): ``sh.cell`` per cell was
+        # a method call for every cell of every table
+        rows.append(BodyRow(rr + 1, lab, _fields(sh, spec, rr, lab),
+                            {k: row[cc] if cc < n else None for k, cc in col_items}))
         rr += 1
     return TableRead(spec, sh, title, at, cols, rows)
 
