@@ -643,9 +643,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
                     else "latest footnote date (undated file name)" if release == latest
                     else "latest date a table covers (undated file name)")
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
-    # Both reference tables are built from lists of row values and their column names: one block of objects,
-    # where a list of row dicts (or a dict of columns) costs pandas a conversion per column, several times slower.
-    release_row = {
+    releases = pd.DataFrame([{
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
         "release_date_from": release_from,
         "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
@@ -658,9 +656,9 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}
-    releases = pd.DataFrame([list(release_row.values())], columns=list(release_row), dtype=object)
+        "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
     rel_iso = release.isoformat()
+    # from row lists and the column names (a little cheaper for pandas than a list of row dicts)
     fac_table = pd.DataFrame([[rel_iso, fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
                               for k, f in zip(keys, facilities)],
                              columns=["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"],
