@@ -130,8 +130,9 @@ def check_kind(head: bytes, kind: str, *, source: str, name: str) -> None:
 
 
 def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_000_000,
-              max_members: int = 1000, max_ratio: int = 100) -> None:
-    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts)."""
+              max_members: int = 1000, max_ratio: int = 100) -> zipfile.ZipFile:
+    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts). Returns the opened
+    zip, so that the formula check reads the same directory instead of parsing it a second time."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(content))
         infos = zf.infolist()
@@ -145,6 +146,7 @@ def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_00
     for i in infos:
         if i.file_size > 10_000_000 and i.compress_size and i.file_size / i.compress_size > max_ratio:
             raise ParseError(f"zip member {i.filename} has a compression ratio over {max_ratio}", source=source, file=name)
+    return zf
 
 
 def check_url(url: str, allowed_hosts: tuple[str, ...], *, source: str) -> None:

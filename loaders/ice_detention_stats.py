@@ -375,9 +375,15 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     out: dict[str, dt.date] = {}
     rules = [(k, re.compile(lab, re.I), re.compile(phrase + r"\s+(\d{1,2}/\d{1,2}/\d{4})", re.I))
              for k, lab, phrase in FOOTNOTES]
+    heads: dict[tuple[str, str], bool] = {}  # (table, heading) -> is it the table's section; a handful of headings
     for _row, section, text in sections(sh):
         for k, lab_rx, phrase_rx in rules:
-            if k in out or not lab_rx.search(section):
+            if k in out:
+                continue
+            hit = heads.get((k, section))
+            if hit is None:
+                hit = heads[k, section] = lab_rx.search(section) is not None
+            if not hit:
                 continue
             m = phrase_rx.search(text)
             if m and (d := parsing.find_mdy(m[1])):
@@ -502,6 +508,14 @@ def _check_title_year(t: TableRead | None, fy: int) -> None:
 
 # ---------------------------------------------------------------- parse
 
+class _IsoText(dict):
+    """date -> its ISO text, each distinct date formatted once, on first look-up."""
+
+    def __missing__(self, d: dt.date) -> str:
+        text = self[d] = d.isoformat()
+        return text
+
+
 def parse(content: bytes, name: str = "") -> Parsed:
     wb = open_workbook(content, name, ID)
     fy = fiscal_year_from_name(name)
@@ -577,12 +591,15 @@ def parse(content: bytes, name: str = "") -> Parsed:
         if t is None:
             continue
         d = dates.of(t.spec.date)
+        row_f, sid = None, ""
         for f, start, v in _monthly(t, fy):
             if start is None:
                 if "overall" in t.spec.series and not f["key"] and v is not None:
                     add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
                 continue
-            add_month(_series_id(t.spec, f), f["key"] if tname != "book_ins" else "", start, v, d)
+            if f is not row_f:  # one fields dict per body row (``_monthly``): its series id, once per row
+                row_f, sid = f, _series_id(t.spec, f)
+            add_month(sid, f["key"] if tname != "book_ins" else "", start, v, d)
     rem = reads["removals"]
     seen = {}
     for r in rem.rows:
@@ -640,15 +657,19 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
         "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
-    fac_table = pd.DataFrame([{"release": release.isoformat(), "fiscal_year": fy, "key": k, "name": f["name"],
-                               "city": f["city"], "state": f["state"], "aor": f["aor"], "facility_type": f["type"]}
-                              for k, f in zip(keys, facilities)], dtype=object)
-    iso = {d: d.isoformat() for d in {*c_date, *c_end}}
+    rel_iso = release.isoformat()
+    # from row lists and the column names (a little cheaper for pandas than a list of row dicts)
+    fac_table = pd.DataFrame([[rel_iso, fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
+                              for k, f in zip(keys, facilities)],
+                             columns=["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"],
+                             dtype=object)
+    iso = _IsoText()
     # a row's flag with the file's flag merged in, worked out once per distinct flag
     merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}
-    cols = {"series": c_series, "key": c_key, "date": [iso[d] for d in c_date], "end": [iso[d] for d in c_end],
-            "value": c_value, "release": [release.isoformat()] * len(c_series),
-            "flag": [merged[f] for f in c_flag]}
+    # map over a dict's own look-up: no Python frame per row (a workbook has thousands of rows, three columns)
+    cols = {"series": c_series, "key": c_key, "date": list(map(iso.__getitem__, c_date)),
+            "end": list(map(iso.__getitem__, c_end)), "value": c_value,
+            "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
     return Parsed(tidy.frame_from_columns(cols), {"releases": releases, "facilities": fac_table})
 
 

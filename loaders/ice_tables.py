@@ -78,6 +78,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import math
+from bisect import bisect_left
 import re
 from dataclasses import dataclass, field
 from math import isfinite
@@ -375,6 +376,10 @@ _MISSING = frozenset({"", "-"})
 
 def _maybe_number(v) -> float | None:
     """A cell searched rather than required (is there a figure here?): None for anything not a number."""
+    if v.__class__ is float and math.isfinite(v):  # the common cases first, as ``number`` answers them
+        return v
+    if v is None or v == "":
+        return None
     return number(v, lenient=True, missing=_MISSING)
 
 
@@ -384,6 +389,8 @@ def _cell_number(ctx, sheet: str, table, row: int, field: str, raw) -> float | N
     # ``number`` would return for them, unchanged).
     if type(raw) is float and math.isfinite(raw):
         return raw
+    if raw is None or raw == "":  # a blank cell: None, as ``number`` says for it ("" is a missing marker)
+        return None
     return number(raw, source=ID, file=ctx.name, row=f"sheet {sheet!r} table {table.name!r} row {row + 1}",
                   field=field, missing=_MISSING)
 
@@ -407,6 +414,8 @@ class _Ctx:
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
         self._cache: dict[str, list[list]] = {}
+        self.sheets: dict[str, Sheet] = {}  # the caller's Sheets of sheets it read already
+        self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
         return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
@@ -462,7 +471,9 @@ def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
     sheet = ctx.sheet(r"foot\s*notes?", "footnotes")
     if sheet is None:
         return None
-    return [(head, text) for _row, head, text in sections(Sheet(sheet, ctx.rows(sheet), ctx.name, ID))]
+    # the caller's own Sheet when it read this one: its sections are worked out already
+    sh = ctx.sheets.get(sheet) or Sheet(sheet, ctx.rows(sheet), ctx.name, ID)
+    return [(head, text) for _row, head, text in sections(sh)]
 
 
 def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
@@ -470,8 +481,14 @@ def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) ->
     if notes is None:
         # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
         return ctx.iids
+    # A Footnotes sheet has a handful of section headings over a hundred lines: whether a heading is the table's
+    # section is asked once per heading (remembered per workbook), not once per line and table.
+    heads = ctx.heads.setdefault(section, {})
     for head, text in notes:
-        if sec.search(head) and (m := ph.search(text)):
+        hit = heads.get(head)
+        if hit is None:
+            hit = heads[head] = sec.search(head) is not None
+        if hit and (m := ph.search(text)):
             return _first_date(m[1])
     raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
                      source=ID, file=ctx.name)
@@ -543,7 +560,12 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
 def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
     """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
     the labelled rows below run on through the next blocks)."""
-    labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
+    if ncols == 1:  # most tables: one label column, asked without a generator per row
+        def labelled(r):
+            v = _cell(rows, r, c)
+            return not (v is None or (isinstance(v, str) and not v.strip()))
+    else:
+        labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))  # noqa: E731
     r = hr + 1
     while r < len(rows):
         if not labelled(r):
@@ -595,13 +617,15 @@ def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
 
 
 def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]:
-    # read_table searches the title from the top of the sheet; the rows above the title (already found) are
-    # handed over empty so it does not scan them again; row numbers stay those of the sheet
+    # read_table searches the title in the sheet's text cells: it is handed only those from the title's row on
+    # (the title is found already), so it does not scan the rows above again; row numbers stay the sheet's
     rows = ctx.rows(sheet)
-    above_empty = Sheet(sheet, [[]] * r + rows[r:], ctx.name, ID)
-    # Its text cells are the sheet's own from row r on (same rows, same columns): taken from the sheet's index,
-    # built once, instead of scanning every cell again for each of the sheet's tables.
-    above_empty._texts = [cell for cell in text_cells(rows) if cell[0] >= r and cell[2]]
+    above_empty = Sheet(sheet, rows, ctx.name, ID)
+    # Its text cells are the sheet's own from row r on (the index is row-major: found by bisection), taken from
+    # the sheet's index, built once, instead of scanning every cell again for each of the sheet's tables. The
+    # title search looks at nothing else, and the reader below reads only rows under the title.
+    cells = text_cells(rows)
+    above_empty._texts = [cell for cell in cells[bisect_left(cells, (r,)):] if cell[2]]
     t = read_table(above_empty,
                    TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
     spell = {}
@@ -661,6 +685,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
     start = c + 1 if two else c
     hr, found = _header(ctx, sheet, table, rows, r, start, {**want, ("FY Overall", "Total", "FY Total"): ("fy", "")})
     monthly, total = table.extra_series[0], table.total_column
+    first_day = {m: _fy_month(ctx.fy, m) for m in MONTHS}  # once per table, not once per cell
     out, group = [], None
     for row in _body(rows, hr, c, 2 if two else 1):
         a = _label(_cell(rows, row, c))
@@ -674,10 +699,13 @@ def _read_months(ctx, sheet, table: Table, r, c):
             key = f"{group} | {b or 'Total'}"
         else:
             key = ALIASES.get(a, a)
+        cells = rows[row]  # row < len(rows) (``_body``); columns are never negative
+        n = len(cells)
         for k, (cc, (kind, m)) in found.items():
-            v = _cell_number(ctx, sheet, table, row, m or "FY", _cell(rows, row, cc))
+            raw = cells[cc] if cc < n else None
+            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, m or "FY", raw)
             if kind == "month":
-                out.append((monthly, key, _fy_month(ctx.fy, m), v))
+                out.append((monthly, key, first_day[m], v))
             else:
                 out.append((total, key, None, v))
     if not out:
@@ -702,6 +730,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
     # in which every row is 0 or blank is missing, not zero (ICE never books no one out nationally in a month)
     body = _body(rows, hr, c)
     months = {cc: m for cc, m in months.items() if any(_maybe_number(_cell(rows, row, cc)) for row in body)}
+    firsts = [(cc, m, m.replace(day=1)) for cc, m in months.items()]  # each month's first day, once per column
     out, seen = [], set()
     for row in body:
         lab = _label(_cell(rows, row, c))
@@ -709,10 +738,10 @@ def _read_bond(ctx, sheet, table: Table, r, c):
         if suffix is None:
             raise ctx.fail(sheet, table.name, f"row {row + 1}: unknown row label {lab!r}")
         seen.add(suffix)
-        for cc, m in months.items():
+        for cc, m, first in firsts:
             raw = _cell(rows, row, cc)
             v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
-            out.append((suffix, "", m.replace(day=1), v))
+            out.append((suffix, "", first, v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
     if missing - {"bond_book_outs_total"}:
@@ -800,13 +829,17 @@ def _read_blocks(ctx, sheet, table: Table):
             hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
         last = found
         blocks += 1
+        cols = [(k, cc, suffix) for k, (cc, (suffix, _)) in found.items()]
         for rr in _body_rows(rows, hr, 0):
-            lab = _label(_cell(rows, rr, 0))
+            row = rows[rr]  # rr < len(rows) (``_body_rows``); columns are never negative
+            n = len(row)
+            lab = _label(row[0] if n else None)
             lab = ALIASES.get(lab, lab)
             if lab.startswith("*"):
                 break
-            for k, (cc, (suffix, _)) in found.items():
-                v = _cell_number(ctx, sheet, table, rr, k, _cell(rows, rr, cc))
+            for k, cc, suffix in cols:
+                raw = row[cc] if cc < n else None
+                v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, rr, k, raw)
                 if v is None:
                     continue
                 out.append((suffix, lab, start, end, v))
@@ -827,14 +860,19 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
     for sh in sheets:
         if sh is not None:
             ctx._cache[sh.name] = sh.rows
+            ctx.sheets[sh.name] = sh
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
     out: list[tuple] = []
+    bond = []  # where the bond table's rows are in ``out``: only those can be swapped
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
+        start = len(out)
         _table_rows(ctx, notes, t, out)
-    _flag_bond_swaps(out)
+        if t.shape == "bond":
+            bond.extend(range(start, len(out)))
+    _flag_bond_swaps(out, bond)
     return out
 
 
@@ -853,15 +891,13 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
         raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
+    # Rows are appended as tuples in place (no helper call per row: tens of thousands of them per rebuild).
     append = rows_out.append
     prefix = ID + "."
 
-    def add(suffix, key, date, end, value, flag=""):
-        append((prefix + suffix, key, date, end, value, flag))
-
     if t.shape in ("monthly-blocks", "quarterly-blocks"):
-        for suffix, key, start, end, v in _read_blocks(ctx, sheet, t):
-            add(suffix, key, start, end, v)
+        rows_out.extend([(prefix + suffix, key, start, end, v, "")
+                         for suffix, key, start, end, v in _read_blocks(ctx, sheet, t)])
         return rows_out
     hit = _find_first(rows, t.title)
     if hit is None and any(a <= ctx.release <= b for a, b in t.may_lack):
@@ -888,15 +924,26 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
                 key = " | ".join(p for p in (f"FY{m[1]}", rest) if p)
             elif t.fy_key:
                 key = f"{fy_part} | {key}"
-            add(suffix, key, through, through, v)
+            append((prefix + suffix, key, through, through, v, ""))
     elif t.shape in ("months", "bond"):
         got = _read_months(ctx, sheet, t, r, c) if t.shape == "months" else _read_bond(ctx, sheet, t, r, c)
         for suffix, key, start, v in got:
-            if start is None:
-                if v is not None:
-                    add(suffix, f"{fy_part} | {key}", through, through, v)
+            if v is None:
                 continue
-            _add_month(add, suffix, key, start, v, through)
+            if start is None:
+                append((prefix + suffix, f"{fy_part} | {key}", through, through, v, ""))
+                continue
+            # a month: partial when the table's date falls inside it, missing when ICE's 0 stands for a month
+            # not reached yet, and a real figure after the table's date is stale evidence
+            end = month_end(start)
+            if start > through:
+                if v == 0:
+                    continue  # ICE prints 0 for months it has not reached: missing, not zero
+                append((prefix + suffix, key, start, end, v, "partial;stale-header"))  # the header is stale
+            elif end > through:
+                append((prefix + suffix, key, start, through, v, "partial"))
+            else:
+                append((prefix + suffix, key, start, end, v, ""))
     elif t.shape == "iclos":
         for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
             if v is None or (d > through and v == 0):
@@ -905,26 +952,13 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     return rows_out
 
 
-def _add_month(add, suffix, key, start: dt.date, v, through: dt.date):
-    if v is None:
-        return
-    end = month_end(start)
-    if start > through:
-        if v == 0:
-            return  # ICE prints 0 for months it has not reached: missing, not zero
-        add(suffix, key, start, end, v, "partial;stale-header")  # a figure after the data date: header is stale
-        return
-    if end > through:
-        add(suffix, key, start, through, v, "partial")
-    else:
-        add(suffix, key, start, end, v)
-
-
-def _flag_bond_swaps(out: list[tuple]):
+def _flag_bond_swaps(out: list[tuple], rows=None):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
-    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``."""
+    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``. ``rows``:
+    the indexes in ``out`` the bond table wrote (its series come from no other table), instead of a scan of all."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
-    bond = [i for i, x in enumerate(out) if x[0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    bond = [i for i in (range(len(out)) if rows is None else rows)
+            if out[i][0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
     tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
     swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
     for i in bond:

@@ -4,6 +4,7 @@ Each case was observed to hang, exhaust memory or flood stderr before (issue 14,
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import os
@@ -194,6 +195,63 @@ def test_formulas_with_cached_values_pass():
                 d = re.sub(rb"<f>SUM\(1,2\)</f>(<v\s*/>|<v></v>)?", b"<f>SUM(1,2)</f><v>3</v>", d)
             zo.writestr(i, d)
     limits.check_workbook_formulas(out.getvalue(), source="x", name="f.xlsx")  # no error
+
+
+def _formula_workbook(compression: int) -> bytes:
+    """A one-sheet openpyxl workbook whose A1 is a formula with no cached value, every member stored with
+    ``compression`` (ZIP_DEFLATED, as Excel writes, or ZIP_STORED)."""
+    from openpyxl import Workbook
+    wb = Workbook()
+    wb.active["B2"] = 4.0
+    wb.active["A1"] = "=SUM(1,2)"  # openpyxl writes no cached value
+    buf = io.BytesIO()
+    wb.save(buf)
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as zo:
+        for i in z.infolist():
+            zo.writestr(i.filename, z.read(i))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_the_formula_check_reads_each_member_as_zipfile_does_and_refuses_through_check_content(compression):
+    """The check inflates members itself (ISA-L, from the zip's bytes): it must see exactly the bytes
+    ``ZipFile.read`` gives, for deflated and stored members, and still refuse the formula through the one
+    directory ``check_content`` opens for both zip checks."""
+    content = _formula_workbook(compression)
+    zf = zipfile.ZipFile(io.BytesIO(content))
+    for info in zf.infolist():
+        assert limits._member_bytes(content, info) == zf.read(info), info.filename
+    with pytest.raises(ParseError, match="sheet 'Sheet' cell A1 holds a formula with no cached value"):
+        limits.check_content(content, source="x", name="f.xlsx")
+
+
+@pytest.mark.parametrize("xml", [b"", b"f", b"<", b"<f", b"<f>", b"a<f", b"ff<f", b"<c><v>1</v></c>" * 50,
+                                 b'<x ref="A1" left="0.7"/>' + b"<c>" * 10 + b"<f>1</f>",
+                                 b"f" * 5000 + b"<f/>", b"f" * 5000, b"<g>f" * 3000 + b"<f t=\"shared\"/>",
+                                 b"f<" * 3000, b"<f" + b"f" * 3000])
+def test_the_formula_prefilter_answers_as_the_plain_byte_search(xml):
+    """A sheet skipped by the prefilter is never scanned: it must say "no formula" exactly when
+    ``b"<f" in xml`` does, also past the many-"f"s fallback."""
+    assert limits._has_f_tag(xml) is (b"<f" in xml)
+
+
+def test_a_member_zipfile_would_refuse_is_not_read_by_the_formula_check():
+    """A corrupted stream, a wrong CRC or a size other than declared: ``ZipFile.read`` raises for each, and the
+    member is left to the parser (which names its sheet), as before."""
+    content = _formula_workbook(zipfile.ZIP_DEFLATED)
+    zf = zipfile.ZipFile(io.BytesIO(content))
+    info = zf.getinfo("xl/worksheets/sheet1.xml")
+    assert limits._member_bytes(content, info) is not None
+    bad_crc = copy.copy(info)
+    bad_crc.CRC ^= 1
+    assert limits._member_bytes(content, bad_crc) is None
+    longer = copy.copy(info)
+    longer.file_size -= 1  # the stream inflates past the size the directory declares
+    assert limits._member_bytes(content, longer) is None
+    with pytest.raises(zipfile.BadZipFile):
+        zf.read(bad_crc)
 
 
 # ---------------------------------------------------------------- no DuckDB connection outlives a parse (rc=134)

@@ -99,3 +99,63 @@ def test_several_files_validated_at_once_name_the_bad_rows_file_and_row():
     with pytest.raises(ValidationError) as e:
         tidy.validate(pd.concat([a, b], ignore_index=True), source="s", series_ids=IDS)
     assert "file 'b.xlsx' row 2 field 'value': negative" in str(e.value) and e.value.file == "b.xlsx"
+
+
+@pytest.mark.parametrize("values", [["a", "b", ""], ["a", None, "c"], [], ["x"] * 5, ["a", 1.5, None, 2],
+                                    ["é", "a\x00b"], [b"x", "y"]])
+def test_text_columns_built_by_pyarrow_equal_pandas_own_conversion(values):
+    """``frame_from_columns`` builds text columns with pyarrow in one call (faster); the column must be the one
+    ``pd.Series(values, dtype="str")`` gives, dtype, missing values and text turned from numbers included."""
+    import pandas.testing as tm
+    tm.assert_series_equal(tidy._text_series(values), pd.Series(values, dtype="str"))
+    if not values:
+        return  # no rows: frame_from_columns gives tidy.empty()
+    got = tidy.frame_from_columns({"series": ["s"] * len(values), "date": ["2025-01-01"] * len(values),
+                                   "value": [1.0] * len(values), "key": values})
+    want = pd.Series(values, dtype="str")
+    tm.assert_series_equal(got["key"], want.fillna("") if want.hasnans else want, check_names=False)
+    tm.assert_series_equal(got["file"], pd.Series([""] * len(values), dtype="str"), check_names=False)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_duplicates_and_order_from_shared_key_codes_equal_pandas_own(seed):
+    """``validate`` factorizes the five key columns once and finds duplicates and the canonical order from those
+    codes: the duplicates must be ``DataFrame.duplicated(keep="first")`` (missing values equal to each other)
+    and the order ``sort_canonical``'s."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    n = 300
+    pick = lambda opts: [opts[i] for i in rng.integers(0, len(opts), n)]
+    df = pd.DataFrame({"series": pick(["s.a", "s.b", "s.ab"]), "key": pick(["", "x", "y", None]),
+                       "date": pick(["2020-01-01", "2020-02-01"]), "release": pick(["", "2020-03-01"]),
+                       "file": pick(["a.xlsx", "b.xlsx", None])})
+    ranked = tidy._rank_keys(df)
+    order, dup = tidy._order_and_duplicates([codes for codes, _ in ranked])
+    assert dup.tolist() == df.duplicated(subset=list(tidy.SORT_KEYS), keep="first").tolist()
+    assert dup.any() and not dup.all()
+    clean = tidy.frame(pd.DataFrame({"series": pick(["s.a", "s.b", "s.ab"]), "key": pick(["", "x", "x y"]),
+                                     "date": [f"2020-01-{d:02d}" for d in rng.integers(1, 29, n)],
+                                     "end": "2020-02-01", "value": rng.integers(0, 9, n).astype(float),
+                                     "release": pick(["", "2020-03-01", "2020-04-01"]), "flag": "",
+                                     "file": pick(["a.xlsx", "b.xlsx"])})).drop_duplicates(list(tidy.SORT_KEYS))
+    got = tidy.validate(clean.iloc[::-1], source="t", series_ids={"s.a", "s.b", "s.ab"})
+    pd.testing.assert_frame_equal(got, tidy.sort_canonical(clean.iloc[::-1]))
+
+
+def test_a_repeated_text_column_equals_pandas_broadcast_on_any_index():
+    """``parse_file`` writes each row's file name with ``repeat_text``: the same column as assigning the name
+    as a scalar, on the frame's own index (a parser may hand back a frame whose index is not 0..n-1)."""
+    idx = pd.Index([5, 3, 9])
+    pd.testing.assert_series_equal(tidy.repeat_text("a.xlsx", idx), pd.Series("a.xlsx", index=idx, dtype="str"))
+    df = pd.DataFrame({"x": [1, 2, 3]}, index=idx)
+    df["file"] = tidy.repeat_text("a.xlsx", df.index)
+    assert df["file"].tolist() == ["a.xlsx"] * 3
+    assert tidy.repeat_text("", pd.RangeIndex(0)).tolist() == []
+
+
+def test_not_blank_from_the_factorized_column_equals_the_comparison():
+    col = pd.Series(["", "2020-01-01", None, "", "2021-02-03", float("nan")], dtype=object)
+    want = (col != "").tolist()
+    assert tidy._not_blank(col, pd.factorize(col, sort=True)).tolist() == want == tidy._not_blank(col).tolist()
+    empty = pd.Series([None, None], dtype=object)
+    assert tidy._not_blank(empty, pd.factorize(empty, sort=True)).tolist() == (empty != "").tolist()

@@ -71,3 +71,14 @@ def test_sections_carry_the_label_down():
         (1, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
         (2, "FY2026 ICE Removals", "more about removals"),
         (3, "ICE Currently Detained Population Breakdown", "a snapshot as of 04/04/2026")]
+
+
+@pytest.mark.parametrize("text", ["", " ", "ICE", "ICE  ", " ICE", "a b", "a  b", "a\tb", "a\nb", "a\xa0b", "a\u2009b",
+                                  "a\u3000b", "a\x1cb", "a\x85b", "a\u2028b", "é ü", "\xa0", "a\u200bb", "x" * 300])
+def test_the_label_shortcut_equals_collapsing_whitespace(text):
+    """``label`` and the text-cell index skip the split for a text that is its own label: the answer must be
+    ``" ".join(text.split())`` for every kind of Unicode whitespace."""
+    from loaders import workbook
+    want = " ".join(text.split())
+    assert workbook.label(text) == want
+    assert workbook.text_cells([[text, 1.0]]) == ([(0, 0, want)] if text else [])
