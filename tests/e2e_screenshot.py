@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             page = browser.new_context(viewport=e2e.VIEWPORT).new_page()
             page.set_default_timeout(60_000)
-            e2e.open_page(page, url)
+            e2e.open_page(page, url, panels=())  # the page as a reader first sees it
             e2e.save_full_page(page, shot)
         finally:
             browser.close()

@@ -288,9 +288,16 @@ def shown_points(r) -> int:
 
 def save_full_page(page, path: Path) -> None:
     """Streamlit scrolls inside its own container, so a "full page" capture grows the viewport to the content."""
-    height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(height)})
-    page.wait_for_function("(w) => document.querySelector('[data-testid=stMain]').scrollHeight <= w", arg=int(height))
+    # Grown until the content stops growing: a section still filling in (a table mounting) can add height after
+    # the first measure, and waiting for the first height to fit then never ends.
+    height = 0
+    for _ in range(10):
+        now = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+        if now <= height:
+            break
+        height = int(now)
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
+        page.wait_for_timeout(300)
     page.wait_for_timeout(500)  # Plotly's resize handler redraws on a debounce
     page.screenshot(path=str(path))
     page.set_viewport_size(VIEWPORT)
@@ -299,7 +306,7 @@ def save_full_page(page, path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- tests
 
 def test_default_page_shows_real_data(page, server):
-    open_page(page, server)
+    open_page(page, server, panels=())  # the page as a reader first sees it
     assert page.locator("h1").first.inner_text() == "US immigration enforcement: trends and events"
 
     state = plot(page)
