@@ -382,7 +382,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         sid, key = split_ref(ref)
         if sid not in snap.by_series:
             continue
-        raw.append((ref, sid, key, _rows(snap, sid, key, as_of)))
+        raw.append((ref, sid, key, chosen_rows(snap, ref, view.as_of)))
     if not raw:
         today = dt.date.today()
         return [], today, today
@@ -399,20 +399,11 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     return prepared, lo, hi
 
 
-# A series' rows and their shape for a view (per day, resampled, rolling) do not depend on the date range, which
-# is what readers change most: both are kept on the read-only snapshot (``Snapshot._memo``) and only the cut to
-# the range is made per view. Kept only for the latest figures (not as published on a date) and without an
-# index date, so what is kept is bounded by the series and the view's few options. Shared: never mutate them.
-def _rows(snap: cdata.Snapshot, sid: str, key: str, as_of: pd.Timestamp | None) -> pd.DataFrame:
-    if as_of is not None:
-        return cdata.series_rows(snap, sid, key, as_of)
-    memo_key = ("series_rows", sid, key)
-    hit = snap._memo.get(memo_key)
-    if hit is None:
-        hit = snap._memo[memo_key] = cdata.series_rows(snap, sid, key, None)
-    return hit
-
-
+# A series' shape for a view (per day, resampled, rolling) does not depend on the date range, which is what
+# readers change most: like its rows (``chosen_rows``), it is kept on the read-only snapshot (``Snapshot._memo``)
+# and only the cut to the range is made per view. Kept only for the latest figures (not as published on a date)
+# and without an index date, so what is kept is bounded by the series and the view's few options. Shared: never
+# mutate it.
 def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, base, *,
             memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
     memo_key = ("shaped", sid, key, view.per_day, view.granularity, view.rolling)
