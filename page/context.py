@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import threading
-from dataclasses import dataclass
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
@@ -89,42 +91,108 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
     return snap.events
 
 
+class _Kept:
+    """A bounded, thread-safe store of values built from the page's read-only objects, shared by sessions.
+    Each entry keeps the objects it was built from, so an id is never matched to another object. Not
+    ``st.cache_resource``: the presets of a view are also built here by a background thread (``prefetch``),
+    which has no script run of its own."""
+
+    def __init__(self, size: int):
+        self._size, self._lock, self._entries = size, threading.Lock(), OrderedDict()
+
+    def get(self, key: tuple, sources: tuple):
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or any(a is not b for a, b in zip(hit[0], sources)):
+                return None
+            self._entries.move_to_end(key)
+            return hit[1]
+
+    def put(self, key: tuple, sources: tuple, value) -> None:
+        with self._lock:
+            self._entries[key] = (sources, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def __contains__(self, key: tuple) -> bool:
+        with self._lock:
+            return key in self._entries
+
+
 # Rendered views, shared by sessions: a reader who changes the date range back, or opens the page on the default
 # view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is everything
 # render() reads: the view (its repr holds every field), the day (the chart's "Generated on" line and the
 # presets' "today" fallback), the size, and which snapshot, events and reported figures. Those three are the
 # page's own read-only objects (cached above; a reader's upload makes a new events frame), named by identity:
-# hashing their contents would cost 3-7 ms a run. Each entry keeps the objects it was built from, so an id
-# cannot be reused by another object while an entry names it.
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _rendered(view_repr: str, today: dt.date, size: str, ids: tuple[int, int, int], _snap, _view: View,
-              _events, _reported) -> tuple[tuple, Rendered]:
-    return (_snap, _events, _reported), render(_snap, _view, events=_events, reported=_reported, size=size)
+# hashing their contents would cost 3-7 ms a run.
+_RENDERED = _Kept(64)
+
+
+def _render_key(page: Page, view: View, events, size: str) -> tuple[tuple, tuple]:
+    sources = (page.snap, events, page.reported)
+    return (repr(view), dt.date.today(), size, *map(id, sources)), sources
 
 
 def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
-    snap, reported = page.snap, page.reported
-    kept, r = _rendered(repr(view), dt.date.today(), size, (id(snap), id(events), id(reported)), snap, view,
-                        events, reported)
-    if kept[0] is not snap or kept[1] is not events or kept[2] is not reported:
-        return render(snap, view, events=events, reported=reported, size=size)  # never a chart of other inputs
+    key, sources = _render_key(page, view, events, size)
+    r = _RENDERED.get(key, sources)
+    if r is None:
+        r = render(page.snap, view, events=events, reported=page.reported, size=size)
+        _RENDERED.put(key, sources, r)
     return r
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _view_facts(view_repr: str, snap_id: int, _snap, _view: View) -> tuple:
-    return _snap, view_range(_snap, _view), empty_in_range(_snap, _view)
+_VIEW_FACTS = _Kept(64)
 
 
 def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
     """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
-    snap, rng, gap = _view_facts(repr(view), id(page.snap), page.snap, view)
-    if snap is not page.snap:
-        return view_range(page.snap, view), empty_in_range(page.snap, view)
-    return rng, gap
+    key, sources = (repr(view), id(page.snap)), (page.snap,)
+    facts = _VIEW_FACTS.get(key, sources)
+    if facts is None:
+        facts = (view_range(page.snap, view), empty_in_range(page.snap, view))
+        _VIEW_FACTS.put(key, sources, facts)
+    return facts
+
+
+# The other date-range presets of the view drawn, built in the background once it is drawn: the range is what
+# readers change most, and a preset drawn for the first time made the reader wait for its render (about 40-60 ms
+# of server time, and the browser after it); kept in the stores above, so the next session finds them too. One
+# worker: it never takes more than one core from the sessions' own runs, and a view already kept is skipped.
+_PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefetch-presets")
+_QUEUED: set = set()
+
+
+def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
+    """Queue the view's other presets (those not kept yet) for building in the background; return them."""
+    from charts.view import PRESETS
+    queued = []
+    for preset in PRESETS:
+        if preset in ("custom", view.preset):
+            continue
+        other = replace(view, preset=preset, start=None, end=None)
+        key, sources = _render_key(page, other, events, size)
+        if key in _RENDERED or key in _QUEUED:
+            continue
+        _QUEUED.add(key)
+        _PREFETCH.submit(_build, page, other, events, size, key, sources)
+        queued.append(preset)
+    return queued
+
+
+def _build(page: Page, view: View, events, size: str, key: tuple, sources: tuple) -> None:
+    try:
+        if _RENDERED.get(key, sources) is None:
+            _RENDERED.put(key, sources, render(page.snap, view, events=events, reported=page.reported, size=size))
+        view_facts(page, view)
+    except Exception:  # noqa: BLE001 (a view that cannot be drawn is drawn, with its message, when chosen)
+        pass
+    finally:
+        _QUEUED.discard(key)
 
 
 def load() -> Page:

@@ -295,4 +295,5 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
+        context.prefetch(page, view, events)  # last: the other presets are built while the reader reads this one
     return view

@@ -77,3 +77,24 @@ def test_the_heap_is_settled_once_per_process_and_the_page_does_it(monkeypatch):
         assert gc.get_freeze_count() <= count  # nothing frozen again (frozen objects freed by refcount leave it)
     finally:
         gc.unfreeze()  # the test process keeps collecting its own garbage
+
+
+def test_the_other_presets_of_a_drawn_view_are_built_in_the_background_as_render_draws_them():
+    # A preset drawn for the first time made the reader wait for its render; once a view is drawn, its other
+    # presets are built by one background worker into the same store, and a later choice finds them drawn.
+    from charts.view import PRESETS
+    page = context.load()
+    events = context.bundled_events(page)
+    view = View(series=["ice_detention_stats.detained_total"], preset="all")
+    context.rendered(page, view, events)
+    queued = context.prefetch(page, view, events)
+    assert set(queued) <= set(PRESETS) - {"custom", "all"}
+    context._PREFETCH.submit(lambda: None).result(timeout=120)  # the worker is done with what was queued before
+    assert context.prefetch(page, view, events) == []  # nothing left to build
+    for preset in set(PRESETS) - {"custom", "all"}:
+        other = View(series=["ice_detention_stats.detained_total"], preset=preset)
+        key, sources = context._render_key(page, other, events, "page")
+        kept = context._RENDERED.get(key, sources)
+        assert kept is not None and context.rendered(page, other, events) is kept
+        fresh = render(page.snap, other, events=events, reported=page.reported)
+        assert _json(kept.figure) == _json(fresh.figure) and kept.table.equals(fresh.table)
