@@ -82,6 +82,14 @@ def _clean_title(fig: go.Figure) -> str:
 
 
 def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:
+    """The Places view drawn: its figure, its table, its title and its source lines, every number in those lines
+    written with the chosen marks ("per 100.000 residents" when "." is chosen, as in the figure)."""
+    r = _render(snap, pl, view, lang, separators)
+    r.sources = [i18n.localise_numbers(line, separators) for line in r.sources]
+    return r
+
+
+def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:
     rel = view.release or default_release(pl)
     source, release = P.parse_release_key(rel) if rel else ("ice", "")
     pts = snap.tables.get("census.county_points")

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from charts import data as cdata
+from charts import i18n
 from charts import maps
 from charts import places as P
 from charts.places_view import PlacesView, render
@@ -391,3 +392,15 @@ def test_figures_write_numbers_with_the_chosen_thousands_mark(pl):
                  PlacesView(map="state-history", state="TX")):
         assert render(SNAP, pl, view, "es", ".").figure.layout.separators == ",.", view
         assert render(SNAP, pl, view, "es").figure.layout.separators is None
+
+
+def test_the_source_lines_of_a_places_view_write_numbers_with_the_chosen_marks(pl):
+    # The figure's footer said "100.000" with sep=. but the source lines beside it (the CSV's header, the page)
+    # kept "100,000"; file names and dates in those lines are left as they are.
+    view = PlacesView(map="state", release="ice:2026-04-09", per_capita=True)
+    for lang in ("en", "es"):
+        point = " ".join(render(SNAP, pl, view, lang, ".").sources)
+        comma = " ".join(render(SNAP, pl, view, lang, ",").sources)
+        assert "100,000" in comma and "100,000" not in point and "100.000" in point, (lang, point[:300])
+        assert i18n.localise_numbers(comma, ".") == point
+        assert render(SNAP, pl, view, lang).sources == render(SNAP, pl, view, lang, ",").sources
