@@ -123,6 +123,13 @@ def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timesta
     return df[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
 
 
+def iso_days(values) -> np.ndarray:
+    """Dates (datetime64 values, any unit) as YYYY-MM-DD text in one vectorised step ("NaT" where missing):
+    formatting them one by one (``.dt.date.astype(str)``, or Plotly converting datetime64 arrays) cost
+    milliseconds a column."""
+    return np.datetime_as_string(np.asarray(values).astype("datetime64[D]"), unit="D")
+
+
 def is_flow(info: pd.Series) -> bool:
     """Whether a catalogue entry counts events over each period (a flow: may be summed, shown per day) rather
     than a level (a value on a date or an average over a period: never summed). Each series declares it once

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 from loaders.copies import describe_link
 from loaders.text import html_text
 
-from .data import is_flow
+from .data import is_flow, iso_days
 
 from . import flag_messages, i18n
 
@@ -103,9 +103,7 @@ def _x(values) -> np.ndarray:
     """Dates as ISO text: Plotly converts datetime64 arrays value by value (3 ms a trace); text goes straight
     through and draws the same date axis."""
     arr = np.asarray(values)
-    if np.issubdtype(arr.dtype, np.datetime64):
-        return np.datetime_as_string(arr, unit="D")
-    return arr
+    return iso_days(arr) if np.issubdtype(arr.dtype, np.datetime64) else arr
 
 
 @dataclass

@@ -442,9 +442,8 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
 
 
 def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
-    """Dates as YYYY-MM-DD text in one vectorised step (``.dt.date.astype(str)`` made a date object per row);
-    ``missing_ok``: a missing date stays missing, as it did."""
-    out = np.datetime_as_string(col.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]"), unit="D")
+    """A date column as YYYY-MM-DD text (``charts.data.iso_days``); ``missing_ok``: a missing date stays missing."""
+    out = cdata.iso_days(col.to_numpy(dtype="datetime64[ns]"))
     if missing_ok:
         out = np.where(out == "NaT", None, out)
     return pd.Series(out, index=col.index, dtype="str")

@@ -91,7 +91,7 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
     return snap.events
 
 
-class _Kept:
+class Kept:
     """A bounded, thread-safe store of values built from the page's read-only objects, shared by sessions.
     Each entry keeps the objects it was built from, so an id is never matched to another object. Not
     ``st.cache_resource``: the presets of a view are also built here by a background thread (``prefetch``),
@@ -115,6 +115,15 @@ class _Kept:
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
+    def get_or_build(self, key: tuple, sources: tuple, build):
+        """The kept value, or ``build()`` kept and returned (built outside the lock: two sessions asking at once
+        may both build it; either result is the same)."""
+        value = self.get(key, sources)
+        if value is None:
+            value = build()
+            self.put(key, sources, value)
+        return value
+
     def __contains__(self, key: tuple) -> bool:
         with self._lock:
             return key in self._entries
@@ -126,7 +135,7 @@ class _Kept:
 # presets' "today" fallback), the size, and which snapshot, events and reported figures. Those three are the
 # page's own read-only objects (cached above; a reader's upload makes a new events frame), named by identity:
 # hashing their contents would cost 3-7 ms a run.
-_RENDERED = _Kept(64)
+_RENDERED = Kept(64)
 
 
 def _render_key(page: Page, view: View, events, size: str) -> tuple[tuple, tuple]:
@@ -138,25 +147,18 @@ def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "p
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
     key, sources = _render_key(page, view, events, size)
-    r = _RENDERED.get(key, sources)
-    if r is None:
-        r = render(page.snap, view, events=events, reported=page.reported, size=size)
-        _RENDERED.put(key, sources, r)
-    return r
+    return _RENDERED.get_or_build(key, sources, lambda: render(page.snap, view, events=events,
+                                                               reported=page.reported, size=size))
 
 
-_VIEW_FACTS = _Kept(64)
+_VIEW_FACTS = Kept(64)
 
 
 def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
     """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
-    key, sources = (repr(view), id(page.snap)), (page.snap,)
-    facts = _VIEW_FACTS.get(key, sources)
-    if facts is None:
-        facts = (view_range(page.snap, view), empty_in_range(page.snap, view))
-        _VIEW_FACTS.put(key, sources, facts)
-    return facts
+    return _VIEW_FACTS.get_or_build((repr(view), id(page.snap)), (page.snap,),
+                                    lambda: (view_range(page.snap, view), empty_in_range(page.snap, view)))
 
 
 # The other date-range presets of the view drawn, built in the background once it is drawn: the range is what
@@ -175,19 +177,18 @@ def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "p
         if preset in ("custom", view.preset):
             continue
         other = replace(view, preset=preset, start=None, end=None)
-        key, sources = _render_key(page, other, events, size)
+        key = _render_key(page, other, events, size)[0]
         if key in _RENDERED or key in _QUEUED:
             continue
         _QUEUED.add(key)
-        _PREFETCH.submit(_build, page, other, events, size, key, sources)
+        _PREFETCH.submit(_build, page, other, events, size, key)
         queued.append(preset)
     return queued
 
 
-def _build(page: Page, view: View, events, size: str, key: tuple, sources: tuple) -> None:
+def _build(page: Page, view: View, events, size: str, key: tuple) -> None:
     try:
-        if _RENDERED.get(key, sources) is None:
-            _RENDERED.put(key, sources, render(page.snap, view, events=events, reported=page.reported, size=size))
+        rendered(page, view, events, size)
         view_facts(page, view)
     except Exception:  # noqa: BLE001 (a view that cannot be drawn is drawn, with its message, when chosen)
         pass

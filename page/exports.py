@@ -10,6 +10,7 @@ from charts.figures import EXPORT_SIZES, source_lines
 from charts.site import live_embeds
 from releases_view import citation_with_whats_new
 
+from . import state
 from .context import DATA, Page
 from .lang import t
 
@@ -89,7 +90,7 @@ def embed_codes(query: dict) -> dict[str, str]:
 def downloads(page: Page, r: Rendered, events, query: dict) -> bool:
     """The exports, in an expander built only while it is open (about twenty elements that every change of the
     view resent and the browser redrew); return whether it was open."""
-    box = st.expander(t("page.exports.heading_all"), key="x_exports", on_change="rerun")
+    box = state.lazy_expander(t("page.exports.heading_all"), "x_exports")
     if not box.open:
         return False
     with box:

@@ -14,25 +14,27 @@ from charts.view import INAUGURATION, View, view_from_link
 from . import lang as plang
 from .context import Page
 
-# Streamlit forgets a widget's value when a run does not draw it, and the lazy tabs draw one tab a run:
-# writing each value back makes it ordinary session state that outlives a visit to another tab.
-KEPT_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
-                "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
-                "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_study_series", "w_study_event",
-                "w_study_days", "w_study_date", "w_export_size", "w_study_size", "w_lang", "w_sep",
-                # the trends tab's sections built only while open: open or closed, as the reader left them
-                "x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
-
-# The trends panel's own widgets (drawn only inside its fragment): kept at the start of each of its runs too,
-# since a fragment run forgets the widgets it does not draw, and most of these sit in expanders built only
-# while open.
-TRENDS_WIDGETS = ("w_series", "w_extra", "w_preset", "w_range", "w_gran", "w_perday", "w_roll", "w_index_on",
-                  "w_index_at", "w_index_event", "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats",
-                  "w_evtext", "w_reported", "w_big_sid", "w_big_keys", "w_export_size",
-                  "x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
-# Those drawn by the range-and-chart fragment inside it (page.trends.range_and_chart), kept at each of its runs.
+# Streamlit forgets a widget's value when a run does not draw it: the lazy tabs draw one tab a run, and a fragment
+# run forgets the widgets of its fragment it does not draw (most of the trends tab's sit in sections built only
+# while open). Writing each value back makes it ordinary session state that outlives such runs; the sections'
+# own keys ("x_...") are kept too, so they stay open or closed as the reader left them.
+# Drawn by the range-and-chart fragment (page.trends.range_and_chart), kept at each of its runs:
 RANGE_WIDGETS = ("w_preset", "w_range", "w_export_size", "x_events_legend", "x_data", "x_exports")
-assert set(RANGE_WIDGETS) <= set(TRENDS_WIDGETS) <= set(KEPT_WIDGETS)
+# Drawn by the trends panel's fragment around it (page.trends.trends_panel), kept at each of its runs:
+PANEL_WIDGETS = ("w_series", "w_extra", "w_gran", "w_perday", "w_roll", "w_index_on", "w_index_at", "w_index_event",
+                 "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats", "w_evtext", "w_reported",
+                 "w_big_sid", "w_big_keys", "x_breakdowns", "x_options")
+# Every kept widget, written back at the start of each full run.
+KEPT_WIDGETS = PANEL_WIDGETS + RANGE_WIDGETS + ("w_study_series", "w_study_event", "w_study_days", "w_study_date",
+                                                "w_study_size", "w_lang", "w_sep")
+
+
+def lazy_expander(label: str, key: str):
+    """An expander whose contents are built only while it is open (``.open``; opening or closing it reruns the
+    fragment it is in). Its key belongs in the lists above. The trends tab sent about 80 elements on every change
+    of the date range, most of them inside closed expanders and under the chart."""
+    return st.expander(label, key=key, on_change="rerun")
+
 
 # The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
 # &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).

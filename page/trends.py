@@ -23,13 +23,6 @@ from .context import Page
 from .lang import t
 
 
-def lazy_expander(label: str, key: str):
-    """An expander whose contents are built only while it is open (``.open``): opening or closing it reruns
-    this panel. The trends tab sent about 80 elements on every change of the date range, most of them inside
-    closed expanders and under the chart; the browser spent more time drawing them than the chart."""
-    return st.expander(label, key=key, on_change="rerun")
-
-
 def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
     """A picker label ("title: member") with the title in the reader's language; members are data."""
     lang = lang or plang.lang()
@@ -39,17 +32,16 @@ def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
     return i18n.series_text(sid, "title", lang, page.ref_label(sid)) + (f": {key}" if key else "")
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _picker_labels(snap_id: int, lang: str, _page: Page) -> tuple[object, dict[str, str]]:
-    return _page.snap, {r: ref_label(_page, r, lang) for r in _page.options}
+_LABELS = context.Kept(4)
 
 
-def picker_labels(page: Page) -> dict[str, str]:
+def picker_labels(page: Page, lang: str | None = None) -> dict[str, str]:
     """The series picker's label of each option in the reader's language, built once per snapshot and language
     (shared, read-only). Formatting the 291 labels on every run read the language from the session state
     twice per option: 15-30 ms of each change of the date range."""
-    snap, labels = _picker_labels(id(page.snap), plang.lang(), page)
-    return labels if snap is page.snap else {r: ref_label(page, r) for r in page.options}
+    lang = lang or plang.lang()
+    return _LABELS.get_or_build((id(page.snap), lang), (page.snap,),
+                                lambda: {r: ref_label(page, r, lang) for r in page.options})
 
 
 def link_notes(view: View) -> list[str]:
@@ -70,9 +62,8 @@ def link_notes(view: View) -> list[str]:
 
 def series_picker(page: Page) -> list[str]:
     """The series; return those chosen."""
-    labels = picker_labels(page)
-    return st.multiselect(t("page.trends.series"), page.options, key="w_series",
-                          format_func=lambda r: labels.get(r) or ref_label(page, r), help=t("page.trends.series_help"))
+    return st.multiselect(t("page.trends.series"), page.options, key="w_series", format_func=picker_labels(page).get,
+                          help=t("page.trends.series_help"))
 
 
 def range_picker(page: Page) -> str:
@@ -111,7 +102,7 @@ def breakdown_picker(page: Page) -> list[str]:
     if not page.big_breakdowns:
         return []
     snap, ss = page.snap, st.session_state
-    box = lazy_expander(t("page.trends.breakdowns"), "x_breakdowns")
+    box = state.lazy_expander(t("page.trends.breakdowns"), "x_breakdowns")
     if not box.open:
         return list(ss["w_extra"])
     with box:
@@ -131,7 +122,7 @@ def breakdown_picker(page: Page) -> list[str]:
 def chart_options(events: pd.DataFrame) -> None:
     """Granularity, per day, rolling average, index, log scale, fiscal axis, as published, reported figures."""
     ss = st.session_state
-    box = lazy_expander(t("page.trends.chart_options"), "x_options")
+    box = state.lazy_expander(t("page.trends.chart_options"), "x_options")
     if not box.open:
         return
     with box:
@@ -208,14 +199,14 @@ def chart_notes(page: Page, r: Rendered) -> None:
     if r.events is not None and len(r.events):
         # The numbered markers carry their titles on hover; the table with the sources is one click away (a
         # dataframe is the heaviest element to draw, the first one on a page most of all).
-        box = lazy_expander(t("page.trends.events_list"), "x_events_legend")
+        box = state.lazy_expander(t("page.trends.events_list"), "x_events_legend")
         if box.open:
             with box, st.container(key="events_legend"):
                 st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
                              column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
                 st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
                                    file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
-    box = lazy_expander(t("page.trends.data_behind"), "x_data")
+    box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
     if box.open:
         with box:
             st.dataframe(r.table, hide_index=True)
@@ -266,7 +257,7 @@ def trends_panel(page: Page) -> View:
     inside it (``range_and_chart``): a new range, the change readers make most, reruns only that part. Returns
     the view drawn."""
     # A fragment run also forgets the values of the widgets it does not draw (those in closed expanders).
-    state.keep_widgets(state.TRENDS_WIDGETS)
+    state.keep_widgets(state.PANEL_WIDGETS)
     events = context.session_events(page)
     uploads.local_events_report(page)
     series_picker(page)

@@ -84,7 +84,7 @@ def stop_process(proc) -> None:
         proc.wait(timeout=5)
 
 
-# The trends tab's sections built only while open (page.trends.lazy_expander, page.exports.downloads): tests that
+# The trends tab's sections built only while open (page.state.lazy_expander): tests that
 # read what is inside them open them as a reader would, through the expanders' own state.
 TREND_PANELS = ("x_breakdowns", "x_options", "x_events_legend", "x_data", "x_exports")
 

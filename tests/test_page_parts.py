@@ -177,6 +177,5 @@ def test_picker_labels_are_built_once_per_language_and_say_what_ref_label_says(m
         assert labels is trends.picker_labels(page)  # built once, shared
         assert list(labels) == page.options
         assert all(labels[r] == trends.ref_label(page, r, lang) for r in page.options)
-    en = trends._picker_labels(id(page.snap), "en", page)[1]
-    es = trends._picker_labels(id(page.snap), "es", page)[1]
+    en, es = trends.picker_labels(page, "en"), trends.picker_labels(page, "es")
     assert sum(en[r] != es[r] for r in page.options) > len(page.options) // 2  # the titles are translated
