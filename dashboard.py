@@ -1,4 +1,4 @@
-"""The page: headline figures, then tabs for trends against events, the event study, places, sources and
+"""The page: headline figures, then rooms (tabs) for trends against events, the event study, places, sources and
 methods, and releases.
 
 It only lays out: each piece is in ``page/`` and each computation in ``charts`` or ``loaders``. It reads the
@@ -30,26 +30,24 @@ state.keep_widgets()
 plang.switch()  # after keep_widgets: a widget's value cannot be written back once it is drawn
 show_headlines(page)
 
-# Lazy tabs: only the open tab is built and sent to the browser; switching tabs reruns the page.
-tab_trends, tab_study, tab_places, tab_sources, tab_releases = st.tabs(
-    state.tab_labels(plang.lang()), key="tab", on_change="rerun", default=state.tab_default(plang.lang()))
-
-with tab_trends:
-    if tab_trends.open is not False:
+# The rooms: only the open one is built and sent to the browser; choosing another reruns the page. A
+# segmented control rather than st.tabs: a tab panel watches every change inside it for a focusable element
+# (forcing the browser to recompute styles each time), which made every chart update in the trends room about
+# a quarter slower in the browser (BENCHMARKS.md, page speed).
+room = st.segmented_control(plang.t("page.rooms"), state.ROOMS, key="tab", required=True,
+                            format_func=lambda name: plang.t(f"page.tab.{name}"), label_visibility="collapsed")
+with st.container(key=f"room_{room}"):
+    if room == "trends":
         trends_panel(page)
-with tab_study:
-    if tab_study.open:
+    elif room == "study":
         study_panel(page, events)
-with tab_places:
-    if tab_places.open:
+    elif room == "places":
         from charts.places_page import places_panel
         places_panel(page.snap)
-with tab_sources:
-    if tab_sources.open:
+    elif room == "sources":
         sources_panel(page)
-with tab_releases:
-    if tab_releases.open:
+    elif room == "releases":
         from releases_view import releases_panel
         releases_panel(page.snap, lang=plang.lang())
-state.sync_tab(st.session_state.get("tab"))
+state.sync_tab(room)
 context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)

@@ -37,7 +37,7 @@ def measure(browser, server: Server, sessions: int, project: bool) -> dict:
             tab.get_by_role("option", name="All data", exact=True).click()
             tab.wait_for_function(READY, polling="raf", timeout=60_000)
             for name in ("Event study", "Sources and methods"):
-                tab.get_by_role("tab", name=name).click()
+                tab.locator(".st-key-tab").get_by_role("radio", name=name).click()
             tab.wait_for_timeout(500)
         ctxs.append(ctx)
         out[f"hwm_after_{i + 1}"] = server.vm_hwm_kib()

@@ -14,7 +14,7 @@ from charts.view import INAUGURATION, View, view_from_link
 from . import lang as plang
 from .context import Page
 
-# Streamlit forgets a widget's value when a run does not draw it: the lazy tabs draw one tab a run, and a fragment
+# Streamlit forgets a widget's value when a run does not draw it: the page builds one room a run, and a fragment
 # run forgets the widgets of its fragment it does not draw (most of the trends tab's sit in sections built only
 # while open). Writing each value back makes it ordinary session state that outlives such runs; the sections'
 # own keys ("x_...") are kept too, so they stay open or closed as the reader left them.
@@ -43,40 +43,39 @@ STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "stud
 DEFAULT_STUDY_DAYS = 30
 
 
-# The open tab in the address bar: ?tab=<name> (none for the first tab). ``view=places`` (the Places tab's own
-# view) opens Places as well.
+# The page's rooms (its tabs), in order. The open one is in the address bar: ?tab=<name> (none for the first).
+# ``view=places`` (the Places room's own view) opens Places as well. The session keeps the room's name under
+# "tab", never its label, so a change of language keeps the reader where they were.
 TABS = {"trends": "Trends and events", "study": "Event study", "places": "Places", "sources": "Sources and methods",
         "releases": "Releases"}
-# The tabs' labels in every language (locales/*.toml, page.tab.*) -> the tab's name in the address bar.
+ROOMS = tuple(TABS)
+# The rooms' labels in every language (locales/*.toml, page.tab.*) -> the room's name.
 TAB_NAMES = {label: name for name, label in TABS.items()}
 TAB_NAMES.update({i18n.t(f"page.tab.{name}", lang): name for lang in i18n.LANGS for name in TABS})
 
 
+def tab_label(name: str, lang: str = "en") -> str:
+    return i18n.t(f"page.tab.{name}", lang)
+
+
 def tab_labels(lang: str = "en") -> list[str]:
-    return [i18n.t(f"page.tab.{name}", lang) for name in TABS]
+    return [tab_label(name, lang) for name in ROOMS]
 
 
-def tab_default(lang: str = "en") -> str | None:
-    """The tab the link opened (its name, kept from the first run) as labelled in ``lang``."""
-    name = st.session_state.get("tab_default_name")
-    return i18n.t(f"page.tab.{name}", lang) if name else None
-
-
-def tab_from_link(q: dict) -> str | None:
-    """The label of the tab a link opens, or None for the first tab."""
+def tab_from_link(q: dict) -> str:
+    """The name of the room a link opens (the first room when it names none, or one that does not exist)."""
     if q.get("tab") in TABS:
-        return TABS[q["tab"]]
-    return TABS["places"] if q.get("view") == "places" else None
+        return q["tab"]
+    return "places" if q.get("view") == "places" else ROOMS[0]
 
 
-def sync_tab(label: str | None) -> str | None:
-    """Write the open tab into the address bar (after the panels, which rewrite the rest); return its name."""
-    name = TAB_NAMES.get(label or "")
-    if name and name != "trends":
+def sync_tab(name: str | None) -> str | None:
+    """Write the open room into the address bar (after the rooms, which rewrite the rest); return its name."""
+    if name in TABS and name != ROOMS[0]:
         st.query_params["tab"] = name
     elif "tab" in st.query_params:
         del st.query_params["tab"]
-    return name
+    return name if name in TABS else None
 
 
 def seed_study_from_url(q: dict, options: list[str]) -> None:
@@ -128,9 +127,7 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss["link_notes"] = link_notes
     ss.update(widget_values(v0, page.options, page.range_bounds(today), today))
     seed_study_from_url(link, page.options)
-    # Read once: the tabs' default must not change under them as the address bar changes.
-    ss["tab_default"] = tab_from_link(link)
-    ss["tab_default_name"] = TAB_NAMES.get(ss["tab_default"] or "")
+    ss["tab"] = tab_from_link(link)  # read once, like the view: after this the room switcher is the truth
     ss["view_seeded"] = True
     ss["seeded_query"] = None  # set by the first run of the trends panel
 

@@ -409,8 +409,8 @@ def test_event_study(page, server):
     from charts.study import carry_days
     from charts.study import study as run_study
     open_page(page, server)
-    page.get_by_role("tab", name="Event study").click()
-    panel = page.get_by_role("tabpanel", name="Event study")
+    page.locator(".st-key-tab").get_by_role("radio", name="Event study").click()
+    panel = page.locator(".st-key-room_study")
     study = ".st-key-study_chart .js-plotly-plot"
     page.wait_for_selector(f"{study} .main-svg")
 

@@ -319,7 +319,7 @@ def test_releases_tab_on_the_page(snap):
     assert not at.exception, at.exception
     cards = [c.value for c in at.caption if c.value.startswith("Publication: ")]
     assert any(c.startswith("Publication: no release for") and "latest held 2026-04-09" in c for c in cards)
-    at.session_state["tab"] = "Releases"
+    at.session_state["tab"] = "releases"
     at.run()
     assert not at.exception, at.exception
     heads = [s.value for s in at.subheader]
@@ -335,7 +335,7 @@ def test_releases_tab_on_the_page(snap):
     assert missing["id"].str.startswith("ddp_records.").any()
     assert not any(i in snap.by_series for i in missing["id"]) and missing["data"].str.startswith("no data").all()
     assert len(at.get("plotly_chart")) == 2
-    at.session_state["tab"] = "Sources and methods"
+    at.session_state["tab"] = "sources"
     at.run()
     assert not at.exception, at.exception
     tables = [d.value for d in at.dataframe]

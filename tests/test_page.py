@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from charts import data as cdata
+from page import state
 from tests.conftest import ROOT, open_trend_panels
 
 SNAP = cdata.load_snapshot()
@@ -154,8 +155,8 @@ def test_permalink_restores_view():
 
 
 def open_tab(at, label: str) -> AppTest:
-    """Tabs are lazy (only the open one is built): open one as a click would."""
-    at.session_state["tab"] = label
+    """Rooms are lazy (only the open one is built): open one, by its label in any language, as a click would."""
+    at.session_state["tab"] = state.TAB_NAMES[label]
     at.run()
     assert not at.exception, at.exception
     return at
@@ -354,6 +355,24 @@ def test_the_open_tab_is_in_the_address_bar_and_a_link_opens_it():
     assert "tab" not in again.query_params and trend(again)
     # An unknown tab name opens the first tab.
     assert trend(app({"tab": "nonsense"}))
+
+
+def test_the_rooms_are_one_switcher_not_tab_panels_and_a_language_change_keeps_the_room():
+    # st.tabs wrapped each room in a tab panel that watches every change inside it for a focusable element; the
+    # browser recomputed styles at each, and a chart update in the trends room took about a quarter longer
+    # (BENCHMARKS.md). The rooms are one segmented control keyed "tab" whose value is the room's name.
+    at = app()
+    assert not at.tabs
+    switcher = [b for b in at.get("button_group") if b.proto.id.endswith("-tab")]
+    assert [o.content for o in switcher[0].proto.options] == state.tab_labels("en")
+    assert at.session_state["tab"] == "trends" and trend(at)
+    open_tab(at, "Event study")
+    at.radio(key="w_lang").set_value("es").run()
+    assert not at.exception, at.exception
+    assert at.session_state["tab"] == "study" and at.query_params["tab"] == "study"
+    assert any(m.label.startswith("Promedio por día") for m in at.metric)
+    switcher = [b for b in at.get("button_group") if b.proto.id.endswith("-tab")]
+    assert [o.content for o in switcher[0].proto.options] == state.tab_labels("es")
 
 
 def test_a_range_without_data_for_a_series_says_when_it_starts_and_offers_its_range():

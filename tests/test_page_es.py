@@ -111,7 +111,8 @@ def test_the_check_finds_english_on_the_english_page():
 
 def test_headline_cards_tabs_and_link_are_spanish(es):
     assert [m.label for m in es.metric][0] == "Personas en detención de ICE"
-    assert [t.label for t in es.tabs][:2] == ["Tendencias y acontecimientos", "Estudio de acontecimientos"]
+    assert [o.content for o in es.get("button_group")[0].proto.options][:2] == ["Tendencias y acontecimientos",
+                                                                      "Estudio de acontecimientos"]
     assert es.query_params["lang"] == ["es"] or es.query_params["lang"] == "es"
 
 

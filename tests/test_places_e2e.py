@@ -108,7 +108,7 @@ def test_every_places_map_draws_with_no_network(offline, server):  # noqa: F811
     page.set_viewport_size({"width": VIEWPORT["width"], "height": 3400})
     page.wait_for_timeout(1500)
     SHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.locator("[data-testid='stTabs']").first.screenshot(path=str(SHOT))
+    page.locator(".st-key-room_places").screenshot(path=str(SHOT))
 
 
 def test_places_permalink_and_offline_html_export(offline, server, tmp_path):  # noqa: F811
