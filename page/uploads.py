@@ -31,13 +31,32 @@ def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
                            format_func=(lambda c: category_label(c, plang.lang())) if plang.lang() != "en" else str)
         st.text_input(t("page.events.text"), key="w_evtext", max_chars=80)
         st.caption(t("page.events.upload_help", rows=lev.UPLOAD_MAX_ROWS, kb=lev.UPLOAD_MAX_BYTES // 1000))
-        up = st.file_uploader(t("page.events.upload"), type=["csv"], key="w_upload")
+        up = st.file_uploader(t("page.events.upload"), type=["csv"], key="w_upload", on_change=_upload_changed)
         if up is not None:
             return upload_panel(page, up, events)
-        if st.session_state.pop("uploaded_events", None) is not None:
-            # The file was removed from the uploader: its events leave the chart on this run, not the next.
-            return context.bundled_events(page)
+        kept = st.session_state.get("uploaded_events")
+        if kept is not None:
+            # Streamlit forgets a file when a run does not draw its uploader (a visit to another room): the
+            # uploader comes back empty, but the reader did not remove the file, so its events stay, and say so.
+            st.caption(t("page.events.upload_kept", n=len(kept),
+                         name=markdown_literal(st.session_state.get("uploaded_name", ""))))
+            if st.button(t("page.events.upload_forget"), key="w_upload_forget"):
+                forget_upload()
+                return context.bundled_events(page)  # off the chart on this run, not the next
     return events
+
+
+def forget_upload() -> None:
+    st.session_state.pop("uploaded_events", None)
+    st.session_state.pop("uploaded_name", None)
+
+
+def _upload_changed() -> None:
+    """The reader removed the file from the uploader (a new file is checked by the run itself): its events leave
+    the chart on the run this starts, since ``session_events`` reads the session before the uploader is drawn.
+    Not called when the uploader merely comes back empty after a run that did not draw it."""
+    if st.session_state.get("w_upload") is None:
+        forget_upload()
 
 
 def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
@@ -52,6 +71,7 @@ def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
         st.error(t("page.events.could_not_read", name=markdown_literal(up.name), why=why))
         return events
     st.session_state["uploaded_events"] = res.accepted
+    st.session_state["uploaded_name"] = up.name
     with st.container(key="upload_report"):
         saved = t("page.events.already_saved", n=res.already_saved) if res.already_saved else ""
         st.success(t("page.events.accepted", n=len(res.accepted), name=markdown_literal(up.name), saved=saved,

@@ -3,6 +3,7 @@ that keep invisible or look-alike text out of every events file (issue 14, items
 from __future__ import annotations
 
 import datetime as dt
+import json
 import subprocess
 import sys
 import textwrap
@@ -469,3 +470,30 @@ def test_a_deployment_can_turn_saving_off(monkeypatch, tmp_path, env, words):
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
     assert "Only for this visit" in set(legend["title"])
     assert not local.exists()
+
+
+def chart_event_titles(at) -> list[str]:
+    fig = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "trend_chart" in (c.proto.id or ""))
+    return [h for t in fig["data"] if t.get("name") == "Events" for h in t["hovertext"]]
+
+
+def test_an_uploaded_file_stays_on_the_chart_through_a_visit_to_another_room(monkeypatch, tmp_path):
+    # The uploader is drawn only in the trends room; a visit to another room made Streamlit forget the file, and
+    # on the way back the empty uploader was taken for a removal: the reader's events left the chart unasked.
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(tmp_path / "events.csv"))
+    upload(at, events_file(row(title="Mine through the visit", date="2025-05-05")))
+    assert any("Mine through the visit" in h for h in chart_event_titles(at))
+    at.session_state["tab"] = "study"
+    at.run()
+    assert not at.exception, at.exception
+    at.session_state["tab"] = "trends"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Mine through the visit" in h for h in chart_event_titles(at))
+    # The events section says the file's events are still drawn, and removing them takes them off the chart.
+    kept = next(c.value.replace("\\", "") for c in at.caption if "still on the chart" in c.value)
+    assert "mine.csv" in kept and "1 event" in kept
+    at.button(key="w_upload_forget").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert not any("Mine through the visit" in h for h in chart_event_titles(at))
