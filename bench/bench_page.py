@@ -14,6 +14,8 @@
      after the click are that rerun's server time. Target (issue #16): median under 50 ms.
    - browser time: from the click on the new option until the chart's drawn SVG has changed and the script
      state is back to ``notRunning``. Target: project / trivial <= 1.3.
+   - the browser's CPU for the same rerun, from Chrome's own counters (script, style, layout, all main-thread
+     tasks): reported beside the wall clock, no target.
 The project page reads the committed snapshot (data/, every source); ``--rebuild`` regenerates one from
 ../shared/data into a temporary folder first and uses that.
 Headless Chromium (/usr/bin/chromium) through Playwright; servers are stopped by their process ids.
@@ -54,6 +56,10 @@ CHANGED = """(before) => !!document.querySelector("[data-testid='stApp'][data-te
 PROJECT_CHOICES = ("w_preset", ["All data", "Last 90 days", "Calendar year to date", "Fiscal year to date",
                                   "Since 20 Jan 2025"])
 TRIVIAL_CHOICES = ("series", ["B", "C", "D", "E", "A"])
+# Chrome's own CPU counters for the tab (DevTools Performance.getMetrics, seconds of main-thread time), read just
+# before the click and once the changed chart has had two frames: less moved by other work on the machine than
+# the wall clock, and they say where the browser's time went (script, style, layout).
+CPU_METRICS = ("ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "TaskDuration")
 
 
 class Page:
@@ -65,6 +71,7 @@ class Page:
         self.first_server: list[float] = []
         self.rerun_kinds: list[str] = []
         self.server_whole: list[float] = []
+        self.cpu: dict[str, list[float]] = {k: [] for k in CPU_METRICS}  # the browser's own counters, per rerun
 
 
 def load(browser, page: Page, keep: bool = False):
@@ -82,7 +89,7 @@ def load(browser, page: Page, keep: bool = False):
     return None, None, took, runs
 
 
-def rerun(tab, page: Page, option: str) -> tuple[float, float | None, str]:
+def rerun(tab, page: Page, option: str, cdp=None) -> tuple[float, float | None, str]:
     box = tab.locator(f".st-key-{page.key} input[role='combobox']")
     # The project's picker sits below the first screen (under the headline cards). Clicking it there makes
     # Playwright scroll the page as part of the click, and the scroll arrives after the list has opened, which
@@ -94,10 +101,16 @@ def rerun(tab, page: Page, option: str) -> tuple[float, float | None, str]:
     opt.wait_for(state="visible")
     before = tab.evaluate(SIGNATURE)
     n0, n_run0 = len(read_runs(page.log)), len(read_runs(page.log, "run"))
+    m0 = _metrics(cdp)
     t0 = time.perf_counter()
     opt.click()
     tab.wait_for_function(CHANGED, arg=before, polling="raf", timeout=60_000)
     took = time.perf_counter() - t0
+    if cdp is not None:
+        tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        m1 = _metrics(cdp)
+        for k in CPU_METRICS:
+            page.cpu[k].append(m1[k] - m0[k])
     deadline = time.time() + 5
     while len(read_runs(page.log, "run")) <= n_run0 and time.time() < deadline:  # logged as the run ends
         time.sleep(0.01)
@@ -105,6 +118,10 @@ def rerun(tab, page: Page, option: str) -> tuple[float, float | None, str]:
     whole = read_runs(page.log, "run")[n_run0:]
     page.server_whole.append(sum(r[1] for r in whole))
     return took, (sum(r[1] for r in runs) if runs else None), "+".join(r[2] for r in runs)
+
+
+def _metrics(cdp) -> dict[str, float]:
+    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]} if cdp is not None else {}
 
 
 def main() -> int:
@@ -146,10 +163,14 @@ def main() -> int:
                         pg.first.append(took)
                         pg.first_server += [r[1] for r in runs[:1]]
                 loaded = {pg.name: load(browser, pg, keep=True) for pg in pages}
+                cdps = {}
+                for name, (ctx, tab, _, _) in loaded.items():
+                    cdps[name] = ctx.new_cdp_session(tab)
+                    cdps[name].send("Performance.enable")
                 for k in range(args.reruns):
                     for pg in (pages if k % 2 == 0 else pages[::-1]):
                         _, tab, _, _ = loaded[pg.name]
-                        took, server_s, kind = rerun(tab, pg, pg.options[k % len(pg.options)])
+                        took, server_s, kind = rerun(tab, pg, pg.options[k % len(pg.options)], cdps[pg.name])
                         pg.browser_rerun.append(took)
                         pg.rerun_kinds.append(kind)
                         if server_s is not None:
@@ -162,16 +183,19 @@ def main() -> int:
                 srv.stop()
     triv, proj = pages
     print()
-    print(f"{'':28}{'trivial':>12}{'project':>12}{'ratio':>8}")
+    print(f"{'':36}{'trivial':>12}{'project':>12}{'ratio':>8}")
 
     def row(label, a, b, unit="s", scale=1.0):
-        print(f"{label:28}{median(a) * scale:>11.3f}{unit}{median(b) * scale:>11.3f}{unit}{median(b) / median(a):>8.2f}")
+        print(f"{label:36}{median(a) * scale:>11.3f}{unit}{median(b) * scale:>11.3f}{unit}{median(b) / median(a):>8.2f}")
     row("first chart, median", triv.first, proj.first)
     row("first chart, best", [min(triv.first)], [min(proj.first)])
     row("script run on first view", triv.first_server, proj.first_server)
     row("rerun, browser, median", triv.browser_rerun, proj.browser_rerun)
     row("rerun, server script, median", triv.server_rerun, proj.server_rerun)
     row("rerun, whole run, median", triv.server_whole, proj.server_whole)
+    for k in CPU_METRICS:
+        if triv.cpu[k] and proj.cpu[k]:
+            row(f"rerun, browser {k[:-8].lower()} (CPU)", triv.cpu[k], proj.cpu[k], "s")
     # The project page keeps rendered views (page.context.rendered): the first change to each preset builds its
     # chart (nobody has asked for it since the server started), a later change to it finds the chart built.
     n = len(proj.options)
