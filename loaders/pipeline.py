@@ -235,15 +235,17 @@ def _joined_frame(source: Source, batch: list[tuple[str, ParsedColumns]]) -> pd.
     """One tidy frame of the files' columns, joined in file order: the frame ``pd.concat`` of their own frames
     (each with its ``file`` column) gives. Should the joined build fail, each file's frame is built on its own,
     so that the error names the file the bad value came from."""
-    if len(batch) == 1:
-        joined = batch[0][1].columns
-    else:
-        joined = {c: [] for c in batch[0][1].columns}
-        for _name, p in batch:
-            for c, v in p.columns.items():
+    joined = {c: [] for c in batch[0][1].columns if c != "file"}
+    for _name, p in batch:
+        for c, v in p.columns.items():
+            if c != "file":
                 joined[c].extend(v)
     try:
-        return tidy.frame_from_columns(joined)
+        df = tidy.frame_from_columns(joined)
+        # each file's name repeated over its rows (``tidy.repeat_text``, as ``parse_file`` fills it), not converted
+        # from a list of 40,000 references to fifteen names
+        df["file"] = tidy.repeat_texts([(name, len(p.columns["series"])) for name, p in batch], df.index)
+        return df
     except Exception:
         for name, p in batch:
             _frames_of(source, p, name)  # raises naming the file

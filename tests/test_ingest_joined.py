@@ -177,3 +177,24 @@ def test_joined_frames_equal_the_per_file_frames_on_the_real_workbooks(shared_da
     for name, content in items:
         frame = pipeline.parse_file(SRC, content, name, validate=False).obs
         assert pipeline.file_facts(seen[name].columns) == pipeline.file_facts(frame)
+
+
+def test_repeat_texts_is_repeat_text_of_each_run_joined():
+    runs = [("a.xlsx", 3), ("b.xlsx", 0), ("é.xlsx", 2)]
+    idx = pd.RangeIndex(5)
+    want = pd.concat([tidy.repeat_text(t, pd.RangeIndex(n)) for t, n in runs], ignore_index=True)
+    pd.testing.assert_series_equal(tidy.repeat_texts(runs, idx), want)
+    pd.testing.assert_series_equal(tidy.repeat_texts([], pd.RangeIndex(0)), tidy.repeat_text("", pd.RangeIndex(0)))
+    with pytest.raises(ValueError, match="runs of 5 values for 4 rows"):
+        tidy.repeat_texts(runs, pd.RangeIndex(4))
+
+
+def test_validate_leaves_the_callers_frame_as_it_was():
+    """``validate`` works on a new frame of the columns, not a copy of them (copy-on-write): replacing its value
+    column must not touch the caller's."""
+    df = tidy.frame_from_columns(_cols(3))
+    df["value"] = pd.Series(["1", "2", "3"], dtype=object)
+    before = df.copy()
+    out = tidy.validate(df, source="trac_detention", series_ids={"trac_detention.detained_total"})
+    pd.testing.assert_frame_equal(df, before)
+    assert out["value"].dtype == "float64" and df["value"].dtype == object
