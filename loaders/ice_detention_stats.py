@@ -447,24 +447,29 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     miss = [k for k in need if k not in cols]
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
-    lv = [cols[k] for k in ("Level A", "Level B", "Level C", "Level D")]
+    la, lb, lc, ld = (cols[k] for k in ("Level A", "Level B", "Level C", "Level D"))
+    c_city, c_state, c_aor, c_type = (cols[k] for k in ("City", "State", "AOR", "Type Detailed"))
     width = max(cols.values()) + 1
     blank = frozenset({"", "-"})
+    num = parsing.number
     out = []
+    # A few thousand rows a rebuild: the columns are looked up once, the four levels read without a generator,
+    # and a number cell (nearly all of them) taken as it is before any parsing, as below.
     for r in range(hr + 1, len(sh.rows)):
         row = sh.rows[r]
         if len(row) < width:
             row = list(row) + [None] * (width - len(row))
         name = label(row[0])
-        levels = [v if type(v) is float else parsing.number(v, lenient=True, missing=blank) for v in (row[c] for c in lv)]
-        state = label(row[cols["State"]])
+        levels = [v if type(v) is float else num(v, lenient=True, missing=blank)
+                  for v in (row[la], row[lb], row[lc], row[ld])]
+        state = label(row[c_state])
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
-        if any(x is None for x in levels) and not all(x is None for x in levels):
+        if None in levels and not all(x is None for x in levels):
             raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
-        out.append({"name": name, "city": label(row[cols["City"]]), "state": state,
-                    "aor": label(row[cols["AOR"]]), "type": label(row[cols["Type Detailed"]]),
+        out.append({"name": name, "city": label(row[c_city]), "state": state,
+                    "aor": label(row[c_aor]), "type": label(row[c_type]),
                     "adp": None if levels[0] is None else float(sum(levels))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")

@@ -416,6 +416,7 @@ class _Ctx:
         self._cache: dict[str, list[list]] = {}
         self.sheets: dict[str, Sheet] = {}  # the caller's Sheets of sheets it read already
         self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
+        self._chosen: dict[str, str | None] = {}  # sheet pattern -> the sheet chosen for it in this workbook
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
         return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
@@ -428,8 +429,13 @@ class _Ctx:
     def sheet(self, pattern: str, table: str) -> str | None:
         """The sheet for ``pattern`` belonging to this workbook's fiscal year (``workbook.choose_sheet_name``:
         FY2023's workbook holds ``ATD FY24 YTD`` beside ``ATD EOFY23``; the error names the candidates)."""
-        return choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID,
-                                 required=False)
+        # Answered once per pattern for this workbook (its sheet names do not change while it is read): the
+        # sixteen tables name a handful of sheet patterns. A failure is raised each time, naming its table.
+        if pattern in self._chosen:
+            return self._chosen[pattern]
+        got = self._chosen[pattern] = choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy,
+                                                        file=self.name, source=ID, required=False)
+        return got
 
 
 def _cell(rows, r, c):

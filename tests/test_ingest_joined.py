@@ -198,3 +198,22 @@ def test_validate_leaves_the_callers_frame_as_it_was():
     out = tidy.validate(df, source="trac_detention", series_ids={"trac_detention.detained_total"})
     pd.testing.assert_frame_equal(df, before)
     assert out["value"].dtype == "float64" and df["value"].dtype == object
+
+
+def test_a_workbooks_sheet_choice_is_choose_sheet_name_s_each_time():
+    """``ice_tables._Ctx.sheet`` answers each sheet pattern once per workbook: every table must still get what
+    ``choose_sheet_name`` says for it, and an ambiguous pattern must still fail naming the table."""
+    from python_calamine import CalamineWorkbook
+    import io
+    from loaders import ice_tables
+    from loaders.workbook import choose_sheet_name
+    rel = releases()[0]
+    content = build(rel)
+    wb = CalamineWorkbook.from_filelike(io.BytesIO(content))
+    ctx = ice_tables._Ctx(wb, rel.fy, rel.name)
+    for t in ice_tables.TABLES:
+        for _ in range(2):
+            assert ctx.sheet(t.sheet, t.name) == choose_sheet_name(wb.sheet_names, t.sheet, f"{t.name!r}", fy=rel.fy,
+                                                                   file=rel.name, source=ice.ID, required=False)
+    with pytest.raises(ParseError, match=r"'first table'.*fiscal year"):
+        ctx.sheet(r".", "first table")  # every sheet matches: no one sheet for the year
