@@ -458,6 +458,13 @@ def _text_cells(rows) -> list[tuple[int, int, str]]:
     return text_cells(rows)
 
 
+def column_a_texts(rows) -> list[tuple[int, str]]:
+    """(row, label) of every text cell in column A: ``text_cells(rows)``' cells of column 0, without labelling
+    the whole sheet. The period-block sheets (segregation, vulnerable populations: 27,000 cells over a rebuild)
+    are searched in column A only, and no other table reads them."""
+    return [(r, label(v)) for r, row in enumerate(rows) if row and (v := row[0]).__class__ is str and v]
+
+
 def _find_first(rows, pattern: str) -> tuple[int, int] | None:
     """The first (row-major) text cell matching ``pattern``: the search stops there (a table's title)."""
     rx = re.compile(pattern, re.I)
@@ -813,10 +820,8 @@ def _read_blocks(ctx, sheet, table: Table):
     rows = ctx.rows(sheet)
     rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    # Block titles are text in column A: only the sheet's text cells (``text_cells``, row order) are tried.
-    for r, col, t in text_cells(rows):
-        if col != 0:
-            continue
+    # Block titles are text in column A: only its text cells are tried, in row order (``column_a_texts``).
+    for r, t in column_a_texts(rows):
         m = rx.match(t)
         if not m:
             continue
