@@ -87,7 +87,8 @@ from math import isfinite
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections, text_cells
+from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, norm, read_sheet, read_table,
+                       sections, text_cells)
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -467,8 +468,7 @@ def column_a_texts(rows) -> list[tuple[int, str]]:
 
 def _find_first(rows, pattern: str) -> tuple[int, int] | None:
     """The first (row-major) text cell matching ``pattern``: the search stops there (a table's title)."""
-    rx = re.compile(pattern, re.I)
-    return next(((r, c) for r, c, lab in _text_cells(rows) if rx.search(lab)), None)
+    return first_text_cell(rows, re.compile(pattern, re.I))
 
 
 def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:

@@ -77,8 +77,7 @@ def label(v) -> str:
     """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
     if v.__class__ is str:
         # ``_clean`` written out: label runs on some 36,000 cells a rebuild, and the call was a third of its cost
-        return (v if v and v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " "
-                else " ".join(v.split()))
+        return v if v and v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else collapse(v)
     if v is None:
         return ""
     return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
@@ -111,23 +110,66 @@ def fiscal_year_of(text: str) -> int | None:
     return y + 2000 if y < 100 else y
 
 
-_TEXT: dict[int, tuple[list, list]] = {}
+def collapse(v: str) -> str:
+    """``" ".join(v.split())`` of a text that is not its own label, cheaper for a long one with a line break, tab or
+    no-break space in it (footnotes): those are whitespace, so when putting a space for each leaves a text that is
+    its own label (printable: no other whitespace; no double, leading or trailing space), every whitespace run was
+    one character and that text is the answer. Splitting a footnote into its words was most of a label's cost."""
+    t = v.replace("\n", " ").replace("\t", " ").replace("\xa0", " ")
+    if t and t.isprintable() and "  " not in t and t[0] != " " and t[-1] != " ":
+        return t
+    return " ".join(v.split())
+
+
+# rows list id -> [rows, the text cells of its first ``done`` rows, done]
+_TEXT: dict[int, list] = {}
+
+
+def _text_index(rows: list[list]) -> list:
+    hit = _TEXT.get(id(rows))
+    if hit is None or hit[0] is not rows:
+        if len(_TEXT) > 64:
+            _TEXT.clear()
+        _TEXT[id(rows)] = hit = [rows, [], 0]
+    return hit
+
+
+def _index_rows(rows: list[list], start: int, stop: int) -> list[tuple[int, int, str]]:
+    # ``_clean`` written out: a call per text cell was a third of building the index
+    return [(r, c, v if v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else collapse(v))
+            for r, row in enumerate(rows[start:stop] if start or stop < len(rows) else rows, start)
+            for c, v in enumerate(row) if v.__class__ is str and v]
 
 
 def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
     """(row, column, label) of every non-empty text cell of a sheet's rows (a whitespace-only cell labelled
     ""), built once per rows list: the main tables (``Sheet.texts``) and ``ice_tables`` search the same
     Detention and Footnotes sheets, and scanning every cell is most of a title search's cost."""
-    hit = _TEXT.get(id(rows))
-    if hit is None or hit[0] is not rows:
-        # ``_clean`` written out: a call per text cell was a third of building the index
-        cells = [(r, c, v if v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " "
-                  else " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
-                 if v.__class__ is str and v]
-        if len(_TEXT) > 64:
-            _TEXT.clear()
-        _TEXT[id(rows)] = hit = (rows, cells)
-    return hit[1]
+    ix = _text_index(rows)
+    if ix[2] < len(rows):
+        ix[1].extend(_index_rows(rows, ix[2], len(rows)))
+        ix[2] = len(rows)
+    return ix[1]
+
+
+def first_text_cell(rows: list[list], rx: re.Pattern) -> tuple[int, int] | None:
+    """(row, column) of the first cell of ``text_cells(rows)`` whose label ``rx`` finds, indexing the sheet only
+    as far as that cell: a title near the top of a sheet (ICLOS, bonds) needs no labels of the rows below it.
+    The rows indexed are kept for the next search and for ``text_cells``."""
+    ix = _text_index(rows)
+    for r, c, lab in ix[1]:
+        if rx.search(lab):
+            return r, c
+    n = len(rows)
+    while ix[2] < n:
+        start, stop = ix[2], min(n, ix[2] + 8)
+        more = _index_rows(rows, start, stop)
+        ix[1].extend(more)
+        ix[2] = stop
+        for r, c, lab in more:
+            if rx.search(lab):
+                return r, c
+    return None
 
 
 class Sheet:

@@ -241,3 +241,58 @@ def test_column_a_texts_are_the_text_cells_of_column_a_on_the_real_block_sheets(
                 assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
                 seen += 1
     assert seen >= 20
+
+
+_WHITESPACE = [chr(i) for i in range(0x110000) if chr(i).isspace()]
+
+
+def test_collapse_is_split_and_join_for_every_whitespace_character():
+    from loaders.workbook import collapse, label
+    assert len(_WHITESPACE) > 20
+    for ws in _WHITESPACE:
+        for v in (f"a{ws}b", f"{ws}a", f"a{ws}", f"a{ws}{ws}b", f"a {ws}b", f"a\n{ws}b", f"a{ws}\tb", ws, ws * 3,
+                  f"x\ny{ws}z", f"long text\nwith a break and{ws}more\xa0words\there"):
+            assert collapse(v) == " ".join(v.split()), repr(v)
+            assert label(v) == " ".join(v.split()), repr(v)
+    for v in ("", "a\n\nb", "\n", "a\r\nb", "a\x00\nb", "é\nü", "a\nb\u200b"):
+        assert collapse(v) == " ".join(v.split()), repr(v)
+
+
+def _plain_first(rows, rx):
+    from loaders.workbook import label
+    cells = [(r, c, label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
+    return next(((r, c) for r, c, lab in cells if rx.search(lab)), None), cells
+
+
+def test_the_title_search_indexes_only_as_far_as_it_must_and_answers_as_the_full_index():
+    import re
+    from loaders import workbook
+    rows = [[f"cell {r} {c}" if (r + c) % 3 else 1.0 for c in range(5)] for r in range(40)] + [[" ", "", "Total\n"]]
+    for patterns in (["cell 2 1"], ["cell 30 2", "cell 1 1"], ["nothing"], ["^Total$", "cell 0 1"], ["cell 39 4"]):
+        rows = [list(r) for r in rows]  # a fresh rows list: a fresh index
+        for p in patterns:
+            rx = re.compile(p, re.I)
+            want, cells = _plain_first(rows, rx)
+            assert workbook.first_text_cell(rows, rx) == want
+        assert workbook.text_cells(rows) == cells  # the rows indexed on the way, then the rest: the full index
+    rows = [["Title"]] + [["x"] * 5 for _ in range(100)]
+    assert workbook.first_text_cell(rows, re.compile("title", re.I)) == (0, 0)
+    assert workbook._TEXT[id(rows)][2] < 20  # the rows far below the title were not labelled
+
+
+@pytest.mark.shared
+def test_labels_of_every_real_text_cell_are_split_and_join(shared_data):
+    from python_calamine import CalamineWorkbook
+    from loaders.workbook import label, text_cells
+    n = 0
+    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
+        wb = CalamineWorkbook.from_path(str(p))
+        for s in wb.sheet_names:
+            rows = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
+            want = [(r, c, " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
+                    if isinstance(v, str) and v]
+            assert text_cells(rows) == want, (p.name, s)
+            assert [label(v) for r, row in enumerate(rows) for v in row if isinstance(v, str) and v] == \
+                [lab for _, _, lab in want]
+            n += len(want)
+    assert n > 15000
