@@ -77,7 +77,8 @@ def label(v) -> str:
     """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
     if v.__class__ is str:
         # ``_clean`` written out: label runs on some 36,000 cells a rebuild, and the call was a third of its cost
-        return v if v and v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else collapse(v)
+        return (v if v and v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " "
+                else " ".join(v.split()))
     if v is None:
         return ""
     return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
@@ -110,17 +111,6 @@ def fiscal_year_of(text: str) -> int | None:
     return y + 2000 if y < 100 else y
 
 
-def collapse(v: str) -> str:
-    """``" ".join(v.split())`` of a text that is not its own label, cheaper for a long one with a line break, tab or
-    no-break space in it (footnotes): those are whitespace, so when putting a space for each leaves a text that is
-    its own label (printable: no other whitespace; no double, leading or trailing space), every whitespace run was
-    one character and that text is the answer. Splitting a footnote into its words was most of a label's cost."""
-    t = v.replace("\n", " ").replace("\t", " ").replace("\xa0", " ")
-    if t and t.isprintable() and "  " not in t and t[0] != " " and t[-1] != " ":
-        return t
-    return " ".join(v.split())
-
-
 # rows list id -> [rows, the text cells of its first ``done`` rows, done]
 _TEXT: dict[int, list] = {}
 
@@ -136,7 +126,7 @@ def _text_index(rows: list[list]) -> list:
 
 def _index_rows(rows: list[list], start: int, stop: int) -> list[tuple[int, int, str]]:
     # ``_clean`` written out: a call per text cell was a third of building the index
-    return [(r, c, v if v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else collapse(v))
+    return [(r, c, v if v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else " ".join(v.split()))
             for r, row in enumerate(rows[start:stop] if start or stop < len(rows) else rows, start)
             for c, v in enumerate(row) if v.__class__ is str and v]
 
