@@ -81,14 +81,15 @@ import math
 from bisect import bisect_left
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 from math import isfinite
 
 
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, norm, read_sheet, read_table,
-                       sections, text_cells)
+from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, matching_text_cells, norm,
+                       read_sheet, read_table, sections, text_cells)
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -471,11 +472,6 @@ def _find_first(rows, pattern: str) -> tuple[int, int] | None:
     return first_text_cell(rows, re.compile(pattern, re.I))
 
 
-def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
-    rx = re.compile(pattern, re.I)
-    return [(r, c) for r, c, lab in _text_cells(rows) if r >= start and rx.search(lab)]
-
-
 # ---------------------------------------------------------------- dates
 
 def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
@@ -514,7 +510,9 @@ def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
     title = _label(_cell(rows, r, c))
     if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)):
         return _first_date(m[1])
-    for rr, cc in _find(rows, r"Participants Report", r) + _find(rows, r"Participants Report"):
+    # the hits below the title, then all of them, looked at one by one (the first with a date answers)
+    rx = re.compile(r"Participants Report", re.I)
+    for rr, cc in chain(matching_text_cells(rows, rx, r), matching_text_cells(rows, rx)):
         if (d := _first_date(_label(_cell(rows, rr, cc)))):
             return d
     raise ctx.fail(sheet, table.name, "no as-of date (no 'as of' in the title, no 'Participants Report' line)")

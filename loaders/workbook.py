@@ -142,24 +142,28 @@ def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
     return ix[1]
 
 
-def first_text_cell(rows: list[list], rx: re.Pattern) -> tuple[int, int] | None:
-    """(row, column) of the first cell of ``text_cells(rows)`` whose label ``rx`` finds, indexing the sheet only
-    as far as that cell: a title near the top of a sheet (ICLOS, bonds) needs no labels of the rows below it.
-    The rows indexed are kept for the next search and for ``text_cells``."""
+def matching_text_cells(rows: list[list], rx: re.Pattern, start: int = 0):
+    """(row, column) of each cell of ``text_cells(rows)`` from row ``start`` on whose label ``rx`` finds, in order,
+    indexing the sheet only as far as the caller reads: a title near the top of a sheet (ICLOS, bonds, ATD) needs
+    no labels of the rows below it. The rows indexed are kept for the next search and for ``text_cells``."""
     ix = _text_index(rows)
-    for r, c, lab in ix[1]:
-        if rx.search(lab):
-            return r, c
-    n = len(rows)
-    while ix[2] < n:
-        start, stop = ix[2], min(n, ix[2] + 8)
-        more = _index_rows(rows, start, stop)
-        ix[1].extend(more)
+    cells, i, n = ix[1], 0, len(rows)
+    while True:
+        while i < len(cells):
+            r, c, lab = cells[i]
+            i += 1
+            if r >= start and rx.search(lab):
+                yield r, c
+        if ix[2] >= n:
+            return
+        stop = min(n, max(ix[2], start) + 8)  # a few rows more (rows above ``start`` only once: they hold no hit)
+        cells.extend(_index_rows(rows, ix[2], stop))
         ix[2] = stop
-        for r, c, lab in more:
-            if rx.search(lab):
-                return r, c
-    return None
+
+
+def first_text_cell(rows: list[list], rx: re.Pattern) -> tuple[int, int] | None:
+    """The first of ``matching_text_cells``: a title search."""
+    return next(matching_text_cells(rows, rx), None)
 
 
 class Sheet:

@@ -293,3 +293,19 @@ def test_labels_of_every_real_text_cell_are_split_and_join(shared_data):
                 [lab for _, _, lab in want]
             n += len(want)
     assert n > 15000
+
+
+def test_matching_text_cells_are_the_full_index_hits_in_order():
+    import re
+    from itertools import chain
+    from loaders import workbook
+    base = [[f"Participants Report, {r}.1.2026" if r % 7 == 3 else f"cell {r}", 1.0, ""] for r in range(60)]
+    rx = re.compile("participants report", re.I)
+    for start in (0, 1, 10, 59, 60, 200):
+        rows = [list(r) for r in base]
+        want = [(r, c) for r, c, lab in _plain_first(rows, rx)[1] if r >= start and rx.search(lab)]
+        assert list(workbook.matching_text_cells(rows, rx, start)) == want
+        # the ATD date's search: the hits below the title, then all of them, read lazily
+        both = chain(workbook.matching_text_cells(rows, rx, start), workbook.matching_text_cells(rows, rx))
+        assert list(both) == want + [(r, c) for r, c, lab in _plain_first(rows, rx)[1] if rx.search(lab)]
+        assert workbook.text_cells(rows) == _plain_first(rows, rx)[1]
