@@ -65,10 +65,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
-import pandas as pd
-
-from . import ice_tables, parsing, tidy
-from .base import Parsed, Series, Source
+from . import ice_tables, parsing
+from .base import ParsedColumns, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE, check  # noqa: F401 (re-exported)
@@ -449,24 +447,29 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     miss = [k for k in need if k not in cols]
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
-    lv = [cols[k] for k in ("Level A", "Level B", "Level C", "Level D")]
+    la, lb, lc, ld = (cols[k] for k in ("Level A", "Level B", "Level C", "Level D"))
+    c_city, c_state, c_aor, c_type = (cols[k] for k in ("City", "State", "AOR", "Type Detailed"))
     width = max(cols.values()) + 1
     blank = frozenset({"", "-"})
+    num = parsing.number
     out = []
+    # A few thousand rows a rebuild: the columns are looked up once, the four levels read without a generator,
+    # and a number cell (nearly all of them) taken as it is before any parsing, as below.
     for r in range(hr + 1, len(sh.rows)):
         row = sh.rows[r]
         if len(row) < width:
             row = list(row) + [None] * (width - len(row))
         name = label(row[0])
-        levels = [v if type(v) is float else parsing.number(v, lenient=True, missing=blank) for v in (row[c] for c in lv)]
-        state = label(row[cols["State"]])
+        levels = [v if type(v) is float else num(v, lenient=True, missing=blank)
+                  for v in (row[la], row[lb], row[lc], row[ld])]
+        state = label(row[c_state])
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
-        if any(x is None for x in levels) and not all(x is None for x in levels):
+        if None in levels and not all(x is None for x in levels):
             raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
-        out.append({"name": name, "city": label(row[cols["City"]]), "state": state,
-                    "aor": label(row[cols["AOR"]]), "type": label(row[cols["Type Detailed"]]),
+        out.append({"name": name, "city": label(row[c_city]), "state": state,
+                    "aor": label(row[c_aor]), "type": label(row[c_type]),
                     "adp": None if levels[0] is None else float(sum(levels))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
@@ -508,6 +511,9 @@ def _check_title_year(t: TableRead | None, fy: int) -> None:
 
 # ---------------------------------------------------------------- parse
 
+FACILITY_COLUMNS = ["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"]
+
+
 class _IsoText(dict):
     """date -> its ISO text, each distinct date formatted once, on first look-up."""
 
@@ -516,7 +522,7 @@ class _IsoText(dict):
         return text
 
 
-def parse(content: bytes, name: str = "") -> Parsed:
+def parse(content: bytes, name: str = "") -> ParsedColumns:
     wb = open_workbook(content, name, ID)
     fy = fiscal_year_from_name(name)
     if fy is None:  # no year in the name: the only Detention sheet's titles say which year it is
@@ -643,7 +649,7 @@ def parse(content: bytes, name: str = "") -> Parsed:
                     else "latest footnote date (undated file name)" if release == latest
                     else "latest date a table covers (undated file name)")
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
-    releases = pd.DataFrame([{
+    releases = {
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
         "release_date_from": release_from,
         "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
@@ -656,13 +662,10 @@ def parse(content: bytes, name: str = "") -> Parsed:
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}], dtype=object)
+        "detention_sheet": det.name, "facilities_sheet": fac.name}
     rel_iso = release.isoformat()
-    # from row lists and the column names (a little cheaper for pandas than a list of row dicts)
-    fac_table = pd.DataFrame([[rel_iso, fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
-                              for k, f in zip(keys, facilities)],
-                             columns=["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"],
-                             dtype=object)
+    fac_rows = [[rel_iso, fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
+                for k, f in zip(keys, facilities)]
     iso = _IsoText()
     # a row's flag with the file's flag merged in, worked out once per distinct flag
     merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}
@@ -670,7 +673,10 @@ def parse(content: bytes, name: str = "") -> Parsed:
     cols = {"series": c_series, "key": c_key, "date": list(map(iso.__getitem__, c_date)),
             "end": list(map(iso.__getitem__, c_end)), "value": c_value,
             "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
-    return Parsed(tidy.frame_from_columns(cols), {"releases": releases, "facilities": fac_table})
+    # Handed over as columns and row lists: ``pipeline.parse_files`` makes one frame of each for all the files
+    # (``ParsedColumns``); ``.obs`` and ``.tables`` give this file's frames to any other caller.
+    return ParsedColumns(cols, {"releases": (list(releases), [list(releases.values())]),
+                                "facilities": (FACILITY_COLUMNS, fac_rows)})
 
 
 SOURCE = Source(

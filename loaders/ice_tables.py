@@ -81,13 +81,15 @@ import math
 from bisect import bisect_left
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 from math import isfinite
 
 
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import Sheet, TableSpec, choose_sheet_name, label, norm, read_sheet, read_table, sections, text_cells
+from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, matching_text_cells, norm,
+                       read_sheet, read_table, sections, text_cells)
 
 ID = "ice_detention_stats"
 MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
@@ -416,6 +418,7 @@ class _Ctx:
         self._cache: dict[str, list[list]] = {}
         self.sheets: dict[str, Sheet] = {}  # the caller's Sheets of sheets it read already
         self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
+        self._chosen: dict[str, str | None] = {}  # sheet pattern -> the sheet chosen for it in this workbook
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
         return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
@@ -428,8 +431,13 @@ class _Ctx:
     def sheet(self, pattern: str, table: str) -> str | None:
         """The sheet for ``pattern`` belonging to this workbook's fiscal year (``workbook.choose_sheet_name``:
         FY2023's workbook holds ``ATD FY24 YTD`` beside ``ATD EOFY23``; the error names the candidates)."""
-        return choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID,
-                                 required=False)
+        # Answered once per pattern for this workbook (its sheet names do not change while it is read): the
+        # sixteen tables name a handful of sheet patterns. A failure is raised each time, naming its table.
+        if pattern in self._chosen:
+            return self._chosen[pattern]
+        got = self._chosen[pattern] = choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy,
+                                                        file=self.name, source=ID, required=False)
+        return got
 
 
 def _cell(rows, r, c):
@@ -452,15 +460,16 @@ def _text_cells(rows) -> list[tuple[int, int, str]]:
     return text_cells(rows)
 
 
+def column_a_texts(rows) -> list[tuple[int, str]]:
+    """(row, label) of every text cell in column A: ``text_cells(rows)``' cells of column 0, without labelling
+    the whole sheet. The period-block sheets (segregation, vulnerable populations: 27,000 cells over a rebuild)
+    are searched in column A only, and no other table reads them."""
+    return [(r, label(v)) for r, row in enumerate(rows) if row and (v := row[0]).__class__ is str and v]
+
+
 def _find_first(rows, pattern: str) -> tuple[int, int] | None:
     """The first (row-major) text cell matching ``pattern``: the search stops there (a table's title)."""
-    rx = re.compile(pattern, re.I)
-    return next(((r, c) for r, c, lab in _text_cells(rows) if rx.search(lab)), None)
-
-
-def _find(rows, pattern: str, start: int = 0) -> list[tuple[int, int]]:
-    rx = re.compile(pattern, re.I)
-    return [(r, c) for r, c, lab in _text_cells(rows) if r >= start and rx.search(lab)]
+    return first_text_cell(rows, re.compile(pattern, re.I))
 
 
 # ---------------------------------------------------------------- dates
@@ -501,7 +510,9 @@ def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
     title = _label(_cell(rows, r, c))
     if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)):
         return _first_date(m[1])
-    for rr, cc in _find(rows, r"Participants Report", r) + _find(rows, r"Participants Report"):
+    # the hits below the title, then all of them, looked at one by one (the first with a date answers)
+    rx = re.compile(r"Participants Report", re.I)
+    for rr, cc in chain(matching_text_cells(rows, rx, r), matching_text_cells(rows, rx)):
         if (d := _first_date(_label(_cell(rows, rr, cc)))):
             return d
     raise ctx.fail(sheet, table.name, "no as-of date (no 'as of' in the title, no 'Participants Report' line)")
@@ -807,10 +818,8 @@ def _read_blocks(ctx, sheet, table: Table):
     rows = ctx.rows(sheet)
     rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    # Block titles are text in column A: only the sheet's text cells (``text_cells``, row order) are tried.
-    for r, col, t in text_cells(rows):
-        if col != 0:
-            continue
+    # Block titles are text in column A: only its text cells are tried, in row order (``column_a_texts``).
+    for r, t in column_a_texts(rows):
         m = rx.match(t)
         if not m:
             continue

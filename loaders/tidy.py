@@ -141,6 +141,19 @@ def repeat_text(text: str, index: pd.Index) -> pd.Series:
     return pd.Series(text, index=index, dtype="str")
 
 
+def repeat_texts(runs: list[tuple[str, int]], index: pd.Index) -> pd.Series:
+    """A "str" column of ``index``: each ``(text, n)`` of ``runs`` repeated ``n`` times, in order (``repeat_text``
+    of each run, joined)."""
+    if sum(n for _, n in runs) != len(index):
+        raise ValueError(f"runs of {sum(n for _, n in runs)} values for {len(index)} rows")
+    if getattr(_STR, "storage", None) == "pyarrow":
+        import pyarrow as pa
+        parts = [pa.repeat(pa.scalar(text, pa.large_string()), n) for text, n in runs]
+        arr = pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
+        return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)
+    return pd.Series([text for text, n in runs for _ in range(n)], index=index, dtype="str")
+
+
 def _iso_column(col: pd.Series, fresh: bool = False) -> pd.Series:
     """ISO text for a column of dates: text stays as given (the validator names a bad one), datetime64
     columns are formatted in one step, anything else value by value. ``fresh``: ``col`` was made for this call,
@@ -176,7 +189,9 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValidationError(f"missing columns {missing}", source=source, file=file)
-    df = df[COLUMNS].copy()
+    # A new frame of the columns, not a copy of their data: pandas' copy-on-write keeps the caller's frame as it
+    # was when a column is replaced below (a copy of the 40,000 rows of a source was a millisecond for nothing).
+    df = df[COLUMNS]
     problems: list[str] = []
     # A frame of several files (one source's files, validated once per rebuild): a problem names the row's own
     # file and its row number within that file's rows, as a check of that file alone would have.

@@ -1,0 +1,311 @@
+"""``parse_files`` joins the columns of a ``ParsedColumns`` parser (the ICE workbooks) into one tidy frame and one
+frame per reference table: what it gives must be what the plain way gives (a frame per file, concatenated, then
+validated), and every error must still name its file (and row and field)."""
+import dataclasses
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from loaders import ice_detention_stats as ice
+from loaders import pipeline, registry, tidy
+from loaders.base import Parsed, ParsedColumns, table_frame
+from loaders.errors import ParseError, ValidationError
+from tests.ice_workbook_factory import Release, build
+
+SRC = registry.get("ice_detention_stats")
+D = dt.date
+
+
+def plain_parse_files(source, items):
+    """``parse_files`` as it was: ``parse_file`` per file (its frames), ``pd.concat``, one validation."""
+    frames, tables = [], {}
+    for name, content in items:
+        p = pipeline.parse_file(source, content, name, validate=False)
+        frames.append(p.obs)
+        for tname, t in p.tables.items():
+            tables.setdefault(tname, []).append(t)
+    obs = tidy.validate(pd.concat(frames, ignore_index=True), source=source.id,
+                        series_ids={s.id for s in source.series})
+    return obs, tables
+
+
+def assert_same(joined, plain):
+    obs, tables = joined
+    pobs, ptables = plain
+    pd.testing.assert_frame_equal(obs, pobs)
+    assert obs.dtypes.to_dict() == pobs.dtypes.to_dict()
+    assert tables.keys() == ptables.keys()
+    for tname in tables:
+        # the frames as build_source combines them, and the rows themselves in file order
+        pd.testing.assert_frame_equal(pipeline.combine_tables(tables[tname]), pipeline.combine_tables(ptables[tname]))
+        pd.testing.assert_frame_equal(pd.concat(tables[tname], ignore_index=True),
+                                      pd.concat(ptables[tname], ignore_index=True))
+
+
+def releases():
+    base = Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22))
+    return [base,
+            dataclasses.replace(base, name="FY25_detentionStats03132025.xlsx", iids=D(2025, 3, 4),
+                                through=D(2025, 3, 8), ice=23000),
+            dataclasses.replace(base, name="FY25_detentionStats03272025.xlsx", iids=D(2025, 3, 18),
+                                through=D(2025, 3, 22), cbp=20000, famu=None)]
+
+
+def test_ice_parse_hands_over_columns_whose_frames_are_the_plain_ones():
+    rel = releases()[0]
+    out = ice.parse(build(rel), rel.name)
+    assert isinstance(out, ParsedColumns) and isinstance(out, Parsed)
+    pd.testing.assert_frame_equal(out.obs, tidy.frame_from_columns(out.columns))
+    cols, rows = out.table_rows["releases"]
+    # the releases table was built from one row dict: the row lists make the same frame
+    pd.testing.assert_frame_equal(out.tables["releases"], pd.DataFrame([dict(zip(cols, rows[0]))], dtype=object))
+    fcols, frows = out.table_rows["facilities"]
+    assert len(frows) == len(rel.facilities) and fcols == ice.FACILITY_COLUMNS
+    pd.testing.assert_frame_equal(out.tables["facilities"],
+                                  pd.DataFrame([dict(zip(fcols, r)) for r in frows], dtype=object))
+
+
+def test_joined_frames_equal_the_per_file_frames():
+    items = [(r.name, build(r)) for r in releases()]
+    assert_same(pipeline.parse_files(SRC, items), plain_parse_files(SRC, items))
+
+
+def test_each_gets_the_columns_and_the_manifest_facts_are_the_frames():
+    items = [(r.name, build(r)) for r in releases()]
+    seen = []
+    pipeline.parse_files(SRC, items, lambda name, content, parsed: seen.append((name, parsed)))
+    assert [n for n, _ in seen] == [n for n, _ in items]
+    for (name, parsed), (_, content) in zip(seen, items):
+        assert isinstance(parsed, ParsedColumns) and set(parsed.columns["file"]) == {name}
+        frame = pipeline.parse_file(SRC, content, name, validate=False).obs
+        assert pipeline.file_facts(parsed.columns) == pipeline.file_facts(frame)
+        pd.testing.assert_frame_equal(parsed.obs, frame)  # built on demand, file column and all
+
+
+def test_file_facts_fill_missing_columns_as_the_frame_does():
+    cols = {"series": ["a", "b"], "date": ["2025-01-01", "2025-03-01"], "value": [1.0, 2.0]}
+    assert pipeline.file_facts(cols) == pipeline.file_facts(tidy.frame_from_columns(cols)) \
+        == (2, [], "2025-01-01", "2025-03-01")
+    cols = {"series": [], "date": [], "end": [], "value": [], "release": []}
+    assert pipeline.file_facts(cols) == pipeline.file_facts(tidy.frame_from_columns(cols)) == (0, [], None, None)
+
+
+def _fake(parse):
+    return dataclasses.replace(registry.get("trac_detention"), parse=parse)
+
+
+def _cols(n, release="2025-01-31", date="2025-01-01", value=1.0, series="trac_detention.detained_total"):
+    return {"series": [series] * n, "key": [f"k{i}" for i in range(n)], "date": [date] * n, "end": [date] * n,
+            "value": [value] * n, "release": [release] * n, "flag": [""] * n}
+
+
+def test_columns_and_frames_mixed_keep_the_file_order():
+    """A parser may hand over columns for some files and frames for others: the rows stay in file order, so a
+    validation message counts a file's rows as before."""
+    def parse(content, name):
+        n = int(content)
+        if name.startswith("c"):
+            return ParsedColumns(_cols(n, release=f"2025-0{n}-28"), {"t": (["a", "b"], [[name, n]])})
+        return Parsed(tidy.frame_from_columns(_cols(n, release=f"2025-0{n}-28")),
+                      {"t": pd.DataFrame([[name, n]], columns=["a", "b"], dtype=object)})
+    fake = _fake(parse)
+    items = [("c1.json", b"1"), ("c2.json", b"2"), ("f3.json", b"3"), ("c4.json", b"4"), ("f5.json", b"5")]
+    joined = pipeline.parse_files(fake, items)
+    assert_same(joined, plain_parse_files(fake, items))
+    assert [len(t) for t in joined[1]["t"]] == [2, 1, 1, 1]  # c1+c2 joined, then f3, c4, f5 as they came
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("length", r"file c2\.json\].*column 'value' has 1 values for 2 rows"),
+    ("date", r"file c2\.json\].*unexpected"),
+    ("wide row", r"file c2\.json\].*unexpected"),
+    ("short rows", r"file c2\.json\].*unexpected"),
+    ("name", r"file c2\.json\].*reference table 'bad name' is not a named DataFrame"),
+])
+def test_a_bad_column_or_table_names_its_file(bad, message):
+    def parse(content, name):
+        cols, tables = _cols(2), {"t": (["a", "b"], [[name, 1]])}
+        if name == "c2.json":
+            if bad == "length":
+                cols["value"] = [1.0]
+            elif bad == "date":
+                cols["date"] = [object(), "2025-01-01"]  # no date at all: the frame cannot be built
+            elif bad == "wide row":
+                tables["t"] = (["a", "b"], [[name, 1, "extra"]])
+            elif bad == "short rows":  # one file's rows short: pandas refuses the file's frame, joined or not
+                tables["t"] = (["a", "b"], [[name]])
+            else:
+                tables["bad name"] = (["a"], [[1]])
+        return ParsedColumns(cols, tables)
+    with pytest.raises(ParseError, match=message):
+        pipeline.parse_files(_fake(parse), [("c1.json", b""), ("c2.json", b""), ("c3.json", b"")])
+
+
+def test_a_bad_row_in_joined_columns_names_file_row_and_field_as_before():
+    rels = releases()
+
+    def parse(content, name):
+        out = ice.parse(content, name)
+        if name == rels[1].name:
+            out.columns["value"][7] = -5.0  # a figure no check in the parser looks at
+        return out
+    fake = dataclasses.replace(SRC, parse=parse)
+    items = [(r.name, build(r)) for r in rels]
+    with pytest.raises(ValidationError) as joined:
+        pipeline.parse_files(fake, items)
+    with pytest.raises(ValidationError) as plain:
+        plain_parse_files(fake, items)
+    assert str(joined.value) == str(plain.value)
+    assert f"file {rels[1].name!r} row 8 field 'value': negative" in str(joined.value)
+
+
+def test_table_frame_is_the_row_dict_frame():
+    rows = [["2025-01-01", 2025, "X", None], ["2025-01-01", 2025, "Y", "z"]]
+    cols = ["release", "fiscal_year", "key", "note"]
+    pd.testing.assert_frame_equal(table_frame(cols, rows), pd.DataFrame([dict(zip(cols, r)) for r in rows], dtype=object))
+
+
+@pytest.mark.shared
+def test_joined_frames_equal_the_per_file_frames_on_the_real_workbooks(shared_data):
+    files = sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx"))
+    assert len(files) >= 15
+    items = [(p.name, p.read_bytes()) for p in files]
+    seen = {}
+    joined = pipeline.parse_files(SRC, items, lambda name, content, parsed: seen.setdefault(name, parsed))
+    assert_same(joined, plain_parse_files(SRC, items))
+    for name, content in items:
+        frame = pipeline.parse_file(SRC, content, name, validate=False).obs
+        assert pipeline.file_facts(seen[name].columns) == pipeline.file_facts(frame)
+
+
+def test_repeat_texts_is_repeat_text_of_each_run_joined():
+    runs = [("a.xlsx", 3), ("b.xlsx", 0), ("é.xlsx", 2)]
+    idx = pd.RangeIndex(5)
+    want = pd.concat([tidy.repeat_text(t, pd.RangeIndex(n)) for t, n in runs], ignore_index=True)
+    pd.testing.assert_series_equal(tidy.repeat_texts(runs, idx), want)
+    pd.testing.assert_series_equal(tidy.repeat_texts([], pd.RangeIndex(0)), tidy.repeat_text("", pd.RangeIndex(0)))
+    with pytest.raises(ValueError, match="runs of 5 values for 4 rows"):
+        tidy.repeat_texts(runs, pd.RangeIndex(4))
+
+
+def test_validate_leaves_the_callers_frame_as_it_was():
+    """``validate`` works on a new frame of the columns, not a copy of them (copy-on-write): replacing its value
+    column must not touch the caller's."""
+    df = tidy.frame_from_columns(_cols(3))
+    df["value"] = pd.Series(["1", "2", "3"], dtype=object)
+    before = df.copy()
+    out = tidy.validate(df, source="trac_detention", series_ids={"trac_detention.detained_total"})
+    pd.testing.assert_frame_equal(df, before)
+    assert out["value"].dtype == "float64" and df["value"].dtype == object
+
+
+def test_a_workbooks_sheet_choice_is_choose_sheet_name_s_each_time():
+    """``ice_tables._Ctx.sheet`` answers each sheet pattern once per workbook: every table must still get what
+    ``choose_sheet_name`` says for it, and an ambiguous pattern must still fail naming the table."""
+    from python_calamine import CalamineWorkbook
+    import io
+    from loaders import ice_tables
+    from loaders.workbook import choose_sheet_name
+    rel = releases()[0]
+    content = build(rel)
+    wb = CalamineWorkbook.from_filelike(io.BytesIO(content))
+    ctx = ice_tables._Ctx(wb, rel.fy, rel.name)
+    for t in ice_tables.TABLES:
+        for _ in range(2):
+            assert ctx.sheet(t.sheet, t.name) == choose_sheet_name(wb.sheet_names, t.sheet, f"{t.name!r}", fy=rel.fy,
+                                                                   file=rel.name, source=ice.ID, required=False)
+    with pytest.raises(ParseError, match=r"'first table'.*fiscal year"):
+        ctx.sheet(r".", "first table")  # every sheet matches: no one sheet for the year
+
+
+@pytest.mark.parametrize("rows", [[], [[]], [["A", 1.0], [" ", "x"], [1.0, "y"], ["", "z"], ["March  2026\n", ""]],
+                                  [["x"]] * 3 + [[None, "b"]] + [[dt.date(2025, 1, 1)]]])
+def test_column_a_texts_are_the_text_cells_of_column_a(rows):
+    from loaders import ice_tables
+    from loaders.workbook import text_cells
+    assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
+
+
+@pytest.mark.shared
+def test_column_a_texts_are_the_text_cells_of_column_a_on_the_real_block_sheets(shared_data):
+    from python_calamine import CalamineWorkbook
+    from loaders import ice_tables
+    from loaders.workbook import text_cells
+    seen = 0
+    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
+        wb = CalamineWorkbook.from_path(str(p))
+        for s in wb.sheet_names:
+            if "egregation" in s or "ulnerable" in s:
+                rows = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
+                assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
+                seen += 1
+    assert seen >= 20
+
+
+_WHITESPACE = [chr(i) for i in range(0x110000) if chr(i).isspace()]
+
+
+def test_label_is_split_and_join_for_every_whitespace_character():
+    from loaders.workbook import label, text_cells
+    assert len(_WHITESPACE) > 20
+    for ws in _WHITESPACE:
+        for v in (f"a{ws}b", f"{ws}a", f"a{ws}", f"a{ws}{ws}b", f"a {ws}b", ws, f"x\ny{ws}z"):
+            assert label(v) == " ".join(v.split()), repr(v)
+            assert text_cells([[v]]) == [(0, 0, " ".join(v.split()))], repr(v)
+
+
+def _plain_first(rows, rx):
+    from loaders.workbook import label
+    cells = [(r, c, label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
+    return next(((r, c) for r, c, lab in cells if rx.search(lab)), None), cells
+
+
+def test_the_title_search_indexes_only_as_far_as_it_must_and_answers_as_the_full_index():
+    import re
+    from loaders import workbook
+    rows = [[f"cell {r} {c}" if (r + c) % 3 else 1.0 for c in range(5)] for r in range(40)] + [[" ", "", "Total\n"]]
+    for patterns in (["cell 2 1"], ["cell 30 2", "cell 1 1"], ["nothing"], ["^Total$", "cell 0 1"], ["cell 39 4"]):
+        rows = [list(r) for r in rows]  # a fresh rows list: a fresh index
+        for p in patterns:
+            rx = re.compile(p, re.I)
+            want, cells = _plain_first(rows, rx)
+            assert workbook.first_text_cell(rows, rx) == want
+        assert workbook.text_cells(rows) == cells  # the rows indexed on the way, then the rest: the full index
+    rows = [["Title"]] + [["x"] * 5 for _ in range(100)]
+    assert workbook.first_text_cell(rows, re.compile("title", re.I)) == (0, 0)
+    assert workbook._TEXT[id(rows)][2] < 20  # the rows far below the title were not labelled
+
+
+@pytest.mark.shared
+def test_labels_of_every_real_text_cell_are_split_and_join(shared_data):
+    from python_calamine import CalamineWorkbook
+    from loaders.workbook import label, text_cells
+    n = 0
+    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
+        wb = CalamineWorkbook.from_path(str(p))
+        for s in wb.sheet_names:
+            rows = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
+            want = [(r, c, " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
+                    if isinstance(v, str) and v]
+            assert text_cells(rows) == want, (p.name, s)
+            assert [label(v) for r, row in enumerate(rows) for v in row if isinstance(v, str) and v] == \
+                [lab for _, _, lab in want]
+            n += len(want)
+    assert n > 15000
+
+
+def test_matching_text_cells_are_the_full_index_hits_in_order():
+    import re
+    from itertools import chain
+    from loaders import workbook
+    base = [[f"Participants Report, {r}.1.2026" if r % 7 == 3 else f"cell {r}", 1.0, ""] for r in range(60)]
+    rx = re.compile("participants report", re.I)
+    for start in (0, 1, 10, 59, 60, 200):
+        rows = [list(r) for r in base]
+        want = [(r, c) for r, c, lab in _plain_first(rows, rx)[1] if r >= start and rx.search(lab)]
+        assert list(workbook.matching_text_cells(rows, rx, start)) == want
+        # the ATD date's search: the hits below the title, then all of them, read lazily
+        both = chain(workbook.matching_text_cells(rows, rx, start), workbook.matching_text_cells(rows, rx))
+        assert list(both) == want + [(r, c) for r, c, lab in _plain_first(rows, rx)[1] if rx.search(lab)]
+        assert workbook.text_cells(rows) == _plain_first(rows, rx)[1]
