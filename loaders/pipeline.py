@@ -78,10 +78,11 @@ def parse_file(source: Source, content: bytes, name: str, *, validate: bool = Tr
 def _parse_raw(source: Source, content: bytes, name: str):
     """The content checks and the parser's own output, any failure a ``LoaderError`` naming source and file."""
     # Decided by the bytes, not the name: a zip bomb named .bin is still a zip.
-    limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
-                         kind=source.extra.get("file_kind") or file_kind(name))
+    # The parser reads what the checks hand back: the same content, a workbook's worksheets stored inflated.
+    readable = limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
+                                    kind=source.extra.get("file_kind") or file_kind(name))
     try:
-        return source.parse(content, name)
+        return source.parse(readable, name)
     except LoaderError:
         raise
     except Exception as e:  # a parser bug or an input it never foresaw: still name the file

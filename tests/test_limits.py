@@ -254,6 +254,97 @@ def test_a_member_zipfile_would_refuse_is_not_read_by_the_formula_check():
         zf.read(bad_crc)
 
 
+# ---------------------------------------------------------------- the workbook the parser reads: worksheets stored
+
+def _cells(content: bytes) -> dict[str, list]:
+    from python_calamine import CalamineWorkbook
+    wb = CalamineWorkbook.from_filelike(io.BytesIO(content))
+    return {s: wb.get_sheet_by_name(s).to_python(skip_empty_area=False) for s in wb.sheet_names}
+
+
+def _members(content: bytes) -> dict[str, bytes]:
+    zf = zipfile.ZipFile(io.BytesIO(content))
+    assert zf.testzip() is None  # every member's CRC checks
+    return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def _values_workbook(compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """Two sheets of numbers, text (shared strings) and dates, no formulas; members written with ``compression``."""
+    import datetime as dt
+    from openpyxl import Workbook
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Detention FY26"
+    ws.append(["Month", "Book-ins", "Café ñ"])
+    for i in range(1, 40):
+        ws.append([dt.date(2025, 10, 1) + dt.timedelta(days=i), i * 17.5, f"row {i}"])
+    wb.create_sheet("Footnotes")["A1"] = "Data are updated through 04/04/2026"
+    buf = io.BytesIO()
+    wb.save(buf)
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as zo:
+        for i in z.infolist():
+            zo.writestr(i.filename, z.read(i))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_the_workbook_handed_to_the_parser_reads_back_the_same_with_its_worksheets_stored(compression):
+    """``check_content`` hands the parser the workbook with the worksheets it inflated stored uncompressed (the
+    reader then does not inflate them again): every member reads back byte for byte the same and passes its
+    CRC, the worksheets are stored, the other members keep their compression, and calamine reads the same cells."""
+    content = _values_workbook(compression)
+    readable = limits.check_content(content, source="x", name="f.xlsx")
+    assert readable != content if compression == zipfile.ZIP_DEFLATED else True
+    assert _members(readable) == _members(content)
+    before = {i.filename: i for i in zipfile.ZipFile(io.BytesIO(content)).infolist()}
+    for info in zipfile.ZipFile(io.BytesIO(readable)).infolist():
+        sheet = info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml")
+        assert info.compress_type == (zipfile.ZIP_STORED if sheet else before[info.filename].compress_type)
+        assert (info.CRC, info.file_size, info.date_time) == (before[info.filename].CRC,
+                                                             before[info.filename].file_size,
+                                                             before[info.filename].date_time)
+    assert [i.filename for i in zipfile.ZipFile(io.BytesIO(readable)).infolist()] == list(before)
+    assert _cells(readable) == _cells(content)
+    # The parser's own errors still find their sheet: a formula without a value is refused before any of this.
+    with pytest.raises(ParseError, match="sheet 'Sheet' cell A1"):
+        limits.check_content(_formula_workbook(compression), source="x", name="f.xlsx")
+
+
+def test_a_workbook_that_is_not_a_plain_zip_is_handed_over_untouched():
+    """Anything the rewrite does not cover exactly leaves the parser the bytes as they came."""
+    content = _values_workbook()
+    zf = zipfile.ZipFile(io.BytesIO(content))
+    sheets = limits.check_workbook_formulas(content, source="x", name="f.xlsx", zf=zf)
+    assert sorted(sheets) == ["xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"] and all(sheets.values())
+    assert limits.stored_worksheets(content, zf, {}) is content  # nothing inflated
+    assert limits.stored_worksheets(content, zf, dict(sheets, **{"xl/worksheets/sheet2.xml": None})) is content
+    encrypted = zipfile.ZipFile(io.BytesIO(content))
+    encrypted.infolist()[0].flag_bits |= 0x1
+    assert limits.stored_worksheets(content, encrypted, sheets) is content
+    other = zipfile.ZipFile(io.BytesIO(content))
+    other.infolist()[-1].compress_type = zipfile.ZIP_LZMA
+    assert limits.stored_worksheets(content, other, sheets) is content
+    moved = zipfile.ZipFile(io.BytesIO(content))
+    moved.infolist()[0].header_offset += 1  # its local header is not where the directory says
+    assert limits.stored_worksheets(content, moved, sheets) is content
+    # A CSV or parquet file is never rewritten.
+    assert limits.check_content(b"a,b\n1,2\n", source="x", name="f.csv", kind="csv") == b"a,b\n1,2\n"
+
+
+def test_every_real_workbook_reads_the_same_after_the_rewrite(shared_data):
+    """Every workbook in ../shared/data: what the parser is handed holds the same members and the same cells."""
+    files = sorted(shared_data.rglob("*.xlsx"))
+    assert files
+    for path in files:
+        content = path.read_bytes()
+        readable = limits.check_content(content, source="x", name=path.name)
+        assert readable is not content, path.name  # every one of them is a plain zip: rewritten
+        assert _members(readable) == _members(content), path.name
+        assert _cells(readable) == _cells(content), path.name
+
+
 # ---------------------------------------------------------------- no DuckDB connection outlives a parse (rc=134)
 
 @pytest.mark.parametrize("sid, mutate", [
