@@ -35,7 +35,8 @@ show_headlines(page)
 # (forcing the browser to recompute styles each time), which made every chart update in the trends room about
 # a quarter slower in the browser (BENCHMARKS.md, page speed).
 room = st.segmented_control(plang.t("page.rooms"), state.ROOMS, key="tab", required=True,
-                            format_func=lambda name: plang.t(f"page.tab.{name}"), label_visibility="collapsed")
+                            format_func=lambda name: state.tab_label(name, plang.lang()),
+                            label_visibility="collapsed")
 with st.container(key=f"room_{room}"):
     if room == "trends":
         trends_panel(page)

@@ -112,9 +112,11 @@ def _finish(source: Source, out, name: str, *, validate: bool) -> Parsed:
     return Parsed(df, dict(parsed.tables))
 
 
-def _check_table_names(source: Source, tables: dict, name: str) -> None:
+def _check_table_names(source: Source, tables: dict, name: str, *, frames: bool = True) -> None:
+    """Each reference table is a DataFrame (``frames``; a ``ParsedColumns`` hands over columns and rows) under a
+    name that can be a file name."""
     for tname, t in tables.items():
-        if not isinstance(t, pd.DataFrame) or not tname.replace("_", "").isalnum():
+        if (frames and not isinstance(t, pd.DataFrame)) or not tname.replace("_", "").isalnum():
             raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
 
 
@@ -190,10 +192,8 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
                 if batch and set(batch[0][1].columns) != set(cols) | {"file"}:
                     flush()  # other optional columns than the files before: they are filled differently
                 cols["file"] = [name] * len(cols["series"])
+                _check_table_names(source, out.table_rows, name, frames=False)
                 for tname, part in out.table_rows.items():
-                    if not tname.replace("_", "").isalnum():
-                        raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id,
-                                         file=name)
                     tcols, trows = list(part[0]), part[1]
                     k = len(tcols)
                     if all(len(r) == k for r in trows):

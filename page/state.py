@@ -46,12 +46,9 @@ DEFAULT_STUDY_DAYS = 30
 # The page's rooms (its tabs), in order. The open one is in the address bar: ?tab=<name> (none for the first).
 # ``view=places`` (the Places room's own view) opens Places as well. The session keeps the room's name under
 # "tab", never its label, so a change of language keeps the reader where they were.
-TABS = {"trends": "Trends and events", "study": "Event study", "places": "Places", "sources": "Sources and methods",
-        "releases": "Releases"}
-ROOMS = tuple(TABS)
+ROOMS = ("trends", "study", "places", "sources", "releases")
 # The rooms' labels in every language (locales/*.toml, page.tab.*) -> the room's name.
-TAB_NAMES = {label: name for name, label in TABS.items()}
-TAB_NAMES.update({i18n.t(f"page.tab.{name}", lang): name for lang in i18n.LANGS for name in TABS})
+TAB_NAMES = {i18n.t(f"page.tab.{name}", lang): name for lang in i18n.LANGS for name in ROOMS}
 
 
 def tab_label(name: str, lang: str = "en") -> str:
@@ -64,18 +61,18 @@ def tab_labels(lang: str = "en") -> list[str]:
 
 def tab_from_link(q: dict) -> str:
     """The name of the room a link opens (the first room when it names none, or one that does not exist)."""
-    if q.get("tab") in TABS:
+    if q.get("tab") in ROOMS:
         return q["tab"]
     return "places" if q.get("view") == "places" else ROOMS[0]
 
 
 def sync_tab(name: str | None) -> str | None:
     """Write the open room into the address bar (after the rooms, which rewrite the rest); return its name."""
-    if name in TABS and name != ROOMS[0]:
+    if name in ROOMS and name != ROOMS[0]:
         st.query_params["tab"] = name
     elif "tab" in st.query_params:
         del st.query_params["tab"]
-    return name if name in TABS else None
+    return name if name in ROOMS else None
 
 
 def seed_study_from_url(q: dict, options: list[str]) -> None:

@@ -229,18 +229,23 @@ def test_column_a_texts_are_the_text_cells_of_column_a(rows):
 
 @pytest.mark.shared
 def test_column_a_texts_are_the_text_cells_of_column_a_on_the_real_block_sheets(shared_data):
-    from python_calamine import CalamineWorkbook
     from loaders import ice_tables
     from loaders.workbook import text_cells
     seen = 0
+    for _, s, rows in _real_ice_sheets(shared_data):
+        if "egregation" in s or "ulnerable" in s:
+            assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
+            seen += 1
+    assert seen >= 20
+
+
+def _real_ice_sheets(shared_data):
+    """(file name, sheet name, rows) of every sheet of every ICE workbook in ../shared/data."""
+    from python_calamine import CalamineWorkbook
     for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
         wb = CalamineWorkbook.from_path(str(p))
         for s in wb.sheet_names:
-            if "egregation" in s or "ulnerable" in s:
-                rows = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
-                assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
-                seen += 1
-    assert seen >= 20
+            yield p.name, s, wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
 
 
 _WHITESPACE = [chr(i) for i in range(0x110000) if chr(i).isspace()]
@@ -279,19 +284,15 @@ def test_the_title_search_indexes_only_as_far_as_it_must_and_answers_as_the_full
 
 @pytest.mark.shared
 def test_labels_of_every_real_text_cell_are_split_and_join(shared_data):
-    from python_calamine import CalamineWorkbook
     from loaders.workbook import label, text_cells
     n = 0
-    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
-        wb = CalamineWorkbook.from_path(str(p))
-        for s in wb.sheet_names:
-            rows = wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
-            want = [(r, c, " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
-                    if isinstance(v, str) and v]
-            assert text_cells(rows) == want, (p.name, s)
-            assert [label(v) for r, row in enumerate(rows) for v in row if isinstance(v, str) and v] == \
-                [lab for _, _, lab in want]
-            n += len(want)
+    for f, s, rows in _real_ice_sheets(shared_data):
+        want = [(r, c, " ".join(v.split())) for r, row in enumerate(rows) for c, v in enumerate(row)
+                if isinstance(v, str) and v]
+        assert text_cells(rows) == want, (f, s)
+        assert [label(v) for r, row in enumerate(rows) for v in row if isinstance(v, str) and v] == \
+            [lab for _, _, lab in want]
+        n += len(want)
     assert n > 15000
 
 

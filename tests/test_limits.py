@@ -197,13 +197,8 @@ def test_formulas_with_cached_values_pass():
     limits.check_workbook_formulas(out.getvalue(), source="x", name="f.xlsx")  # no error
 
 
-def _formula_workbook(compression: int) -> bytes:
-    """A one-sheet openpyxl workbook whose A1 is a formula with no cached value, every member stored with
-    ``compression`` (ZIP_DEFLATED, as Excel writes, or ZIP_STORED)."""
-    from openpyxl import Workbook
-    wb = Workbook()
-    wb.active["B2"] = 4.0
-    wb.active["A1"] = "=SUM(1,2)"  # openpyxl writes no cached value
+def _saved(wb, compression: int) -> bytes:
+    """An openpyxl workbook's bytes with every member written with ``compression``."""
     buf = io.BytesIO()
     wb.save(buf)
     z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
@@ -212,6 +207,16 @@ def _formula_workbook(compression: int) -> bytes:
         for i in z.infolist():
             zo.writestr(i.filename, z.read(i))
     return out.getvalue()
+
+
+def _formula_workbook(compression: int) -> bytes:
+    """A one-sheet openpyxl workbook whose A1 is a formula with no cached value, every member stored with
+    ``compression`` (ZIP_DEFLATED, as Excel writes, or ZIP_STORED)."""
+    from openpyxl import Workbook
+    wb = Workbook()
+    wb.active["B2"] = 4.0
+    wb.active["A1"] = "=SUM(1,2)"  # openpyxl writes no cached value
+    return _saved(wb, compression)
 
 
 @pytest.mark.parametrize("compression", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
@@ -279,14 +284,7 @@ def _values_workbook(compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     for i in range(1, 40):
         ws.append([dt.date(2025, 10, 1) + dt.timedelta(days=i), i * 17.5, f"row {i}"])
     wb.create_sheet("Footnotes")["A1"] = "Data are updated through 04/04/2026"
-    buf = io.BytesIO()
-    wb.save(buf)
-    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression) as zo:
-        for i in z.infolist():
-            zo.writestr(i.filename, z.read(i))
-    return out.getvalue()
+    return _saved(wb, compression)
 
 
 @pytest.mark.parametrize("compression", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
