@@ -97,15 +97,20 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date) -> tuple[list, list]:
     out_x, out_y = [], []
     prev = None
     for v, val, d in zip(xs, ys, days):
-        if prev is not None and not np.isnat(d) and (d - prev).astype("int64") > 1.5 * usual:
+        broken = bool(out_x) and out_x[-1] is None  # the line is already broken here (a gap in the data)
+        if np.isnat(d):
+            if not broken:
+                out_x.append(None)
+                out_y.append(None)
+            continue
+        if prev is not None and not broken and (d - prev).astype("int64") > 1.5 * usual:
             a, b = prev.astype(dt.date), d.astype(dt.date)
             if any(s.start < b and a < (s.end or hi) for s in spans):
                 out_x.append(None)
                 out_y.append(None)
         out_x.append(v)
         out_y.append(val)
-        if not np.isnat(d):
-            prev = d
+        prev = d
     return out_x, out_y
 
 

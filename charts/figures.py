@@ -103,7 +103,14 @@ def _x(values) -> np.ndarray:
     """Dates as ISO text: Plotly converts datetime64 arrays value by value (3 ms a trace); text goes straight
     through and draws the same date axis."""
     arr = np.asarray(values)
-    return iso_days(arr) if np.issubdtype(arr.dtype, np.datetime64) else arr
+    if not np.issubdtype(arr.dtype, np.datetime64):
+        return arr
+    text = iso_days(arr)
+    gaps = np.isnat(arr)
+    if gaps.any():  # a break (``break_gaps``) is a blank to Plotly, never the text "NaT" on the date axis
+        text = text.astype(object)
+        text[gaps] = None
+    return text
 
 
 @dataclass

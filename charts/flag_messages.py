@@ -57,6 +57,12 @@ PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p
     ("stale-header", "header_repeat",
      rf"^release (?P<release>{_D}) repeats the IIDS data date (?P<date>{_D}) of release (?P<prev>{_D}) but its "
      rf"figures changed \(detained ICE (?P<before>{_N}) -> (?P<after>{_N})\)$"),
+    ("listed-twice", "listed_twice",
+     rf"^(?P<facility>.+) is listed (?P<n>\d+) times on the release's facility list with different figures "
+     rf"\(FYTD ADP (?P<figures>{_N}(?:, {_N})*)\); every listing is kept as printed and counted in the facility sum$"),
+    ("reposted", "reposted",
+     r"^byte for byte the same file as (?P<first>\S+) \(sha256 (?P<sha>[0-9a-f]+)…\): read once, as that release, "
+     r"and not counted as a release of its own$"),
     ("stale-header", "header_days",
      rf"^IIDS data date (?P<date>{_D}) is (?P<days>\d+) days before the release date (?P<release>{_D}) "
      r"\(usually 5-14\)$"),

@@ -218,6 +218,7 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
         (k, r.strftime("%Y-%m-%d")): (v, d, e) for k, r, v, d, e in
         zip(ice_obs["key"], ice_obs["release"], ice_obs["value"], ice_obs["date"], ice_obs["end"])}
     cache: dict = {}
+    listed: dict = {}  # (facility, release, name, state) -> its population row, for a facility listed twice
     for r in ice.itertuples(index=False):
         ck = ("ice", r.name, r.state)
         if ck not in cache:
@@ -227,8 +228,16 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
                           "field_office": r.aor, "type": r.facility_type, "when": r.release, "match": how})
         hit = ice_vals.get((r.key, r.release))
         if hit:
+            again = listed.get((fid, r.release, r.name, r.state))
+            if again is not None:
+                # The same facility printed twice on one release's list (NASSAU COUNTY CORRECTIONAL CENTER,
+                # 2025-07-07; flagged ``listed-twice``): both listings are its population, as in ICE's own
+                # facility total. Two different names matched to one facility stay two rows (a wrong match).
+                again["value"] += hit[0]
+                continue
             pop_rows.append({"facility_id": fid, "source": "ice", "release": r.release, "date": hit[1], "end": hit[2],
                              "value": hit[0], "state": r.state, "field_office": r.aor})
+            listed[(fid, r.release, r.name, r.state)] = pop_rows[-1]
     # ICE's 2026-07-20 sheet, through the registry: its codes are ICE's own
     sh_obs = snap.by_series.get("facility_registry.ice_sheet_adp_fytd")
     sh_vals = {} if sh_obs is None else dict(zip(sh_obs["key"], zip(sh_obs["value"], sh_obs["date"])))

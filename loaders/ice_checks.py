@@ -16,6 +16,8 @@ finding points at (an empty field matches any) and writes every finding, with it
   repeats the previous one's IIDS date with changed figures, or the IIDS date lies weeks before the release.
 - ``stale-release``: the detention tables' own data-through date falls well before the file's date
   (FY21-detentionstats.xlsx, dated 2021-09-27 by its IIDS line, holds tables through 2021-09-11).
+- ``listed-twice``: a facility printed more than once on one release's facility list (NASSAU COUNTY
+  CORRECTIONAL CENTER in the 2025-07-07 release), every listing kept.
 - ``repeated``: a release whose headcount and fiscal-year removals equal an earlier release's (the same
   FY21 file repeats the 2021-09-16 release's figures).
 """
@@ -148,6 +150,22 @@ def _facility_checks(obs: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _listed_twice_checks(obs: pd.DataFrame) -> list[dict]:
+    # The parser keeps every listing of a facility printed more than once (flag ``listed-twice``, the further
+    # listings keyed "<name> (listing 2 of 2)"); say so once per listing, with every listing's figure.
+    rows = obs[(obs.series == f"{ID}.facility_adp_fytd") & obs.flag.str.contains("listed-twice", regex=False)]
+    out = []
+    for (release, file), g in rows.groupby(["release", "file"], sort=True):
+        name = g.key.str.replace(r" \(listing \d+ of \d+\)$", "", regex=True)
+        for facility, listings in g.groupby(name, sort=True):
+            figures = ", ".join(f"{v:,.1f}" for v in listings.value)
+            msg = (f"{facility} is listed {len(listings)} times on the release's facility list with different "
+                   f"figures (FYTD ADP {figures}); every listing is kept as printed and counted in the facility sum")
+            out += [_finding(f"{ID}.facility_adp_fytd", k, d, release, file, "listed-twice", msg)
+                    for k, d in zip(listings.key, listings.date)]
+    return out
+
+
 def _per_release(obs: pd.DataFrame, sid: str, key: str | None = "") -> pd.DataFrame:
     s = obs[obs.series == f"{ID}.{sid}"]
     if key is not None:
@@ -272,6 +290,6 @@ def check(obs: pd.DataFrame) -> pd.DataFrame:
     """Integrity checks over every release: findings are flagged, never corrected."""
     obs = obs[obs.series.str.startswith(ID + ".")]
     found = _sum_checks(obs) + _decrease_checks(obs) + _transposition_checks(obs) + _facility_checks(obs) + \
-        _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs)
+        _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs) + _listed_twice_checks(obs)
     cols = ["series", "key", "date", "release", "file", "flag", "message"]
     return pd.DataFrame(found, columns=cols).drop_duplicates().reset_index(drop=True)

@@ -630,14 +630,10 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):
             col.extend(part)
 
-    counts = Counter(f["name"] for f in facilities)
-    keys = [f"{f['name']} ({f['city']}, {f['state']})" if counts[f["name"]] > 1 else f["name"] for f in facilities]
-    if len(set(keys)) != len(keys):
-        again = sorted(k for k, n in Counter(keys).items() if n > 1)
-        raise fac.fail(f"table 'facilities': repeated facility {again[:3]} even with city and state")
+    keys, repeated = _facility_keys(facilities)
     for k, f in zip(keys, facilities):
         if f["adp"] is not None:
-            add("facility_adp_fytd", k, iids, iids, f["adp"])
+            add("facility_adp_fytd", k, iids, iids, f["adp"], "listed-twice" if k in repeated else "")
 
     # An undated file cannot have come out before the last day any of its tables covers: the other tables
     # (ATD, bonds) carry dates of their own, sometimes after every footnote date (FY2021: ATD to 2021-10-23).
@@ -677,6 +673,31 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
     # (``ParsedColumns``); ``.obs`` and ``.tables`` give this file's frames to any other caller.
     return ParsedColumns(cols, {"releases": (list(releases), [list(releases.values())]),
                                 "facilities": (FACILITY_COLUMNS, fac_rows)})
+
+
+def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:
+    """One key per facility row, and the keys of rows that repeat a facility already listed.
+
+    A name shared by facilities in different places gets its city and state ("CLINTON COUNTY JAIL (LOCK HAVEN,
+    PA)"). A facility listed more than once at the same place (NASSAU COUNTY CORRECTIONAL CENTER, East Meadow,
+    NY, twice in the 2025-07-07 release, with different figures) keeps every listing as printed: the first
+    under the key it would have alone, so its series joins the other releases', each further one told apart as
+    "(listing 2 of 2)". The rows are flagged ``listed-twice`` and ``ice_checks`` says which facility it was.
+    """
+    places: dict[str, set] = {}
+    for f in facilities:
+        places.setdefault(f["name"], set()).add((f["city"], f["state"]))
+    base = [f"{f['name']} ({f['city']}, {f['state']})" if len(places[f["name"]]) > 1 else f["name"]
+            for f in facilities]
+    total, seen = Counter(base), Counter()
+    keys, repeated = [], set()
+    for b in base:
+        seen[b] += 1
+        k = b if seen[b] == 1 else f"{b} (listing {seen[b]} of {total[b]})"
+        keys.append(k)
+        if total[b] > 1:
+            repeated.add(k)
+    return keys, repeated
 
 
 SOURCE = Source(

@@ -281,24 +281,52 @@ def _joined_tables(parts: list) -> list[pd.DataFrame]:
     return out
 
 
-def build_source(source: Source, paths: list[Path], progress=None) -> tuple[pd.DataFrame, list[dict], dict]:
-    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables."""
+def build_source(source: Source, paths: list[Path], progress=None, *, held: list[dict] = ()
+                 ) -> tuple[pd.DataFrame, list[dict], dict]:
+    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
+
+    A file byte for byte the same as one parsed before it, or as one already ``held`` (manifest entries of the
+    current snapshot), is a re-post: ICE put FY25_detentionStats09242025.xlsx up again as ...09252025.xlsx.
+    It is not parsed again (that would count one release twice, under two dates); its entry records its origin
+    and ``same_bytes_as``, and ``repost_findings`` says so in the quality findings."""
     entries = []
     by_name = {p.name: p for p in paths}
+    first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
 
     def contents():
         for p in paths:
-            yield p.name, limits.read_regular(p, source.max_bytes, source=source.id)
+            content = limits.read_regular(p, source.max_bytes, source=source.id)
+            digest = sha256_bytes(content)
+            if digest in first:
+                entry = file_entry(source, p, content, tidy.empty())
+                entry.update(same_bytes_as=first[digest]["name"], release=first[digest].get("release"))
+                entries.append(entry)
+                if progress:
+                    progress.update(1)
+                continue
+            first[digest] = {"name": p.name}
+            yield p.name, content
 
     def each(name, content, parsed):
         # a ParsedColumns' own columns: its frame is not built for the entry (parse_files joins the columns)
         rows = parsed.columns if isinstance(parsed, ParsedColumns) else parsed.obs
         entries.append(file_entry(source, by_name[name], content, rows))
+        first[entries[-1]["sha256"]] = entries[-1]
         if progress:
             progress.update(1)
 
     obs, tables = parse_files(source, contents(), each)
     return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
+
+
+def repost_findings(source_id: str, files: list[dict]) -> pd.DataFrame:
+    """One finding per file that repeats another's bytes (``build_source``): read once, under the first name."""
+    rows = [{"source": source_id, "series": "", "key": "", "date": "", "release": f.get("release") or "",
+             "file": f["name"], "flag": "reposted",
+             "message": f"byte for byte the same file as {f['same_bytes_as']} (sha256 {f['sha256'][:12]}…): read "
+                        "once, as that release, and not counted as a release of its own"}
+            for f in files if f.get("same_bytes_as")]
+    return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
 def combine_tables(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -332,6 +360,12 @@ def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False) 
         if m.any():
             obs.loc[m, "flag"] = obs.loc[m, "flag"].map(lambda x, code=f.flag: _add_flag(x, code))
     return obs, flags.reset_index(drop=True)
+
+
+def _with(flags: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
+    if more.empty:
+        return flags
+    return pd.concat([flags, more], ignore_index=True) if len(flags) else more
 
 
 def _add_flag(existing: str, code: str) -> str:
@@ -554,7 +588,7 @@ def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, p
                         if prev is not None:
                             tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
                 obs, flags = apply_checks(src, obs, validated=validated)
-                results[sid] = (obs, flags, files, tables)
+                results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
         check_shrink(results, cur_man, allow_shrink)
         write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files))
     return {sid: len(r[0]) for sid, r in results.items()}
@@ -610,7 +644,9 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
             if not fetched:
                 summary[sid] = "not modified"
                 continue
-            new_obs, new_files, new_tables = build_source(src, fetched)
+            held = manifest.get("sources", {}).get(sid, {}).get("files", [])
+            new_obs, new_files, new_tables = build_source(src, fetched, held=[f for f in held if f["name"] not in
+                                                                          {p.name for p in fetched}])
             old = load_source_observations(data_dir, sid, cur_files)
             names = {p.name for p in fetched}
             obs = pd.concat([old[~old["file"].isin(names)], new_obs], ignore_index=True)
@@ -622,7 +658,8 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
                 prev = _frame_of(cur_files.get((old_tables.get(tname) or {}).get("file", "")))
                 parts = ([prev] if prev is not None else []) + ([new_tables[tname]] if tname in new_tables else [])
                 tables[tname] = combine_tables(parts)
-            results[sid] = (obs, flags, old_files + new_files, tables)
+            files = old_files + new_files
+            results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
             check_shrink(results, manifest, allow_shrink)

@@ -44,6 +44,8 @@ FLAGS = {
     "bad-copy": "this copy of the file holds another release's figures",
     "mislabelled": "the publisher's labels do not fit its figures (e.g. two rows' labels swapped); kept as printed",
     "with-duplicates": "raw record count: rows the publisher marks as likely duplicates are included",
+    "reposted": "the file is byte for byte one already held, posted again under another name; read once",
+    "listed-twice": "the publisher lists this facility more than once with different figures; every listing kept",
 }
 
 

@@ -1,5 +1,6 @@
 """ICE detention-statistics workbooks: discovery, file-name dates, parsing, vintages, integrity checks, DDP cross-check."""
 import datetime as dt
+import hashlib
 import time
 from dataclasses import replace
 
@@ -353,6 +354,56 @@ def test_facility_inconsistency_2025_07_17_is_flagged():
     assert "42,221" in fm.message.iloc[0] and "45,562" in fm.message.iloc[0] and "56816 detained" in fm.message.iloc[0]
 
 
+def test_a_facility_listed_twice_keeps_both_listings_with_a_finding(feb_release):
+    """ICE's 2025-07-07 file lists NASSAU COUNTY CORRECTIONAL CENTER (East Meadow, NY) twice with different
+    figures: the release is kept, both listings kept as printed and told apart, and a finding names them."""
+    twice = replace(feb_release, facilities=feb_release.facilities + [
+        ("NASSAU COUNTY CORRECTIONAL CENTER", "EAST MEADOW", "NY", "NYC", "USMS IGA", 12.0),
+        ("NASSAU COUNTY CORRECTIONAL CENTER", "EAST MEADOW", "NY", "NYC", "USMS IGA", 3.0)])
+    df = parse(twice)
+    fac = df[(df.series == S + "facility_adp_fytd") & df.key.str.startswith("NASSAU")]
+    assert len(fac) == 2 and fac.key.nunique() == 2
+    assert set(fac.key) == {"NASSAU COUNTY CORRECTIONAL CENTER",
+                            "NASSAU COUNTY CORRECTIONAL CENTER (listing 2 of 2)"}
+    assert (fac.flag == "listed-twice").all()
+    assert fac.value.iloc[0] > fac.value.iloc[1] > 0  # each listing's own figure, in sheet order
+    # the other facilities are untouched, a name shared by two places still gets city and state
+    assert {"CLINTON COUNTY JAIL (PLATTSBURGH, NY)", "STEWART DETENTION CENTER"} <= set(df.key)
+    assert not df[(df.series == S + "facility_adp_fytd") & ~df.key.str.startswith("NASSAU")].flag.any()
+    f = findings([twice])
+    lt = f[f.flag == "listed-twice"]
+    assert set(lt.key) == set(fac.key)  # each listing pointed at, never every facility of the release
+    assert lt.message.iloc[0].startswith("NASSAU COUNTY CORRECTIONAL CENTER is listed 2 times")
+
+
+def test_a_reposted_identical_file_is_the_same_release_not_a_new_one(feb_release, tmp_path):
+    """ICE posted FY25_detentionStats09242025.xlsx again, byte for byte, as FY25_detentionStats09252025.xlsx: the
+    second is recorded with its origin and said to be the same file, but not read as a release of its own."""
+    from tests.conftest import record_downloads
+    raw = tmp_path / "raw" / "ice_detention_stats"
+    raw.mkdir(parents=True)
+    body = build(feb_release)
+    (raw / feb_release.name).write_bytes(body)
+    (raw / "FY25_detentionStats02282025.xlsx").write_bytes(body)
+    record_downloads(tmp_path / "raw")
+    pipeline.rebuild(tmp_path / "raw", tmp_path / "snap", ["ice_detention_stats"])
+    snap = tmp_path / "snap" / "snapshot"
+    obs = pd.read_csv(snap / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
+    assert set(obs.file) == {feb_release.name} and set(obs.release) == {"2025-02-27"}
+    rels = pd.read_csv(snap / "tables" / "ice_detention_stats.releases.csv", dtype=str)
+    assert rels.file.tolist() == [feb_release.name]
+    import json
+    files = {f["name"]: f for f in json.loads((snap / "manifest.json").read_text())["sources"]["ice_detention_stats"]["files"]}
+    again = files["FY25_detentionStats02282025.xlsx"]
+    assert again["same_bytes_as"] == feb_release.name and again["rows"] == 0 and again["origin"]["sha256"]
+    assert "same_bytes_as" not in files[feb_release.name]
+    flags = pd.read_csv(snap / "quality_flags.csv", dtype=str, keep_default_na=False)
+    rp = flags[flags.flag == "reposted"]
+    assert rp.file.tolist() == ["FY25_detentionStats02282025.xlsx"] and rp.release.tolist() == ["2025-02-27"]
+    assert f"byte for byte the same file as {feb_release.name}" in rp.message.iloc[0]
+    assert "repeated" not in set(flags.flag)  # not read twice, so not a release repeating another
+
+
 def test_cumulative_removals_must_not_fall_within_a_fiscal_year(feb_release):
     later = replace(feb_release, name="FY25_detentionStats03142025.xlsx", iids=D(2025, 3, 3), through=D(2025, 3, 8),
                     removals=90000)
@@ -396,16 +447,21 @@ def real(request):
 
 @pytest.mark.shared
 def test_real_files_all_parse(shared_data, real):
-    assert len(real) == 15  # the eleven of 2025 and the four FY2026 releases added in December 2026
+    assert len(real) == len(list(shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")))
     fys = sorted(p.tables["releases"].fiscal_year.iloc[0] for p in real.values())
-    assert fys == [2019, 2020, 2021, 2022, 2023, 2024, 2025, 2025, 2025] + [2026] * 6
+    assert fys[:6] == [2019, 2020, 2021, 2022, 2023, 2024] and set(fys[6:]) == {2025, 2026}
     obs = pd.concat([p.obs for p in real.values()], ignore_index=True)
     f = ice.check(obs)
-    # The one release flagged: FY21-detentionstats.xlsx (undated) cannot have come out before 2021-10-23, the
-    # date of its ATD table, while its detention tables end 2021-09-11 (stale-release) and its IIDS line says
-    # 2021-09-27 (stale-header).
+    # FY21-detentionstats.xlsx (undated) cannot have come out before 2021-10-23, the date of its ATD table, while
+    # its detention tables end 2021-09-11 (stale-release) and its IIDS line says 2021-09-27 (stale-header).
+    # FY25_detentionStats07072025.xlsx lists NASSAU COUNTY CORRECTIONAL CENTER twice (listed-twice) and its
+    # facility ADPs sum to 105% of the national FYTD ADP (facility-mismatch). Read here file by file (not as a
+    # rebuild, which reads a re-posted file once), FY25_detentionStats09252025.xlsx repeats 09242025's figures.
     assert set(zip(f.file, f.flag)) == {("FY21-detentionstats.xlsx", "stale-release"),
-                                        ("FY21-detentionstats.xlsx", "stale-header")}, f
+                                        ("FY21-detentionstats.xlsx", "stale-header"),
+                                        ("FY25_detentionStats07072025.xlsx", "listed-twice"),
+                                        ("FY25_detentionStats07072025.xlsx", "facility-mismatch"),
+                                        ("FY25_detentionStats09252025.xlsx", "repeated")}, f
     rel = pd.concat([p.tables["releases"] for p in real.values()]).set_index("file")
     assert rel.loc["FY25_detentionStats09242025.xlsx", "data_date"] == "2025-09-15"
     assert rel.loc["FY19-detentionstats.xlsx", "data_date"] == "2019-10-07"
@@ -507,7 +563,7 @@ def test_agrees_with_deportation_data_project_parse(shared_data, real):
         ours = obs[obs.series.isin([S + "removals_famu_fytd", S + "removals_family_detention_fytd"])]
         assert ours.value.tolist() == [fam], file
         compared += 1
-    assert compared == 15
+    assert compared == len(real)  # every workbook held is in DDP's parse too
 
 
 @pytest.mark.shared
@@ -539,7 +595,9 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     took = time.perf_counter() - t
     assert counts["ice_detention_stats"] > 4000
     out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
-    assert out.file.nunique() == 15
+    # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
+    held = {hashlib.sha256(p.read_bytes()).hexdigest() for p in shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")}
+    assert out.file.nunique() == len(held)
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.facilities.csv").exists()
     assert took < 15  # about 1 s here; generous for slow CI machines

@@ -198,6 +198,9 @@ def test_trend_chart_shades_the_shutdown_and_breaks_the_line(snap):
     xs = list(tr.x)
     gap = xs.index(None)
     assert xs[gap - 1] < "2025-09-24" and xs[gap + 1] > "2025-11-01"
+    # one blank per break, and never a missing date drawn as the text "NaT" (a gap in the data that is also
+    # a blackout was broken twice, its blank written "NaT")
+    assert "NaT" not in xs and not any(a is None and b is None for a, b in zip(xs, xs[1:]))
 
 
 def test_a_line_of_existing_months_is_not_broken(snap):
