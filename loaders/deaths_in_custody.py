@@ -291,7 +291,7 @@ def _finding(rec, flag: str, message: str) -> dict:
     series = f"{ID}.enforcement_deaths_monthly" if rec["custody"] != "in custody" else f"{ID}.deaths_monthly"
     month = rec["date"][:8] + "01"
     return {"series": series, "key": "", "date": month, "release": "", "file": rec["file"], "flag": flag,
-            "message": f"{rec['file']} line {rec['row']} ({rec['date']}, {rec['facility']}): {message}"}
+            "message": f"{rec['file']} row {rec['row']} ({rec['date']}, {rec['facility']}): {message}"}
 
 
 def record_findings(records: pd.DataFrame, today: dt.date | None = None) -> pd.DataFrame:
@@ -359,10 +359,18 @@ def facility_findings(records: pd.DataFrame, table_of) -> pd.DataFrame:
             used.append(f"{sid}.{tname}")
     if not used:  # no list to look in: saying every facility is unknown would be wrong
         return pd.DataFrame(columns=["series", "key", "date", "release", "file", "flag", "message"])
+    padded = " | ".join(sorted(known))
+
+    def listed(name: str) -> bool:
+        k = facility_match_key(name)
+        # A name of two words or more also counts as known inside a longer listed name ("CAMP EAST MONTANA" in
+        # "ERO EL PASO CAMP EAST MONTANA"); one word ("ELOY") would match too much.
+        return k in known or (len(k.split()) > 1 and f" {k} " in f" {padded.replace('|', ' | ')} ")
+
     out = [_finding(rec, "unknown-facility",
-                    f"facility {rec['facility']!r} is in none of the facility lists held ({', '.join(used)})")
-           for rec in records.to_dict("records")
-           if rec["custody"] == "in custody" and facility_match_key(rec["facility"]) not in known]
+                    f"facility {rec['facility']!r} is in none of the facility lists held, by name "
+                    f"({', '.join(used)})")
+           for rec in records.to_dict("records") if rec["custody"] == "in custody" and not listed(rec["facility"])]
     return pd.DataFrame(out, columns=["series", "key", "date", "release", "file", "flag", "message"])
 
 
