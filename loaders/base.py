@@ -32,6 +32,7 @@ METRICS = {
     "fear-screening": "Credible and reasonable fear decisions of people in ICE detention",
     "iclos": "Time held so far by people in ICE detention (in-custody length of stay)",
     "segregation": "Segregation placements in ICE detention",
+    "deaths": "Deaths in ICE custody (and, kept apart, deaths during enforcement actions)",
 }
 AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
 FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular", "quarterly", "semimonthly"}
@@ -166,4 +167,16 @@ class Source:
     # True for a source whose raw files are not expected in a rebuild's raw folder (not in the bundled
     # snapshot): a full rebuild without them keeps its current rows instead of refusing.
     optional_raw: bool = False
+    # Checks over the source's own reference tables (one row per record): findings in the shape ``check``
+    # returns. Run with ``check`` whenever the tables are at hand (rebuild, update).
+    check_tables: Callable[[dict], pd.DataFrame] | None = None
+    # Work that needs the generation being written, not one source's files: rows derived from another source's
+    # series (a rate and its denominator) and checks against other sources' tables. ``finish(obs, tables, other)``
+    # returns (rows, findings); ``other.obs(source_id)`` and ``other.table(source_id, name)`` read what the new
+    # generation holds (None when absent). The rows must belong to the series named in ``derived`` (no parser
+    # gives them), the findings use only the codes in ``finish_flags``, so that both can be replaced when another
+    # source changes and this one is only carried over.
+    finish: Callable | None = None
+    derived: tuple[str, ...] = ()
+    finish_flags: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)

@@ -46,6 +46,11 @@ FLAGS = {
     "with-duplicates": "raw record count: rows the publisher marks as likely duplicates are included",
     "reposted": "the file is byte for byte one already held, posted again under another name; read once",
     "listed-twice": "the publisher lists this facility more than once with different figures; every listing kept",
+    "not-ice-link": "a record's report link is not on www.ice.gov and the record does not say it comes from the press",
+    "outside-period": "a record is dated outside the span of the source it says it comes from",
+    "future-date": "a record is dated after the day the snapshot was built",
+    "duplicate-record": "the same person and date appear on more than one record",
+    "unknown-facility": "a record's facility is in none of the facility lists the snapshot holds",
 }
 
 
