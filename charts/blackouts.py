@@ -20,6 +20,9 @@ from .status import Blackout, series_blackouts
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
+# Sources that are one compiled list rather than a publisher's series of releases (deaths in custody): their
+# declared end is where the list stops, not a release that failed to come.
+COMPILED_LISTS = {"deaths_in_custody"}
 
 
 
@@ -43,6 +46,12 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
     if not b.declared:  # computed from the files held: say only that
         to = i18n.t("blackout.to", lang, date=day(b.end)) if b.end else i18n.t("blackout.onward", lang)
         return i18n.t("blackout.none_in_snapshot", lang, who=who, start=day(b.start), to=to)
+    if b.end is None and b.source in COMPILED_LISTS:
+        # a list someone compiled, not a publisher's releases: it simply holds nothing after its last entry
+        if lang != "en" and i18n.has(f"news.who.{b.source}", lang):  # the list's name in the reader's language
+            who = i18n.t(f"news.who.{b.source}", lang)
+            who = who[0].upper() + who[1:]
+        return i18n.t("blackout.list_ends", lang, who=who, date=day(b.start - dt.timedelta(days=1)))
     if b.end is None:
         stopped = "stopped" in b.statement or "last published" in b.statement
         return i18n.t("blackout.stopped" if stopped else "blackout.none_after", lang, who=who, date=day(b.start))

@@ -330,3 +330,18 @@ def test_calendar_2025_rows_are_32_with_the_enforcement_death(real):
     # shooting of 7 January left out
     jan = recs[(recs["date"] >= "2026-01-01") & (recs["date"] <= "2026-01-09")]
     assert (jan["custody"] == "in custody").sum() == 4 and (jan["custody"] == "enforcement action").sum() == 1
+
+
+def test_the_chart_says_where_the_list_ends_in_both_languages():
+    """The list is a compilation, not a publisher's releases: wherever deaths are drawn, the note says the
+    list holds nothing after its last entry (never "no release"), in the reader's language."""
+    import datetime as dt
+    from charts import blackouts
+    from charts import data as cdata
+    from charts.status import series_blackouts
+    snap = cdata.load_snapshot()
+    spans = series_blackouts(snap, ["deaths_in_custody.deaths_monthly"], dt.date(2025, 1, 1), dt.date(2026, 12, 1))
+    (b,) = spans.values()
+    assert blackouts.note_text(b, "en") == "The list of deaths in ICE custody has no entries after 24 January 2026"
+    es = blackouts.note_text(b, "es")
+    assert es.startswith("La lista de muertes bajo custodia del ICE no recoge casos posteriores al 24") and "release" not in es
