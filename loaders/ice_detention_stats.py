@@ -512,6 +512,10 @@ def _check_title_year(t: TableRead | None, fy: int) -> None:
 # ---------------------------------------------------------------- parse
 
 FACILITY_COLUMNS = ["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"]
+# What the parser itself found about a file (a secondary table not read, figures corrected where the file proves
+# them wrong, a stub column dropped): the "findings" reference table, written into quality_flags.csv by the
+# pipeline (``pipeline.parse_findings``) beside the findings ``ice_checks`` makes from the rows.
+FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
 
 
 class _IsoText(dict):
@@ -625,7 +629,8 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
             raise t.fail("expected CBP, ICE and overall blocks")
 
     # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
-    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn))
+    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
+    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn), findings=findings)
     if other:
         for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):
             col.extend(part)
@@ -671,8 +676,10 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
             "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
     # Handed over as columns and row lists: ``pipeline.parse_files`` makes one frame of each for all the files
     # (``ParsedColumns``); ``.obs`` and ``.tables`` give this file's frames to any other caller.
+    find_rows = [[f["series"], f["key"], f["date"], rel_iso, name, f["flag"], f["message"]] for f in findings]
     return ParsedColumns(cols, {"releases": (list(releases), [list(releases.values())]),
-                                "facilities": (FACILITY_COLUMNS, fac_rows)})
+                                "facilities": (FACILITY_COLUMNS, fac_rows),
+                                "findings": (FINDING_COLUMNS, find_rows)})
 
 
 def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:

@@ -137,6 +137,10 @@ class Table:
     # families: none in the FY2024 and FY2025-01 releases, back by 2025-09): missing there is skipped, not an error.
     may_lack: tuple = ()
     label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
+    # Other tables declared for the same figures in another year's layout: read instead when this table's title
+    # is not on its sheet but theirs is (a mid-year FY2021 release prints book-outs by reason in the FY2019-20
+    # annual layout, "... by Release Reason and Criminality: FY2021 YTD", not the monthly one).
+    layouts: tuple = ()
 
 
 _DETENTION = r"^\s*Detention\b"
@@ -183,10 +187,11 @@ TABLES: tuple[Table, ...] = (
           {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
     Table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
           "rows", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
-          last_fy=2020, fy_key=True),
+          last_fy=2020, fy_key=True, layouts=("book_outs_reason",)),
     Table("book_outs_reason", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason, Month and Criminality",
           "months", "monthly", {}, _F_BOOKOUTS, first_fy=2021, rows=("label", "sub"),
-          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",)),
+          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",),
+          layouts=("book_outs_reason_annual",)),
     Table("adp_facility", _DETENTION, r"Average Daily Population by Facility Type and Month", "months", "monthly",
           {}, _F_ADP, total_column="adp_by_facility_type_fytd", extra_series=("adp_by_facility_type",),
           may_lack=_NO_FAMILIES),
@@ -216,6 +221,9 @@ TABLES: tuple[Table, ...] = (
         "Average Number of Cumulative Days in Segregation": ("segregation_cumulative_days_by_reason", ""),
     }, (), first_fy=2022, label_header="Placement Reason"),
 )
+
+
+TABLE = {t.name: t for t in TABLES}
 
 
 # ---------------------------------------------------------------- catalogue
@@ -861,10 +869,16 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[tuple]:
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), findings: list | None = None
+         ) -> list[tuple]:
     """Every declared table of one workbook as rows ``(series, key, date, end, value, flag)`` (dates as
     ``datetime.date``; tuples, not dicts: a workbook has tens of thousands of them). ``sheets``: the
-    ``workbook.Sheet``s the caller has read already (not read again)."""
+    ``workbook.Sheet``s the caller has read already (not read again).
+
+    None of these tables is what a release must have (the headline tables are ``ice_detention_stats``'):
+    one that is missing or in a layout this module does not know is left out, and ``findings`` gets a
+    ``table-unread`` finding naming its sheet and table (``unread_finding``); the rest of the release is kept.
+    Without ``findings`` (a caller that wants the old strictness) the error is raised."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
         if sh is not None:
@@ -878,11 +892,48 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
         start = len(out)
-        _table_rows(ctx, notes, t, out)
-        if t.shape == "bond":
+        try:
+            got = _layout_of(ctx, t)
+            _table_rows(ctx, notes, got, out)
+        except ParseError as e:
+            if findings is None:
+                raise
+            del out[start:]  # none of a table that failed half-way
+            findings.append(unread_finding(ctx, t, e))
+            continue
+        if got.shape == "bond":
             bond.extend(range(start, len(out)))
-    _flag_bond_swaps(out, bond)
+    _flag_bond_swaps(out, bond, findings)
     return out
+
+
+def _layout_of(ctx: _Ctx, t: Table) -> Table:
+    """``t``, or the first of its other-year ``layouts`` whose title is on its sheet when ``t``'s is not."""
+    if not t.layouts:
+        return t
+    sheet = ctx.sheet(t.sheet, t.name)
+    if sheet is None or _find_first(ctx.rows(sheet), t.title) is not None:
+        return t
+    for other in t.layouts:
+        alt = TABLE[other]
+        s = ctx.sheet(alt.sheet, alt.name)
+        if s is not None and _find_first(ctx.rows(s), alt.title) is not None:
+            return alt
+    return t
+
+
+def unread_finding(ctx: _Ctx, t: Table, e: ParseError) -> dict:
+    """A ``table-unread`` finding: the table's sheet, its name and why, in words."""
+    try:
+        sheet = ctx.sheet(t.sheet, t.name)
+    except ParseError:
+        sheet = None
+    where = f"sheet {sheet!r}" if sheet else f"no sheet matching /{t.sheet}/"
+    detail = re.sub(r"^\[[^\]]*\] ", "", str(e))  # the source and file: the finding names them itself
+    detail = re.sub(r"^(?:sheet '[^']*':? )?(?:table '[^']*': )?", "", detail)  # said once, before it
+    return {"series": "", "key": "", "date": "", "flag": "table-unread",
+            "message": f"table {t.name!r} ({where}) not read: {detail}; the release is kept with its other "
+                       "tables and this table's series have no rows from it"}
 
 
 _COLS = ("series", "key", "date", "end", "value", "flag")
@@ -897,7 +948,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     """One table's rows appended to ``rows_out`` (see ``read``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
-        raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
+        raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {list(ctx.wb.sheet_names)})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
     # Rows are appended as tuples in place (no helper call per row: tens of thousands of them per rebuild).
@@ -961,7 +1012,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     return rows_out
 
 
-def _flag_bond_swaps(out: list[tuple], rows=None):
+def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
     2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``. ``rows``:
     the indexes in ``out`` the bond table wrote (its series come from no other table), instead of a scan of all."""

@@ -65,6 +65,8 @@ class Release:
     extra_table: bool = False
     omit: tuple[str, ...] = ()  # "detained", "book_ins", "adp", "removals", "iids", "alos"
     book_ins_total_error: float = 0.0  # add to the printed book-ins Total row (a sum mismatch)
+    # book-outs by reason in the FY2019-20 annual layout (a mid-year FY2021 release: "...: FY2021 YTD")
+    book_outs_annual: bool = False
 
 
 def _split(total: int, mix) -> list[int]:
