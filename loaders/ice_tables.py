@@ -88,7 +88,7 @@ from math import isfinite
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, matching_text_cells, norm,
+from .workbook import (Sheet, TableSpec, choose_sheet_name, content_fiscal_year, hidden_sheets, first_text_cell, label, matching_text_cells, norm,
                        read_sheet, read_table, sections, text_cells)
 
 ID = "ice_detention_stats"
@@ -443,8 +443,9 @@ class _Ctx:
         # sixteen tables name a handful of sheet patterns. A failure is raised each time, naming its table.
         if pattern in self._chosen:
             return self._chosen[pattern]
-        got = self._chosen[pattern] = choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy,
-                                                        file=self.name, source=ID, required=False)
+        got = self._chosen[pattern] = choose_sheet_name(
+            self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID, required=False,
+            hidden=hidden_sheets(self.wb), content_year=lambda s: content_fiscal_year(self.rows(s)))
         return got
 
 
