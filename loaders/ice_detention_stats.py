@@ -102,17 +102,18 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.detained_{a}", f"People in ICE detention, {_WHO_SHORT[a]} (ICE release)", "detained", agency,
                    "people", "biweekly",
                    f"Headcount of people held in ICE detention on the docket snapshot date, {_WHO[a]}. A one-day count, not an "
-                   "average." + _DATES, ID, measure="level"),
+                   "average." + _DATES, ID, measure="level", bounds="count"),
             Series(f"{ID}.detained_{a}_by_criminality", f"People in ICE detention by criminality, {_WHO_SHORT[a]} "
                    "(ICE release)", "detained", agency, "people", "biweekly",
                    f"Headcount in ICE detention on the docket snapshot date, {_WHO[a]}, split by ICE's criminality label: "
                    "convicted, pending criminal charges, or other immigration violator (neither)." + _DATES, ID,
-                   breakdown="criminality", measure="level"),
+                   breakdown="criminality", measure="level", bounds="count"),
             Series(f"{ID}.book_ins_{a}", f"Initial book-ins into ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow"),
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow",
+                   bounds="count"),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
                    f"Average number of people in ICE detention at the midnight count over the month's days, {_WHO[a]}. "
@@ -140,17 +141,18 @@ def _series() -> tuple[Series, ...]:
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
                "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level"),
+               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level",
+               bounds="count"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
                "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
-               ID, breakdown="fiscal year", measure="level"),
+               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
                "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
-               ID, breakdown="fiscal year", measure="level"),
+               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
                "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "

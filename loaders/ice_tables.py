@@ -63,8 +63,10 @@ figure present in both agrees. The differences, each asserted there so that a ne
 - DDP does not parse ADP or length of stay by facility type: those are checked against ICE's agency table of the
   same release instead (the facility types partition the same population, so the totals agree to 0.01).
 Other quirks: Monthly Bond Statistics in the 2026-04-09 release print the "Total ICE Final Book Outs" and "with
-Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): kept as printed, flagged
-``mislabelled`` (DDP keeps them as printed too). FY2026 workbooks print 0 in every bond row for the months before
+Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): the share row equals the swapped
+ratio, which proves the swap, so the month's figures are corrected and flagged ``corrected`` with a finding naming
+the printed values (``_flag_bond_swaps``); a swap the file does not prove is kept as printed, flagged
+``mislabelled`` (DDP keeps them as printed). FY2026 workbooks print 0 in every bond row for the months before
 October: a month that is 0 in every row is dropped as missing. The ICLOS year row stops after 2025 in FY2026
 files: a month name that does not follow the one before starts the next year. ICE renamed ICLOS populations
 between releases ("Individuals" / "Aliens"; "Post-Determination ... with Positive Fear Claim" / "... with a
@@ -239,9 +241,18 @@ _MONTHLY = (" One row per month; the month holding the footnote's data-through d
 # measure: counts in a month or quarter are flows; headcounts, averages, shares and the fiscal-year-to-date
 # running totals are levels (a to-date total is one point at its data-through date: dividing it by the one day
 # that row covers, or adding the points of successive releases, would be wrong).
-def _s(sid, title, metric, agency, unit, freq, definition, breakdown, *, measure) -> Series:
+def _s(sid, title, metric, agency, unit, freq, definition, breakdown, *, measure, **rules) -> Series:
     return Series(f"{ID}.{sid}", title + " (ICE release)", metric, agency, unit, freq, definition + _REL, ID,
-                  breakdown=breakdown, measure=measure)
+                  breakdown=breakdown, measure=measure, bounds=_BOUNDS.get(sid, ""), **rules)
+
+
+# Series whose every value is a whole number of people, events or hearings not below 0 (``Series.bounds``).
+_COUNTS = ("atd_by_technology", "atd_by_status", "atd_by_aor", "atd_court_appearances", "atd_court_appearances_final",
+           "detained_by_disposition", "detained_with_fear_decision", "book_ins_by_facility_type_fytd",
+           "book_outs_by_facility_type_fytd", "book_outs_by_reason", "book_outs_by_reason_fytd", "iclos_detainees",
+           "bond_book_outs_total", "bond_book_outs_bond_posted", "segregation_placements_by_facility",
+           "segregation_placements_by_reason")
+_BOUNDS = {**dict.fromkeys(_COUNTS, "count"), "bond_posted_share": "fraction"}
 
 
 SERIES: tuple[Series, ...] = (
@@ -347,10 +358,12 @@ SERIES: tuple[Series, ...] = (
        "", measure="flow"),
     _s("bond_book_outs_bond_posted", "Final book-outs from ICE detention after a bond was posted, monthly", "bonds",
        "ICE+CBP", "book-outs", "monthly",
-       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", measure="flow"),
+       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", measure="flow",
+       part_of=f"{ID}.bond_book_outs_total"),
     _s("bond_posted_share", "Share of final book-outs with a bond posted, monthly", "bonds", "ICE+CBP",
        "share (as printed: a fraction, 0.05 = 5%)", "monthly",
-       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, "", measure="level"),
+       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, "", measure="level",
+       share_of=f"{ID}.bond_book_outs_bond_posted / {ID}.bond_book_outs_total"),
     _s("bond_average_amount", "Average bond amount posted, monthly", "bonds", "ICE+CBP", "dollars", "monthly",
        "Average amount of the bonds posted for the month's bond-posted book-outs." + _MONTHLY, "", measure="level"),
     _s("bond_length_of_stay", "Average length of stay before a bond book-out, monthly", "bonds", "ICE+CBP", "days", "monthly",
@@ -1015,14 +1028,39 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
 
 def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
-    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``. ``rows``:
-    the indexes in ``out`` the bond table wrote (its series come from no other table), instead of a scan of all."""
+    2026-04-09 release: "Total" 1,124, "with Bond Posted" 37,537). ``rows``: the indexes in ``out`` the bond
+    table wrote (its series come from no other table), instead of a scan of all.
+
+    Where the file itself proves the swap -- its share row equals the printed "posted" / "total", a ratio above 1
+    that only swapped labels give (33.40 = 37,537 / 1,124) -- the month's three rows are corrected (total and
+    posted exchanged, the share their true ratio), flagged ``corrected``, and ``findings`` gets one finding per
+    row naming the printed values. Where it does not (no share row, or one that disagrees), the rows are kept as
+    printed and flagged ``mislabelled``: known wrong, they do not replace an earlier release's figures in the
+    latest view (``charts.data.series_rows``)."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
     bond = [i for i in (range(len(out)) if rows is None else rows)
             if out[i][0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    at = {(out[i][0], out[i][2]): i for i in bond}
     tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
     swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
+    proven = set()
+    for d in swapped:
+        t, p = out[at[total, d]][4], out[at[posted, d]][4]
+        i_s = at.get((share, d))
+        if i_s is not None and abs(out[i_s][4] - p / t) <= 0.0051 + 1e-3 * (p / t):
+            proven.add(d)
+            sh = out[i_s][4]
+            for sid, v in ((total, p), (posted, t), (share, t / p)):
+                i = at[sid, d]
+                x = out[i]
+                out[i] = x[:4] + (v, ";".join(sorted({f for f in (x[5], "corrected") if f})))
+                if findings is not None:
+                    findings.append({"series": sid, "key": x[1], "date": d.isoformat(), "flag": "corrected",
+                                     "message": f"{d:%Y-%m}: printed 'Total' {t:,.0f} and 'with Bond Posted' {p:,.0f}, "
+                                                f"share {sh:g} = {p:,.0f} / {t:,.0f}: the two count rows' labels are "
+                                                f"swapped (the share row proves it); corrected to total {p:,.0f}, "
+                                                f"bond posted {t:,.0f}, share {t / p:.4f}"})
     for i in bond:
         x = out[i]
-        if x[2] in swapped:
+        if x[2] in swapped and x[2] not in proven:
             out[i] = x[:5] + (";".join(sorted({f for f in (x[5], "mislabelled") if f})),)
