@@ -428,6 +428,36 @@ def _read_detained(t: TableRead):
     return out
 
 
+# A column past the table's date is a stub when each of its figures, per day it can cover (to the release
+# date), is under this share of its row's rate in the month before: 7 book-ins against ~1,000 a day.
+STUB_SHARE = 0.25
+
+
+def _stub_columns(t: TableRead, fy: int, through: dt.date, release: dt.date) -> dict[dt.date, tuple[int, float]]:
+    """Month start -> (figures, the first) of each month column past ``through`` that holds only stub figures.
+    A column with real figures is left alone: that is a stale header date (``stale-header``), not a stub."""
+    cells: dict[int, dict[dt.date, float]] = {}
+    for r, start, v in month_cells(t, fy):
+        if start is not None and v is not None:
+            cells.setdefault(r.row, {})[start] = v
+    last = through.replace(day=1)
+    out: dict[dt.date, tuple[int, float]] = {}
+    for start in sorted({m for row in cells.values() for m in row if m > through}):
+        days = max(1, (min(release, month_end(start)) - start).days + 1)
+        figures, stub = [], True
+        for row in cells.values():
+            v = row.get(start) or 0
+            if not v:
+                continue
+            figures.append(v)
+            before = row.get(last) or 0
+            rate_before = before / max(1, (min(through, month_end(last)) - last).days + 1)
+            stub = stub and rate_before > 0 and v / days < STUB_SHARE * rate_before
+        if figures and stub:
+            out[start] = (len(figures), figures[0])
+    return out
+
+
 def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     data_date = None
     for row in sh.rows[:15]:
@@ -594,6 +624,7 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         else:
             add(series, key, start, end, value)
 
+    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
     docket = dates.of("docket")
     for sid, key, v in _read_detained(reads["detained"]):
         add(sid, key, docket, docket, v)
@@ -603,11 +634,20 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         if t is None:
             continue
         d = dates.of(t.spec.date)
+        # a flow's column past the table's own date holding a stub (7 book-ins in December in a release whose
+        # footnote says data run to 2024-11-30): dropped, with a finding; not a partial month, not stale evidence
+        stubs = _stub_columns(t, fy, d, release) if tname == "book_ins" else {}
+        for start, (n, example) in sorted(stubs.items()):
+            findings.append({"series": "", "key": "", "date": start.isoformat(), "flag": "stub-column",
+                             "message": f"table {tname!r}: the {start:%Y-%m} column lies past the table's data-through "
+                                        f"date {d} (its footnote) and was dropped ({n} figures, e.g. {example:g})"})
         row_f, sid = None, ""
         for f, start, v in _monthly(t, fy):
             if start is None:
                 if "overall" in t.spec.series and not f["key"] and v is not None:
                     add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
+                continue
+            if start in stubs:
                 continue
             if f is not row_f:  # one fields dict per body row (``_monthly``): its series id, once per row
                 row_f, sid = f, _series_id(t.spec, f)
@@ -631,7 +671,6 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
             raise t.fail("expected CBP, ICE and overall blocks")
 
     # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
-    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
     other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn), findings=findings)
     if other:
         for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):

@@ -163,3 +163,25 @@ def _snapshot(obs: pd.DataFrame) -> cdata.Snapshot:
 def test_known_wrong_flags_are_declared():
     assert tidy.KNOWN_WRONG <= set(tidy.FLAGS)
     assert {"later-known-wrong", "corrected", "out-of-range", "table-unread", "stub-column"} <= set(tidy.FLAGS)
+
+
+# ---------------------------------------------------------------- stub columns past a table's date
+
+def test_a_stub_column_past_the_footnote_date_is_dropped_with_a_finding():
+    # ICE's December 2024 release: footnote "updated through 11/30/2024", yet a December column of 7 book-ins
+    dec = Release("FY25_detentionStats12052024.xlsx", 2025, D(2024, 11, 28), D(2024, 11, 30), ice=20000, cbp=18000)
+    wb = load_workbook(io.BytesIO(build(dec)))
+    d = wb["Detention FY25"]
+    assert d["L19"].value == "Dec" and d["I20"].value == "Total"
+    d["L20"], d["L21"], d["L22"] = 7, 3, 4  # Total, CBP, ICE
+    obs, tables = parsed(saved(wb), dec.name)
+    bi = obs[obs.series.isin([S + "book_ins_ice", S + "book_ins_cbp", S + "book_ins_total"])]
+    assert set(bi.date) == {"2024-10-01", "2024-11-01"}  # no December month ending on the release date
+    assert not bi.flag.str.contains("stale-header").any() and not obs.flag.str.contains("stale-header").any()
+    nov = at(obs, "book_ins_total", "2024-11-01")
+    assert (nov.end, nov.flag) == ("2024-11-30", "")  # the footnote date is right: November is whole
+    f = tables["findings"]
+    assert f[f.flag == "stub-column"][["date", "message"]].values.tolist() == [
+        ["2024-12-01", "table 'book_ins': the 2024-12 column lies past the table's data-through date 2024-11-30 "
+                       "(its footnote) and was dropped (3 figures, e.g. 7)"]]
+    assert not ice.check(obs).flag.eq("stale-header").any()
