@@ -185,3 +185,24 @@ def test_a_stub_column_past_the_footnote_date_is_dropped_with_a_finding():
         ["2024-12-01", "table 'book_ins': the 2024-12 column lies past the table's data-through date 2024-11-30 "
                        "(its footnote) and was dropped (3 figures, e.g. 7)"]]
     assert not ice.check(obs).flag.eq("stale-header").any()
+
+
+# ---------------------------------------------------------------- the FY2026 file: hidden leftover + ADP off by 135
+
+def test_the_fy2026_file_with_a_hidden_leftover_is_read_and_its_fy_adp_mismatch_said():
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = Release("FY26_detentionStats_02122026.xlsx", 2026, D(2026, 2, 5), D(2026, 2, 7), ice=55000, cbp=13000)
+    fy20 = Release("FY20-detentionstats.xlsx", 2020, D(2020, 9, 30), D(2020, 9, 26), famu=None)
+    clean, _ = parsed(build(fy26), fy26.name)
+    right = at(clean, "adp_total_fytd", "2026-02-07", key="FY2026").value
+    off = replace(fy26, adp_fytd=right + 135)  # ICE's printed FY Overall, 135 above what its months give
+    b = with_sheet_from(build(off), build(fy20), "Footnotes", as_name="Footnotes_DEL", first=True, hidden=True)
+    obs, _ = parsed(b, fy26.name)  # read, not refused over the hidden sheet
+    assert at(obs, "adp_total_fytd", "2026-02-07", key="FY2026").value == pytest.approx(right + 135)
+    checked, flags = pipeline.apply_checks(SRC, obs)
+    f = flags[(flags.flag == "fy-adp-mismatch") & (flags.series == S + "adp_total_fytd")]
+    assert len(f) == 1
+    assert f.message.iloc[0].startswith(f"ICE+CBP FY Overall ADP printed {right + 135:,.2f}, but the monthly ADPs "
+                                        f"weighted by the days each month covers (the last month counted 2026-02-01 "
+                                        f"to 2026-02-07) give {right:,.2f}")
+    assert "fy-adp-mismatch" in at(checked, "adp_total_fytd", "2026-02-07", key="FY2026").flag
