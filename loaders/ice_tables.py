@@ -986,6 +986,10 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
         through = _atd_date(ctx, sheet, t, r, c)
     else:  # "atd-court": the period named in the title
         through = _court_period(ctx, sheet, t, title)
+    # a table dated outside its workbook's fiscal year (October before it to March after it) is another year's
+    # table on a sheet of this one: not this release's figures (and never a reason to move its date)
+    if not dt.date(ctx.fy - 1, 10, 1) <= through <= dt.date(ctx.fy + 1, 3, 31):
+        raise ctx.fail(sheet, t.name, f"dated {through}, outside fiscal year {ctx.fy}: another year's table")
     fy_part = f"FY{ctx.fy}"
 
     if t.shape == "rows":
