@@ -77,6 +77,23 @@ PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p
     ("duplicate-record", "death_duplicate", _ROW + r"the same person and date as row (?P<first>\d+) of the same file$"),
     ("unknown-facility", "death_facility",
      _ROW + r"facility (?P<name>.+) is in none of the facility lists held, by name \((?P<lists>[^()]*)\)$"),
+    ("table-unread", "table_unread",
+     r"^table (?P<table>'[^']+') \((?P<where>[^)]*)\) not read: (?P<detail>.+); the release is kept with its other "
+     r"tables and this table's series have no rows from it$"),
+    ("corrected", "bond_swap_corrected",
+     rf"^(?P<month>\d{{4}}-\d{{2}}): printed 'Total' (?P<total>{_N}) and 'with Bond Posted' (?P<posted>{_N}), share "
+     rf"(?P<share>{_N}) = (?P=posted) / (?P=total): the two count rows' labels are swapped \(the share row proves "
+     rf"it\); corrected to total (?P=posted), bond posted (?P=total), share (?P<new_share>{_N})$"),
+    ("out-of-range", "range_fraction", rf"^(?P<value>{_N}) is a fraction outside 0-1 \(its series declares a fraction\)$"),
+    ("out-of-range", "range_count",
+     rf"^(?P<value>{_N}) is not a whole count of at least 0 \(its series declares a count\)$"),
+    ("out-of-range", "range_part",
+     rf"^(?P<value>{_N}) is above its total (?P<total>{_N}) \((?P<total_series>[\w.]+), (?P<total_value>{_N})\)$"),
+    ("out-of-range", "range_share",
+     rf"^(?P<value>{_N}) is not the ratio of its parts: (?P<part>{_N}) / (?P<whole>{_N}) = (?P<ratio>{_N})$"),
+    ("stub-column", "stub_column",
+     rf"^table (?P<table>'[^']+'): the (?P<month>\d{{4}}-\d{{2}}) column lies past the table's data-through date "
+     rf"(?P<through>{_D}) \(its footnote\) and was dropped \((?P<n>\d+) figures, e\.g\. (?P<example>{_N})\)$"),
     ("stale-header", "header_days",
      rf"^IIDS data date (?P<date>{_D}) is (?P<days>\d+) days before the release date (?P<release>{_D}) "
      r"\(usually 5-14\)$"),

@@ -63,6 +63,13 @@ class Series:
     # "flow" or "level" (see MEASURES). Keyword-only and without a default, so no series is declared without
     # saying which it is.
     measure: str = field(kw_only=True)
+    # Rules every value must keep, checked on every release (``loaders.series_rules``; a row that breaks one
+    # gets an ``out-of-range`` finding saying which): ``bounds`` "fraction" (0 to 1) or "count" (whole, not
+    # below 0); ``part_of`` the id of the series this one is a part of (never above it, same key and date);
+    # ``share_of`` "part id / whole id" whose ratio this series is.
+    bounds: str = field(default="", kw_only=True)
+    part_of: str = field(default="", kw_only=True)
+    share_of: str = field(default="", kw_only=True)
 
     def __post_init__(self):
         if self.metric not in METRICS:
@@ -71,6 +78,8 @@ class Series:
             raise ValueError(f"series {self.id}: unknown frequency {self.frequency!r}")
         if self.measure not in MEASURES:
             raise ValueError(f"series {self.id}: measure must be one of {sorted(MEASURES)}, not {self.measure!r}")
+        if self.bounds not in ("", "fraction", "count"):
+            raise ValueError(f"series {self.id}: bounds must be 'fraction', 'count' or '', not {self.bounds!r}")
         if not self.id.startswith(self.source + "."):
             raise ValueError(f"series {self.id}: id must start with its source id {self.source!r}")
 

@@ -329,6 +329,15 @@ def repost_findings(source_id: str, files: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
+def parse_findings(source_id: str, tables: dict) -> pd.DataFrame:
+    """What a parser found about its files (its "findings" reference table: a table it could not read, figures
+    it corrected), as quality findings. Kept as a table, so an update keeps the findings of files it holds."""
+    t = tables.get("findings")
+    if t is None or t.empty:
+        return pd.DataFrame(columns=FLAG_COLUMNS)
+    return t.assign(source=source_id).reindex(columns=FLAG_COLUMNS, fill_value="").astype(str)
+
+
 def combine_tables(parts: list[pd.DataFrame]) -> pd.DataFrame:
     t = pd.concat(parts, ignore_index=True).astype(str).drop_duplicates()
     return t.sort_values(list(t.columns), kind="mergesort").reset_index(drop=True)
@@ -679,7 +688,7 @@ def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, p
                         if prev is not None:
                             tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
                 obs, flags = apply_checks(src, obs, validated=validated, tables=tables)
-                results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
+                results[sid] = (obs, _with(_with(flags, repost_findings(sid, files)), parse_findings(sid, tables)), files, tables)
         check_shrink(results, cur_man, allow_shrink)
         write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files))
     return {sid: len(r[0]) for sid, r in results.items()}
@@ -750,7 +759,7 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
                 tables[tname] = combine_tables(parts)
             obs, flags = apply_checks(src, obs, tables=tables)
             files = old_files + new_files
-            results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
+            results[sid] = (obs, _with(_with(flags, repost_findings(sid, files)), parse_findings(sid, tables)), files, tables)
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
             check_shrink(results, manifest, allow_shrink)

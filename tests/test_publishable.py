@@ -399,3 +399,14 @@ def test_fiscal_axis_on_a_short_range_labels_quarters_with_their_fiscal_year():
     assert text == ["Jan 2026<br>FY2026 Q2", "Apr 2026<br>FY2026 Q3", "Jul 2026<br>FY2026 Q4", "Oct 2026<br>FY2027 Q1"]
     vals, text = F.fiscal_ticks(dt.date(2019, 10, 1), dt.date(2025, 9, 30))
     assert {"FY2020", "FY2025"} <= set(text) and all(t.startswith("FY") for t in text)
+
+
+def test_alt_text_for_one_point_says_one_point():
+    """A series with one value in view was described as changing "from about 320,000 in mid September 2025 to
+    about 320,000 in mid September 2025"."""
+    from charts import alt
+    f = pd.DataFrame({"date": [pd.Timestamp("2025-09-14")], "end": [pd.Timestamp("2025-09-14")], "value": [320123.0]})
+    en = alt.series_sentence("People held", "people on a date", f)
+    assert en == "People held (people on a date): one value in this range, about 320,000 in mid September 2025"
+    es = alt.series_sentence("Personas", "personas en una fecha", f, lang="es", sep=".")
+    assert "un solo valor" in es and "320.000" in es and " a unos " not in es
