@@ -43,12 +43,12 @@ with st.container(key=f"room_{room}"):
     elif room == "study":
         study_panel(page, events)
     elif room == "places":
-        from charts.places_page import places_panel
+        from page.places_page import places_panel
         places_panel(page.snap)
     elif room == "sources":
         sources_panel(page)
     elif room == "releases":
-        from releases_view import releases_panel
+        from page.releases_view import releases_panel
         releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(room)
 context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)

@@ -15,12 +15,12 @@ from loaders import events as lev
 from loaders.errors import LoaderError
 from loaders.fetch import atomic_write_bytes
 
-from . import data as cdata
-from . import export
-from . import i18n
-from .compose import render
-from .figures import EXPORT_SIZES, SIZES
-from .view import View, view_from_link
+from analysis import data as cdata
+from charts import export
+from wording import i18n
+from charts.compose import render
+from figures.core import EXPORT_SIZES, SIZES
+from analysis.view import View, view_from_link
 
 
 def load_context(data_dir: Path, lang: str = "en"):
@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.cmd == "site":
-        from . import site
+        from charts import site
         return site.main(args)
 
     out = Path(args.out)
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
           args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
     if args.view == "places" or (args.view is None and pq.get("view") == "places"):
-        from . import places_view
+        from charts import places_view
         for name in ("map", "release", "facility", "state"):
             if getattr(args, name, None):
                 pq[name] = getattr(args, name)
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         if fmt == "csv" and args.wide:
             payload = export.wide_csv(r)
         elif fmt == "csv":
-            from .figures import source_lines
+            from figures.core import source_lines
             cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
             payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
                                     lang=lang, citation_text=cite)

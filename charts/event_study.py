@@ -9,12 +9,13 @@ import datetime as dt
 
 import pandas as pd
 
-from . import data as cdata
-from . import export, i18n
-from .compose import render
-from .figures import build_study_figure, source_lines
-from .study import StudyResult, carry_days, study, study_window_series, x_title_in
-from .view import INAUGURATION, View, split_ref
+from analysis import data as cdata
+from charts import export
+from wording import i18n
+from charts.compose import render
+from figures.core import build_study_figure, source_lines
+from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
+from analysis.view import INAUGURATION, View, split_ref
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 

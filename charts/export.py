@@ -163,7 +163,7 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
     In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
-    from . import i18n
+    from wording import i18n
     config = {"displaylogo": False}
     if lang not in (None, "", "en"):
         config["locale"] = lang
@@ -203,7 +203,7 @@ def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
 def export_figure(r, fmt: str) -> bytes:
     """A rendered view (``charts.compose.Rendered``) as PNG, SVG or HTML at the size it was rendered for; the
     SVG and HTML carry the title and the alt text."""
-    from .figures import size_of
+    from figures.core import size_of
     sz = size_of(r.size)
     fig = r.figure
     lang = getattr(r.view, "lang", "en")
@@ -241,7 +241,7 @@ def wide_csv(r) -> bytes:
     lines (those tools would read them as data); blank where a series has no value on a date."""
     frames = []
     for p in r.series:
-        from .figures import display_label
+        from figures.core import display_label
         f = p.frame
         col = f"{display_label(p)} ({p.unit})"
         frames.append(pd.Series(f["value"].to_numpy(), index=f["date"].dt.date.astype(str), name=col))
@@ -281,7 +281,7 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows. In another language the
     comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
     they are for machines."""
-    from . import i18n
+    from wording import i18n
     head = [f"# {csv_cell(title)}"] if title else []
     head += [f"# {csv_cell(s)}" for s in sources]
     if citation_text:
@@ -295,14 +295,14 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
 
 
 def dashboard_name(lang: str = "en") -> str:
-    from . import i18n
+    from wording import i18n
     return DASHBOARD if lang == "en" else i18n.t("export.dashboard", lang)
 
 
 def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None, lang: str = "en") -> str:
     """Plain-text citation for the view: each source with its release, then the dashboard. Publishers and
     titles are cited as published; the connecting words are in ``lang``."""
-    from . import i18n
+    from wording import i18n
     parts = []
     for sid in dict.fromkeys(p.source for p in prepared):
         e = snap.source_entry(sid)
@@ -319,7 +319,7 @@ def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None,
 
 def full_dataset_zip(data_dir, fmt: str = "csv") -> bytes:
     """Every observation of the snapshot (CSV or Parquet) with the manifest and the catalogue."""
-    from .data import load_snapshot
+    from analysis.data import load_snapshot
     snap = load_snapshot(data_dir)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import i18n, maps
-from . import places as P
+from wording import i18n
+from figures import maps
+from analysis import places as P
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
         ("state", "facilities", "field-offices", "facility", "state-history")}
@@ -133,8 +134,8 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
     import sys
     from pathlib import Path
 
-    from . import data as cdata
-    from . import export as cexport
+    from analysis import data as cdata
+    from charts import export as cexport
     snap = cdata.load_snapshot(data_dir)
     pl = P.build(snap)
     view = PlacesView.from_query(q)

@@ -37,8 +37,9 @@ import pandas as pd
 
 from loaders.text import html_text
 
-from . import data as cdata
-from . import export, i18n
+from analysis import data as cdata
+from charts import export
+from wording import i18n
 
 DEFAULT_LIVE_URL = "http://127.0.0.1:8501/"
 # The default pages: the headline measures since 20 January 2025 with the page's default events, the Places
@@ -140,7 +141,7 @@ class _FixedToday:
     """While building, ``dt.date.today()`` inside the chart modules that print it (the maps' footer has no
     date parameter) returns the build date, so the pages do not change with the day they are built."""
 
-    MODULES = ("charts.maps",)  # the trend figures and the CSVs take the date as a parameter
+    MODULES = ("figures.maps",)  # the trend figures and the CSVs take the date as a parameter
 
     def __init__(self, day: dt.date):
         day_ = day
@@ -242,9 +243,9 @@ def trend_alt(r) -> str:
 
 
 def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> Page:
-    from .compose import render
-    from .figures import source_lines
-    from .view import view_from_link
+    from charts.compose import render
+    from figures.core import source_lines
+    from analysis.view import view_from_link
     view, notes = view_from_link(q, snap, events=events, today=day)
     lang = view.lang
     if not view.series:
@@ -255,8 +256,8 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     query = view.to_query()
     link = live_url + "?" + urlencode(query)
     title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
-    from . import i18n
-    from .figures import localised_label
+    from wording import i18n
+    from figures.core import localised_label
     dates = []
     for p in r.prepared:
         f = p.frame
@@ -279,8 +280,8 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     """A Places view (a map or a facility's history); in the link's language (``lang=``, English otherwise)."""
-    from . import places as P
-    from . import places_view as PV
+    from analysis import places as P
+    from charts import places_view as PV
     lang = q.get("lang") if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
     view = PV.PlacesView.from_query(q)
@@ -310,7 +311,7 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
 
 
 def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
-    from . import ledger
+    from analysis import ledger
     sentences, dates = [], []
     for src, sents in ledger.whats_new_all(snap, lang).items():
         entry = snap.source_entry(src)
@@ -471,7 +472,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
     than English every trend page, its CSV, citation, images and embeds are in that language (a view's own
     ``lang=`` in the views file wins); places and releases pages too (a view's own ``lang=`` wins)."""
     from plotly.offline import get_plotlyjs
-    from .__main__ import load_context
+    from charts.__main__ import load_context
     if site_url and not site_url.endswith("/"):
         site_url += "/"
     if not live_url.endswith("/") and "?" not in live_url:
@@ -492,7 +493,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
             (assets / f"plotly-locale-{lang}.js").write_text(locale_js, "utf-8")
         pages: list[Page] = []
         seen: set[str] = set()
-        from . import maps  # imported before the date is fixed in it
+        from figures import maps  # imported before the date is fixed in it
         with _FixedToday(day):
             (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
             for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):

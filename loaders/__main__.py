@@ -98,7 +98,7 @@ def _run(args) -> int:
             if sid not in counts:
                 print(f"{sid}: no raw files; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
-        from . import releases
+        from analysis import releases
         sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":
         src = registry.get(args.source)

@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
-from charts import data as cdata
+from analysis import data as cdata
 from charts.compose import Rendered, render
-from charts.coverage import EmptyRange, empty_in_range
-from charts.view import View, data_bounds, view_range
+from analysis.coverage import EmptyRange, empty_in_range
+from analysis.view import View, data_bounds, view_range
 from loaders import events as lev
 
 DATA = cdata.DATA
@@ -171,7 +171,7 @@ _QUEUED: set = set()
 
 def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
-    from charts.view import PRESETS
+    from analysis.view import PRESETS
     queued = []
     for preset in PRESETS:
         if preset in ("custom", view.preset):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts import flag_messages, i18n, methods
-from charts import sources as csources
-from releases_view import status_dataframe
+from wording import flag_messages, i18n, methods
+from analysis import sources as csources
+from page.releases_view import status_dataframe
 
 from . import lang as plang
 from .context import Page

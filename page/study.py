@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from charts import event_study as es
-from charts import i18n
+from wording import i18n
 from charts import export
-from charts.figures import EXPORT_SIZES, SIZES
-from charts.study import StudyResult
+from figures.core import EXPORT_SIZES, SIZES
+from analysis.study import StudyResult
 
 from . import lang as plang
 from . import state

@@ -7,7 +7,7 @@ import shutil
 
 import pandas as pd
 
-from charts import data as cdata
+from analysis import data as cdata
 from charts.__main__ import load_context
 from loaders import events as lev
 from loaders import reported_figures

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from charts import data as cdata
-from charts import events as cev
+from analysis import data as cdata
+from figures import events as cev
 from charts import export
-from charts import figures as F
+from figures import core as F
 from charts.compose import render
-from charts.view import View
+from analysis.view import View
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT

@@ -113,7 +113,7 @@ def test_the_link_back_is_the_same_view(built):
     detained = next(p for p in pages(built) if "people-in-ice-detention" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', detained.read_text("utf-8")).group(1)
     q = {k: v[-1] for k, v in parse_qs(urlparse(html.unescape(link)).query).items()}
-    from charts.view import View
+    from analysis.view import View
     # the page's own URL form (defaults left out): it opens the same view the page was built from
     assert View.from_query(q) == View.from_query({"series": "ice_detention_stats.detained_total",
                                                   "preset": "since-2025-01-20"})

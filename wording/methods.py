@@ -79,7 +79,7 @@ def texts(name: str, lang: str = "en") -> tuple[tuple[str, str], ...]:
         return english
     import tomllib
 
-    from .i18n import LOCALES, CatalogueError, check_lang
+    from wording.i18n import LOCALES, CatalogueError, check_lang
     path = LOCALES / f"methods.{check_lang(lang)}.toml"
     with open(path, "rb") as fh:
         rows = tomllib.load(fh).get(name, [])

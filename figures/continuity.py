@@ -17,11 +17,11 @@ import pandas as pd
 
 from loaders.text import html_text
 
-from . import data as cdata
-from . import i18n
-from .blackouts import add_blackouts
-from .figures import break_gaps
-from .study import daily_values
+from analysis import data as cdata
+from wording import i18n
+from figures.blackouts import add_blackouts
+from figures.core import break_gaps
+from analysis.study import daily_values
 
 
 @dataclass(frozen=True)

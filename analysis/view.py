@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from . import data as cdata
-from . import i18n
+from analysis import data as cdata
+from wording import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
 # Big operations (the Los Angeles raids) and court orders are part of the story: shown by default; the

@@ -26,9 +26,9 @@ import plotly.graph_objects as go
 from loaders.copies import describe_link
 from loaders.text import html_text
 
-from .data import is_flow, iso_days
+from analysis.data import is_flow, iso_days
 
-from . import flag_messages, i18n
+from wording import flag_messages, i18n
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -734,10 +734,10 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
                                                legend=k == min(rep_panel), lang=lang, sep=sep))
     if events_in_view is not None and len(events_in_view):
-        from .events import event_layers
+        from figures.events import event_layers
         add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
-    from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
+    from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
     add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
     spec = finish(spec)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the

@@ -12,8 +12,8 @@ from pathlib import Path
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
         today: dt.date | None = None) -> str:
-    from charts import data as cdata
-    from charts import ledger, status
+    from analysis import data as cdata
+    from analysis import ledger, status
 
     snap = cdata.load_snapshot(data)
     known = ledger.versioned_sources(snap)

@@ -29,8 +29,8 @@ from plotly.subplots import make_subplots
 
 from loaders.text import html_text
 
-from . import i18n
-from . import places as P
+from wording import i18n
+from analysis import places as P
 
 MAPS_DIR = Path(__file__).resolve().parent.parent / "static" / "maps"
 TOPOJSON = ("usa_110m", "world_110m")
@@ -397,6 +397,6 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200) -> bytes:
     """PNG or SVG through the project's Kaleido export, with the outlines served from this machine."""
     import plotly.io as pio
 
-    from . import export
+    from charts import export
     pio.defaults.topojson = topojson_url()
     return export.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))

@@ -9,8 +9,8 @@ import datetime as dt
 
 import pandas as pd
 
-from . import data as cdata
-from .view import split_ref
+from analysis import data as cdata
+from analysis.view import split_ref
 
 IDENTITY = ["series", "key", "date"]
 REVISION_COLUMNS = IDENTITY + ["previous_release", "previous", "release", "value", "change"]
