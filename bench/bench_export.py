@@ -49,7 +49,7 @@ assert png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
 
 def default_figure():
     from analysis import data as cdata
-    from charts.__main__ import load_context
+    from charts.context import load_context
     from charts.compose import render
     from analysis.view import View
     snap, events, reported = load_context(cdata.DATA)

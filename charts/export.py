@@ -203,7 +203,7 @@ def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
 def export_figure(r, fmt: str) -> bytes:
     """A rendered view (``charts.compose.Rendered``) as PNG, SVG or HTML at the size it was rendered for; the
     SVG and HTML carry the title and the alt text."""
-    from figures.core import size_of
+    from figures.layout import size_of
     sz = size_of(r.size)
     fig = r.figure
     lang = getattr(r.view, "lang", "en")
@@ -241,7 +241,7 @@ def wide_csv(r) -> bytes:
     lines (those tools would read them as data); blank where a series has no value on a date."""
     frames = []
     for p in r.series:
-        from figures.core import display_label
+        from figures.labels import display_label
         f = p.frame
         col = f"{display_label(p)} ({p.unit})"
         frames.append(pd.Series(f["value"].to_numpy(), index=f["date"].dt.date.astype(str), name=col))

@@ -257,7 +257,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     link = live_url + "?" + urlencode(query)
     title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
     from wording import i18n
-    from figures.core import localised_label
+    from figures.labels import localised_label
     dates = []
     for p in r.prepared:
         f = p.frame
@@ -472,7 +472,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
     than English every trend page, its CSV, citation, images and embeds are in that language (a view's own
     ``lang=`` in the views file wins); places and releases pages too (a view's own ``lang=`` wins)."""
     from plotly.offline import get_plotlyjs
-    from charts.__main__ import load_context
+    from charts.context import load_context
     if site_url and not site_url.endswith("/"):
         site_url += "/"
     if not live_url.endswith("/") and "?" not in live_url:

@@ -65,7 +65,8 @@ def series_sentence(label: str, unit: str, f: pd.DataFrame, lang: str = "en", se
 def alt_text(r, snap=None, max_series: int = 3) -> str:
     """The alt text of a rendered view (``charts.compose.Rendered``), in the view's language."""
     from wording import i18n
-    from figures.core import display_label, localised_label, unit_phrase
+    from figures.core import unit_phrase
+    from figures.labels import display_label, localised_label
     lang, sep = getattr(r.view, "lang", "en"), getattr(r.view, "sep", ",")
     parts = []
     series = r.series

@@ -30,6 +30,11 @@ from analysis.data import is_flow, iso_days
 
 from wording import flag_messages, i18n
 
+from figures.labels import display_label, localised_label
+# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, size_of
+from figures.layout import SIZES as SIZES
+
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
 # graphics; tests/test_publishable.py computes it). "dash" and the diamond are kept for reported figures.
@@ -60,43 +65,7 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 # The plot background is transparent (the paper is white): the full-height overlay axis is its own subplot
 # drawn above the panels, and an opaque background there would hide them.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
-OVERLAY_AXIS = "yaxis9"  # the full-height overlay (events, shaded spans); panels use yaxis..yaxis4
-OVERLAY_REF = "y9"
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
-
-
-@dataclass(frozen=True)
-class Size:
-    """One export size. Font sizes are CSS pixels at ``width``; ``scale`` only multiplies the pixels of a PNG."""
-    name: str
-    width: int
-    scale: float
-    font: int  # ticks, legend, footer (the smallest text on the figure)
-    title: int
-    plot_height: int  # the panels' area, before the title, legend and footer
-    square: bool = False
-    list_events: bool = True  # the page lists events in a table under the chart instead
-    description: str = ""
-
-
-SIZES = {
-    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart"),
-    "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
-    "article": Size("article", 680, 2, 12, 16, 340,
-                    description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
-    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
-                   description="1080 x 1080 social card (taller only when the events list needs it)"),
-}
-EXPORT_SIZES = ("article", "social", "full")
-
-
-def size_of(size) -> Size:
-    if isinstance(size, Size):
-        return size
-    try:
-        return SIZES[size or "page"]
-    except KeyError:
-        raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
 
 
 def _x(values) -> np.ndarray:
@@ -456,37 +425,6 @@ def series_title(snap_or_info, series_id: str, lang: str = "en") -> str:
     """A series' title in ``lang`` (the catalogue's, or locales/series.es.csv's)."""
     info = snap_or_info.info(series_id) if hasattr(snap_or_info, "info") else snap_or_info
     return i18n.series_text(series_id, "title", lang, str(info.get("title", series_id)))
-
-
-def localised_label(p, lang: str = "en") -> str:
-    """``p.label`` ("title: member") with the title in ``lang``; members are data and stay as published."""
-    if lang == "en":
-        return p.label
-    title = i18n.series_text(p.series_id, "title", lang, "")
-    if not title:
-        return p.label
-    return title + (f": {p.key}" if p.key else "")
-
-
-ES_PERIOD_WORDS = (("semana", "semanales"), ("mes", "mensuales"))
-
-
-def display_label(p, lang: str = "en") -> str:
-    """The legend label. A weekly series drawn per day keeps its name without "per week" contradicting the
-    axis: "ICE arrests per week, 2011-2025" becomes "ICE arrests, weekly data, 2011-2025"."""
-    label = localised_label(p, lang)
-    if p.unit.endswith(" per day") or p.unit.startswith("index"):
-        if lang == "es":
-            for word, adj in ES_PERIOD_WORDS:
-                label = label.replace(f" por {word},", f", datos {adj},").replace(f" por {word} ", f", datos {adj} ")
-                if label.endswith(f" por {word}"):
-                    label = label[: -len(f" por {word}")] + f", datos {adj}"
-            return label
-        for word in ("week", "month", "fortnight"):
-            label = label.replace(f" per {word},", f", {word}ly data,").replace(f" per {word} ", f", {word}ly data ")
-            if label.endswith(f" per {word}"):
-                label = label[: -len(f" per {word}")] + f", {word}ly data"
-    return label
 
 
 def view_title(prepared, phrases: list[str], agencies: list[str], flows: list[bool], lang: str = "en") -> str:

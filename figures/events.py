@@ -42,7 +42,7 @@ CATEGORY_COLOURS = {
     "statistic-report": "#6E6E6E",
     "political": "#2A7F74",
 }
-OVERLAY_AXIS = "yaxis9"  # the figures' full-height overlay axis (charts.figures.OVERLAY_AXIS)
+OVERLAY_AXIS = "yaxis9"  # the figures' full-height overlay axis (figures.layout.OVERLAY_AXIS)
 TRACE_NAME = "Events"
 MIXED = "#3A3A3A"  # ring of a marker that groups events of several categories
 PAGE_PLOT_PX = 1000  # plot width assumed for the page's chart (it stretches to the column)
@@ -108,7 +108,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
     from wording import i18n
-    from figures.core import OVERLAY_REF, size_of
+    from figures.layout import OVERLAY_REF, size_of
     sz = size_of(size)
     ev = number_events(events_in_view)
     if ev.empty:

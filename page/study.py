@@ -9,7 +9,7 @@ import streamlit as st
 from charts import event_study as es
 from wording import i18n
 from charts import export
-from figures.core import EXPORT_SIZES, SIZES
+from figures.layout import EXPORT_SIZES, SIZES
 from analysis.study import StudyResult
 
 from . import lang as plang

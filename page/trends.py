@@ -11,7 +11,8 @@ from analysis.asof import revisions_after, unversioned
 from charts.compose import Rendered
 from analysis.coverage import EmptyRange
 from figures.events import events_csv, events_legend_table
-from figures.core import localised_label, source_lines
+from figures.core import source_lines
+from figures.labels import localised_label
 from wording.plain import markdown_literal
 from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
 

@@ -315,7 +315,7 @@ def test_default_page_shows_real_data(page, server):
     assert DEFAULT_TITLE in title_text and "2025-01-20 to" in title_text
     r = expected()
     lines = series_traces(state)
-    from figures.core import display_label
+    from figures.labels import display_label
     assert [t["name"] for t in lines] == [display_label(p) for p in r.prepared]
     assert sum(len(t["x"]) for t in lines) == shown_points(r) > 20
     # Drawn, not just held: each data line has an SVG path with many vertices.

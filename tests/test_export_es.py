@@ -69,7 +69,7 @@ def test_spanish_alt_text(es):
 
 
 def test_events_on_a_spanish_chart_are_in_spanish():
-    from charts.__main__ import load_context
+    from charts.context import load_context
     snap, events, reported = load_context(cdata.DATA)
     v = View(series=["ddp_arrests_aggregates.weekly_national_digitised"], lang="es")
     r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="article")
