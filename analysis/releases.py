@@ -9,12 +9,12 @@ import datetime as dt
 import io
 from pathlib import Path
 
+from analysis import data as cdata
+from analysis import ledger, status
+
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
         today: dt.date | None = None) -> str:
-    from analysis import data as cdata
-    from analysis import ledger, status
-
     snap = cdata.load_snapshot(data)
     known = ledger.versioned_sources(snap)
     if source and source not in known:

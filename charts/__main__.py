@@ -10,6 +10,7 @@ import stat
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+import dataclasses
 
 from loaders.errors import LoaderError
 from loaders.fetch import atomic_write_bytes
@@ -21,6 +22,9 @@ from wording import i18n
 from charts.compose import render
 from figures.layout import EXPORT_SIZES, SIZES
 from analysis.view import View, view_from_link
+from charts import site
+from charts import places_view
+from figures.core import source_lines
 
 
 def query_from_args(args) -> dict[str, str]:
@@ -141,7 +145,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.cmd == "site":
-        from charts import site
         return site.main(args)
 
     out = Path(args.out)
@@ -163,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
     pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
           args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
     if args.view == "places" or (args.view is None and pq.get("view") == "places"):
-        from charts import places_view
         for name in ("map", "release", "facility", "state"):
             if getattr(args, name, None):
                 pq[name] = getattr(args, name)
@@ -186,7 +188,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     size = SIZES[args.size]
     if args.width:
-        import dataclasses
         size = dataclasses.replace(size, width=args.width)
     try:
         r = render(snap, view, events=events, reported=reported, size=size)
@@ -200,7 +201,6 @@ def main(argv: list[str] | None = None) -> int:
         if fmt == "csv" and args.wide:
             payload = export.wide_csv(r)
         elif fmt == "csv":
-            from figures.core import source_lines
             cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
             payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
                                     lang=lang, citation_text=cite)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+import sys
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,6 +17,8 @@ import plotly.graph_objects as go
 from wording import i18n
 from figures import maps
 from analysis import places as P
+from analysis import data as cdata
+from charts import export as cexport
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
         ("state", "facilities", "field-offices", "facility", "state-history")}
@@ -131,11 +135,6 @@ def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: 
 
 def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
     """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
-    import sys
-    from pathlib import Path
-
-    from analysis import data as cdata
-    from charts import export as cexport
     snap = cdata.load_snapshot(data_dir)
     pl = P.build(snap)
     view = PlacesView.from_query(q)

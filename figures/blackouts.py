@@ -17,6 +17,7 @@ from loaders.text import html_text
 from wording import i18n
 from analysis.ledger import SHORT_NAMES
 from analysis.status import Blackout, series_blackouts
+from figures.labels import display_label
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
@@ -117,7 +118,6 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date) -> tuple[list, list]:
 def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
                   lang: str = "en") -> dict:
     """Add the blackout layer to a figure dict in place (and return it)."""
-    from figures.labels import display_label
     ids = [p.series_id for p in prepared]
     lay = layer(snap, ids, lo, hi, today, lang=lang)
     if not lay["shapes"]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from loaders.text import html_text
 
@@ -224,7 +225,6 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
 
 
 def continuity_figure(snap: cdata.Snapshot, measure: str, **kw):
-    import plotly.graph_objects as go
     spec = continuity_spec(snap, measure, **kw)
     spec.pop("agreements")
     return go.Figure(spec)

@@ -19,6 +19,8 @@ import html
 import math
 import textwrap
 from dataclasses import dataclass, field
+import re
+import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
 
 import numpy as np
 import plotly.graph_objects as go
@@ -34,6 +36,9 @@ from figures.labels import display_label, localised_label
 # SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
 from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, size_of
 from figures.layout import SIZES as SIZES
+from loaders.tidy import FLAGS, INFO_FLAGS
+from figures.events import event_layers
+from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -518,7 +523,6 @@ def note_text(note: str, lang: str = "en") -> str:
     them); they are put in the language where they are shown. A note no pattern knows is shown as it is."""
     if lang == "en":
         return note
-    import re
     for pattern, make in NOTE_PATTERNS:
         m = re.match(pattern, note)
         if m and make:
@@ -555,7 +559,6 @@ def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
     """Ticks for fiscal-year labels. Over two years or more: one tick per fiscal year (1 October). On a
     shorter range a single FY tick says little, so every quarter is labelled with its month and fiscal year
     ("Oct FY2026", "Jan", ...)."""
-    import datetime as _dt
     if (hi - lo).days >= 730:
         vals, text = [], []
         d = _dt.date(lo.year - 1, 10, 1)
@@ -609,7 +612,6 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
 
 def flag_text(code: str, lang: str = "en") -> str:
     """A quality flag's explanation in ``lang`` (loaders.tidy.FLAGS holds the English)."""
-    from loaders.tidy import FLAGS
     if lang != "en" and i18n.has("flag." + code, lang):
         return i18n.t("flag." + code, lang)
     return FLAGS.get(code, code)
@@ -620,7 +622,6 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
     the series they sit beside (column ``panel_ref``). Every text is in ``view.lang``."""
-    from loaders.tidy import INFO_FLAGS
     lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
@@ -672,10 +673,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
                                                legend=k == min(rep_panel), lang=lang, sep=sep))
     if events_in_view is not None and len(events_in_view):
-        from figures.events import event_layers
         add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
-    from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
     add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
     spec = finish(spec)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the

@@ -27,6 +27,8 @@ import plotly.graph_objects as go
 from loaders.copies import describe_link, is_copy
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
+from wording import i18n
+from figures.layout import OVERLAY_REF, size_of
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -96,7 +98,6 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
 
 def category_label(cat: str, lang: str = "en") -> str:
     """An event category's label in ``lang`` (loaders.events.CATEGORIES holds the English)."""
-    from wording import i18n
     if lang != "en" and i18n.has("category." + str(cat), lang):
         return i18n.t("category." + str(cat), lang)
     return event_categories.get(cat, cat)
@@ -107,8 +108,6 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     """The event layer for ``charts.figures.add_layer``: one dotted-line trace per category (the legend
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
-    from wording import i18n
-    from figures.layout import OVERLAY_REF, size_of
     sz = size_of(size)
     ev = number_events(events_in_view)
     if ev.empty:
@@ -245,7 +244,6 @@ def _hover_body(date: str, precision, category, description: str, source_name: s
                 original_outlet: str, original_date: str, lang: str) -> str:
     # Everything but the number, which depends on the range shown: kept per event and language, since wrapping
     # and escaping each description again was a tenth of the time to draw a new range.
-    from wording import i18n
     desc = "<br>".join(html_text(line) for line in textwrap.wrap(description, 70))
     parts = [
         date + (i18n.t("events.approximate", lang) if precision == "approximate" else ""),
@@ -294,7 +292,6 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}"
              for n, d, p, t in zip(ev["number"], ev["date"], ev["date_precision"], ev["title"])]
     lines: list[str] = []
-    from wording import i18n
     current = i18n.t("events.list_head", lang)
     for i, item in enumerate(items):
         piece = item if current.endswith(": ") else "; " + item

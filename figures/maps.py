@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+import plotly.io as pio
 
 from loaders.text import html_text
 
@@ -395,8 +396,9 @@ def topojson_url() -> str:
 
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200) -> bytes:
     """PNG or SVG through the project's Kaleido export, with the outlines served from this machine."""
-    import plotly.io as pio
-
+    # The one import from a layer above (listed in pyproject's import contract): a map's image goes through
+    # the exports' one Kaleido browser. to_image moves to charts.export in the next step; until then this import
+    # stays here so that loading the figures never loads the outputs.
     from charts import export
     pio.defaults.topojson = topojson_url()
     return export.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))

@@ -17,6 +17,7 @@ from charts.compose import Rendered, render
 from analysis.coverage import EmptyRange, empty_in_range
 from analysis.view import View, data_bounds, view_range
 from loaders import events as lev
+from analysis.view import PRESETS
 
 DATA = cdata.DATA
 
@@ -171,7 +172,6 @@ _QUEUED: set = set()
 
 def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
-    from analysis.view import PRESETS
     queued = []
     for preset in PRESETS:
         if preset in ("custom", view.preset):
