@@ -1,6 +1,6 @@
 """``python -m loaders releases [SOURCE]``: the release ledger from the command line (CSV or text).
 
-The ledger itself lives in ``charts.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
+The ledger itself lives in ``analysis.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
 line, the page and the tests all describe the same releases.
 """
 from __future__ import annotations

@@ -155,7 +155,7 @@ def totals_phrase(p: Prepared, info, lang: str = "en") -> str:
 
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
            reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
-    """The view drawn for ``size`` (page, full, article, social: see ``charts.figures.SIZES``)."""
+    """The view drawn for ``size`` (page, full, article, social: see ``figures.core.SIZES``)."""
     index_date = event_date(events, view.index_event) if view.index_event else None
     prepared, lo, hi = prepare(snap, view, index_date=index_date)
     totals = [p for p in prepared if is_period_total(p)]

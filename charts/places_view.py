@@ -82,7 +82,7 @@ class Rendered:
 
 
 def _clean_title(fig: go.Figure) -> str:
-    """The map's title as typed (kept by ``charts.maps._title``; file names and alt text want it unescaped)."""
+    """The map's title as typed (kept by ``figures.maps._title``; file names and alt text want it unescaped)."""
     return fig._title_plain
 
 

@@ -3,7 +3,7 @@
 Streamlit keeps every session in one server process, so a spike of readers on the day a story runs is a bad
 fit for the live app. This writes a folder of plain files that any static host or CDN can serve, one page per
 view, each drawn by the same code as the page (``charts.compose.render``, ``charts.places_view.render``,
-``charts.ledger.whats_new``):
+``analysis.ledger.whats_new``):
 
 - the interactive chart (plotly.js is written once, as ``assets/plotly.min.js``; no CDN), its alt text, the
   citation, the data dates, PNG/SVG/CSV downloads and a link back to the same view in the live app;
@@ -263,7 +263,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
         raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
     query = view.to_query()
     link = live_url + "?" + urlencode(query)
-    title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
+    title = r.title  # kept by the figure as typed (figures.core), never read back out of its HTML
     dates = []
     for p in r.prepared:
         f = p.frame

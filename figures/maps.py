@@ -84,7 +84,7 @@ def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str =
 def _title(fig: go.Figure, title: str, subtitle: str) -> None:
     fig.update_layout(title=dict(text=f"<b>{html_text(title)}</b><br><sup>{html_text(subtitle)}</sup>", x=0.01,
                                  xanchor="left"), template="plotly_white", font=dict(size=13))
-    # The title as typed, kept beside the figure for file names, alt text and pages (as charts.figures does):
+    # The title as typed, kept beside the figure for file names, alt text and pages (as figures.core does):
     # nothing reads it back out of the escaped HTML.
     fig._title_plain = title
 

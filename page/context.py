@@ -156,7 +156,7 @@ _VIEW_FACTS = Kept(64)
 
 
 def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
-    """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
+    """(``analysis.view.view_range``, ``analysis.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
     return _VIEW_FACTS.get_or_build((repr(view), id(page.snap)), (page.snap,),
                                     lambda: (view_range(page.snap, view), empty_in_range(page.snap, view)))

@@ -1,8 +1,8 @@
 """The page's Releases tab: publication status per source, what's new in each latest release (copyable,
 with its citation), the ledger of every release, and the continuity charts.
 
-Streamlit lives here and in ``dashboard.py`` only; everything shown is built by ``charts.ledger``,
-``charts.status`` and ``charts.continuity`` from the snapshot. Data-derived text goes through plain-text
+Streamlit lives in the page only (``dashboard.py`` and ``page/``); everything shown is built by ``analysis.ledger``,
+``analysis.status`` and ``figures.continuity`` from the snapshot. Data-derived text goes through plain-text
 elements (``st.text``, ``st.code``, dataframes), never Markdown or HTML.
 """
 from __future__ import annotations

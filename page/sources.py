@@ -38,7 +38,7 @@ def sources_panel(page: Page) -> None:
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
-    st.subheader(t("page.sources.status"))  # built in releases_view; the Releases tab has the evidence in full
+    st.subheader(t("page.sources.status"))  # built in page/releases_view.py; the Releases tab has the evidence in full
     st.dataframe(status_dataframe(snap, lang=lang), hide_index=True)
     st.subheader(t("page.sources.definitions"))
     st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)

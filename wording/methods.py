@@ -86,5 +86,5 @@ def texts(name: str, lang: str = "en") -> tuple[tuple[str, str], ...]:
     with open(path, "rb") as fh:
         rows = tomllib.load(fh).get(name, [])
     if [r.get("en") for r in rows] != [t for t, _ in english]:
-        raise CatalogueError(f"{path}: the {name} entries do not match charts/methods.py {name} one for one")
+        raise CatalogueError(f"{path}: the {name} entries do not match wording/methods.py {name} one for one")
     return tuple((r["title"], r["text"]) for r in rows)
