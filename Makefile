@@ -41,9 +41,10 @@ test-setup: dev-setup
 		|| echo "could not install chromium: browser tests will skip"; \
 	fi
 
-# The linter (configured in pyproject.toml) runs first: CI enforces it.
+# The linter and the layers' import contract (both configured in pyproject.toml) run first: CI enforces them.
 lint: dev-setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 test: test-setup lint
 	$(BIN)/python -m pytest -q

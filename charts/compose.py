@@ -11,9 +11,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import data as cdata
-from .figures import build_totals_figure, build_view_figure, unit_phrase
-from .view import Prepared, View, displayed_table, prepare
+from analysis import data as cdata
+from figures.core import build_totals_figure, build_view_figure, unit_phrase
+from analysis.view import Prepared, View, displayed_table, prepare
+from charts.export import export_table
+from figures.events import filter_events
+from wording import i18n
+from figures.alt import alt_text
+from wording.i18n import translated_events
 
 # Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics.
 REPORTED_MATCH = {
@@ -64,7 +69,6 @@ class Rendered:
     def export_table(self) -> pd.DataFrame:
         """The data drawn, for the CSV: every series point, then every reported figure drawn (kind "reported",
         with who reported it and the link), then period totals."""
-        from .export import export_table
         return export_table(self)
 
 
@@ -117,7 +121,6 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
 def select_events(events: pd.DataFrame | None, view: View, lo: dt.date, hi: dt.date) -> pd.DataFrame | None:
     if events is None or events.empty or not view.events:
         return None
-    from .events import filter_events
     return filter_events(events, lo, hi, categories=view.categories or None, text=view.event_text or None)
 
 
@@ -137,7 +140,6 @@ def is_period_total(p: Prepared) -> bool:
 
 def totals_phrase(p: Prepared, info, lang: str = "en") -> str:
     """What one bar of a totals chart is: "arrests in total", or "arrests per day, averaged over the period"."""
-    from . import i18n
     if lang == "en":
         ph = unit_phrase(p, info)[1]
         return ph.replace(" per day", " per day, averaged over the period") if ph.endswith("per day") else \
@@ -153,15 +155,13 @@ def totals_phrase(p: Prepared, info, lang: str = "en") -> str:
 
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
            reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
-    """The view drawn for ``size`` (page, full, article, social: see ``charts.figures.SIZES``)."""
-    from .alt import alt_text
+    """The view drawn for ``size`` (page, full, article, social: see ``figures.core.SIZES``)."""
     index_date = event_date(events, view.index_event) if view.index_event else None
     prepared, lo, hi = prepare(snap, view, index_date=index_date)
     totals = [p for p in prepared if is_period_total(p)]
     series = [p for p in prepared if not is_period_total(p)]
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
-        from .i18n import translated_events
         ev = translated_events(ev, view.lang, getattr(view, "sep", ","))  # titles and descriptions in the view's language (ids, dates kept)
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
     fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep,

@@ -1,7 +1,7 @@
 """The Event study tab's computations, from the snapshot and the events: the events offered and the one the
 tab opens on (the events file's ``study_default`` flag), the study's numbers, its figure and its CSV.
 
-Pure functions; the page caches them and lays the results out. The arithmetic is ``charts.study``.
+Pure functions; the page caches them and lays the results out. The arithmetic is ``analysis.study``.
 """
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import datetime as dt
 
 import pandas as pd
 
-from . import data as cdata
-from . import export, i18n
-from .compose import render
-from .figures import build_study_figure, source_lines
-from .study import StudyResult, carry_days, study, study_window_series, x_title_in
-from .view import INAUGURATION, View, split_ref
+from analysis import data as cdata
+from charts import export
+from wording import i18n
+from charts.compose import render
+from figures.core import build_study_figure, source_lines
+from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
+from analysis.view import INAUGURATION, View, split_ref
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 
@@ -57,7 +58,7 @@ def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int
     info = snap.info(sid)
     flow = cdata.is_flow(info)
     rows = cdata.series_rows(snap, sid, key)
-    # Weekly and monthly series are compared in whole periods, others in days (charts.study.study).
+    # Weekly and monthly series are compared in whole periods, others in days (analysis.study.study).
     res = study(rows, on, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
     return flow, rows["date"].min(), rows["end"].max(), res
 

@@ -15,11 +15,19 @@ import shutil
 import threading
 import warnings
 import zipfile
+import re
+import sys
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from loaders.text import csv_cell, html_text
+from wording import i18n
+from figures.layout import size_of
+from figures.labels import display_label
+from analysis.data import load_snapshot
 
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
 # Plotly's locales other than English, bundled (static/locales/PROVENANCE.md): registered in every exported
@@ -60,7 +68,6 @@ def plotly_locale(lang: str) -> dict:
     """Plotly's locale for ``lang`` as data ({"dictionary": ..., "format": ...}), read from the bundled file, for
     Plotly's ``config.locales``: a page that cannot run the locale script (Streamlit's charts) passes it with the
     figure instead. {} for English."""
-    import re
     if lang in (None, "", "en"):
         return {}
     text = locale_script(lang)
@@ -120,7 +127,6 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
                                 "`sudo apt-get install chromium`) or set BROWSER_PATH; CSV and HTML exports "
                                 "work without it.")
     os.environ.setdefault("BROWSER_PATH", browser)
-    import sys
     # kaleido's logging helper (logistro) parses sys.argv when imported, and stops the program on options it
     # finds ambiguous: `python -m charts export --log` died with "ambiguous option: --log". Hide our arguments.
     argv, sys.argv = sys.argv, sys.argv[:1]
@@ -133,7 +139,6 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int
         if not _SERVER_STARTED:
             # The page the browser draws in: plotly.js from plotly.py's package and the bundled locales; no
             # MathJax (kaleido's default loads it from a CDN, and no figure here uses TeX).
-            from pathlib import Path
             scripts = [*LOCALE_FILES.values(), KALEIDO_LOCALE]
             page = kaleido.PageGenerator(mathjax=False, others=[(Path(f).as_uri(), "utf-8") for f in scripts])
             kaleido.start_sync_server(page_generator=page, silence_warnings=True)
@@ -153,7 +158,6 @@ def _calc(kaleido, fig: go.Figure, fmt: str, width: int, height: int, scale: flo
     # field Plotly does not draw) for static/locales/kaleido-locale.js to read. The figure itself is unchanged.
     meta = spec["layout"].get("meta")
     spec["layout"] = dict(spec["layout"], meta=dict(meta if isinstance(meta, dict) else {}, locale=lang))
-    import plotly.io as pio
     # As fig.to_image does: the maps' outlines come from the loopback server set in pio.defaults.topojson.
     return kaleido.calc_fig_sync(spec, opts=dict(format=fmt, width=width, height=height, scale=scale),
                                  topojson=pio.defaults.topojson)
@@ -163,7 +167,6 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
     In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
-    from . import i18n
     config = {"displaylogo": False}
     if lang not in (None, "", "en"):
         config["locale"] = lang
@@ -203,7 +206,6 @@ def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:
 def export_figure(r, fmt: str) -> bytes:
     """A rendered view (``charts.compose.Rendered``) as PNG, SVG or HTML at the size it was rendered for; the
     SVG and HTML carry the title and the alt text."""
-    from .figures import size_of
     sz = size_of(r.size)
     fig = r.figure
     lang = getattr(r.view, "lang", "en")
@@ -241,7 +243,6 @@ def wide_csv(r) -> bytes:
     lines (those tools would read them as data); blank where a series has no value on a date."""
     frames = []
     for p in r.series:
-        from .figures import display_label
         f = p.frame
         col = f"{display_label(p)} ({p.unit})"
         frames.append(pd.Series(f["value"].to_numpy(), index=f["date"].dt.date.astype(str), name=col))
@@ -257,7 +258,6 @@ def wide_csv(r) -> bytes:
 
 def slug(text: str) -> str:
     """Text as a file name: lower-case words joined by "-", 200 characters at most (file systems allow 255)."""
-    import re
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:200].rstrip("-") or "chart"
 
 
@@ -281,7 +281,6 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows. In another language the
     comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
     they are for machines."""
-    from . import i18n
     head = [f"# {csv_cell(title)}"] if title else []
     head += [f"# {csv_cell(s)}" for s in sources]
     if citation_text:
@@ -295,14 +294,12 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
 
 
 def dashboard_name(lang: str = "en") -> str:
-    from . import i18n
     return DASHBOARD if lang == "en" else i18n.t("export.dashboard", lang)
 
 
 def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None, lang: str = "en") -> str:
     """Plain-text citation for the view: each source with its release, then the dashboard. Publishers and
     titles are cited as published; the connecting words are in ``lang``."""
-    from . import i18n
     parts = []
     for sid in dict.fromkeys(p.source for p in prepared):
         e = snap.source_entry(sid)
@@ -319,7 +316,6 @@ def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None,
 
 def full_dataset_zip(data_dir, fmt: str = "csv") -> bytes:
     """Every observation of the snapshot (CSV or Parquet) with the manifest and the catalogue."""
-    from .data import load_snapshot
     snap = load_snapshot(data_dir)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:

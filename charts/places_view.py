@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+import sys
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import i18n, maps
-from . import places as P
+from wording import i18n
+from figures import maps
+from analysis import places as P
+from analysis import data as cdata
+from charts import export as cexport
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
         ("state", "facilities", "field-offices", "facility", "state-history")}
@@ -77,7 +82,7 @@ class Rendered:
 
 
 def _clean_title(fig: go.Figure) -> str:
-    """The map's title as typed (kept by ``charts.maps._title``; file names and alt text want it unescaped)."""
+    """The map's title as typed (kept by ``figures.maps._title``; file names and alt text want it unescaped)."""
     return fig._title_plain
 
 
@@ -130,11 +135,6 @@ def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: 
 
 def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
     """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
-    import sys
-    from pathlib import Path
-
-    from . import data as cdata
-    from . import export as cexport
     snap = cdata.load_snapshot(data_dir)
     pl = P.build(snap)
     view = PlacesView.from_query(q)

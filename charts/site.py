@@ -3,7 +3,7 @@
 Streamlit keeps every session in one server process, so a spike of readers on the day a story runs is a bad
 fit for the live app. This writes a folder of plain files that any static host or CDN can serve, one page per
 view, each drawn by the same code as the page (``charts.compose.render``, ``charts.places_view.render``,
-``charts.ledger.whats_new``):
+``analysis.ledger.whats_new``):
 
 - the interactive chart (plotly.js is written once, as ``assets/plotly.min.js``; no CDN), its alt text, the
   citation, the data dates, PNG/SVG/CSV downloads and a link back to the same view in the live app;
@@ -34,11 +34,25 @@ from pathlib import Path
 from urllib.parse import urlsplit, parse_qs, urlencode, urlparse
 
 import pandas as pd
+import plotly.graph_objects as go
+from PIL import Image
+from plotly.offline import get_plotlyjs
 
 from loaders.text import html_text
 
-from . import data as cdata
-from . import export, i18n
+from analysis import data as cdata
+from charts import export
+from wording import i18n
+from charts.compose import render
+from figures.core import source_lines
+from analysis.view import view_from_link
+from figures.labels import localised_label
+from analysis import places as P
+from charts import places_view as PV
+from analysis import ledger
+from charts.context import load_context
+from figures import maps  # imported before the date is fixed in it
+from loaders.errors import LoaderError
 
 # No live dashboard unless the builder names one (``--live-url``): a published page must never cite or link the
 # builder's own machine, as the old default (http://127.0.0.1:8501/) made every page do.
@@ -165,7 +179,7 @@ class _FixedToday:
     """While building, ``dt.date.today()`` inside the chart modules that print it (the maps' footer has no
     date parameter) returns the build date, so the pages do not change with the day they are built."""
 
-    MODULES = ("charts.maps",)  # the trend figures and the CSVs take the date as a parameter
+    MODULES = ("figures.maps",)  # the trend figures and the CSVs take the date as a parameter
 
     def __init__(self, day: dt.date):
         day_ = day
@@ -224,7 +238,6 @@ def stable_svg(svg: bytes) -> bytes:
 def with_fixed_uids(fig):
     """A copy whose traces carry fixed uids: plotly.js otherwise draws a random one into SVG class names
     (trace groups, colour bars and their axes)."""
-    import plotly.graph_objects as go
     out = go.Figure(fig)
     for i, t in enumerate(out.data):
         t.uid = f"{i:06d}"
@@ -233,7 +246,6 @@ def with_fixed_uids(fig):
 
 def stable_png(png: bytes) -> bytes:
     """The pixels only: re-encoded with no text, time or colour-profile chunks."""
-    from PIL import Image
     img = Image.open(io.BytesIO(png))
     img.load()
     out = io.BytesIO()
@@ -267,9 +279,6 @@ def trend_alt(r) -> str:
 
 
 def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> Page:
-    from .compose import render
-    from .figures import source_lines
-    from .view import view_from_link
     view, notes = view_from_link(q, snap, events=events, today=day)
     lang = view.lang
     if not view.series:
@@ -279,9 +288,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
         raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
     query = view.to_query()
     link = live_link(live_url, query)
-    title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
-    from . import i18n
-    from .figures import localised_label
+    title = r.title  # kept by the figure as typed (figures.core), never read back out of its HTML
     dates = []
     for p in r.prepared:
         f = p.frame
@@ -304,8 +311,6 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     """A Places view (a map or a facility's history); in the link's language (``lang=``, English otherwise)."""
-    from . import places as P
-    from . import places_view as PV
     lang = q.get("lang") if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
     view = PV.PlacesView.from_query(q)
@@ -337,13 +342,11 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
 
 
 def _release_words(pl, source: str, release: str, lang: str) -> str:
-    from . import places as P
     hit = pl.releases[(pl.releases["source"] == source) & (pl.releases["release"] == release)]
     return P.release_text(source, release, hit["date"].iloc[0] if len(hit) else release, lang)
 
 
 def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
-    from . import ledger
     sentences, dates = [], []
     for src, sents in ledger.whats_new_all(snap, lang).items():
         entry = snap.source_entry(src)
@@ -392,7 +395,6 @@ def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE, lang
 def _chart_div(fig, div_id: str, lang: str = "en") -> str:
     # The figures are laid out for an export size (a fixed pixel width); on a page or in an embed the chart
     # must follow its column instead, so the fixed width is dropped (the height and margins stay).
-    import plotly.graph_objects as go
     fig = go.Figure(fig)
     fig.update_layout(width=None, autosize=True)
     config = {"displaylogo": False, "responsive": True}
@@ -403,7 +405,6 @@ def _chart_div(fig, div_id: str, lang: str = "en") -> str:
 
 def dark(fig):
     """The same figure on a dark background (for embeds in dark pages); the data and text are unchanged."""
-    import plotly.graph_objects as go
     d = go.Figure(fig)
     d.update_layout(paper_bgcolor="#111418", plot_bgcolor="#111418", font_color="#e8e8e8")
     d.update_xaxes(gridcolor="#333", linecolor="#777", zerolinecolor="#444")
@@ -507,8 +508,6 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
     """Write the site into ``out`` (replaced as a whole: built beside it, then moved in). With ``lang`` other
     than English every trend page, its CSV, citation, images and embeds are in that language (a view's own
     ``lang=`` in the views file wins); places and releases pages too (a view's own ``lang=`` wins)."""
-    from plotly.offline import get_plotlyjs
-    from .__main__ import load_context
     if site_url and not site_url.endswith("/"):
         site_url += "/"
     live_url = check_live_url(live_url)
@@ -528,7 +527,6 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
             (assets / f"plotly-locale-{lang}.js").write_text(locale_js, "utf-8")
         pages: list[Page] = []
         seen: set[str] = set()
-        from . import maps  # imported before the date is fixed in it
         with _FixedToday(day):
             (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
             for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
@@ -607,7 +605,6 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
 
 
 def main(args) -> int:
-    from loaders.errors import LoaderError
     if args.date:
         try:
             dt.date.fromisoformat(args.date)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import limits, pipeline, registry, snapshot
 from .errors import LoaderError
+from analysis import releases
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,7 +99,6 @@ def _run(args) -> int:
             if sid not in counts:
                 print(f"{sid}: no raw files; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
-        from . import releases
         sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":
         src = registry.get(args.source)

@@ -12,6 +12,8 @@ from typing import Callable
 
 import pandas as pd
 
+from .tidy import frame_from_columns
+
 # Kept short and closed so the page can group and filter by them.
 METRICS = {
     "arrests": "Arrests (administrative arrests by ICE ERO)",
@@ -115,7 +117,6 @@ class ParsedColumns(Parsed):
     @property
     def obs(self) -> pd.DataFrame:  # type: ignore[override]
         if self._obs is None:
-            from .tidy import frame_from_columns
             self._obs = frame_from_columns(self.columns)
         return self._obs
 

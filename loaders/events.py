@@ -64,6 +64,7 @@ from urllib.parse import urlsplit
 
 import idna
 import pandas as pd
+from filelock import FileLock, Timeout
 
 from . import copies
 from .errors import ValidationError
@@ -608,7 +609,6 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
     the file on disk has rows the loader refuses (rewriting it would drop them), or when the result would break
     a limit.
     """
-    from filelock import FileLock, Timeout
     path = Path(path)
     label = path.name
     lock = FileLock(str(path) + ".lock", timeout=timeout)

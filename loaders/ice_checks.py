@@ -31,6 +31,8 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
+from . import series_rules
+
 ID = "ice_detention_stats"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 FACILITY_RATIO = (0.94, 1.02)
@@ -289,19 +291,14 @@ def _stale_checks(obs: pd.DataFrame) -> list[dict]:
     return out
 
 
-def _rule_checks(obs: pd.DataFrame) -> list[dict]:
-    """Each series' declared range and identity rules (``loaders.series_rules``): a fraction in 0-1, a whole count
-    not below 0, a part not above its total, a share equal to its parts' ratio."""
-    from . import series_rules
-    from .ice_detention_stats import SERIES  # the catalogue declares the rules (imported here: it imports us)
-    return series_rules.check(obs, SERIES)
-
-
-def check(obs: pd.DataFrame) -> pd.DataFrame:
-    """Integrity checks over every release: findings are flagged, never corrected."""
+def check(obs: pd.DataFrame, series=()) -> pd.DataFrame:
+    """Integrity checks over every release: findings are flagged, never corrected. ``series``: the catalogue
+    whose declared range and identity rules (``loaders.series_rules``: a fraction in 0-1, a whole count not below
+    0, a part not above its total, a share equal to its parts' ratio) are checked too; ``ice_detention_stats``
+    passes its own (handed in, so that this module need not import the one that imports it)."""
     obs = obs[obs.series.str.startswith(ID + ".")]
     found = _sum_checks(obs) + _decrease_checks(obs) + _transposition_checks(obs) + _facility_checks(obs) + \
         _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs) + _listed_twice_checks(obs) + \
-        _rule_checks(obs)
+        series_rules.check(obs, series)
     cols = ["series", "key", "date", "release", "file", "flag", "message"]
     return pd.DataFrame(found, columns=cols).drop_duplicates().reset_index(drop=True)

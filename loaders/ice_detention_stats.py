@@ -69,7 +69,8 @@ from . import ice_tables, parsing
 from .base import ParsedColumns, Series, Source
 from .errors import FetchError, ParseError
 from .fetch import read_page
-from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE, check  # noqa: F401 (re-exported)
+from . import ice_checks
+from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
 from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells, open_workbook,
                        read_table, sections)
 
@@ -746,6 +747,11 @@ def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:
         if total[b] > 1:
             repeated.add(k)
     return keys, repeated
+
+
+def check(obs):
+    """The integrity checks (``ice_checks``) over a tidy frame, with the rules this catalogue declares."""
+    return ice_checks.check(obs, series=SERIES)
 
 
 SOURCE = Source(

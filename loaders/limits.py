@@ -22,7 +22,11 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pyarrow.parquet as pq
+from isal import isal_zlib
+
 from .errors import ParseError, excerpt
+from .fetch import check_zip
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 PARQUET_MAGIC = b"PAR1"
@@ -93,7 +97,6 @@ def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEF
     """Every bound that applies to this content, by what the bytes are (``kind`` only adds text kinds). Returns
     the bytes a parser should read: ``content``, or for a workbook the same workbook with its worksheets stored
     uncompressed (``stored_worksheets``: every member reads back byte for byte the same)."""
-    from .fetch import check_zip
     if is_zip(content):
         zf = check_zip(content, source=source, name=name)  # the zip's directory, parsed once for both checks
         sheets = check_workbook_formulas(content, source=source, name=name, zf=zf)
@@ -120,7 +123,6 @@ def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEF
 
 def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
     """Rows, cells and decoded size from the parquet footer, before any column is read."""
-    import pyarrow.parquet as pq
     try:
         meta = pq.ParquetFile(io.BytesIO(content)).metadata
     except Exception as e:  # pyarrow raises several types for a bad footer
@@ -211,8 +213,6 @@ def _member_bytes(content: bytes, info: zipfile.ZipInfo) -> bytes | None:
     three times faster. The output is capped at the size the directory declares (which ``fetch.check_zip`` has
     bounded), so a member cannot inflate past it.
     """
-    from isal import isal_zlib
-
     if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         return None
     data = _member_data(content, info)

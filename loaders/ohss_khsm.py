@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+from urllib.parse import urljoin
 
 import pandas as pd
 from python_calamine import CalamineError, CalamineWorkbook
@@ -173,8 +174,6 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
 
 
 def find_file_links(html: str, base_url: str) -> list[str]:
-    from urllib.parse import urljoin
-
     urls = []
     for href in HREF_RE.findall(html):
         u = urljoin(base_url, href.strip().replace(" ", "%20"))

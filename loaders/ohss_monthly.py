@@ -41,6 +41,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from typing import Callable
+from urllib.parse import urljoin
 
 import pandas as pd
 from python_calamine import CalamineWorkbook
@@ -383,8 +384,6 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
 # ---------------------------------------------------------------- discovery
 
 def find_file_links(html: str, base_url: str) -> list[str]:
-    from urllib.parse import urljoin
-
     urls = []
     for href in HREF_RE.findall(html):
         if FILE_RE.fullmatch(href.rsplit("/", 1)[-1]):

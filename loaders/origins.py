@@ -27,6 +27,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from .errors import LoaderError
+from .fetch import read_sidecar, sidecar_path
+from . import registry
 
 PATH = Path(__file__).with_name("origins.csv")
 COLUMNS = ["source_id", "file", "producer", "title", "official_url", "read_as", "read_url", "archive_url",
@@ -74,14 +76,12 @@ def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: 
     """The recorded origin of one raw file (see the module notes); raises ``LoaderError`` naming the file."""
     path = Path(path)
     digest, size = hashlib.sha256(content).hexdigest(), len(content)
-    from .fetch import read_sidecar, sidecar_path  # late: fetch pulls in requests
     if sidecar_path(path).exists():
         side = read_sidecar(path)
         if side.get("sha256") != digest or int(side.get("bytes") or -1) != size:
             raise LoaderError(f"the bytes differ from the download recorded beside it (sha256 {digest[:12]}…, "
                               f"{size:,} bytes; recorded {str(side.get('sha256'))[:12]}…, {side.get('bytes')} bytes)",
                               source=source_id, file=path.name)
-        from . import registry
         src = registry.SOURCES.get(source_id)
         return {"producer": getattr(src, "publisher", ""), "title": getattr(src, "title", ""),
                 "official_url": side.get("url", ""), "read_as": "official", "read_url": side.get("url", ""),

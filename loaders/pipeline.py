@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from filelock import FileLock, Timeout
+from tqdm import tqdm
 
 from . import events, limits, origins, registry, snapshot, tidy
 from .base import Parsed, ParsedColumns, Source, table_frame
@@ -586,7 +588,6 @@ def update_lock(data_dir: Path):
 
     ``filelock`` takes an OS lock (flock on Unix, msvcrt on Windows) that the system releases when the holder
     dies, so a killed writer never blocks the next one, and the command line imports on every platform."""
-    from filelock import FileLock, Timeout
     Path(data_dir).mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(Path(data_dir) / ".update.lock"), timeout=0)
     try:
@@ -837,7 +838,6 @@ def _bar(total: int, desc: str, enabled: bool):
     if not enabled or total == 0:
         yield None
         return
-    from tqdm import tqdm
     bar = tqdm(total=total, desc=desc, unit="file", file=sys.stderr)
     try:
         yield bar

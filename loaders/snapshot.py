@@ -32,6 +32,7 @@ import re
 import secrets
 import shutil
 from pathlib import Path
+import datetime as dt
 
 from .errors import LoaderError
 from .errors import excerpt as short
@@ -142,7 +143,6 @@ def parse_manifest(text: bytes | str, path: Path) -> dict:
 
 
 def _check_date(value, path: Path, where: str) -> None:
-    import datetime as dt
     if value in (None, ""):
         return
     ok = isinstance(value, str) and _DATE_RE.match(value)

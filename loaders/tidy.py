@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .errors import ValidationError
 
@@ -63,7 +64,7 @@ FLAGS = {
 # them once in a note instead of ringing every point.
 INFO_FLAGS = {"digitised", "lower-bound", "rounded", "with-duplicates"}
 # Flags that say a figure is wrong as printed (not merely odd): the "latest" view does not let such a figure
-# replace an earlier release's figure for the same period (``charts.data.series_rows``).
+# replace an earlier release's figure for the same period (``analysis.data.series_rows``).
 KNOWN_WRONG = {"mislabelled", "out-of-range", "transposed"}
 
 
@@ -133,7 +134,6 @@ def _text_series(v: list, missing: str | None = None, index: pd.Index | None = N
     of building an ICE workbook's frame. Anything else in the list (a number, say) takes pandas' path, which
     turns it into text as before."""
     if getattr(_STR, "storage", None) == "pyarrow":
-        import pyarrow as pa
         try:
             arr = pa.array(v, type=pa.large_string())
         except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -150,7 +150,6 @@ def repeat_text(text: str, index: pd.Index) -> pd.Series:
     """A "str" column holding ``text`` on every row of ``index`` (a file name, say): pyarrow repeats it about
     four times faster than pandas broadcasts a scalar."""
     if getattr(_STR, "storage", None) == "pyarrow":
-        import pyarrow as pa
         arr = pa.repeat(pa.scalar(text, pa.large_string()), len(index))
         return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)
     return pd.Series(text, index=index, dtype="str")
@@ -162,7 +161,6 @@ def repeat_texts(runs: list[tuple[str, int]], index: pd.Index) -> pd.Series:
     if sum(n for _, n in runs) != len(index):
         raise ValueError(f"runs of {sum(n for _, n in runs)} values for {len(index)} rows")
     if getattr(_STR, "storage", None) == "pyarrow":
-        import pyarrow as pa
         parts = [pa.repeat(pa.scalar(text, pa.large_string()), n) for text, n in runs]
         arr = pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
         return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)

@@ -59,6 +59,10 @@ import re
 from dataclasses import dataclass, field
 from math import isfinite
 from typing import Callable, Mapping
+import datetime as dt
+
+from python_calamine import CalamineWorkbook
+from python_calamine import CalamineError
 
 from .errors import ParseError
 from .parsing import number
@@ -91,8 +95,6 @@ def norm(v) -> str:
 # ---------------------------------------------------------------- workbook and sheets
 
 def open_workbook(content: bytes, name: str, source: str):
-    from python_calamine import CalamineWorkbook
-
     try:
         return CalamineWorkbook.from_filelike(io.BytesIO(content))
     except Exception as e:  # calamine raises its own error types for broken zips/XML
@@ -205,8 +207,6 @@ class Sheet:
 
 
 def read_sheet(wb, sheet_name: str, file: str, source: str) -> Sheet:
-    from python_calamine import CalamineError
-
     try:
         cells = wb.get_sheet_by_name(sheet_name).to_python(skip_empty_area=False)
     except CalamineError as e:  # the zip opened but this sheet's XML is broken (corrupt or cut-off download)
@@ -465,7 +465,6 @@ def _read_pairs(sh: Sheet, spec: TableSpec, at: tuple[int, int], title: str) -> 
 
 def fiscal_month_start(fy: int, month: str):
     """1st of fiscal month ``month`` ("Oct".."Sep") of fiscal year ``fy`` (Oct-Dec fall in the year before)."""
-    import datetime as dt
     i = MONTHS.index(month)
     return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
-from charts import data as cdata
+from analysis import data as cdata
 from charts.compose import Rendered, render
-from charts.coverage import EmptyRange, empty_in_range
-from charts.view import View, data_bounds, view_range
+from analysis.coverage import EmptyRange, empty_in_range
+from analysis.view import View, data_bounds, view_range
 from loaders import events as lev
+from analysis.view import PRESETS
 
 DATA = cdata.DATA
 
@@ -155,7 +156,7 @@ _VIEW_FACTS = Kept(64)
 
 
 def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
-    """(``charts.view.view_range``, ``charts.coverage.empty_in_range``) of the view: pure functions of the
+    """(``analysis.view.view_range``, ``analysis.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
     return _VIEW_FACTS.get_or_build((repr(view), id(page.snap)), (page.snap,),
                                     lambda: (view_range(page.snap, view), empty_in_range(page.snap, view)))
@@ -171,7 +172,6 @@ _QUEUED: set = set()
 
 def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
-    from charts.view import PRESETS
     queued = []
     for preset in PRESETS:
         if preset in ("custom", view.preset):

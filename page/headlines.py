@@ -5,8 +5,8 @@ import datetime as dt
 
 import streamlit as st
 
-from charts.overview import headlines
-from releases_view import card_status
+from analysis.overview import headlines
+from page.releases_view import card_status
 
 from . import lang as plang
 from .context import Page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from charts import i18n
+from wording import i18n
 
 # The switch's own label is in both languages, so a reader who does not read the current one finds it.
 SWITCH_LABEL = "Idioma / Language"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts import flag_messages, i18n, methods
-from charts import sources as csources
-from releases_view import status_dataframe
+from wording import flag_messages, i18n, methods
+from analysis import sources as csources
+from page.releases_view import status_dataframe
 
 from . import lang as plang
 from .context import Page
@@ -38,7 +38,7 @@ def sources_panel(page: Page) -> None:
     st.dataframe(files_table, hide_index=True, column_config={"url": st.column_config.LinkColumn("official url"),
                                                              "read from": st.column_config.LinkColumn("read from"),
                                                              "archive copy": st.column_config.LinkColumn("archive copy")})
-    st.subheader(t("page.sources.status"))  # built in releases_view; the Releases tab has the evidence in full
+    st.subheader(t("page.sources.status"))  # built in page/releases_view.py; the Releases tab has the evidence in full
     st.dataframe(status_dataframe(snap, lang=lang), hide_index=True)
     st.subheader(t("page.sources.definitions"))
     st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)

@@ -7,15 +7,16 @@ import pandas as pd
 import streamlit as st
 
 from charts import event_study as es
-from charts import i18n
+from wording import i18n
 from charts import export
-from charts.figures import EXPORT_SIZES, SIZES
-from charts.study import StudyResult
+from figures.layout import EXPORT_SIZES, SIZES
+from analysis.study import StudyResult
 
 from . import lang as plang
 from . import state
 from .context import Page
 from .lang import t
+from .trends import ref_label
 
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
 # rerun caused by another control does not recompute them (40-70 ms a rerun).
@@ -47,7 +48,6 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
     ss.setdefault("w_study_days", state.DEFAULT_STUDY_DAYS)
     ss.setdefault("w_study_date", es.default_date(events))
     s1, s2, s3 = st.columns([3, 3, 1])
-    from .trends import ref_label
     if plang.lang() != "en" and events is not None and len(events):
         shown = i18n.translated_events(events, plang.lang())
         labels = {**labels, **{str(r.id): f"{pd.Timestamp(r.date).date()} {r.title}" for r in shown.itertuples()}}
@@ -121,7 +121,6 @@ def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
         return res
     study_metrics(res)
     w = res.window_in(lang)
-    from .trends import ref_label
     fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
                   subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
                   unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today())

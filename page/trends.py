@@ -7,15 +7,17 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from charts.asof import revisions_after, unversioned
+from analysis.asof import revisions_after, unversioned
 from charts.compose import Rendered
-from charts.coverage import EmptyRange
-from charts.events import events_csv, events_legend_table
-from charts.figures import localised_label, source_lines
-from charts.plain import markdown_literal
-from charts.view import GRANULARITIES, PRESETS, ROLLING, View
+from analysis.coverage import EmptyRange
+from figures.events import events_csv, events_legend_table
+from figures.core import source_lines
+from figures.labels import localised_label
+from wording.plain import markdown_literal
+from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
 
-from charts import export, i18n
+from charts import export
+from wording import i18n
 
 from . import context, exports, state, uploads
 from . import lang as plang

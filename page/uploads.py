@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts import reason_messages
-from charts.plain import markdown_literal
+from wording import reason_messages
+from wording.plain import markdown_literal
 from loaders import events as lev
 from loaders.errors import LoaderError
 
-from charts.events import category_label
+from figures.events import category_label
 
 from . import context
 from . import lang as plang

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from charts import data as cdata
+from analysis import data as cdata
 from loaders import ohss_monthly, reported_figures, trac_detention
 from tests.conftest import ROOT
 

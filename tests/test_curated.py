@@ -17,8 +17,8 @@ import re
 import pandas as pd
 import pytest
 
-from charts import data as cdata
-from charts import events as cev
+from analysis import data as cdata
+from figures import events as cev
 from loaders import copies, events as lev, reported_figures as rf
 from loaders.errors import ParseError
 

@@ -102,9 +102,10 @@ def pins(name: str) -> dict[str, str]:
 
 def _app_imports() -> set[str]:
     """Top-level third-party modules imported by the app: the page, the loaders and the charts."""
-    files = [ROOT / "dashboard.py", ROOT / "releases_view.py", *ROOT.glob("charts/*.py"), *ROOT.glob("loaders/*.py"),
+    files = [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("analysis/*.py"), *ROOT.glob("figures/*.py"),
+             *ROOT.glob("wording/*.py"), *ROOT.glob("loaders/*.py"),
              *ROOT.glob("page/**/*.py")]
-    local = {"charts", "loaders", "page", "releases_view", "dashboard"}
+    local = {"charts", "analysis", "figures", "wording", "loaders", "page", "dashboard"}
     names = set()
     for p in files:
         for node in ast.walk(ast.parse(p.read_text("utf-8"))):

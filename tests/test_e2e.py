@@ -38,10 +38,10 @@ if not CHROMIUM:
                 "`make test` installs it when run as root)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
-from charts import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
+from analysis import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
 from charts.compose import render  # noqa: E402
-from charts.overview import headlines  # noqa: E402
-from charts.view import View  # noqa: E402
+from analysis.overview import headlines  # noqa: E402
+from analysis.view import View  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -315,7 +315,7 @@ def test_default_page_shows_real_data(page, server):
     assert DEFAULT_TITLE in title_text and "2025-01-20 to" in title_text
     r = expected()
     lines = series_traces(state)
-    from charts.figures import display_label
+    from figures.labels import display_label
     assert [t["name"] for t in lines] == [display_label(p) for p in r.prepared]
     assert sum(len(t["x"]) for t in lines) == shown_points(r) > 20
     # Drawn, not just held: each data line has an SVG path with many vertices.
@@ -406,8 +406,8 @@ def test_event_categories_drive_markers_and_legend(page, server):
 
 
 def test_event_study(page, server):
-    from charts.study import carry_days
-    from charts.study import study as run_study
+    from analysis.study import carry_days
+    from analysis.study import study as run_study
     open_page(page, server)
     page.locator(".st-key-tab").get_by_role("radio", name="Event study").click()
     panel = page.locator(".st-key-room_study")

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from charts import events as cev
-from charts.figures import Line, build_trend_figure
+from figures import events as cev
+from figures.core import Line, build_trend_figure
 from loaders import events as lev
 from loaders.errors import ValidationError
 
@@ -370,7 +370,7 @@ def test_close_events_share_a_marker_and_markers_never_overlap(view, bundled):
     # The busiest range (every category, 2025-2026) at each size: no two markers touch.
     busy = cev.filter_events(bundled, "2025-01-01", "2026-12-01")
     assert len(busy) > 60
-    from charts.figures import SIZES
+    from figures.layout import SIZES
     for sz in SIZES.values():
         layer = cev.event_layers(busy, lo="2025-01-01", hi="2026-12-01", size=sz)
         tr = layer["traces"][-1]

@@ -9,11 +9,11 @@ import zipfile
 import pandas as pd
 import pytest
 
-from charts import data as cdata
+from analysis import data as cdata
 from charts import export
 from charts.compose import render
-from charts.figures import source_lines
-from charts.view import View
+from figures.core import source_lines
+from analysis.view import View
 from tests.conftest import ROOT
 
 SNAP = cdata.load_snapshot()

@@ -9,12 +9,13 @@ import re
 import pandas as pd
 import pytest
 
-from charts import data as cdata
-from charts import export, i18n
+from analysis import data as cdata
+from charts import export
+from wording import i18n
 from charts.__main__ import main
 from charts.compose import render
-from charts.figures import source_lines
-from charts.view import View, view_from_link
+from figures.core import source_lines
+from analysis.view import View, view_from_link
 
 SNAP = cdata.load_snapshot()
 SERIES = ["trac_detention.detained_total", "trac_detention.detained_ice"]
@@ -68,7 +69,7 @@ def test_spanish_alt_text(es):
 
 
 def test_events_on_a_spanish_chart_are_in_spanish():
-    from charts.__main__ import load_context
+    from charts.context import load_context
     snap, events, reported = load_context(cdata.DATA)
     v = View(series=["ddp_arrests_aggregates.weekly_national_digitised"], lang="es")
     r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="article")
@@ -173,7 +174,7 @@ ES_DATE_WORDS = re.compile(r"\b\d{1,2} de (?:%s) de \d{4}\b|\b(?:%s) de \d{4}\b|
 def test_release_summaries_in_spanish_say_the_same_numbers():
     """The Spanish what's-new sentences carry the same checked facts as the English, every number written is
     one of them, and the glossary's words hold (book-ins are 'ingresos en detención', never 'arrestos' alone)."""
-    from charts import ledger
+    from analysis import ledger
     en, es = ledger.whats_new_all(SNAP), ledger.whats_new_all(SNAP, "es")
     assert en.keys() == es.keys() and en
     for src in en:
@@ -192,7 +193,7 @@ def test_release_summaries_in_spanish_say_the_same_numbers():
 
 
 def test_headline_cards_in_spanish_carry_the_same_figures():
-    from charts.overview import headlines
+    from analysis.overview import headlines
     day = dt.date(2026, 11, 29)
     en, es = headlines(SNAP, day), headlines(SNAP, day, "es", ".")
     assert [(h.series_id, h.value, h.previous, h.data_date, h.release) for h in en] == \
@@ -224,7 +225,7 @@ def test_glossary_rows_for_the_sources_view():
 
 
 def test_publication_status_words_in_spanish():
-    from charts import status
+    from analysis import status
     day = dt.date(2026, 11, 29)
     for s in status.publication_status(SNAP, day):
         es = status.status_text(s.status, "es")
@@ -238,7 +239,7 @@ def test_publication_status_words_in_spanish():
 def test_the_status_table_cells_in_spanish():
     """The publication-status table the Sources and Releases tabs show: in Spanish its status words, its own
     words in cells and its headers; in English exactly as before (columns and cells)."""
-    from charts import status
+    from analysis import status
     day = dt.date(2026, 11, 29)
     statuses = status.publication_status(SNAP, day)
     en, es = status.status_table(statuses), status.status_table(statuses, "es")
@@ -254,7 +255,7 @@ def test_the_status_table_cells_in_spanish():
 def test_the_continuity_charts_in_spanish():
     """The Releases tab's continuity charts: title, legend, notes and axis in Spanish; English unchanged."""
     import json
-    from charts import continuity
+    from figures import continuity
     day = dt.date(2026, 11, 29)
     for measure in ("detained", "arrests"):
         en = continuity.continuity_spec(SNAP, measure, generated_on=day)
@@ -271,7 +272,7 @@ def test_the_static_sites_places_page_follows_the_language():
     """`python -m charts site --lang es` once left the Places page in English; now its map, alt text, dates line,
     citation and CSV header lines are Spanish, and the English page is as before."""
     import datetime as dt
-    from charts.data import load_snapshot
+    from analysis.data import load_snapshot
     from charts.site import places_page
     from tests.conftest import ROOT
     snap = load_snapshot(ROOT / "data")

@@ -1,12 +1,12 @@
-"""The integrity checks' findings in Spanish (charts.flag_messages): every sentence the checks write is read
+"""The integrity checks' findings in Spanish (wording.flag_messages): every sentence the checks write is read
 back into its fields and rendered from the catalogue with the same figures; English stays the message itself."""
 import re
 
 import pandas as pd
 import pytest
 
-from charts import flag_messages as fm
-from charts import i18n
+from wording import flag_messages as fm
+from wording import i18n
 from loaders import ice_checks
 
 # One message per sentence of loaders/ice_checks.py, as its f-strings write them.
@@ -106,7 +106,7 @@ def test_the_checks_own_output_is_read():
 
 
 def test_the_snapshot_flags_are_all_read():
-    from charts import data as cdata
+    from analysis import data as cdata
     from tests.conftest import ROOT
     snap = cdata.load_snapshot(ROOT / "data")
     assert len(snap.flags)
@@ -138,10 +138,10 @@ def test_the_figures_follow_the_chosen_thousands_mark():
 
 
 def test_the_figures_flag_note_passes_the_separators_on():
-    """charts.figures.flag_reasons: the note under a chart writes the finding's figures with the view's marks."""
+    """figures.core.flag_reasons: the note under a chart writes the finding's figures with the view's marks."""
     from types import SimpleNamespace
 
-    from charts import figures
+    from figures import core as figures
     msg = dict((k, m) for _, m, k in SAMPLES)["facility"]
     snap = SimpleNamespace(flags=pd.DataFrame({"series": [""], "flag": ["facility-mismatch"], "release": ["2025-06-10"],
                                                "file": ["x.xlsx"], "message": [msg]}))

@@ -10,9 +10,10 @@ import datetime as dt
 
 import pytest
 
-from charts import data as cdata, export
+from analysis import data as cdata
+from charts import export
 from charts.compose import render
-from charts.view import View
+from analysis.view import View
 from tests.test_e2e import CHROMIUM, LAUNCH_ARGS, sync_api
 
 pytestmark = pytest.mark.browser

@@ -15,7 +15,7 @@ import tomllib
 import pandas as pd
 import pytest
 
-from charts import i18n
+from wording import i18n
 
 ROOT = i18n.LOCALES.parent
 
@@ -113,7 +113,7 @@ def test_spanish_units_are_the_catalogues():
 
 
 def test_methods_texts_have_spanish():
-    from charts import methods
+    from wording import methods
     for name in ("DEFINITIONS", "QUALITY_NOTES", "COMPARISONS"):
         en = getattr(methods, name)
         es = methods.texts(name, "es")
@@ -139,7 +139,7 @@ def _pairs() -> list[tuple[str, str, str]]:
         if r["id"] in e.index:
             for c in ("title", "description"):
                 out.append((f"event {r['id']} {c}", str(e.loc[r["id"], c]), r[c]))
-    from charts import methods
+    from wording import methods
     for name in ("DEFINITIONS", "QUALITY_NOTES", "COMPARISONS"):
         for (et, ex), (st, sx) in zip(getattr(methods, name), methods.texts(name, "es")):
             out += [(f"methods {name} {et!r} title", et, st), (f"methods {name} {et!r} text", ex, sx)]
@@ -230,8 +230,8 @@ def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
     of data/publication_status.csv has one Spanish statement (locales/publication_status.es.csv, no extra
     ids) and every source's cadence one Spanish rendering (locales/cadence.es.csv)."""
     import datetime as dt
-    from charts import status
-    from charts.data import load_snapshot
+    from analysis import status
+    from analysis.data import load_snapshot
     from loaders import registry
     from tests.conftest import ROOT
     declared = status.read_declared()

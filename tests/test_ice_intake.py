@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from charts import data as cdata
+from analysis import data as cdata
 from loaders import ice_detention_stats as ice, pipeline, series_rules, tidy
 from loaders.base import Series
 from tests.ice_workbook_factory import Release, build

@@ -12,10 +12,11 @@ import re
 import pandas as pd
 import pytest
 
-from charts import blackouts, continuity, ledger, status
-from charts import data as cdata
+from figures import blackouts, continuity
+from analysis import ledger, status
+from analysis import data as cdata
 from charts.compose import render
-from charts.view import View
+from analysis.view import View
 from loaders.__main__ import main as cli
 from tests.conftest import ROOT, open_trend_panels
 
@@ -373,7 +374,7 @@ def test_the_ledger_in_spanish_keeps_its_figures_codes_and_dates(snap):
     """Issue #20: the Releases tab's ledger cells in Spanish (figure names, "frente a", "en la publicación del",
     revisions, flag rows), every number the English cell's with the chosen separators, every code and date kept;
     the English ledger (what the command line prints) is unchanged."""
-    from charts import i18n
+    from wording import i18n
     labels = {label for figs in ledger.KEY_FIGURES.values() for label, _, _ in figs}
     for label in labels:  # every key figure has its name in both catalogues
         assert i18n.has(f"ledger.figure.{ledger.figure_key(label)}", "es"), label

@@ -10,8 +10,8 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from charts import data as cdata
-from charts import view as V
+from analysis import data as cdata
+from analysis import view as V
 from charts.__main__ import build_parser, main
 from loaders.events import load_events
 from tests.conftest import ROOT

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from charts import data as cdata
-from charts.figures import file_origins_line, source_lines
-from charts.view import View, prepare
+from analysis import data as cdata
+from figures.core import file_origins_line, source_lines
+from analysis.view import View, prepare
 from loaders import origins, pipeline, registry
 from loaders.errors import LoaderError
 from tests.conftest import ROOT, record_downloads

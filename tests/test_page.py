@@ -5,7 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from charts import data as cdata
+from analysis import data as cdata
 from page import state
 from tests.conftest import ROOT, open_trend_panels
 

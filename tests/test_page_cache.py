@@ -8,7 +8,7 @@ import datetime as dt
 import plotly.io as pio
 
 from charts.compose import render
-from charts.view import View
+from analysis.view import View
 from page import context
 
 
@@ -50,8 +50,8 @@ def test_values_kept_on_a_render_are_built_once():
 
 
 def test_view_facts_match_the_functions_they_keep():
-    from charts.coverage import empty_in_range
-    from charts.view import view_range
+    from analysis.coverage import empty_in_range
+    from analysis.view import view_range
     page = context.load()
     for view in (View(), View(preset="fiscal-ytd"), View(series=["trac_detention.book_ins_ice"], preset="custom", start=dt.date(2019, 5, 5), end=dt.date(2019, 5, 10))):
         assert context.view_facts(page, view) == (view_range(page.snap, view), empty_in_range(page.snap, view))
@@ -82,7 +82,7 @@ def test_the_heap_is_settled_once_per_process_and_the_page_does_it(monkeypatch):
 def test_the_other_presets_of_a_drawn_view_are_built_in_the_background_as_render_draws_them():
     # A preset drawn for the first time made the reader wait for its render; once a view is drawn, its other
     # presets are built by one background worker into the same store, and a later choice finds them drawn.
-    from charts.view import PRESETS
+    from analysis.view import PRESETS
     page = context.load()
     events = context.bundled_events(page)
     view = View(series=["ice_detention_stats.detained_total"], preset="all")

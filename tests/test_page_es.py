@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from charts import i18n
+from wording import i18n
 from tests.conftest import ROOT
 
 import tomllib

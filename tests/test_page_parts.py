@@ -8,11 +8,11 @@ import io
 import pandas as pd
 import pytest
 
-from charts import asof
-from charts import data as cdata
+from analysis import asof
+from analysis import data as cdata
 from charts import event_study as es
-from charts import sources as csources
-from charts.view import INAUGURATION
+from analysis import sources as csources
+from analysis.view import INAUGURATION
 from loaders import events as lev
 from loaders import tidy
 from loaders.errors import ValidationError
@@ -128,7 +128,7 @@ def test_as_published_rows_leave_out_figures_without_a_release_date():
 
 
 def test_view_range_counts_presets_from_the_last_data_date():
-    from charts.view import View, view_range
+    from analysis.view import View, view_range
     last = cdata.series_rows(SNAP, VERSIONED)["end"].max().date()
     lo, hi, first, end = view_range(SNAP, View(series=[VERSIONED], preset="last-90-days"))
     assert (hi, end, lo) == (last, last, last - dt.timedelta(days=89))
@@ -138,8 +138,8 @@ def test_view_range_counts_presets_from_the_last_data_date():
 
 
 def test_empty_in_range_names_series_that_end_or_start_outside_it_and_offers_their_range():
-    from charts.coverage import empty_in_range
-    from charts.view import View
+    from analysis.coverage import empty_in_range
+    from analysis.view import View
     cbp, ddp = "cbp_encounters.swb_total", "ddp_arrests_aggregates.monthly_national_chart_data"
     cbp_rows, ddp_rows = cdata.series_rows(SNAP, cbp), cdata.series_rows(SNAP, ddp)
     cbp_first, cbp_last = cbp_rows["date"].min().date(), cbp_rows["end"].max().date()

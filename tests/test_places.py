@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from charts import data as cdata
-from charts import i18n
-from charts import maps
-from charts import places as P
+from analysis import data as cdata
+from wording import i18n
+from figures import maps
+from analysis import places as P
 from charts.places_view import PlacesView, render
 from loaders import census, facility_registry, pipeline
 from loaders.errors import ParseError
@@ -370,7 +370,7 @@ def test_png_and_svg_exports_draw_the_map_from_the_local_outlines(pl):
 
 def test_search_facilities_needs_every_word_in_name_city_state_or_code():
     import pandas as pd
-    from charts.places import search_facilities
+    from analysis.places import search_facilities
     fac = pd.DataFrame({"facility_id": ["KRO", "KRNRCTX", "KRHUBFL", "X1"],
                         "name": ["KROME NORTH SPC", "KARNES CO IMMIGRATION PROCESS CTR", "KROME/MIAMI HUB", "OTERO"],
                         "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"], "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],

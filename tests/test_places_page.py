@@ -65,7 +65,7 @@ def test_every_map_keeps_its_title_as_typed_beside_the_figure():
     # by stripping tags out of its escaped HTML title (which turned "&amp;" back by hand).
     import plotly.graph_objects as go
 
-    from charts import maps
+    from figures import maps
     fig = go.Figure()
     maps._title(fig, 'Krome & "North" <Service> Processing', "sub")
     assert fig._title_plain == 'Krome & "North" <Service> Processing'

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from charts import data as cdata
-from charts import events as cev
+from analysis import data as cdata
+from figures import events as cev
 from charts import export
-from charts import figures as F
+from figures import core as F
 from charts.compose import render
-from charts.view import View
+from analysis.view import View
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT
@@ -404,7 +404,7 @@ def test_fiscal_axis_on_a_short_range_labels_quarters_with_their_fiscal_year():
 def test_alt_text_for_one_point_says_one_point():
     """A series with one value in view was described as changing "from about 320,000 in mid September 2025 to
     about 320,000 in mid September 2025"."""
-    from charts import alt
+    from figures import alt
     f = pd.DataFrame({"date": [pd.Timestamp("2025-09-14")], "end": [pd.Timestamp("2025-09-14")], "value": [320123.0]})
     en = alt.series_sentence("People held", "people on a date", f)
     assert en == "People held (people on a date): one value in this range, about 320,000 in mid September 2025"

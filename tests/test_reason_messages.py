@@ -5,8 +5,8 @@ import datetime as dt
 
 import pandas as pd
 
-from charts import i18n
-from charts import reason_messages as rm
+from wording import i18n
+from wording import reason_messages as rm
 from loaders import copies
 from loaders import events as lev
 

@@ -20,8 +20,8 @@ import pytest
 import responses
 
 from charts import export
-from charts.figures import Line, build_trend_figure
-from charts.plain import markdown_literal
+from figures.core import Line, build_trend_figure
+from wording.plain import markdown_literal
 from loaders import registry
 from loaders.__main__ import main as cli
 from loaders.text import html_text
@@ -239,7 +239,7 @@ def hostile_events() -> pd.DataFrame:
 
 def test_event_hover_text_is_escaped():
     events_module()
-    from charts.events import add_events_to_figure
+    from figures.events import add_events_to_figure
     fig = add_events_to_figure(build_trend_figure([], title="t", subtitle="s", sources=[]), hostile_events())
     hover = " ".join(t for tr in fig.data for t in (tr.hovertext or []))
     assert "&lt;script&gt;" in hover and "&lt;img src=x" in hover
@@ -249,7 +249,7 @@ def test_event_hover_text_is_escaped():
 
 def test_events_csv_neutralises_formulas():
     events_module()
-    from charts.events import events_csv
+    from figures.events import events_csv
     body = events_csv(hostile_events(), generated_on=dt.date(2026, 1, 1)).decode("utf-8")
     df = pd.read_csv(io.StringIO(body), comment="#", dtype=str, keep_default_na=False)
     for col in ("title", "description", "source_name"):
@@ -294,7 +294,7 @@ def test_one_csv_formula_neutraliser_and_one_text_escaper():
     rules (one left a bare CR that starts a new spreadsheet row; one wrote ``&quot;``, which Plotly shows as
     typed). CSV cells go through ``loaders.text.csv_cell``, HTML/SVG/Plotly text through
     ``loaders.text.html_text``, Markdown through ``charts.plain.markdown_literal``."""
-    homes = {"loaders/text.py", "charts/plain.py"}
+    homes = {"loaders/text.py", "wording/plain.py"}
     copies = re.compile(r"""html\.escape\(|saxutils|quoteattr\(|["']&(?:lt|gt|amp|quot|#3[49]|#x27);["']|"""
                         r"""\(\s*["']=["']\s*,\s*["']\+["']|startswith\(\s*["'][=+@-]["']|"""
                         r"""def (?:_?esc|\w*escape\w*|\w*neutrali[sz]\w*|\w*markdown\w*|\w*csv_safe\w*)\(""")

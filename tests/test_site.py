@@ -113,7 +113,7 @@ def test_the_link_back_is_the_same_view(built):
     detained = next(p for p in pages(built) if "people-in-ice-detention" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', detained.read_text("utf-8")).group(1)
     q = {k: v[-1] for k, v in parse_qs(urlparse(html.unescape(link)).query).items()}
-    from charts.view import View
+    from analysis.view import View
     # the page's own URL form (defaults left out): it opens the same view the page was built from
     assert View.from_query(q) == View.from_query({"series": "ice_detention_stats.detained_total",
                                                   "preset": "since-2025-01-20"})
@@ -317,7 +317,7 @@ def test_file_names_are_cut_at_a_word_boundary():
 
 def test_a_places_page_says_its_release_in_words_not_as_a_link_code():
     import datetime as dt
-    from charts import data as cdata
+    from analysis import data as cdata
     snap = cdata.load_snapshot()
     p = site.places_page(snap, {"view": "places", "map": "state", "release": "ice:2026-04-09"}, dt.date(2026, 12, 1), "")
     assert "ice:2026-04-09" not in p.alt and "ICE workbook released 2026-04-09" in p.alt, p.alt

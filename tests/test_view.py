@@ -5,13 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from charts import view as V
-from charts.study import daily_values, event_study
+from analysis import view as V
+from analysis.study import daily_values, event_study
 
 
 @pytest.fixture(scope="module")
 def snap():
-    from charts.data import load_snapshot
+    from analysis.data import load_snapshot
     return load_snapshot()
 
 
@@ -114,7 +114,7 @@ def test_all_categories_round_trip():
 def test_event_study_on_a_monthly_series_compares_whole_months():
     """Issue 15: a monthly series studied with a 14-day window compared part of January with part of February
     while reporting "days with data 14/14"."""
-    from charts.study import study
+    from analysis.study import study
     months = pd.date_range("2024-01-01", "2025-06-01", freq="MS")
     df = pd.DataFrame({"date": months, "end": months + pd.offsets.MonthEnd(0),
                        "value": [3100.0 + 31 * i for i in range(len(months))]})
@@ -159,7 +159,7 @@ def test_one_flow_or_level_decision_for_every_caller(snap):
     """Daily arrest counts are a flow (summed into months, shown per day) everywhere; a population is not.
     The page's event study, resampling and continuity notes once decided this three ways and disagreed for
     ddp_records.arrests_daily."""
-    from charts.data import is_flow
+    from analysis.data import is_flow
     from loaders import registry
     declared = {s.id: s for s in registry.catalogue()}
     assert declared["ddp_records.arrests_daily"].measure == "flow"
@@ -187,7 +187,7 @@ def test_a_series_must_declare_a_known_measure():
 def test_the_catalogue_is_read_with_its_declared_values_or_refused(tmp_path):
     """An old catalogue (per_day_ok as text) or an unknown measure is refused naming file, row and field,
     never read as "not a flow"."""
-    from charts.data import read_catalogue
+    from analysis.data import read_catalogue
     from loaders.snapshot import SnapshotError
     head = "id,title,metric,agency,unit,frequency,definition,source,breakdown"
     with pytest.raises(SnapshotError, match="series.csv has no 'measure' column"):
@@ -202,7 +202,7 @@ def test_the_catalogue_is_read_with_its_declared_values_or_refused(tmp_path):
 def test_a_running_total_to_date_is_not_labelled_per_day(snap):
     """ICE's removals fiscal year to date are one point per release at the data-through date. Labelled by
     metric they were "removals per day" (a one-day span); declared a level they keep their own unit."""
-    from charts.figures import unit_phrase
+    from figures.core import unit_phrase
     p = V.prepare(snap, V.View(series=["ice_detention_stats.removals_fytd|FY2026"], preset="all"))[0][0]
     assert len(p.frame) and (p.frame["end"] == p.frame["date"]).all()
     axis, phrase = unit_phrase(p, snap.info(p.series_id))
@@ -215,9 +215,9 @@ def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
     # and nothing kept may be changed by drawing.
     import plotly.io as pio
 
-    from charts import data as cdata
+    from analysis import data as cdata
     from charts.compose import render
-    from charts.view import View, prepare
+    from analysis.view import View, prepare
     kept, fresh = cdata.load_snapshot(), None
     series = ["ice_detention_stats.book_ins_ice", "ddp_arrests_aggregates.weekly_national_digitised"]
     for preset in ("all", "last-90-days", "fiscal-ytd", "since-2025-01-20", "all"):

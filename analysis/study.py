@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import i18n
+from wording import i18n
 
 
 # How many days (the observation's own included) a level may stand for, by catalogue frequency.

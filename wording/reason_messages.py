@@ -12,7 +12,7 @@ import re
 
 import pandas as pd
 
-from . import i18n
+from wording import i18n
 
 _V = r"(?P<value>'.*'|\".*\")"  # loaders.events._show: the value quoted as Python's repr does
 

@@ -11,13 +11,16 @@ import math
 
 import pandas as pd
 
+from wording import i18n
+from figures.core import unit_phrase
+from figures.labels import display_label, localised_label
+
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 
 
 def about(v: float, lang: str = "en", sep: str = ",") -> str:
     """A value rounded to two significant figures for reading aloud: 1,584 -> "1,600"; 42.6 -> "43"."""
-    from . import i18n
     if v is None or not math.isfinite(v):
         return i18n.t("common.not_available", lang)
     if v == 0:
@@ -29,14 +32,12 @@ def about(v: float, lang: str = "en", sep: str = ",") -> str:
 
 def day(d, lang: str = "en") -> str:
     """"20 January 2025" / "20 de enero de 2025" (no platform-specific strftime flags)."""
-    from . import i18n
     return i18n.date(d, lang)
 
 
 def when(start: pd.Timestamp, end: pd.Timestamp, lang: str = "en") -> str:
     """A point's period in words, with its preposition: "in July 2026" for a month or longer, "in late January
     2025" for a day or week."""
-    from . import i18n
     if (end - start).days >= 27:
         return i18n.t("alt.in_month", lang, month=i18n.month(start, lang))
     part = "early" if start.day <= 10 else "mid" if start.day <= 20 else "late"
@@ -44,7 +45,6 @@ def when(start: pd.Timestamp, end: pd.Timestamp, lang: str = "en") -> str:
 
 
 def series_sentence(label: str, unit: str, f: pd.DataFrame, lang: str = "en", sep: str = ",") -> str:
-    from . import i18n
     f = f[f["value"].notna()]
     if f.empty:
         return i18n.t("alt.no_values", lang, label=label)
@@ -67,8 +67,6 @@ def series_sentence(label: str, unit: str, f: pd.DataFrame, lang: str = "en", se
 
 def alt_text(r, snap=None, max_series: int = 3) -> str:
     """The alt text of a rendered view (``charts.compose.Rendered``), in the view's language."""
-    from . import i18n
-    from .figures import display_label, localised_label, unit_phrase
     lang, sep = getattr(r.view, "lang", "en"), getattr(r.view, "sep", ",")
     parts = []
     series = r.series

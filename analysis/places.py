@@ -29,7 +29,7 @@ import pandas as pd
 
 from loaders.census import STATES, TERRITORIES, USPS
 
-from . import i18n
+from wording import i18n
 
 CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"
 CROSSWALK_COLUMNS = ["source", "name", "state", "code", "reason"]

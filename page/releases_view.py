@@ -1,8 +1,8 @@
 """The page's Releases tab: publication status per source, what's new in each latest release (copyable,
 with its citation), the ledger of every release, and the continuity charts.
 
-Streamlit lives here and in ``dashboard.py`` only; everything shown is built by ``charts.ledger``,
-``charts.status`` and ``charts.continuity`` from the snapshot. Data-derived text goes through plain-text
+Streamlit lives in the page only (``dashboard.py`` and ``page/``); everything shown is built by ``analysis.ledger``,
+``analysis.status`` and ``figures.continuity`` from the snapshot. Data-derived text goes through plain-text
 elements (``st.text``, ``st.code``, dataframes), never Markdown or HTML.
 """
 from __future__ import annotations
@@ -12,8 +12,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from charts import continuity, ledger, status
-from charts import data as cdata
+from figures import continuity
+from analysis import ledger, status
+from analysis import data as cdata
+from wording import i18n
+from analysis.status import status_text
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -34,13 +37,10 @@ def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.dat
 
 def citation_block(snap: cdata.Snapshot, today: dt.date, lang: str = "en") -> str:
     """What's new, with the sources and the retrieval line, ready to paste."""
-    from charts import i18n
     return ledger.citation_text(snap, lang=lang) + "\n" + i18n.t("releases.read_on", lang, date=today.isoformat())
 
 
 def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en") -> None:
-    from charts import i18n
-
     def t(key: str, **fields) -> str:
         return i18n.t("releases." + key, lang, **fields)
 
@@ -92,8 +92,6 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
 def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None, lang: str = "en") -> str:
     """One line for a headline card: the source's publication status in words, with its last release."""
-    from charts import i18n
-    from charts.status import status_text
     today = today or dt.date.today()
     for s in _status(snap, id(snap), today):
         if s.source == source:
@@ -111,7 +109,6 @@ def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...
 
 def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources, lang: str = "en") -> str:
     """A view's citation followed by what's new in the latest release of each of its sources."""
-    from charts import i18n
     new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)), lang)
     return citation + ("\n" + i18n.t("news.whats_new", lang) + new if new else "")
 

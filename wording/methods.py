@@ -2,6 +2,10 @@
 in the data with what the dashboard does about each. Kept here, as data, so the page stays thin and the
 README can point to one place."""
 
+import tomllib
+
+from wording.i18n import LOCALES, CatalogueError, check_lang
+
 DEFINITIONS = (
     ("Arrests are not book-ins",
      "An ICE administrative arrest is counted when ERO takes someone into custody on an immigration charge. A "
@@ -77,12 +81,10 @@ def texts(name: str, lang: str = "en") -> tuple[tuple[str, str], ...]:
     english = globals()[name]
     if lang == "en":
         return english
-    import tomllib
 
-    from .i18n import LOCALES, CatalogueError, check_lang
     path = LOCALES / f"methods.{check_lang(lang)}.toml"
     with open(path, "rb") as fh:
         rows = tomllib.load(fh).get(name, [])
     if [r.get("en") for r in rows] != [t for t, _ in english]:
-        raise CatalogueError(f"{path}: the {name} entries do not match charts/methods.py {name} one for one")
+        raise CatalogueError(f"{path}: the {name} entries do not match wording/methods.py {name} one for one")
     return tuple((r["title"], r["text"]) for r in rows)

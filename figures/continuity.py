@@ -14,14 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from loaders.text import html_text
 
-from . import data as cdata
-from . import i18n
-from .blackouts import add_blackouts
-from .figures import break_gaps
-from .study import daily_values
+from analysis import data as cdata
+from wording import i18n
+from figures.blackouts import add_blackouts
+from figures.core import break_gaps
+from analysis.study import daily_values
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,6 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
 
 
 def continuity_figure(snap: cdata.Snapshot, measure: str, **kw):
-    import plotly.graph_objects as go
     spec = continuity_spec(snap, measure, **kw)
     spec.pop("agreements")
     return go.Figure(spec)

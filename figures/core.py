@@ -19,6 +19,8 @@ import html
 import math
 import textwrap
 from dataclasses import dataclass, field
+import re
+import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
 
 import numpy as np
 import plotly.graph_objects as go
@@ -26,9 +28,18 @@ import plotly.graph_objects as go
 from loaders.copies import describe_link
 from loaders.text import html_text
 
-from .data import is_flow, iso_days
+from analysis.data import is_flow, iso_days
 
-from . import flag_messages, i18n
+from wording import flag_messages, i18n
+
+from figures.labels import display_label, localised_label
+# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of
+from figures.layout import panel_axis_name as _yaxis_name, panel_ref as _yref
+from figures.layout import SIZES as SIZES
+from loaders.tidy import FLAGS, INFO_FLAGS
+from figures.events import event_layers
+from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -60,43 +71,7 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 # The plot background is transparent (the paper is white): the strip's overlay axis is its own subplot, and
 # an opaque background there would hide what is drawn under it.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
-OVERLAY_AXIS = "yaxis9"  # where layers put their traces; ``place_layers`` moves them (panels use yaxis..yaxis4)
-OVERLAY_REF = "y9"
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
-
-
-@dataclass(frozen=True)
-class Size:
-    """One export size. Font sizes are CSS pixels at ``width``; ``scale`` only multiplies the pixels of a PNG."""
-    name: str
-    width: int
-    scale: float
-    font: int  # ticks, legend, footer (the smallest text on the figure)
-    title: int
-    plot_height: int  # the panels' area, before the title, legend and footer
-    square: bool = False
-    list_events: bool = True  # the page lists events in a table under the chart instead
-    description: str = ""
-
-
-SIZES = {
-    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart"),
-    "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
-    "article": Size("article", 680, 2, 12, 16, 340,
-                    description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
-    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
-                   description="1080 x 1080 social card (taller only when the events list needs it)"),
-}
-EXPORT_SIZES = ("article", "social", "full")
-
-
-def size_of(size) -> Size:
-    if isinstance(size, Size):
-        return size
-    try:
-        return SIZES[size or "page"]
-    except KeyError:
-        raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
 
 
 def _x(values) -> np.ndarray:
@@ -315,60 +290,6 @@ def finish(spec: dict) -> dict:
     return spec
 
 
-def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float) -> list[dict]:
-    """Put the layers' traces where they can be seen without taking the mouse from the data.
-
-    A layer's traces come on the overlay axis ``y9``: markers with ``_strip_y`` (0 = strip bottom, 1 = top) go in
-    the strip above the panels, which becomes ``y9``'s whole domain; every other overlay trace (the events'
-    dotted lines, shaded spans: y from 0 to 1 = a panel's full height) is drawn once per panel on an invisible
-    axis overlaying that panel's (``y10``, ``y11``...). Overlaying axes share their panel's plot area, so the
-    panel's data points still answer the mouse. (A full-height overlay subplot drawn over the panels took every
-    hover: no data point or reported figure could be read.) Copies after the first stay out of the legend,
-    grouped with it so that a click on the legend entry hides every copy."""
-    out, layered = [], []
-    for t in data:
-        if t.get("yaxis") != OVERLAY_REF:
-            out.append(t)
-            continue
-        f = t.pop("_strip_y", None)
-        if f is not None:
-            t["y"] = [f] * len(t["x"])
-            out.append(t)
-        else:
-            layered.append(t)
-    for i, t in enumerate(layered):
-        group = t.get("legendgroup") or f"layer{i}"
-        for k in range(max(1, panels)):
-            name = _overlay_axis_name(k)
-            lay.setdefault(name, dict(overlaying=_yref(k), range=[0, 1], anchor="x", visible=False,
-                                      fixedrange=True))
-            copy = dict(t, yaxis=_overlay_ref(k), legendgroup=group)
-            if k:
-                copy["showlegend"] = False
-            out.append(copy)
-    if any(t.get("yaxis") == OVERLAY_REF for t in out):
-        lay[OVERLAY_AXIS].update(domain=[min(strip_bottom, 0.999), 1], range=[0, 1])
-    else:
-        del lay[OVERLAY_AXIS]
-    return out
-
-
-def _overlay_axis_name(k: int) -> str:
-    return f"yaxis{10 + k}"
-
-
-def _overlay_ref(k: int) -> str:
-    return f"y{10 + k}"
-
-
-def _yaxis_name(k: int) -> str:
-    return "yaxis" if k == 0 else f"yaxis{k + 1}"
-
-
-def _yref(k: int) -> str:
-    return "y" if k == 0 else f"y{k + 1}"
-
-
 def _panel_axis(p: Panel, values: np.ndarray, sz: Size, sep: str = ",") -> dict:
     """A panel's y-axis: its unit as title, a range that holds every value drawn in it (reported figures
     too), and on a log scale ticks at 1-2-5 steps written in full ("2,000", not "2k")."""
@@ -511,37 +432,6 @@ def series_title(snap_or_info, series_id: str, lang: str = "en") -> str:
     return i18n.series_text(series_id, "title", lang, str(info.get("title", series_id)))
 
 
-def localised_label(p, lang: str = "en") -> str:
-    """``p.label`` ("title: member") with the title in ``lang``; members are data and stay as published."""
-    if lang == "en":
-        return p.label
-    title = i18n.series_text(p.series_id, "title", lang, "")
-    if not title:
-        return p.label
-    return title + (f": {p.key}" if p.key else "")
-
-
-ES_PERIOD_WORDS = (("semana", "semanales"), ("mes", "mensuales"))
-
-
-def display_label(p, lang: str = "en") -> str:
-    """The legend label. A weekly series drawn per day keeps its name without "per week" contradicting the
-    axis: "ICE arrests per week, 2011-2025" becomes "ICE arrests, weekly data, 2011-2025"."""
-    label = localised_label(p, lang)
-    if p.unit.endswith(" per day") or p.unit.startswith("index"):
-        if lang == "es":
-            for word, adj in ES_PERIOD_WORDS:
-                label = label.replace(f" por {word},", f", datos {adj},").replace(f" por {word} ", f", datos {adj} ")
-                if label.endswith(f" por {word}"):
-                    label = label[: -len(f" por {word}")] + f", datos {adj}"
-            return label
-        for word in ("week", "month", "fortnight"):
-            label = label.replace(f" per {word},", f", {word}ly data,").replace(f" per {word} ", f", {word}ly data ")
-            if label.endswith(f" per {word}"):
-                label = label[: -len(f" per {word}")] + f", {word}ly data"
-    return label
-
-
 def view_title(prepared, phrases: list[str], agencies: list[str], flows: list[bool], lang: str = "en") -> str:
     """What is drawn, in which unit. One series: its name and unit. Several: the unit (with the agency when they
     share one) and how many series, since a title cannot name twelve of them."""
@@ -614,7 +504,7 @@ def file_origins_line(entry: dict, files: set[str], most: int = 3, lang: str = "
     return i18n.t(key, lang, urls=shown) + (f" ({how})" if how else "") + "."
 
 
-NOTE_PATTERNS = (  # the notes ``charts.view.prepare`` writes, and their catalogue keys
+NOTE_PATTERNS = (  # the notes ``analysis.view.prepare`` writes, and their catalogue keys
     (r"^(weekly|monthly) (averages|totals)$", lambda m, lang: i18n.t(
         "note.resampled", lang, granularity=i18n.t("phrase." + m[1], lang), how=i18n.t("note." + m[2], lang))),
     (r"^(.*): already (\w+); shown as published$", None),  # starts with the series title: handled below
@@ -633,7 +523,6 @@ def note_text(note: str, lang: str = "en") -> str:
     them); they are put in the language where they are shown. A note no pattern knows is shown as it is."""
     if lang == "en":
         return note
-    import re
     for pattern, make in NOTE_PATTERNS:
         m = re.match(pattern, note)
         if m and make:
@@ -670,7 +559,6 @@ def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
     """Ticks for fiscal-year labels. Over two years or more: one tick per fiscal year (1 October). On a
     shorter range a single FY tick says little, so every quarter is labelled with its month and fiscal year
     ("Oct FY2026", "Jan", ...)."""
-    import datetime as _dt
     if (hi - lo).days >= 730:
         vals, text = [], []
         d = _dt.date(lo.year - 1, 10, 1)
@@ -697,7 +585,7 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
     """The integrity checks' own words for the flagged points in view (quality_flags.csv rows whose series, or
     whole release, and file match a drawn point), so a figure says why a point is flagged, not only that it is.
     The checks write their messages in English (quality_flags.csv is data); another language's figure renders
-    each from the catalogue's sentence for its kind, with the finding's own figures (charts.flag_messages)."""
+    each from the catalogue's sentence for its kind, with the finding's own figures (wording.flag_messages)."""
     flags = getattr(snap, "flags", None)
     if flags is None or not len(flags) or "message" not in flags:
         return []
@@ -724,7 +612,6 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
 
 def flag_text(code: str, lang: str = "en") -> str:
     """A quality flag's explanation in ``lang`` (loaders.tidy.FLAGS holds the English)."""
-    from loaders.tidy import FLAGS
     if lang != "en" and i18n.has("flag." + code, lang):
         return i18n.t("flag." + code, lang)
     return FLAGS.get(code, code)
@@ -760,7 +647,6 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
     the series they sit beside (column ``panel_ref``). Every text is in ``view.lang``."""
-    from loaders.tidy import INFO_FLAGS
     lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
@@ -813,10 +699,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
                                                legend=k == min(rep_panel), lang=lang, sep=sep))
     if events_in_view is not None and len(events_in_view):
-        from .events import event_layers
         add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
-    from .blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
     add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
     spec = finish(spec)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the

@@ -17,13 +17,16 @@ import csv
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+import re
 
 import pandas as pd
 
 from loaders import registry
 
-from . import data as cdata
-from .ledger import SHORT_NAMES, day, releases_of
+from analysis import data as cdata
+from analysis.ledger import SHORT_NAMES, day, releases_of
+from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
+from wording import i18n
 
 DECLARED = cdata.DATA / "publication_status.csv"
 KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}
@@ -216,7 +219,6 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     known_last = max([d for d in [held_last, *known] if d], default=None)
     cad = cadence_days(snap, source)
     in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
-    from .i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
     evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind,
                      key=declared_key(source, r.kind, r.start, r.target))
                 for r in mine.itertuples() if r.kind in ("release", "blackout", "stopped", "claim")]
@@ -267,7 +269,6 @@ def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
     """One row per source. In another language than English the status words, the table's own words in its
     cells, the cadences, the evidence's statements and the headers are translated (locales/); ids, source
     titles and the names of where the evidence was read stay as written."""
-    from . import i18n
     en = lang == "en"
     unverified = "; not verified" if en else i18n.t("status.cell_not_verified", lang)
     data_to = (lambda d: f"data to {d}") if en else (lambda d: i18n.t("status.cell_data_to", lang, date=d))
@@ -304,9 +305,6 @@ STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalo
 def status_text(words: str, lang: str = "en") -> str:
     """A source's status words (``Status.status``) in ``lang``; English words the patterns do not know are
     returned as they are."""
-    import re
-
-    from . import i18n
     if lang == "en":
         return words
     for pattern, key in STATUS_PATTERNS:

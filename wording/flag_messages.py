@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from . import i18n
+from wording import i18n
 
 _D = r"\d{4}-\d{2}-\d{2}"
 _N = r"-?[\d,]+(?:\.\d+)?(?:e[+-]?\d+)?"

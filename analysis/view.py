@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from . import data as cdata
-from . import i18n
+from analysis import data as cdata
+from wording import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
 # Big operations (the Los Angeles raids) and court orders are part of the story: shown by default; the
@@ -184,7 +184,7 @@ def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.
 
 
 def chosen_rows(snap: cdata.Snapshot, ref: str, as_of: dt.date | None = None) -> pd.DataFrame | None:
-    """``charts.data.series_rows`` for a reference (None when the series is not in the snapshot). The latest
+    """``analysis.data.series_rows`` for a reference (None when the series is not in the snapshot). The latest
     rows are kept on the snapshot once computed (read-only, like it); as-published ones, whose dates are the
     reader's, are computed each time."""
     sid, key = split_ref(ref)
@@ -442,7 +442,7 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
 
 
 def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
-    """A date column as YYYY-MM-DD text (``charts.data.iso_days``); ``missing_ok``: a missing date stays missing."""
+    """A date column as YYYY-MM-DD text (``analysis.data.iso_days``); ``missing_ok``: a missing date stays missing."""
     out = cdata.iso_days(col.to_numpy(dtype="datetime64[ns]"))
     if missing_ok:
         out = np.where(out == "NaT", None, out)

@@ -4,7 +4,7 @@ A *release* is one value of the ``release`` column of a source's rows (ICE's wor
 date, the month of CBP's file name, DDP's and DHS's publication dates). For each one the ledger gives the
 files, how far each table's data run (its own latest ``end``), the key figures as that release printed them,
 the change of each key figure against the previous release, the values it revised for earlier periods, and
-the quality flags it raised. Everything is read from the snapshot (``charts.data``), so corrections to a
+the quality flags it raised. Everything is read from the snapshot (``analysis.data``), so corrections to a
 loader reach the ledger with the next rebuild; nothing here parses a raw file.
 
 "What's new" turns a source's latest release into a few short sentences, each number carried with the
@@ -22,7 +22,8 @@ import pandas as pd
 
 from loaders import tidy
 
-from . import data as cdata
+from analysis import data as cdata
+from wording import i18n
 
 # (label, series, how). how: "latest" = the value of the last period the release covers (a headcount or a
 # fiscal-year-to-date total); "complete" = the last period not flagged partial (a whole month).
@@ -256,7 +257,6 @@ class _Words:
     line prints), with numbers written with the chosen separators."""
 
     def __init__(self, lang: str, separators: str):
-        from . import i18n
         self.i18n, self.lang, self.sep = i18n, lang, i18n.check_separators(separators, lang)
 
     def t(self, key: str, **fields) -> str:
@@ -404,7 +404,6 @@ class Sentence:
 
 
 def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en") -> str:
-    from . import i18n
     if source in ("cbp_encounters", "ohss_khsm"):  # the release date is the month in CBP's file name, not a publication day
         return i18n.t("news.in_file", lang, month=_month(rel, lang))
     if source == "trac_detention":
@@ -413,12 +412,10 @@ def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "
 
 
 def _day(d, lang: str) -> str:
-    from . import i18n
     return day(d) if lang == "en" else i18n.date(pd.Timestamp(d), lang)
 
 
 def _month(d, lang: str) -> str:
-    from . import i18n
     return month(d) if lang == "en" else i18n.month(pd.Timestamp(d), lang)
 
 
@@ -428,7 +425,6 @@ SHORT_NAMES = {"ice_detention_stats": "ICE", "trac_detention": "TRAC", "ddp_faci
 
 
 def _more_fewer(change: float, lang: str = "en") -> str:
-    from . import i18n
     return i18n.t("news.more" if change > 0 else "news.fewer", lang)
 
 
@@ -443,7 +439,6 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
     """A few quotable sentences about a source's latest release, every number from the snapshot, in ``lang``
     (the words from the catalogue's ``news.*`` messages; numbers keep the "," thousands mark so that every one
     can be checked against the snapshot)."""
-    from . import i18n
     rels = releases_of(snap, source)
     if not rels:
         return []
@@ -549,7 +544,6 @@ def whats_new_all(snap: cdata.Snapshot, lang: str = "en") -> dict[str, list[Sent
 
 def citation_text(snap: cdata.Snapshot, sources: list[str] | None = None, lang: str = "en") -> str:
     """The what's-new sentences as a block to paste under a citation, each source's latest release named."""
-    from . import i18n
     lines = []
     for src, sents in whats_new_all(snap, lang).items():
         if sources and src not in sources:

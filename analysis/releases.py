@@ -1,6 +1,6 @@
 """``python -m loaders releases [SOURCE]``: the release ledger from the command line (CSV or text).
 
-The ledger itself lives in ``charts.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
+The ledger itself lives in ``analysis.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
 line, the page and the tests all describe the same releases.
 """
 from __future__ import annotations
@@ -9,12 +9,12 @@ import datetime as dt
 import io
 from pathlib import Path
 
+from analysis import data as cdata
+from analysis import ledger, status
+
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
         today: dt.date | None = None) -> str:
-    from charts import data as cdata
-    from charts import ledger, status
-
     snap = cdata.load_snapshot(data)
     known = ledger.versioned_sources(snap)
     if source and source not in known:

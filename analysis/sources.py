@@ -9,9 +9,9 @@ import pandas as pd
 
 from loaders import origins
 
-from . import data as cdata
-from . import methods
-from .ledger import catalogue_presence
+from analysis import data as cdata
+from wording import methods
+from analysis.ledger import catalogue_presence
 
 CATALOGUE_COLUMNS = ["id", "title", "metric", "agency", "breakdown", "unit", "frequency", "definition", "source"]
 

@@ -26,11 +26,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+import plotly.io as pio
 
 from loaders.text import html_text
 
-from . import i18n
-from . import places as P
+from wording import i18n
+from analysis import places as P
 
 MAPS_DIR = Path(__file__).resolve().parent.parent / "static" / "maps"
 TOPOJSON = ("usa_110m", "world_110m")
@@ -83,7 +84,7 @@ def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str =
 def _title(fig: go.Figure, title: str, subtitle: str) -> None:
     fig.update_layout(title=dict(text=f"<b>{html_text(title)}</b><br><sup>{html_text(subtitle)}</sup>", x=0.01,
                                  xanchor="left"), template="plotly_white", font=dict(size=13))
-    # The title as typed, kept beside the figure for file names, alt text and pages (as charts.figures does):
+    # The title as typed, kept beside the figure for file names, alt text and pages (as figures.core does):
     # nothing reads it back out of the escaped HTML.
     fig._title_plain = title
 
@@ -395,8 +396,9 @@ def topojson_url() -> str:
 
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200) -> bytes:
     """PNG or SVG through the project's Kaleido export, with the outlines served from this machine."""
-    import plotly.io as pio
-
-    from . import export
+    # The one import from a layer above (listed in pyproject's import contract): a map's image goes through
+    # the exports' one Kaleido browser. to_image moves to charts.export in the next step; until then this import
+    # stays here so that loading the figures never loads the outputs.
+    from charts import export
     pio.defaults.topojson = topojson_url()
     return export.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))

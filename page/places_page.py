@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import export, i18n, maps
-from . import places as P
-from .plain import markdown_literal
-from .places_view import PlacesView, default_release, map_label, render
+from charts import export
+from wording import i18n
+from figures import maps
+from analysis import places as P
+from wording.plain import markdown_literal
+from charts.places_view import PlacesView, default_release, map_label, render
 
 
 def _lang() -> str:

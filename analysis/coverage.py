@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import data as cdata
-from .view import View, chosen_rows, split_ref, view_range
+from analysis import data as cdata
+from analysis.view import View, chosen_rows, split_ref, view_range
+from wording import i18n
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,6 @@ class EmptyRange:
 
 
 def _label(snap: cdata.Snapshot, ref: str, lang: str = "en") -> str:
-    from . import i18n
     sid, key = split_ref(ref)
     return i18n.series_text(sid, "title", lang, snap.info(sid)["title"]) + (f": {key}" if key else "")
 
@@ -45,7 +45,6 @@ def empty_in_range(snap: cdata.Snapshot, view: View) -> EmptyRange | None:
     rng = view_range(snap, view)
     if rng is None:
         return None
-    from . import i18n
     lang = getattr(view, "lang", "en")
     lo, hi = rng[0], rng[1]
     gaps = []

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import data as cdata
+from analysis import data as cdata
+from wording import i18n
+from analysis.status import publication_status
 
 # (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (
@@ -101,17 +103,14 @@ SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all"
 
 
 def _t(key: str, **fields) -> str:
-    from . import i18n
     return i18n.t("head." + key, _LANG_VAR.get()["lang"], **fields)
 
 
 def _n(v: float) -> str:
-    from . import i18n
     return i18n.number(v, _LANG_VAR.get()["lang"], _LANG_VAR.get()["sep"])
 
 
 def _month_name(ts) -> str:
-    from . import i18n
     return f"{pd.Timestamp(ts):%B %Y}" if _LANG_VAR.get()["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG_VAR.get()["lang"])
 
 
@@ -229,7 +228,6 @@ def _month_total(rows, unit, scope):
 
 def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en", sep: str = ",") -> list[Headline]:
     """The cards, every word in ``lang`` and every number with ``sep`` as its thousands mark."""
-    from . import i18n
     token = _LANG_VAR.set({"lang": i18n.check_lang(lang), "sep": i18n.check_separators(sep, lang)})
     try:
         return _headlines(snap, today or dt.date.today(), lang)
@@ -238,8 +236,6 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "e
 
 
 def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline]:
-    from . import i18n
-    from .status import publication_status
     # Releases known (declared in data/publication_status.csv) but not held in this snapshot, by source.
     known_releases = {s.source: s.last_release_known for s in publication_status(snap, today)
                       if s.last_release_known and (not s.last_release_held or s.last_release_known > s.last_release_held)}

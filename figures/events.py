@@ -27,6 +27,8 @@ import plotly.graph_objects as go
 from loaders.copies import describe_link, is_copy
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
+from wording import i18n
+from figures.layout import OVERLAY_REF, place_layers, size_of
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -42,7 +44,7 @@ CATEGORY_COLOURS = {
     "statistic-report": "#6E6E6E",
     "political": "#2A7F74",
 }
-OVERLAY_AXIS = "yaxis9"  # the figures' full-height overlay axis (charts.figures.OVERLAY_AXIS)
+OVERLAY_AXIS = "yaxis9"  # the figures' full-height overlay axis (figures.layout.OVERLAY_AXIS)
 TRACE_NAME = "Events"
 MIXED = "#3A3A3A"  # ring of a marker that groups events of several categories
 PAGE_PLOT_PX = 1000  # plot width assumed for the page's chart (it stretches to the column)
@@ -76,7 +78,7 @@ def number_events(df: pd.DataFrame) -> pd.DataFrame:
 
 def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="full") -> go.Figure:
     """Draw the event layer onto an already laid-out figure (lines over the whole plot, markers along its top
-    edge); return the figure. ``charts.figures`` adds the layer before laying out instead, with a strip above
+    edge); return the figure. ``figures.core`` adds the layer before laying out instead, with a strip above
     the panels for the markers."""
     ev = number_events(events_in_view)
     if ev.empty:
@@ -84,7 +86,6 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
     xr = fig.layout.xaxis.range
     lo, hi = (xr if xr else (ev["date"].min(), ev["date"].max()))
     layer = event_layers(ev, lo=lo, hi=hi, size=size)
-    from .figures import place_layers
     lay = {OVERLAY_AXIS: dict(range=[0, 1], anchor="x", visible=False, fixedrange=True)}
     panels = sum(1 for k in fig.layout.to_plotly_json() if k == "yaxis" or (k[5:].isdigit() and int(k[5:]) < 9))
     # no strip was laid out above the panels: the markers take a thin band at the top of the plot area
@@ -96,7 +97,6 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
 
 def category_label(cat: str, lang: str = "en") -> str:
     """An event category's label in ``lang`` (loaders.events.CATEGORIES holds the English)."""
-    from . import i18n
     if lang != "en" and i18n.has("category." + str(cat), lang):
         return i18n.t("category." + str(cat), lang)
     return event_categories.get(cat, cat)
@@ -104,11 +104,9 @@ def category_label(cat: str, lang: str = "en") -> str:
 
 def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None,
                  lang: str = "en") -> dict:
-    """The event layer for ``charts.figures.add_layer``: one dotted-line trace per category (the legend
+    """The event layer for ``figures.core.add_layer``: one dotted-line trace per category (the legend
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
-    from . import i18n
-    from .figures import OVERLAY_REF, size_of
     sz = size_of(size)
     ev = number_events(events_in_view)
     if ev.empty:
@@ -245,7 +243,6 @@ def _hover_body(date: str, precision, category, description: str, source_name: s
                 original_outlet: str, original_date: str, lang: str) -> str:
     # Everything but the number, which depends on the range shown: kept per event and language, since wrapping
     # and escaping each description again was a tenth of the time to draw a new range.
-    from . import i18n
     desc = "<br>".join(html_text(line) for line in textwrap.wrap(description, 70))
     parts = [
         date + (i18n.t("events.approximate", lang) if precision == "approximate" else ""),
@@ -294,7 +291,6 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}"
              for n, d, p, t in zip(ev["number"], ev["date"], ev["date_precision"], ev["title"])]
     lines: list[str] = []
-    from . import i18n
     current = i18n.t("events.list_head", lang)
     for i, item in enumerate(items):
         piece = item if current.endswith(": ") else "; " + item

@@ -9,8 +9,8 @@ import datetime as dt
 
 import pandas as pd
 
-from . import data as cdata
-from .view import split_ref
+from analysis import data as cdata
+from analysis.view import split_ref
 
 IDENTITY = ["series", "key", "date"]
 REVISION_COLUMNS = IDENTITY + ["previous_release", "previous", "release", "value", "change"]
@@ -39,7 +39,7 @@ def revisions_after(snap: cdata.Snapshot, series_ids: list[str], as_of: dt.date)
 def unversioned(snap: cdata.Snapshot, refs: list[str]) -> list[str]:
     """The references (``id`` or ``id|key``) whose rows have no release date at all: files published once, or
     digitised, with nothing saying when each figure came out. An as-published view cannot place them on a date,
-    so it leaves them out (``charts.data.series_rows`` with ``as_of``) and says so."""
+    so it leaves them out (``analysis.data.series_rows`` with ``as_of``) and says so."""
     out = []
     for ref in refs:
         sid, key = split_ref(ref)

@@ -14,9 +14,10 @@ import numpy as np
 
 from loaders.text import html_text
 
-from . import i18n
-from .ledger import SHORT_NAMES
-from .status import Blackout, series_blackouts
+from wording import i18n
+from analysis.ledger import SHORT_NAMES
+from analysis.status import Blackout, series_blackouts
+from figures.labels import display_label
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
@@ -130,14 +131,13 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date, text=None):
 def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
                   lang: str = "en") -> dict:
     """Add the blackout layer to a figure dict in place (and return it)."""
-    from .figures import display_label
     ids = [p.series_id for p in prepared]
     lay = layer(snap, ids, lo, hi, today, lang=lang)
     if not lay["shapes"]:
         return spec
     per_series = series_blackouts(snap, ids, lo, hi, today)
     names = {html_text(p.label): p.series_id for p in prepared}
-    # The traces are named by their legend label (charts.figures.display_label), in the figure's language.
+    # The traces are named by their legend label (figures.labels.display_label), in the figure's language.
     names.update({html_text(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
     for tr in spec["data"]:
         sid = names.get(tr.get("name"))

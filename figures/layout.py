@@ -1,0 +1,100 @@
+"""What a figure is laid out for: its sizes (the page, an article column, a social card, the full image) and
+the axes that events and shaded spans are drawn on (``place_layers``).
+
+Its own module because the figure builders (``figures.core``) and the layers drawn on the overlay
+(``figures.events``) both need these names, and the builders import the layers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OVERLAY_AXIS = "yaxis9"  # where layers put their traces; ``place_layers`` moves them (panels use yaxis..yaxis4)
+OVERLAY_REF = "y9"
+
+
+@dataclass(frozen=True)
+class Size:
+    """One export size. Font sizes are CSS pixels at ``width``; ``scale`` only multiplies the pixels of a PNG."""
+    name: str
+    width: int
+    scale: float
+    font: int  # ticks, legend, footer (the smallest text on the figure)
+    title: int
+    plot_height: int  # the panels' area, before the title, legend and footer
+    square: bool = False
+    list_events: bool = True  # the page lists events in a table under the chart instead
+    description: str = ""
+
+
+SIZES = {
+    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart"),
+    "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
+    "article": Size("article", 680, 2, 12, 16, 340,
+                    description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
+                   description="1080 x 1080 social card (taller only when the events list needs it)"),
+}
+EXPORT_SIZES = ("article", "social", "full")
+
+
+def size_of(size) -> Size:
+    if isinstance(size, Size):
+        return size
+    try:
+        return SIZES[size or "page"]
+    except KeyError:
+        raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
+
+
+def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float) -> list[dict]:
+    """Put the layers' traces where they can be seen without taking the mouse from the data.
+
+    A layer's traces come on the overlay axis ``y9``: markers with ``_strip_y`` (0 = strip bottom, 1 = top) go in
+    the strip above the panels, which becomes ``y9``'s whole domain; every other overlay trace (the events'
+    dotted lines, shaded spans: y from 0 to 1 = a panel's full height) is drawn once per panel on an invisible
+    axis overlaying that panel's (``y10``, ``y11``...). Overlaying axes share their panel's plot area, so the
+    panel's data points still answer the mouse. (A full-height overlay subplot drawn over the panels took every
+    hover: no data point or reported figure could be read.) Copies after the first stay out of the legend,
+    grouped with it so that a click on the legend entry hides every copy."""
+    out, layered = [], []
+    for t in data:
+        if t.get("yaxis") != OVERLAY_REF:
+            out.append(t)
+            continue
+        f = t.pop("_strip_y", None)
+        if f is not None:
+            t["y"] = [f] * len(t["x"])
+            out.append(t)
+        else:
+            layered.append(t)
+    for i, t in enumerate(layered):
+        group = t.get("legendgroup") or f"layer{i}"
+        for k in range(max(1, panels)):
+            name = overlay_axis_name(k)
+            lay.setdefault(name, dict(overlaying=panel_ref(k), range=[0, 1], anchor="x", visible=False,
+                                      fixedrange=True))
+            copy = dict(t, yaxis=overlay_ref(k), legendgroup=group)
+            if k:
+                copy["showlegend"] = False
+            out.append(copy)
+    if any(t.get("yaxis") == OVERLAY_REF for t in out):
+        lay[OVERLAY_AXIS].update(domain=[min(strip_bottom, 0.999), 1], range=[0, 1])
+    else:
+        del lay[OVERLAY_AXIS]
+    return out
+
+
+def overlay_axis_name(k: int) -> str:
+    return f"yaxis{10 + k}"
+
+
+def overlay_ref(k: int) -> str:
+    return f"y{10 + k}"
+
+
+def panel_axis_name(k: int) -> str:
+    return "yaxis" if k == 0 else f"yaxis{k + 1}"
+
+
+def panel_ref(k: int) -> str:
+    return "y" if k == 0 else f"y{k + 1}"
