@@ -133,11 +133,14 @@ def file_facts(df: pd.DataFrame | dict) -> tuple[int, list[str], str | None, str
     return n, sorted({r for r in df.get("release", ()) if r}), min(dates) if n else None, max(ends) if n else None
 
 
-def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame | dict) -> dict:
-    """The manifest entry of one raw file; ``df`` is its tidy frame or its tidy columns (``file_facts``)."""
+def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame | dict, *,
+               origin: dict | None = None) -> dict:
+    """The manifest entry of one raw file; ``df`` is its tidy frame or its tidy columns (``file_facts``);
+    ``origin`` its checked origin when the caller checked it already (``build_source`` does, before parsing)."""
     # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
-    origin = origins.origin_for(source.id, path, content)
+    if origin is None:
+        origin = origins.origin_for(source.id, path, content)
     side = read_sidecar(path)
     url = side.get("url") or origin["official_url"]
     rows, releases, date_min, date_max = file_facts(df)
@@ -292,13 +295,18 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: list
     entries = []
     by_name = {p.name: p for p in paths}
     first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
+    checked: dict[str, dict] = {}  # name -> origin, checked before the file is parsed
 
     def contents():
         for p in paths:
             content = limits.read_regular(p, source.max_bytes, source=source.id)
+            # The origin (or the download record beside the file: its sha256 and its declared host) is checked
+            # before anything parses the bytes: a file that would be refused for its origin must not first cost
+            # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
+            checked[p.name] = origins.origin_for(source.id, p, content)
             digest = sha256_bytes(content)
             if digest in first:
-                entry = file_entry(source, p, content, tidy.empty())
+                entry = file_entry(source, p, content, tidy.empty(), origin=checked[p.name])
                 entry.update(same_bytes_as=first[digest]["name"], release=first[digest].get("release"))
                 entries.append(entry)
                 if progress:
@@ -310,7 +318,7 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: list
     def each(name, content, parsed):
         # a ParsedColumns' own columns: its frame is not built for the entry (parse_files joins the columns)
         rows = parsed.columns if isinstance(parsed, ParsedColumns) else parsed.obs
-        entries.append(file_entry(source, by_name[name], content, rows))
+        entries.append(file_entry(source, by_name[name], content, rows, origin=checked.get(name)))
         first[entries[-1]["sha256"]] = entries[-1]
         if progress:
             progress.update(1)
