@@ -80,7 +80,8 @@ def _parse_raw(source: Source, content: bytes, name: str):
     # Decided by the bytes, not the name: a zip bomb named .bin is still a zip.
     # The parser reads what the checks hand back: the same content, a workbook's worksheets stored inflated.
     readable = limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
-                                    kind=source.extra.get("file_kind") or file_kind(name))
+                                    kind=source.extra.get("file_kind") or file_kind(name),
+                                    streamed=bool(source.extra.get("streamed")))
     try:
         return source.parse(readable, name)
     except LoaderError:
