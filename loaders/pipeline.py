@@ -108,7 +108,8 @@ def _finish(source: Source, out, name: str, *, validate: bool) -> Parsed:
     df = parsed.obs if list(parsed.obs.columns) == tidy.COLUMNS else tidy.frame(parsed.obs)
     df["file"] = tidy.repeat_text(name, df.index)
     if validate:
-        df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
+        df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name,
+                            whole=tidy.value_rules(source.series))
     _check_table_names(source, parsed.tables, name)
     return Parsed(df, dict(parsed.tables))
 
@@ -219,7 +220,8 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
         if not frames:
             return tidy.empty(), tables
         obs = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series})
+        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
+                            whole=tidy.value_rules(source.series))
         return obs, tables
     finally:
         if paused:
@@ -347,7 +349,8 @@ def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False) 
     """Run the source's integrity checks; mark the flagged rows; return (obs, flags). ``validated``: ``obs`` is
     ``build_source``'s output as it came (validated and in canonical order), not checked a second time."""
     if not validated:
-        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series})
+        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
+                            whole=tidy.value_rules(source.series))
     if source.check is None or obs.empty:
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
     flags = source.check(obs)
@@ -390,7 +393,9 @@ def format_values(v: pd.Series) -> pd.Series:
     """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
     arr = v.to_numpy(dtype="float64")
     whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = np.where(whole, pd.Series(arr).round().astype("Int64").astype(str), pd.Series(arr).map(repr))
+    out = pd.Series(arr).map(repr).to_numpy(dtype=object)
+    # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
+    out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
     return pd.Series(out, index=v.index)
 
 

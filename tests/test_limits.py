@@ -13,6 +13,7 @@ import subprocess
 import sys
 import zipfile
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -455,3 +456,41 @@ def test_the_worst_files_are_refused_within_1_gb_and_seconds(tmp_path, sid, name
     assert r.returncode == 1, r.stderr
     assert f"file {name}]" in r.stderr and "over the" in r.stderr and "cap" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- issue 32: numbers in range, keys bounded
+
+def _cbp_with(tmp_path, value: str) -> tuple[str, str]:
+    """The CBP sample with its first encounter count replaced by ``value``: (path, file name)."""
+    name, good = fs.sample("cbp_encounters")
+    lines = good.decode("utf-8-sig").splitlines()
+    row = lines[1].split(",")
+    row[lines[0].split(",").index("Encounter Count")] = value
+    p = tmp_path / name
+    p.write_text("\n".join([lines[0], ",".join(row)] + lines[2:]) + "\n")
+    return str(p), name
+
+
+@pytest.mark.parametrize("value, why", [
+    ("1e308", "over 10,000,000,000,000"),
+    ("2.5", "not a whole number"),
+])
+def test_a_count_out_of_range_is_refused_with_a_line_not_a_traceback(tmp_path, value, why):
+    """1e308 ended in a 30-line traceback from format_values; 2.5 encounters were accepted."""
+    path, name = _cbp_with(tmp_path, value)
+    r = parse_cli("cbp_encounters", path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"file {name}]" in r.stderr and "field 'value'" in r.stderr and why in r.stderr, r.stderr
+
+
+def test_a_key_over_the_length_bound_is_refused():
+    from loaders import tidy
+    df = tidy.frame(pd.DataFrame({"series": ["s"] * 2, "key": ["ok", "k" * 5000], "date": ["2024-01-01"] * 2,
+                                  "value": [1, 2]}))
+    with pytest.raises(Exception, match=r"row 2 field 'key': longer than 300 characters"):
+        tidy.validate(df, source="x", series_ids={"s"}, file="f.csv")
+
+
+def test_format_values_writes_huge_and_whole_numbers_without_overflow():
+    out = pipeline.format_values(pd.Series([1e308, 3.0, 2.5, float("nan"), 2.0**60]))
+    assert list(out) == ["1e+308", "3", "2.5", "nan", "1.152921504606847e+18"]
