@@ -136,6 +136,11 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     content = bytes(content)
     if len(content) > max_bytes:
         raise ValidationError(f"file is {len(content):,} bytes; the limit is {max_bytes:,}", source=SOURCE, file=name)
+    other = _other_encoding(content)
+    if other:
+        raise ValidationError(f"the file is not UTF-8: it looks like {other}. Save it as UTF-8 (in Excel: Save As, "
+                              "\"CSV UTF-8\"; in other programs choose the UTF-8 encoding) and upload it again",
+                              source=SOURCE, file=name)
     text, bad_bytes = _decode(content)
     if not text.strip():
         raise ValidationError("file is empty: expected a header row naming " + ", ".join(COLUMNS),
@@ -340,6 +345,24 @@ def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------------------------------------
+
+
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+         (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
+
+
+def _other_encoding(content: bytes) -> str | None:
+    """The encoding a file that is not UTF-8 looks like, when it plainly is another one: a UTF-16 or UTF-32 byte
+    order mark, or (without one) a NUL byte beside every ASCII letter. Read as UTF-8 such a file gave a header of
+    '\\udcff\\udcfei\\x00d\\x00' and a message about missing columns instead of "save it as UTF-8"."""
+    for bom, what in _BOMS:
+        if content.startswith(bom):
+            return what
+    head = content[:4096]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        return "UTF-16 (big-endian)" if even > odd else "UTF-16 (little-endian)"
+    return None
 
 
 def _decode(content: bytes) -> tuple[str, list[tuple[int, int]]]:
