@@ -60,6 +60,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import idna
@@ -156,7 +157,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     dupe_cols = sorted({h for h in header if header.count(h) > 1 and h in COLUMNS})
     if dupe_cols:
         raise ValidationError(f"row 1 (header): column(s) named twice: {', '.join(dupe_cols)}", source=SOURCE, file=name)
-    body = [(i + 2, r) for i, r in enumerate(records[1:]) if any(c.strip() for c in r)]
+    body = [(i + 2, r) for i, r in enumerate(records[1:]) if isinstance(r, _Damaged) or any(c.strip() for c in r)]
     if len(body) > max_rows:
         raise ValidationError(f"{len(body):,} event rows; the limit is {max_rows:,}", source=SOURCE, file=name)
 
@@ -170,6 +171,11 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     seen_keys: dict[tuple[str, str], int] = {}
     default_row: int | None = None
     for row_no, rec in body:
+        if isinstance(rec, _Damaged):  # a stretch the CSV reader could not read: it costs only its own lines
+            for _ in range(rec.bad_bytes):
+                next(bad_iter, None)
+            rejected.append({"row": row_no, "field": "(row)", "reason": rec.reason})
+            continue
         problems: list[tuple[str, str]] = []
         encoded = _encoding_problems(rec, header, bad_iter)
         if len(rec) != len(header):
@@ -276,7 +282,10 @@ def load_events_checked(bundled_path: Path | str = BUNDLED, user_path: Path | st
         try:
             user, rejected = validate_events(content, label, origin="user")
         except ValidationError as exc:
-            rejected = pd.DataFrame([{"row": 0, "field": "(file)", "reason": str(exc)}])
+            # the whole file is lost: say how much, in words, so that "1 row" is never all a reader is told
+            lines = max(len([ln for ln in content.split(b"\n") if ln.strip()]) - 1, 0)
+            rejected = pd.DataFrame([{"row": 0, "field": "(file)", "reason": f"{exc}; none of its {lines:,} event "
+                                      "line(s) were loaded"}])
         problems.append(rejected)
     if user is not None:
         frames.append(user)
@@ -389,16 +398,66 @@ def _decode(content: bytes) -> tuple[str, list[tuple[int, int]]]:
     return content.decode("utf-8", errors="surrogateescape"), bad
 
 
-def _read_records(text: str, name: str) -> list[list[str]]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        records = list(reader)
-    except csv.Error as exc:
-        raise ValidationError(f"not a readable CSV near line {reader.line_num}: {exc}", source=SOURCE, file=name) from None
+class _Damaged(NamedTuple):
+    """Lines of the file the CSV reader could not read (``_read_records``): one refused row."""
+    reason: str
+    bad_bytes: int  # undecodable bytes in those lines, to keep the offsets of later ones right
+
+
+MAX_DAMAGED = 50  # unreadable stretches read past, one at a time, before the rest of a file is given up
+
+
+def _read_records(text: str, name: str) -> list:
+    """The file's records; a stretch the CSV reader cannot read (an unclosed quote, a NUL byte, appended junk)
+    becomes a ``_Damaged`` entry for the line it starts on, and reading starts again on the next line.
+
+    Why: one unclosed quote, or 2,000 random bytes appended, made the whole local events file unreadable and
+    its 128 good events left the chart (issue 32). A file whose header cannot be read is still refused whole.
+    After ``MAX_DAMAGED`` such stretches the rest of the file is one entry that says how many lines it holds.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [ln + "\n" for ln in lines]
+    records: list = []
+    pos, damaged = 0, 0
+    while pos < len(lines):
+        at = [pos]
+
+        def feed():
+            while at[0] < len(lines):
+                at[0] += 1
+                yield lines[at[0] - 1]
+        reader = csv.reader(feed(), strict=True)
+        start = pos
+        try:
+            for rec in reader:
+                records.append(rec)
+                start = at[0]
+            break
+        except csv.Error as exc:
+            if not records:
+                raise ValidationError(f"not a readable CSV near line {start + 1}: {exc}", source=SOURCE,
+                                      file=name) from None
+            damaged += 1
+            if damaged > MAX_DAMAGED:
+                rest = lines[start:]
+                offset = sum(len(ln.encode("utf-8", "surrogateescape")) for ln in lines[:start])
+                records.append(_Damaged(f"the rest of the file could not be read as CSV: {len(rest):,} line(s) from "
+                                        f"line {start + 1} (byte {offset:,}) on were not loaded",
+                                        _surrogates("".join(rest))))
+                break
+            records.append(_Damaged(f"line {start + 1} could not be read as CSV ({exc}); only this line was "
+                                    "left out, reading went on with the next one", _surrogates(lines[start])))
+            pos = start + 1
     if not records or not any(c.strip() for c in records[0]):
         raise ValidationError("no header row: the first line must name the columns " + ", ".join(COLUMNS),
                               source=SOURCE, file=name)
     return records
+
+
+def _surrogates(text: str) -> int:
+    return sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
 
 
 def _skip_bad_bytes(cells: list[str], bad_iter) -> None:

@@ -57,3 +57,61 @@ def test_an_upload_in_another_encoding_is_told_to_save_as_utf8(encoding, looks):
     with pytest.raises(ValidationError, match=rf"file up\.csv\] the file is not UTF-8: it looks like {re.escape(looks)}.*"
                                               r"Save it as UTF-8"):
         events.check_upload(text.encode(encoding), "up.csv", None)
+
+
+# ---------------------------------------------------------------- the local events file: damage costs only its rows
+
+def _good_file(n: int = 128) -> bytes:
+    from loaders import events
+    rows = "".join(f"ev{i},2025-{i % 12 + 1:02d}-{i % 28 + 1:02d},exact,Title {i},policy,,Src,https://www.ice.gov/n{i}\n"
+                   for i in range(n))
+    return (",".join(events.COLUMNS) + "\n" + rows).encode()
+
+
+def test_random_bytes_appended_cost_only_the_lines_they_touch():
+    """Before: all 128 good events left the chart and the page said "1 row(s) ... were not loaded"."""
+    import random
+    from loaders import events
+    rnd = random.Random(32)
+    for _ in range(5):
+        junk = _good_file() + bytes(rnd.randrange(256) for _ in range(2000))
+        accepted, rejected = events.validate_events(junk, "user_events.csv", origin="user")
+        assert len(accepted) == 128 and len(rejected) >= 1
+        assert (rejected["row"] > 129).all()  # every refused row is a junk line, each one named
+
+
+def test_one_unclosed_quote_costs_one_row_and_says_which():
+    from loaders import events
+    lines = _good_file().decode().splitlines(keepends=True)
+    lines[5] = lines[5].replace("Title", '"Title', 1)
+    accepted, rejected = events.validate_events("".join(lines).encode(), "user_events.csv", origin="user")
+    assert len(accepted) == 127
+    assert rejected[["row", "field"]].values.tolist() == [[6, "(row)"]]
+    assert "line 6 could not be read as CSV" in rejected["reason"].iloc[0]
+
+
+def test_a_local_file_lost_whole_says_how_many_events_in_words(tmp_path):
+    from loaders import events
+    p = tmp_path / "user_events.csv"
+    p.write_bytes(b'"' + _good_file())  # the header itself cannot be read
+    _, refused = events.load_events_checked(user_path=p, bundled=events._frame([]))
+    assert refused["row"].tolist() == [0] and "none of its 128 event line(s) were loaded" in refused["reason"].iloc[0]
+
+
+def test_the_page_reads_the_local_file_again_when_it_changes(monkeypatch, tmp_path):
+    """Cached by path alone, fresh sessions drew the old markers after the file was overwritten, never showed a
+    row added by hand, and kept "not loaded" after a repair, until a restart."""
+    from tests.test_user_events import page
+    local = tmp_path / "events.csv"
+    local.write_bytes(b'"' + _good_file(3))  # corrupt when first read
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    assert any("local events file" in w.value for w in at.warning)
+    local.write_bytes(_good_file(3))  # repaired
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert {"Title 1", "Title 2"} <= set(legend["title"])
+    assert not any("local events file" in w.value for w in at.warning)
+    local.write_bytes(_good_file(3).replace(b"Title 2", b"Hand 02"))  # a row edited by hand: same size
+    at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
+    legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
+    assert "Hand 02" in set(legend["title"]) and "Title 2" not in set(legend["title"])
