@@ -545,15 +545,33 @@ def _check_url(value: str) -> list[tuple[str, str]]:
     return [("source_url", problem)] if problem else []
 
 
+def link_problems(value: str) -> list[tuple[str, str]]:
+    """The project's one check of a link a reader will be shown (events, reported figures): [] when it is a plain
+    public http(s) link, else the reasons (``source_url``, why)."""
+    return _check_url(value)
+
+
 def _host_problem(host: str, *, bracketed: bool) -> str | None:
-    """Why a URL's host is not a plain host name, or None."""
+    """Why a URL's host is not a plain public host name, or None.
+
+    Beyond the shape of the name (issue 32): a loopback, private, link-local or otherwise non-public address
+    (``127.0.0.1``, ``[::1]``, ``10.x``, ``192.168.x``, ``localhost``) points a reader's browser at their own
+    machine or network, not at a source; a name whose letters mix scripts (Latin with Cyrillic or Greek: the
+    look-alike of a known domain) reads as another host than it is."""
     if bracketed:
         try:
-            ipaddress.IPv6Address(host)
+            ip = ipaddress.IPv6Address(host)
         except ValueError:
             return f"host {_show(host)} is not a valid IPv6 address"
-        return None
+        return _address_problem(ip)
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if labels and labels[-1].isdigit():  # a dotted or bare number: an address, however it is written
+        try:
+            return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
+        except ValueError:
+            return f"host {_show(host)} is not a valid IPv4 address"
+    if labels[-1].lower() == "localhost" or labels[-1].lower() in ("local", "internal", "lan", "home"):
+        return f"host {_show(host)} names this computer or a local network, not a public page"
     if host.isascii():
         for label in labels:
             if not _HOST_LABEL.fullmatch(label):
@@ -561,15 +579,44 @@ def _host_problem(host: str, *, bracketed: bool) -> str | None:
                         f"each part 1-63 characters)")
             if label.startswith("xn--"):
                 try:
-                    idna.decode(label)
+                    decoded = idna.decode(label)
                 except (idna.IDNAError, UnicodeError, ValueError):
                     return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
+                mixed = _mixed_scripts(decoded)
+                if mixed:
+                    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do"
         return None
     try:
         idna.encode(host, uts46=False)  # IDNA 2008 as registries apply it: no mapping, nothing ignored
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
         return f"host {_show(host)} is not a valid international domain name ({exc})"
+    for label in labels:
+        mixed = _mixed_scripts(label)
+        if mixed:
+            return f"host {_show(host)} mixes {mixed} letters, as look-alike names do"
     return None
+
+
+def _address_problem(ip) -> str | None:
+    if ip.is_global:
+        return None
+    return f"host {ip} is a loopback, private or reserved address, not a public page"
+
+
+# Scripts that are written together in one name (Japanese mixes Han and kana; Korean, Han and Hangul).
+_SCRIPTS_TOGETHER = ({"CJK", "HIRAGANA", "KATAKANA"}, {"CJK", "HANGUL"})
+
+
+def _mixed_scripts(label: str) -> str:
+    """'Latin and Cyrillic' when a host label's letters come from more than one script, else ''."""
+    scripts = set()
+    for ch in label:
+        if ch.isalpha():
+            name = unicodedata.name(ch, "")
+            scripts.add(name.split(" ")[0] if name else "UNKNOWN")
+    if len(scripts) <= 1 or any(scripts <= ok for ok in _SCRIPTS_TOGETHER):
+        return ""
+    return " and ".join(sorted(x.title() for x in scripts))
 
 
 def _invisible(value: str) -> str | None:
@@ -646,12 +693,32 @@ class UserEventsSetting:
     why_not: str = ""  # for the page, when ``save`` is False
 
 
-def user_events_setting(environ=None) -> UserEventsSetting:
+_UNKNOWN = object()
+
+
+def listens_beyond_loopback(address) -> bool:
+    """Whether a server bound to ``address`` (Streamlit's ``server.address``) can be reached from other computers.
+    Unset means every interface (Streamlit's default), so it counts as beyond loopback."""
+    a = str(address or "").strip().strip("[]")
+    if not a:
+        return True
+    if a.lower() == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(a).is_loopback
+    except ValueError:
+        return True  # a host name: whatever it resolves to, it is not known to be this computer only
+
+
+def user_events_setting(environ=None, *, server_address=_UNKNOWN) -> UserEventsSetting:
     """Read the deployment's setting from the environment.
 
     - ``DASHBOARD_EVENTS_FILE=path``: the local events file (default ``data/user_events.csv``); a relative path
       is taken from the folder the server was started in. Give each deployment its own.
-    - ``DASHBOARD_EVENTS_SAVE=0``: the page loads the file but never writes it (``1``, the default, allows it).
+    - ``DASHBOARD_EVENTS_SAVE=0``: the page loads the file but never writes it; ``1`` allows it. Unset, saving is
+      on only when the server listens on loopback alone (``server_address``, Streamlit's ``server.address``, e.g.
+      ``make run``'s 127.0.0.1): on a network, one reader's saved events (titles, links) would be drawn for every
+      other reader, so that must be asked for (issue 32).
     - ``DASHBOARD_PUBLIC=1``: a public deployment; implies no saving, whatever ``DASHBOARD_EVENTS_SAVE`` says.
 
     A value that is not understood turns saving off (the safe reading) and says so.
@@ -660,9 +727,14 @@ def user_events_setting(environ=None) -> UserEventsSetting:
     raw_path = (env.get("DASHBOARD_EVENTS_FILE") or "").strip()
     path = Path(raw_path).expanduser().absolute() if raw_path else USER
     public = (env.get("DASHBOARD_PUBLIC") or "").strip().lower()
-    save = (env.get("DASHBOARD_EVENTS_SAVE") or "1").strip().lower()
+    asked = (env.get("DASHBOARD_EVENTS_SAVE") or "").strip().lower()
+    save = asked or "1"
     if public and public not in _FALSE:
         return UserEventsSetting(path, False, "Saving events is turned off on this public deployment.")
+    if not asked and server_address is not _UNKNOWN and listens_beyond_loopback(server_address):
+        return UserEventsSetting(path, False, "Saving events is off: this server can be reached from other computers, "
+                                              "and saved events are shown to every reader. Whoever runs it can set "
+                                              "DASHBOARD_EVENTS_SAVE=1 to allow it.")
     if save in _FALSE:
         return UserEventsSetting(path, False, "Saving events is turned off on this deployment.")
     if save not in _TRUE:

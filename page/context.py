@@ -219,7 +219,8 @@ def load() -> Page:
     titles, options, big = series_index(snap)
     # The events setting is read on every run (cheap): a deployment's environment decides it.
     return Page(snap=snap, ids=snap.series_ids(), titles=titles, options=options, big_breakdowns=big,
-                reported=snap.reported, events_setting=lev.user_events_setting())
+                reported=snap.reported,
+                events_setting=lev.user_events_setting(server_address=st.get_option("server.address")))
 
 
 def bundled_events(page: Page) -> pd.DataFrame:

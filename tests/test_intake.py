@@ -115,3 +115,70 @@ def test_the_page_reads_the_local_file_again_when_it_changes(monkeypatch, tmp_pa
     at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
     assert "Hand 02" in set(legend["title"]) and "Title 2" not in set(legend["title"])
+
+
+# ---------------------------------------------------------------- saving on a network, and the one link check
+
+@pytest.mark.parametrize("address, env, save", [
+    ("127.0.0.1", {}, True), ("::1", {}, True), ("localhost", {}, True),
+    ("0.0.0.0", {}, False), ("", {}, False), ("192.168.1.5", {}, False), ("dashboard.example.org", {}, False),
+    ("0.0.0.0", {"DASHBOARD_EVENTS_SAVE": "1"}, True),  # asked for
+    ("127.0.0.1", {"DASHBOARD_EVENTS_SAVE": "0"}, False),
+])
+def test_saving_is_off_unless_asked_for_when_the_server_listens_beyond_loopback(address, env, save):
+    """Before: with --server.address 0.0.0.0 one session's saved upload (a phishing title and link) was drawn for
+    every other reader."""
+    from loaders import events
+    s = events.user_events_setting(env, server_address=address)
+    assert s.save is save
+    if not save and not env:
+        assert "DASHBOARD_EVENTS_SAVE=1" in s.why_not
+
+
+def test_the_page_offers_no_save_on_a_network_address(monkeypatch, tmp_path):
+    from streamlit import config
+    from tests.test_user_events import page, page_text, upload
+    from tests.test_events import events_file, row
+    before = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(tmp_path / "e.csv"))
+        upload(at, events_file(row(title="Mine", date="2025-04-01")))
+        assert not [b for b in at.button if b.key == "w_upload_save"]
+        assert "can be reached from other computers" in page_text(at)
+    finally:
+        config.set_option("server.address", before)
+
+
+@pytest.mark.parametrize("url, words", [
+    ("https://127.0.0.1/x", "loopback, private or reserved"),
+    ("https://[::1]/x", "loopback, private or reserved"),
+    ("https://10.1.2.3/x", "loopback, private or reserved"),
+    ("https://192.168.0.10/x", "loopback, private or reserved"),
+    ("https://2130706433/x", "not a valid IPv4 address"),
+    ("https://localhost:8501/x", "names this computer"),
+    ("https://\u0440\u0430ypal.com/x", "mixes Cyrillic and Latin"),
+    ("https://xn--ypal-43d9g.com/x", "mixes Cyrillic and Latin"),
+])
+def test_uploaded_links_to_loopback_private_or_look_alike_hosts_are_refused(url, words):
+    from tests.test_events import TODAY, events_file, row
+    from loaders import events
+    _, rej = events.validate_events(events_file(row(source_url=url)), "u.csv", today=TODAY)
+    hit = rej[rej["field"] == "source_url"]
+    assert len(hit) == 1 and words in hit["reason"].iloc[0], rej.to_dict("records")
+
+
+@pytest.mark.parametrize("url, words", [("https://trusted.gov@evil.example/x", "user name before '@'"),
+                                        ("https://127.0.0.1/x", "loopback"),
+                                        ("https://\u0440\u0430ypal.com/x", "mixes Cyrillic and Latin")])
+def test_reported_figures_use_the_same_link_check(url, words):
+    """Their own pattern accepted https://trusted.gov@evil.example/x."""
+    from pathlib import Path
+    from loaders import pipeline, registry
+    from loaders.errors import LoaderError
+    from tests.conftest import ROOT
+    text = (ROOT / "data" / "reported_figures.csv").read_text("utf-8")
+    first = next(u for u in re.findall(r"https://[^,\s\"]+", text))
+    bad = text.replace(first, url, 1)
+    with pytest.raises(LoaderError, match=rf"file reported_figures\.csv\] row \d+ field 'url': .*{words}"):
+        pipeline.parse_bytes(registry.get("reported_figures"), bad.encode(), Path("reported_figures.csv").name)
