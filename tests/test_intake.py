@@ -182,3 +182,18 @@ def test_reported_figures_use_the_same_link_check(url, words):
     bad = text.replace(first, url, 1)
     with pytest.raises(LoaderError, match=rf"file reported_figures\.csv\] row \d+ field 'url': .*{words}"):
         pipeline.parse_bytes(registry.get("reported_figures"), bad.encode(), Path("reported_figures.csv").name)
+
+
+# ---------------------------------------------------------------- Places links with unknown ids get a note
+
+def test_a_places_link_with_an_unknown_facility_or_state_says_so():
+    """Before: dropped without a word (a trend link's unknown series gets a note)."""
+    from tests.test_page import app
+    at = app({"view": "places", "map": "state", "facility": "NO-SUCH-PLACE", "state": "ZZ"})
+    assert not at.exception
+    notes = " ".join(i.value for i in at.info).replace("\\", "")  # shown as literal text (escaped markdown)
+    assert "unknown facility 'NO-SUCH-PLACE' in the link" in notes and "unknown state 'ZZ' in the link" in notes
+    at.radio(key="p_map").set_value("facilities").run()  # the notes go once the reader changes the view
+    assert "unknown facility" not in " ".join(i.value for i in at.info)
+    good = app({"view": "places", "map": "state", "state": "TX"})
+    assert "unknown" not in " ".join(i.value for i in good.info)
