@@ -419,7 +419,11 @@ def test_a_streamed_parquet_is_bounded_per_row_group(monkeypatch):
     buf = io.BytesIO()
     pq.write_table(pa.table({"s": pa.array(["x" * 1000] * 2000)}), buf, row_group_size=500)
     monkeypatch.setattr(limits, "MAX_DECODED_BYTES", 1_000_000)
+    monkeypatch.setattr(limits, "MAX_ROW_GROUP_DECODED", 600_000)
     limits.check_parquet(buf.getvalue(), source="s", name="f.parquet", streamed=True)  # 0.5 MB a row group
+    monkeypatch.setattr(limits, "MAX_ROW_GROUP_DECODED", 400_000)
+    with pytest.raises(ParseError, match="row group 1 would decode to 50"):
+        limits.check_parquet(buf.getvalue(), source="s", name="f.parquet", streamed=True)
     with pytest.raises(ParseError, match="parquet would decode to at least 1,00"):
         limits.check_parquet(buf.getvalue(), source="s", name="f.parquet")  # 2 MB in all
 
