@@ -1,6 +1,7 @@
 # Two commands for a new user (see README):
 #   make run   - set up and open the dashboard on the bundled snapshot (no network needed after setup)
 #   make test  - set up and run the whole test suite
+# Knobs: PY=python3.12 (the Python that makes the venv; 3.11 or newer), PORT=8600 (the dashboard's port).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,14 +11,19 @@ PORT ?= 8501
 
 # The runtime packages (requirements.txt) for `make run`; the test and development tools on top of them
 # (requirements-dev.txt) for `make test`, `make lint` and the screenshot.
+# The Python version is checked before pip runs, so an old Python is told so plainly, not by a failing install.
 $(BIN)/.installed: requirements.txt
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
+		{ echo "error: Python 3.11 or newer is needed; '$(PY)' is $$($(PY) --version 2>&1 || echo missing). Run with PY=python3.11 (or newer)."; exit 1; }
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@echo "installing the dashboard's packages into $(VENV) (a few minutes the first time; later runs skip this)"
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --upgrade pip
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	touch $@
 
 $(BIN)/.installed-dev: $(BIN)/.installed requirements-dev.txt
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	@echo "installing the test and development tools into $(VENV)"
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -r requirements-dev.txt
 	touch $@
 
 setup: $(BIN)/.installed

@@ -145,8 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     si = sub.add_parser("site", help="write a static site of key views (HTML pages, downloads, embeds)")
     si.add_argument("--out", required=True, help="output folder (replaced as a whole)")
     si.add_argument("--views", help="file of permalinks, one a line (default: the headline views, places, releases)")
-    si.add_argument("--live-url", dest="live_url", default="http://127.0.0.1:8501/",
-                    help="the live dashboard's address, for each page's link back to its view")
+    si.add_argument("--live-url", dest="live_url", default="",
+                    help="the live dashboard's public address, for each page's link back to its view (default: "
+                         "none; the pages then say no live dashboard is linked; a loopback address is refused)")
     si.add_argument("--site-url", dest="site_url", default="",
                     help="where the site will be served, for the embed snippets (default: relative links)")
     si.add_argument("--date", help="build date printed on the pages (default: the snapshot's date)")

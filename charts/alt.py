@@ -49,6 +49,9 @@ def series_sentence(label: str, unit: str, f: pd.DataFrame, lang: str = "en", se
     if f.empty:
         return i18n.t("alt.no_values", lang, label=label)
     first, last = f.iloc[0], f.iloc[-1]
+    if len(f) == 1:  # one point in view: say one point, not a change "from 320,000 to 320,000"
+        return i18n.t("alt.one_point", lang, label=label, unit=unit, value=about(float(first["value"]), lang, sep),
+                      when=when(first["date"], first["end"], lang))
     peak = f.loc[f["value"].idxmax()]
     a, b = float(first["value"]), float(last["value"])
     change = (b - a) / abs(a) if a else (1 if b > a else 0)

@@ -20,6 +20,9 @@ from .status import Blackout, series_blackouts
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
+# Sources that are one compiled list rather than a publisher's series of releases (deaths in custody): their
+# declared end is where the list stops, not a release that failed to come.
+COMPILED_LISTS = {"deaths_in_custody"}
 
 
 
@@ -43,6 +46,12 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
     if not b.declared:  # computed from the files held: say only that
         to = i18n.t("blackout.to", lang, date=day(b.end)) if b.end else i18n.t("blackout.onward", lang)
         return i18n.t("blackout.none_in_snapshot", lang, who=who, start=day(b.start), to=to)
+    if b.end is None and b.source in COMPILED_LISTS:
+        # a list someone compiled, not a publisher's releases: it simply holds nothing after its last entry
+        if lang != "en" and i18n.has(f"news.who.{b.source}", lang):  # the list's name in the reader's language
+            who = i18n.t(f"news.who.{b.source}", lang)
+            who = who[0].upper() + who[1:]
+        return i18n.t("blackout.list_ends", lang, who=who, date=day(b.start - dt.timedelta(days=1)))
     if b.end is None:
         stopped = "stopped" in b.statement or "last published" in b.statement
         return i18n.t("blackout.stopped" if stopped else "blackout.none_after", lang, who=who, date=day(b.start))
@@ -83,10 +92,14 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
     return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}
 
 
-def break_at(x, y, spans: list[Blackout], hi: dt.date) -> tuple[list, list]:
-    """Insert a blank between consecutive points whose step crosses a blackout and is longer than usual."""
+def break_at(x, y, spans: list[Blackout], hi: dt.date, text=None):
+    """Insert a blank between consecutive points whose step crosses a blackout and is longer than usual.
+    With ``text`` (per-point hover text) the blanks go there too, and the three lists are returned."""
     xs = np.asarray(x)
     ys = list(y)
+    if text is not None:
+        bx, by = break_at(x, list(zip(ys, text)), spans, hi)
+        return bx, [v if v is None else v[0] for v in by], [v if v is None else v[1] for v in by]
     if len(xs) < 2 or not spans:
         return list(xs), ys
     days = np.array([np.datetime64(str(v)[:10], "D") if v is not None and str(v)[:10] not in ("NaT", "None", "nan")
@@ -129,7 +142,10 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
     for tr in spec["data"]:
         sid = names.get(tr.get("name"))
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):
-            tr["x"], tr["y"] = break_at(tr["x"], tr["y"], per_series[sid], hi)
+            if tr.get("text") is not None:
+                tr["x"], tr["y"], tr["text"] = break_at(tr["x"], tr["y"], per_series[sid], hi, text=tr["text"])
+            else:
+                tr["x"], tr["y"] = break_at(tr["x"], tr["y"], per_series[sid], hi)
             tr["connectgaps"] = False
     # Notes at the figure's own text size (an article-size export must stay readable at 680 px).
     size = getattr((spec.get("_meta") or {}).get("size"), "font", None)

@@ -119,8 +119,28 @@ def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timesta
         # figures that may not have existed then.
         df = df[df["release"].notna() & (df["release"] <= as_of)]
     df = df.sort_values(["date", "release", "file"], kind="mergesort", na_position="first")
-    df = df.drop_duplicates("date", keep="last")
+    df = _known_wrong_do_not_win(df).drop_duplicates("date", keep="last")
     return df[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
+
+
+_WRONG = "|".join(sorted(tidy.KNOWN_WRONG))
+
+
+def _known_wrong_do_not_win(df: pd.DataFrame) -> pd.DataFrame:
+    """A figure flagged as wrong as printed (``tidy.KNOWN_WRONG``: labels swapped, a fraction above 1...) does
+    not replace an earlier release's figure for the same period: that one stays the latest, with the note flag
+    ``later-known-wrong``. Without an earlier figure the flagged one is shown (flagged). ``df`` sorted by date
+    and release."""
+    wrong = df["flag"].str.contains(rf"(?:^|;)(?:{_WRONG})(?:;|$)", regex=True)
+    if not wrong.any():
+        return df
+    good = df[~wrong]
+    overruled = df.loc[wrong & ~df["date"].duplicated(keep="last"), "date"]  # periods a wrong figure would win
+    last_good = good.index[~good["date"].duplicated(keep="last") & good["date"].isin(overruled)]
+    df = df[~(wrong & df["date"].isin(good["date"]))].copy()
+    df.loc[last_good, "flag"] = [";".join(sorted({*f.split(";"), "later-known-wrong"} - {""}))
+                                 for f in df.loc[last_good, "flag"]]
+    return df
 
 
 def iso_days(values) -> np.ndarray:

@@ -84,12 +84,12 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
     xr = fig.layout.xaxis.range
     lo, hi = (xr if xr else (ev["date"].min(), ev["date"].max()))
     layer = event_layers(ev, lo=lo, hi=hi, size=size)
-    traces = layer["traces"]
-    for t in traces:
-        f = t.pop("_strip_y", None)
-        if f is not None:
-            t["y"] = [0.98] * len(t["x"])
-    fig.update_layout({OVERLAY_AXIS: dict(range=[0, 1], domain=[0, 1], anchor="x", visible=False, fixedrange=True)})
+    from .figures import place_layers
+    lay = {OVERLAY_AXIS: dict(range=[0, 1], anchor="x", visible=False, fixedrange=True)}
+    panels = sum(1 for k in fig.layout.to_plotly_json() if k == "yaxis" or (k[5:].isdigit() and int(k[5:]) < 9))
+    # no strip was laid out above the panels: the markers take a thin band at the top of the plot area
+    traces = place_layers(lay, layer["traces"], panels, strip_bottom=0.94)
+    fig.update_layout(lay)
     fig.add_traces(traces)
     return fig
 

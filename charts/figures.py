@@ -57,10 +57,10 @@ MAX_PANELS = 4
 # every figure, a tenth of a page rerun.
 _GRID = "#E3E8F0"
 _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", ticks="", automargin=True)
-# The plot background is transparent (the paper is white): the full-height overlay axis is its own subplot
-# drawn above the panels, and an opaque background there would hide them.
+# The plot background is transparent (the paper is white): the strip's overlay axis is its own subplot, and
+# an opaque background there would hide what is drawn under it.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
-OVERLAY_AXIS = "yaxis9"  # the full-height overlay (events, shaded spans); panels use yaxis..yaxis4
+OVERLAY_AXIS = "yaxis9"  # where layers put their traces; ``place_layers`` moves them (panels use yaxis..yaxis4)
 OVERLAY_REF = "y9"
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
 
@@ -121,6 +121,7 @@ class Line:
     unit: str = ""
     flagged: np.ndarray | None = None  # bool mask of points to mark (partial, quality flags)
     panel: int = 0  # which stacked panel (one unit per panel)
+    hover: np.ndarray | None = None  # per point: what the value covers, its release, source and flags in words
 
 
 @dataclass
@@ -150,7 +151,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     traces = []
     for i, ln in enumerate(lines):
         colour, dash, symbol = STYLES[i]
-        x, y = break_gaps(ln.x, ln.y)
+        x, y, hover = break_gaps(ln.x, ln.y, ln.hover)
         # Labels carry data (facility and office names from the files): escaped for the legend and the hover
         # box, and "%{" split so a name cannot inject a hovertemplate field such as %{customdata}.
         label, unit = html_text(ln.label), _template_literal(html_text(ln.unit))
@@ -161,14 +162,19 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         marker = dict(size=sz.font * 0.6, symbol=symbol, color=colour, line=dict(width=0))
         if len(x) > 40:
             marker["maxdisplayed"] = 14
-        traces.append(dict(
+        value = "%{y:,.0f}" if np.nanmax(np.abs(np.append(y, 0.0))) >= 100 else "%{y:,.3~f}"  # a share keeps its digits
+        trace = dict(
             type="scatter", x=_x(x), y=y, name=label, mode="lines+markers", yaxis=_yref(ln.panel),
             line=dict(color=colour, width=2.5 if sz.name != "social" else 4, dash=dash),
             marker=marker,
             legendgroup=f"s{i}",
-            hovertemplate="%{x|%Y-%m-%d}: %{y:,.0f}" + (f" {unit}" if unit else "") + "<extra>"
-                          + _template_literal(html_text(ln.label[:60])) + "</extra>",
-        ))
+            hovertemplate="%{x|%Y-%m-%d}: " + value + (f" {unit}" if unit else "")
+                          + ("<br>%{text}" if hover is not None else "") + "<extra>"
+                          + _template_literal(html_text(_short(ln.label, 60))) + "</extra>",
+        )
+        if hover is not None:
+            trace["text"] = hover
+        traces.append(trace)
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
                 type="scatter", x=_x(ln.x[ln.flagged]), y=ln.y[ln.flagged], mode="markers", showlegend=False,
@@ -302,18 +308,57 @@ def finish(spec: dict) -> dict:
         lay[_yaxis_name(k)]["domain"] = [max(0.0, (top_k - h) * panels_top), top_k * panels_top]
     lay["xaxis"]["anchor"] = _yref(n - 1)
     if OVERLAY_AXIS in lay:
-        # Overlay coordinates: 0..1 is the panels' height; the strip above runs from 1 to ``top``. A layer
-        # puts a trace in the strip with ``_strip_y`` (0 = strip bottom, 1 = strip top).
-        top_y = area / plot_h
-        lay[OVERLAY_AXIS].update(domain=[0, 1], range=[0, top_y])
-        for t in spec["data"]:
-            f = t.pop("_strip_y", None)
-            if f is not None:
-                t["y"] = [1 + f * (top_y - 1)] * len(t["x"])
+        spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top)
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return spec
+
+
+def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float) -> list[dict]:
+    """Put the layers' traces where they can be seen without taking the mouse from the data.
+
+    A layer's traces come on the overlay axis ``y9``: markers with ``_strip_y`` (0 = strip bottom, 1 = top) go in
+    the strip above the panels, which becomes ``y9``'s whole domain; every other overlay trace (the events'
+    dotted lines, shaded spans: y from 0 to 1 = a panel's full height) is drawn once per panel on an invisible
+    axis overlaying that panel's (``y10``, ``y11``...). Overlaying axes share their panel's plot area, so the
+    panel's data points still answer the mouse. (A full-height overlay subplot drawn over the panels took every
+    hover: no data point or reported figure could be read.) Copies after the first stay out of the legend,
+    grouped with it so that a click on the legend entry hides every copy."""
+    out, layered = [], []
+    for t in data:
+        if t.get("yaxis") != OVERLAY_REF:
+            out.append(t)
+            continue
+        f = t.pop("_strip_y", None)
+        if f is not None:
+            t["y"] = [f] * len(t["x"])
+            out.append(t)
+        else:
+            layered.append(t)
+    for i, t in enumerate(layered):
+        group = t.get("legendgroup") or f"layer{i}"
+        for k in range(max(1, panels)):
+            name = _overlay_axis_name(k)
+            lay.setdefault(name, dict(overlaying=_yref(k), range=[0, 1], anchor="x", visible=False,
+                                      fixedrange=True))
+            copy = dict(t, yaxis=_overlay_ref(k), legendgroup=group)
+            if k:
+                copy["showlegend"] = False
+            out.append(copy)
+    if any(t.get("yaxis") == OVERLAY_REF for t in out):
+        lay[OVERLAY_AXIS].update(domain=[min(strip_bottom, 0.999), 1], range=[0, 1])
+    else:
+        del lay[OVERLAY_AXIS]
+    return out
+
+
+def _overlay_axis_name(k: int) -> str:
+    return f"yaxis{10 + k}"
+
+
+def _overlay_ref(k: int) -> str:
+    return f"y{10 + k}"
 
 
 def _yaxis_name(k: int) -> str:
@@ -368,19 +413,27 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     return ticks
 
 
-def break_gaps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _short(text: str, most: int) -> str:
+    """``text`` cut at a word boundary to at most ``most`` characters, with an ellipsis when cut."""
+    if len(text) <= most:
+        return text
+    return text[:most - 1].rsplit(" ", 1)[0].rstrip(" ,;:(") + "…"
+
+
+def break_gaps(x: np.ndarray, y: np.ndarray, *more):
     """Insert a blank where the spacing jumps (a source that stopped publishing), so the line breaks there
-    instead of drawing a straight line across months with no data."""
+    instead of drawing a straight line across months with no data. ``more``: per-point arrays (hover text) that
+    get a blank at the same places (None stays None)."""
     if len(x) < 3 or not np.issubdtype(np.asarray(x).dtype, np.datetime64):
-        return x, y
+        return (x, y, *more)
     step = np.diff(np.asarray(x, dtype="datetime64[D]")).astype("int64")
     typical = np.median(step)
     gaps = np.flatnonzero(step > max(2.5 * typical, typical + 20))
     if not len(gaps):
-        return x, y
+        return (x, y, *more)
     xs = np.insert(np.asarray(x, dtype="datetime64[ns]"), gaps + 1, np.datetime64("NaT"))
     ys = np.insert(np.asarray(y, dtype="float64"), gaps + 1, np.nan)
-    return xs, ys
+    return (xs, ys, *(m if m is None else np.insert(np.asarray(m, dtype=object), gaps + 1, None) for m in more))
 
 
 def _template_literal(text: str) -> str:
@@ -677,6 +730,31 @@ def flag_text(code: str, lang: str = "en") -> str:
     return FLAGS.get(code, code)
 
 
+def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
+    """Each point's second hover line (``codes``: each point's flag codes, as sets): the period its value
+    covers (when more than a day), the release it comes from, the publisher, and any quality flag in words, so
+    a reader checking one point before quoting it has everything on it."""
+    f = p.frame
+    start, end = iso_days(f["date"].to_numpy()), iso_days(f["end"].to_numpy())
+    period = np.where(start != end, np.char.add(np.char.add(start.astype(str), "|"), end.astype(str)), "")
+    release = iso_days(f["release"].to_numpy()) if "release" in f else np.full(len(f), "NaT")
+    who = html_text(str(snap.source_entry(p.source).get("publisher") or p.source))
+    words = {c: html_text(f"{c}: {flag_text(c, lang)}") for cs in codes for c in cs}
+    out = np.empty(len(f), dtype=object)
+    for i, (per, rel, cs) in enumerate(zip(period, release, codes)):
+        parts = []
+        if per:
+            a, b = per.split("|")
+            parts.append(i18n.t("figure.hover_period", lang, start=a, end=b))
+        if rel != "NaT":
+            parts.append(i18n.t("figure.hover_release", lang, date=rel))
+        text = " · ".join(parts + [who])
+        if cs:
+            text += "<br>" + i18n.t("figure.hover_flags", lang, text="; ".join(words[c] for c in sorted(cs)))
+        out[i] = _template_literal(text)
+    return out
+
+
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None, size="page") -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
@@ -702,7 +780,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             for c in cs & INFO_FLAGS:
                 info_notes.setdefault(c, set()).add(localised_label(p, lang))
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
-                          unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref]))
+                          unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
+                          hover=point_hover(snap, p, codes, lang)))
     notes = []
     if flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,

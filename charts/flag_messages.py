@@ -15,6 +15,9 @@ from . import i18n
 _D = r"\d{4}-\d{2}-\d{2}"
 _N = r"-?[\d,]+(?:\.\d+)?(?:e[+-]?\d+)?"
 
+# One death record named by file, row, date and facility (``loaders.deaths_in_custody``), before its finding.
+_ROW = rf"^(?P<file>\S+) row (?P<row>\d+) \((?P<date>{_D}), (?P<facility>.*?)\): "
+
 # (flag, template key, pattern). The order matters only where one sentence starts like another.
 PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p in (
     ("sum-mismatch", "sum_total", rf"^(?P<base>\w+): ICE (?P<ice>{_N}) \+ CBP (?P<cbp>{_N}) != total (?P<total>{_N})$"),
@@ -63,6 +66,34 @@ PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p
     ("reposted", "reposted",
      r"^byte for byte the same file as (?P<first>\S+) \(sha256 (?P<sha>[0-9a-f]+)…\): read once, as that release, "
      r"and not counted as a release of its own$"),
+    ("not-ice-link", "death_link",
+     _ROW + r"report link (?P<link>.+) is not an https URL on www\.ice\.gov, and the row's Period "
+            r"\((?P<period>[^)]*)\) does not say it comes from press reporting$"),
+    ("outside-period", "death_period",
+     _ROW + rf"dated (?P<day>{_D}) \(FY(?P<fy>\d{{4}})\), outside the span its Period '(?P<period>[^']*)' stands "
+            rf"for \((?P<start>{_D}) to (?P<end>{_D})\)$"),
+    ("future-date", "death_future",
+     _ROW + rf"dated (?P<day>{_D}), after the day this snapshot was built \((?P<today>{_D})\)$"),
+    ("duplicate-record", "death_duplicate", _ROW + r"the same person and date as row (?P<first>\d+) of the same file$"),
+    ("unknown-facility", "death_facility",
+     _ROW + r"facility (?P<name>.+) is in none of the facility lists held, by name \((?P<lists>[^()]*)\)$"),
+    ("table-unread", "table_unread",
+     r"^table (?P<table>'[^']+') \((?P<where>[^)]*)\) not read: (?P<detail>.+); the release is kept with its other "
+     r"tables and this table's series have no rows from it$"),
+    ("corrected", "bond_swap_corrected",
+     rf"^(?P<month>\d{{4}}-\d{{2}}): printed 'Total' (?P<total>{_N}) and 'with Bond Posted' (?P<posted>{_N}), share "
+     rf"(?P<share>{_N}) = (?P=posted) / (?P=total): the two count rows' labels are swapped \(the share row proves "
+     rf"it\); corrected to total (?P=posted), bond posted (?P=total), share (?P<new_share>{_N})$"),
+    ("out-of-range", "range_fraction", rf"^(?P<value>{_N}) is a fraction outside 0-1 \(its series declares a fraction\)$"),
+    ("out-of-range", "range_count",
+     rf"^(?P<value>{_N}) is not a whole count of at least 0 \(its series declares a count\)$"),
+    ("out-of-range", "range_part",
+     rf"^(?P<value>{_N}) is above its total (?P<total>{_N}) \((?P<total_series>[\w.]+), (?P<total_value>{_N})\)$"),
+    ("out-of-range", "range_share",
+     rf"^(?P<value>{_N}) is not the ratio of its parts: (?P<part>{_N}) / (?P<whole>{_N}) = (?P<ratio>{_N})$"),
+    ("stub-column", "stub_column",
+     rf"^table (?P<table>'[^']+'): the (?P<month>\d{{4}}-\d{{2}}) column lies past the table's data-through date "
+     rf"(?P<through>{_D}) \(its footnote\) and was dropped \((?P<n>\d+) figures, e\.g\. (?P<example>{_N})\)$"),
     ("stale-header", "header_days",
      rf"^IIDS data date (?P<date>{_D}) is (?P<days>\d+) days before the release date (?P<release>{_D}) "
      r"\(usually 5-14\)$"),

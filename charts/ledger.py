@@ -423,7 +423,8 @@ def _month(d, lang: str) -> str:
 
 
 SHORT_NAMES = {"ice_detention_stats": "ICE", "trac_detention": "TRAC", "ddp_facility_daily": "the Deportation Data Project",
-               "cbp_encounters": "CBP", "ohss_monthly_tables": "DHS", "ohss_khsm": "DHS"}
+               "cbp_encounters": "CBP", "ohss_monthly_tables": "DHS", "ohss_khsm": "DHS",
+               "deaths_in_custody": "the list of deaths in ICE custody"}
 
 
 def _more_fewer(change: float, lang: str = "en") -> str:

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import urlsplit, parse_qs, urlencode, urlparse
 
 import pandas as pd
 
@@ -40,7 +40,30 @@ from loaders.text import html_text
 from . import data as cdata
 from . import export, i18n
 
-DEFAULT_LIVE_URL = "http://127.0.0.1:8501/"
+# No live dashboard unless the builder names one (``--live-url``): a published page must never cite or link the
+# builder's own machine, as the old default (http://127.0.0.1:8501/) made every page do.
+DEFAULT_LIVE_URL = ""
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+
+
+def check_live_url(url: str) -> str:
+    """The live dashboard's address as pages will link it ('' for none); a loopback address is refused."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        raise SiteError(f"--live-url {url!r} is not an http(s) address")
+    if host in LOOPBACK_HOSTS or host.startswith("127.") or host.endswith(".localhost"):
+        raise SiteError(f"--live-url {url!r} is this machine's own address: readers of the published pages cannot "
+                        "open it. Give the public address of the live dashboard, or leave --live-url out (the pages "
+                        "then say no live dashboard is linked)")
+    return url if url.endswith("/") or "?" in url else url + "/"
+
+
+def live_link(live_url: str, query: dict) -> str:
+    """The link back to a view in the live dashboard, or '' when the build names none."""
+    return live_url + "?" + urlencode(query) if live_url else ""
 # The default pages: the headline measures since 20 January 2025 with the page's default events, the Places
 # map, and what is new in each source's latest release. Each line is a permalink's query string, the same form
 # a --views file takes.
@@ -110,7 +133,9 @@ def read_views(path: Path) -> list[dict[str, str]]:
 
 def slugify(text: str, most: int = 48) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:most].rstrip("-") or "view"
+    if len(s) > most:  # cut at a word's end, never inside one ("...-people-i")
+        s = s[:most + 1].rsplit("-", 1)[0] if "-" in s[:most + 1] else s[:most]
+    return s.rstrip("-") or "view"
 
 
 # ---------------------------------------------------------------------------------------------- the date
@@ -253,7 +278,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     if r.figure is None or r.table.empty:
         raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
     query = view.to_query()
-    link = live_url + "?" + urlencode(query)
+    link = live_link(live_url, query)
     title = r.title  # kept by the figure as typed (charts.figures), never read back out of its HTML
     from . import i18n
     from .figures import localised_label
@@ -288,25 +313,33 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     if r.figure is None:
         raise SiteError(f"places view {urlencode(q)!r}: {r.problem}")
     query = {**view.to_query(), **({"lang": lang} if lang != "en" else {})}
-    link = live_url + "?" + urlencode(query)
+    link = live_link(live_url, query)
     rel = view.release or PV.default_release(pl)
     src, when = P.parse_release_key(rel) if rel else ("", "")
+    # the release in words for the reader ("ICE's release of 2026-04-09 ..."), never its link code "ice:2026-04-09"
+    rel_words = _release_words(pl, src, when, lang) if rel else ""
     alt = getattr(r, "alt", "")
     if not alt:
         t = r.table
         if view.map == "state" and "detained_adp" in t:
             top = t.sort_values("detained_adp", ascending=False).head(3)
-            alt = i18n.t("site.places_alt_state", lang, title=r.title.lower(), release=rel, top="; ".join(
+            alt = i18n.t("site.places_alt_state", lang, title=r.title[:1].lower() + r.title[1:], release=rel_words, top="; ".join(
                 f"{row.state_name} {_n(float(row.detained_adp), lang)}" for row in top.itertuples()))
         else:
-            alt = i18n.t("site.places_alt_other", lang, title=r.title, release=rel, rows=len(t))
+            alt = i18n.t("site.places_alt_other", lang, title=r.title, release=rel_words, rows=len(t))
     cite = " ".join(r.sources) + " " + i18n.t("export.citation_compiled", lang, dashboard=export.dashboard_name(lang),
-                                              url=f", {link}", date=day.isoformat())
+                                              url=f", {link}" if link else "", date=day.isoformat())
     csv = export.to_csv(r.table, sources=r.sources, title=r.title, generated_on=day, lang=lang,
                         citation_text=cite if lang != "en" else "")
     dates = [i18n.t("site.places_release_shown", lang, source=src, date=when)]
     return Page("", "places", query, title=r.title, alt=alt, citation=cite, dates=dates, figure=r.figure, csv=csv,
                 lang=lang)
+
+
+def _release_words(pl, source: str, release: str, lang: str) -> str:
+    from . import places as P
+    hit = pl.releases[(pl.releases["source"] == source) & (pl.releases["release"] == release)]
+    return P.release_text(source, release, hit["date"].iloc[0] if len(hit) else release, lang)
 
 
 def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
@@ -317,7 +350,8 @@ def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
         name = f"{entry.get('publisher', src)}: {entry.get('title', src)}"
         sentences.append((name, [s.text for s in sents]))
         dates.append(i18n.t("site.latest_release_of", lang, name=name, date=sents[0].release.date().isoformat()))
-    compiled = i18n.t("export.citation_compiled", lang, dashboard=export.dashboard_name(lang), url=f", {live_url}",
+    compiled = i18n.t("export.citation_compiled", lang, dashboard=export.dashboard_name(lang),
+                      url=f", {live_url}" if live_url else "",
                       date=day.isoformat())
     query = {"view": "releases", **({"lang": lang} if lang != "en" else {})}
     return Page("", "releases", query, title=i18n.t("site.releases_title", lang),
@@ -406,8 +440,9 @@ def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) 
              f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
     body = (f'<div class="chart" role="img" aria-label="{html_text(page.alt)}">'
             f'{_chart_div(fig, f"chart-{page.slug}-{theme}", page.lang)}</div>\n'
-            f'<p><a href="{html_text(live_link)}" target="_blank" rel="noopener">'
-            f'{html_text(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>')
+            + (f'<p><a href="{html_text(live_link)}" target="_blank" rel="noopener">'
+               f'{html_text(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>' if live_link
+               else f'<p>{html_text(page.title)}</p>'))
     return _page(page.title, body, scripts=scripts, style=style, lang=page.lang)
 
 
@@ -431,7 +466,8 @@ def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link:
     parts.append(f"<h2>{e(t('data_dates'))}</h2><ul class=\"meta\">" + "".join(f"<li>{e(d)}</li>" for d in page.dates)
                  + "</ul>")
     parts.append(f'<p class="meta">{e(t("built_on", date=day.isoformat()))} '
-                 f'<a href="{e(live_link)}">{e(t("open_view"))}</a> {e(t("other_options"))}</p>')
+                 + (f'<a href="{e(live_link)}">{e(t("open_view"))}</a> {e(t("other_options"))}</p>' if live_link
+                    else f'{e(t("no_live"))}</p>'))
     parts.append(f'<h2>{e(t("citation"))}</h2><div class="cite">{e(page.citation)}</div>')
     if page.figure is not None or page.csv:
         links = []
@@ -456,9 +492,10 @@ def index_html(pages: list[Page], day: dt.date, live_url: str, lang: str = "en")
     items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
                     + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
     name = export.dashboard_name(lang)
-    body = (f"<h1>{e(name)}</h1><p class=\"meta\">{e(i18n.t('site.index_built', lang, date=day.isoformat()))} "
-            f"<a href=\"{e(live_url)}\">{e(i18n.t('site.index_live', lang))}</a> "
-            f"{e(i18n.t('site.index_every', lang))}</p><ul>{items}</ul>")
+    live = (f"{e(i18n.t('site.index_built', lang, date=day.isoformat()))} <a href=\"{e(live_url)}\">"
+            f"{e(i18n.t('site.index_live', lang))}</a> {e(i18n.t('site.index_every', lang))}" if live_url
+            else f"{e(i18n.t('site.index_built_alone', lang, date=day.isoformat()))}")
+    body = f"<h1>{e(name)}</h1><p class=\"meta\">{live}</p><ul>{items}</ul>"
     return _page(name, body, scripts=[], lang=lang)
 
 
@@ -474,8 +511,7 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
     from .__main__ import load_context
     if site_url and not site_url.endswith("/"):
         site_url += "/"
-    if not live_url.endswith("/") and "?" not in live_url:
-        live_url += "/"
+    live_url = check_live_url(live_url)
     snap, events, reported = load_context(Path(data_dir))
     day = build_date(snap, date)
     out = Path(out)
@@ -536,14 +572,14 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
                         data = stable_png(raw) if fmt == "png" else stable_svg(raw)
                         (stage / f"{page.slug}.{fmt}").write_bytes(data)
                         files[fmt] = f"{page.slug}.{fmt}"
-                live_link = live_url + "?" + urlencode(page.query)
-                (stage / f"{page.slug}.html").write_text(page_html(page, scripts, files, live_link, site_url, day),
+                link = live_link(live_url, page.query)
+                (stage / f"{page.slug}.html").write_text(page_html(page, scripts, files, link, site_url, day),
                                                          "utf-8")
                 if page.figure is not None:
                     for theme in ("light", "dark"):
                         fig = page.figure if theme == "light" else dark(page.figure)
                         (stage / f"{page.slug}.embed-{theme}.html").write_text(
-                            embed_html(page, fig, theme, scripts, live_link), "utf-8")
+                            embed_html(page, fig, theme, scripts, link), "utf-8")
                         (stage / f"{page.slug}.embed-{theme}.txt").write_text(
                             embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title) + "\n", "utf-8")
                 pages.append(page)

@@ -32,6 +32,7 @@ METRICS = {
     "fear-screening": "Credible and reasonable fear decisions of people in ICE detention",
     "iclos": "Time held so far by people in ICE detention (in-custody length of stay)",
     "segregation": "Segregation placements in ICE detention",
+    "deaths": "Deaths in ICE custody (and, kept apart, deaths during enforcement actions)",
 }
 AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
 FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular", "quarterly", "semimonthly"}
@@ -62,6 +63,13 @@ class Series:
     # "flow" or "level" (see MEASURES). Keyword-only and without a default, so no series is declared without
     # saying which it is.
     measure: str = field(kw_only=True)
+    # Rules every value must keep, checked on every release (``loaders.series_rules``; a row that breaks one
+    # gets an ``out-of-range`` finding saying which): ``bounds`` "fraction" (0 to 1) or "count" (whole, not
+    # below 0); ``part_of`` the id of the series this one is a part of (never above it, same key and date);
+    # ``share_of`` "part id / whole id" whose ratio this series is.
+    bounds: str = field(default="", kw_only=True)
+    part_of: str = field(default="", kw_only=True)
+    share_of: str = field(default="", kw_only=True)
 
     def __post_init__(self):
         if self.metric not in METRICS:
@@ -70,6 +78,8 @@ class Series:
             raise ValueError(f"series {self.id}: unknown frequency {self.frequency!r}")
         if self.measure not in MEASURES:
             raise ValueError(f"series {self.id}: measure must be one of {sorted(MEASURES)}, not {self.measure!r}")
+        if self.bounds not in ("", "fraction", "count"):
+            raise ValueError(f"series {self.id}: bounds must be 'fraction', 'count' or '', not {self.bounds!r}")
         if not self.id.startswith(self.source + "."):
             raise ValueError(f"series {self.id}: id must start with its source id {self.source!r}")
 
@@ -166,4 +176,16 @@ class Source:
     # True for a source whose raw files are not expected in a rebuild's raw folder (not in the bundled
     # snapshot): a full rebuild without them keeps its current rows instead of refusing.
     optional_raw: bool = False
+    # Checks over the source's own reference tables (one row per record): findings in the shape ``check``
+    # returns. Run with ``check`` whenever the tables are at hand (rebuild, update).
+    check_tables: Callable[[dict], pd.DataFrame] | None = None
+    # Work that needs the generation being written, not one source's files: rows derived from another source's
+    # series (a rate and its denominator) and checks against other sources' tables. ``finish(obs, tables, other)``
+    # returns (rows, findings); ``other.obs(source_id)`` and ``other.table(source_id, name)`` read what the new
+    # generation holds (None when absent). The rows must belong to the series named in ``derived`` (no parser
+    # gives them), the findings use only the codes in ``finish_flags``, so that both can be replaced when another
+    # source changes and this one is only carried over.
+    finish: Callable | None = None
+    derived: tuple[str, ...] = ()
+    finish_flags: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)

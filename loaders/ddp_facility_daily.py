@@ -50,7 +50,8 @@ COLUMNS = ("detention_facility_code", "detention_facility", "date", "n_detained"
 
 _DEF = (" Summed over every facility in DDP's facility-day table, which DDP built from ICE's record-level "
         "detention stints (FOIA); the sum is this project's, not a published DDP figure. Not ICE's own headcount, "
-        "which it publishes every two weeks and which differs by a few hundred people.")
+        "which ICE publishes every two weeks: on the dates both cover, the midnight count runs below it and the "
+        "24-hour count above it (the README gives the figures, recomputed by its tests).")
 
 SERIES = (
     Series(f"{ID}.detained_midnight", "People in ICE detention at midnight, daily (DDP records)", "detained",

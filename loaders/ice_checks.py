@@ -18,6 +18,9 @@ finding points at (an empty field matches any) and writes every finding, with it
   (FY21-detentionstats.xlsx, dated 2021-09-27 by its IIDS line, holds tables through 2021-09-11).
 - ``listed-twice``: a facility printed more than once on one release's facility list (NASSAU COUNTY
   CORRECTIONAL CENTER in the 2025-07-07 release), every listing kept.
+- ``out-of-range``: a value breaking a rule its series declares (``loaders.series_rules``): a fraction above 1
+  (the 2026-04-09 bond share printed as 33.4), a count below 0 or not whole, a part above its total, a share
+  that is not its parts' ratio.
 - ``repeated``: a release whose headcount and fiscal-year removals equal an earlier release's (the same
   FY21 file repeats the 2021-09-16 release's figures).
 """
@@ -286,10 +289,19 @@ def _stale_checks(obs: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _rule_checks(obs: pd.DataFrame) -> list[dict]:
+    """Each series' declared range and identity rules (``loaders.series_rules``): a fraction in 0-1, a whole count
+    not below 0, a part not above its total, a share equal to its parts' ratio."""
+    from . import series_rules
+    from .ice_detention_stats import SERIES  # the catalogue declares the rules (imported here: it imports us)
+    return series_rules.check(obs, SERIES)
+
+
 def check(obs: pd.DataFrame) -> pd.DataFrame:
     """Integrity checks over every release: findings are flagged, never corrected."""
     obs = obs[obs.series.str.startswith(ID + ".")]
     found = _sum_checks(obs) + _decrease_checks(obs) + _transposition_checks(obs) + _facility_checks(obs) + \
-        _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs) + _listed_twice_checks(obs)
+        _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs) + _listed_twice_checks(obs) + \
+        _rule_checks(obs)
     cols = ["series", "key", "date", "release", "file", "flag", "message"]
     return pd.DataFrame(found, columns=cols).drop_duplicates().reset_index(drop=True)

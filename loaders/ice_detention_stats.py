@@ -102,17 +102,18 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.detained_{a}", f"People in ICE detention, {_WHO_SHORT[a]} (ICE release)", "detained", agency,
                    "people", "biweekly",
                    f"Headcount of people held in ICE detention on the docket snapshot date, {_WHO[a]}. A one-day count, not an "
-                   "average." + _DATES, ID, measure="level"),
+                   "average." + _DATES, ID, measure="level", bounds="count"),
             Series(f"{ID}.detained_{a}_by_criminality", f"People in ICE detention by criminality, {_WHO_SHORT[a]} "
                    "(ICE release)", "detained", agency, "people", "biweekly",
                    f"Headcount in ICE detention on the docket snapshot date, {_WHO[a]}, split by ICE's criminality label: "
                    "convicted, pending criminal charges, or other immigration violator (neither)." + _DATES, ID,
-                   breakdown="criminality", measure="level"),
+                   breakdown="criminality", measure="level", bounds="count"),
             Series(f"{ID}.book_ins_{a}", f"Initial book-ins into ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow"),
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow",
+                   bounds="count"),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
                    f"Average number of people in ICE detention at the midnight count over the month's days, {_WHO[a]}. "
@@ -140,17 +141,18 @@ def _series() -> tuple[Series, ...]:
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
                "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level"),
+               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level",
+               bounds="count"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
                "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
-               ID, breakdown="fiscal year", measure="level"),
+               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
                "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
-               ID, breakdown="fiscal year", measure="level"),
+               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
                "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
@@ -426,6 +428,36 @@ def _read_detained(t: TableRead):
     return out
 
 
+# A column past the table's date is a stub when each of its figures, per day it can cover (to the release
+# date), is under this share of its row's rate in the month before: 7 book-ins against ~1,000 a day.
+STUB_SHARE = 0.25
+
+
+def _stub_columns(t: TableRead, fy: int, through: dt.date, release: dt.date) -> dict[dt.date, tuple[int, float]]:
+    """Month start -> (figures, the first) of each month column past ``through`` that holds only stub figures.
+    A column with real figures is left alone: that is a stale header date (``stale-header``), not a stub."""
+    cells: dict[int, dict[dt.date, float]] = {}
+    for r, start, v in month_cells(t, fy):
+        if start is not None and v is not None:
+            cells.setdefault(r.row, {})[start] = v
+    last = through.replace(day=1)
+    out: dict[dt.date, tuple[int, float]] = {}
+    for start in sorted({m for row in cells.values() for m in row if m > through}):
+        days = max(1, (min(release, month_end(start)) - start).days + 1)
+        figures, stub = [], True
+        for row in cells.values():
+            v = row.get(start) or 0
+            if not v:
+                continue
+            figures.append(v)
+            before = row.get(last) or 0
+            rate_before = before / max(1, (min(through, month_end(last)) - last).days + 1)
+            stub = stub and rate_before > 0 and v / days < STUB_SHARE * rate_before
+        if figures and stub:
+            out[start] = (len(figures), figures[0])
+    return out
+
+
 def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     data_date = None
     for row in sh.rows[:15]:
@@ -512,6 +544,10 @@ def _check_title_year(t: TableRead | None, fy: int) -> None:
 # ---------------------------------------------------------------- parse
 
 FACILITY_COLUMNS = ["release", "fiscal_year", "key", "name", "city", "state", "aor", "facility_type"]
+# What the parser itself found about a file (a secondary table not read, figures corrected where the file proves
+# them wrong, a stub column dropped): the "findings" reference table, written into quality_flags.csv by the
+# pipeline (``pipeline.parse_findings``) beside the findings ``ice_checks`` makes from the rows.
+FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
 
 
 class _IsoText(dict):
@@ -588,6 +624,7 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         else:
             add(series, key, start, end, value)
 
+    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
     docket = dates.of("docket")
     for sid, key, v in _read_detained(reads["detained"]):
         add(sid, key, docket, docket, v)
@@ -597,11 +634,20 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         if t is None:
             continue
         d = dates.of(t.spec.date)
+        # a flow's column past the table's own date holding a stub (7 book-ins in December in a release whose
+        # footnote says data run to 2024-11-30): dropped, with a finding; not a partial month, not stale evidence
+        stubs = _stub_columns(t, fy, d, release) if tname == "book_ins" else {}
+        for start, (n, example) in sorted(stubs.items()):
+            findings.append({"series": "", "key": "", "date": start.isoformat(), "flag": "stub-column",
+                             "message": f"table {tname!r}: the {start:%Y-%m} column lies past the table's data-through "
+                                        f"date {d} (its footnote) and was dropped ({n} figures, e.g. {example:g})"})
         row_f, sid = None, ""
         for f, start, v in _monthly(t, fy):
             if start is None:
                 if "overall" in t.spec.series and not f["key"] and v is not None:
                     add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
+                continue
+            if start in stubs:
                 continue
             if f is not row_f:  # one fields dict per body row (``_monthly``): its series id, once per row
                 row_f, sid = f, _series_id(t.spec, f)
@@ -625,7 +671,7 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
             raise t.fail("expected CBP, ICE and overall blocks")
 
     # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
-    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn))
+    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn), findings=findings)
     if other:
         for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):
             col.extend(part)
@@ -671,8 +717,10 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
             "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
     # Handed over as columns and row lists: ``pipeline.parse_files`` makes one frame of each for all the files
     # (``ParsedColumns``); ``.obs`` and ``.tables`` give this file's frames to any other caller.
+    find_rows = [[f["series"], f["key"], f["date"], rel_iso, name, f["flag"], f["message"]] for f in findings]
     return ParsedColumns(cols, {"releases": (list(releases), [list(releases.values())]),
-                                "facilities": (FACILITY_COLUMNS, fac_rows)})
+                                "facilities": (FACILITY_COLUMNS, fac_rows),
+                                "findings": (FINDING_COLUMNS, find_rows)})
 
 
 def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:

@@ -63,8 +63,10 @@ figure present in both agrees. The differences, each asserted there so that a ne
 - DDP does not parse ADP or length of stay by facility type: those are checked against ICE's agency table of the
   same release instead (the facility types partition the same population, so the totals agree to 0.01).
 Other quirks: Monthly Bond Statistics in the 2026-04-09 release print the "Total ICE Final Book Outs" and "with
-Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): kept as printed, flagged
-``mislabelled`` (DDP keeps them as printed too). FY2026 workbooks print 0 in every bond row for the months before
+Bond Posted" labels swapped (37,537 "with bond" of 1,124; a "share" of 33.4): the share row equals the swapped
+ratio, which proves the swap, so the month's figures are corrected and flagged ``corrected`` with a finding naming
+the printed values (``_flag_bond_swaps``); a swap the file does not prove is kept as printed, flagged
+``mislabelled`` (DDP keeps them as printed). FY2026 workbooks print 0 in every bond row for the months before
 October: a month that is 0 in every row is dropped as missing. The ICLOS year row stops after 2025 in FY2026
 files: a month name that does not follow the one before starts the next year. ICE renamed ICLOS populations
 between releases ("Individuals" / "Aliens"; "Post-Determination ... with Positive Fear Claim" / "... with a
@@ -88,7 +90,7 @@ from math import isfinite
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (Sheet, TableSpec, choose_sheet_name, first_text_cell, label, matching_text_cells, norm,
+from .workbook import (Sheet, TableSpec, choose_sheet_name, content_fiscal_year, hidden_sheets, first_text_cell, label, matching_text_cells, norm,
                        read_sheet, read_table, sections, text_cells)
 
 ID = "ice_detention_stats"
@@ -137,6 +139,10 @@ class Table:
     # families: none in the FY2024 and FY2025-01 releases, back by 2025-09): missing there is skipped, not an error.
     may_lack: tuple = ()
     label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
+    # Other tables declared for the same figures in another year's layout: read instead when this table's title
+    # is not on its sheet but theirs is (a mid-year FY2021 release prints book-outs by reason in the FY2019-20
+    # annual layout, "... by Release Reason and Criminality: FY2021 YTD", not the monthly one).
+    layouts: tuple = ()
 
 
 _DETENTION = r"^\s*Detention\b"
@@ -183,10 +189,11 @@ TABLES: tuple[Table, ...] = (
           {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
     Table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
           "rows", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
-          last_fy=2020, fy_key=True),
+          last_fy=2020, fy_key=True, layouts=("book_outs_reason",)),
     Table("book_outs_reason", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason, Month and Criminality",
           "months", "monthly", {}, _F_BOOKOUTS, first_fy=2021, rows=("label", "sub"),
-          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",)),
+          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",),
+          layouts=("book_outs_reason_annual",)),
     Table("adp_facility", _DETENTION, r"Average Daily Population by Facility Type and Month", "months", "monthly",
           {}, _F_ADP, total_column="adp_by_facility_type_fytd", extra_series=("adp_by_facility_type",),
           may_lack=_NO_FAMILIES),
@@ -218,6 +225,9 @@ TABLES: tuple[Table, ...] = (
 )
 
 
+TABLE = {t.name: t for t in TABLES}
+
+
 # ---------------------------------------------------------------- catalogue
 
 _REL = (" Release = the date in the file name (or ICE's data date for undated end-of-year files).")
@@ -231,9 +241,18 @@ _MONTHLY = (" One row per month; the month holding the footnote's data-through d
 # measure: counts in a month or quarter are flows; headcounts, averages, shares and the fiscal-year-to-date
 # running totals are levels (a to-date total is one point at its data-through date: dividing it by the one day
 # that row covers, or adding the points of successive releases, would be wrong).
-def _s(sid, title, metric, agency, unit, freq, definition, breakdown, *, measure) -> Series:
+def _s(sid, title, metric, agency, unit, freq, definition, breakdown, *, measure, **rules) -> Series:
     return Series(f"{ID}.{sid}", title + " (ICE release)", metric, agency, unit, freq, definition + _REL, ID,
-                  breakdown=breakdown, measure=measure)
+                  breakdown=breakdown, measure=measure, bounds=_BOUNDS.get(sid, ""), **rules)
+
+
+# Series whose every value is a whole number of people, events or hearings not below 0 (``Series.bounds``).
+_COUNTS = ("atd_by_technology", "atd_by_status", "atd_by_aor", "atd_court_appearances", "atd_court_appearances_final",
+           "detained_by_disposition", "detained_with_fear_decision", "book_ins_by_facility_type_fytd",
+           "book_outs_by_facility_type_fytd", "book_outs_by_reason", "book_outs_by_reason_fytd", "iclos_detainees",
+           "bond_book_outs_total", "bond_book_outs_bond_posted", "segregation_placements_by_facility",
+           "segregation_placements_by_reason")
+_BOUNDS = {**dict.fromkeys(_COUNTS, "count"), "bond_posted_share": "fraction"}
 
 
 SERIES: tuple[Series, ...] = (
@@ -339,10 +358,12 @@ SERIES: tuple[Series, ...] = (
        "", measure="flow"),
     _s("bond_book_outs_bond_posted", "Final book-outs from ICE detention after a bond was posted, monthly", "bonds",
        "ICE+CBP", "book-outs", "monthly",
-       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", measure="flow"),
+       "Final book-outs in the month of people for whom a bond was posted." + _MONTHLY, "", measure="flow",
+       part_of=f"{ID}.bond_book_outs_total"),
     _s("bond_posted_share", "Share of final book-outs with a bond posted, monthly", "bonds", "ICE+CBP",
        "share (as printed: a fraction, 0.05 = 5%)", "monthly",
-       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, "", measure="level"),
+       "Bond-posted book-outs divided by all final book-outs in the month, as ICE prints it." + _MONTHLY, "", measure="level",
+       share_of=f"{ID}.bond_book_outs_bond_posted / {ID}.bond_book_outs_total"),
     _s("bond_average_amount", "Average bond amount posted, monthly", "bonds", "ICE+CBP", "dollars", "monthly",
        "Average amount of the bonds posted for the month's bond-posted book-outs." + _MONTHLY, "", measure="level"),
     _s("bond_length_of_stay", "Average length of stay before a bond book-out, monthly", "bonds", "ICE+CBP", "days", "monthly",
@@ -435,8 +456,9 @@ class _Ctx:
         # sixteen tables name a handful of sheet patterns. A failure is raised each time, naming its table.
         if pattern in self._chosen:
             return self._chosen[pattern]
-        got = self._chosen[pattern] = choose_sheet_name(self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy,
-                                                        file=self.name, source=ID, required=False)
+        got = self._chosen[pattern] = choose_sheet_name(
+            self.wb.sheet_names, pattern, f"{table!r}", fy=self.fy, file=self.name, source=ID, required=False,
+            hidden=hidden_sheets(self.wb), content_year=lambda s: content_fiscal_year(self.rows(s)))
         return got
 
 
@@ -861,10 +883,16 @@ def _read_blocks(ctx, sheet, table: Table):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) -> list[tuple]:
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), findings: list | None = None
+         ) -> list[tuple]:
     """Every declared table of one workbook as rows ``(series, key, date, end, value, flag)`` (dates as
     ``datetime.date``; tuples, not dicts: a workbook has tens of thousands of them). ``sheets``: the
-    ``workbook.Sheet``s the caller has read already (not read again)."""
+    ``workbook.Sheet``s the caller has read already (not read again).
+
+    None of these tables is what a release must have (the headline tables are ``ice_detention_stats``'):
+    one that is missing or in a layout this module does not know is left out, and ``findings`` gets a
+    ``table-unread`` finding naming its sheet and table (``unread_finding``); the rest of the release is kept.
+    Without ``findings`` (a caller that wants the old strictness) the error is raised."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
         if sh is not None:
@@ -878,11 +906,48 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=()) 
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table
         start = len(out)
-        _table_rows(ctx, notes, t, out)
-        if t.shape == "bond":
+        try:
+            got = _layout_of(ctx, t)
+            _table_rows(ctx, notes, got, out)
+        except ParseError as e:
+            if findings is None:
+                raise
+            del out[start:]  # none of a table that failed half-way
+            findings.append(unread_finding(ctx, t, e))
+            continue
+        if got.shape == "bond":
             bond.extend(range(start, len(out)))
-    _flag_bond_swaps(out, bond)
+    _flag_bond_swaps(out, bond, findings)
     return out
+
+
+def _layout_of(ctx: _Ctx, t: Table) -> Table:
+    """``t``, or the first of its other-year ``layouts`` whose title is on its sheet when ``t``'s is not."""
+    if not t.layouts:
+        return t
+    sheet = ctx.sheet(t.sheet, t.name)
+    if sheet is None or _find_first(ctx.rows(sheet), t.title) is not None:
+        return t
+    for other in t.layouts:
+        alt = TABLE[other]
+        s = ctx.sheet(alt.sheet, alt.name)
+        if s is not None and _find_first(ctx.rows(s), alt.title) is not None:
+            return alt
+    return t
+
+
+def unread_finding(ctx: _Ctx, t: Table, e: ParseError) -> dict:
+    """A ``table-unread`` finding: the table's sheet, its name and why, in words."""
+    try:
+        sheet = ctx.sheet(t.sheet, t.name)
+    except ParseError:
+        sheet = None
+    where = f"sheet {sheet!r}" if sheet else f"no sheet matching /{t.sheet}/"
+    detail = re.sub(r"^\[[^\]]*\] ", "", str(e))  # the source and file: the finding names them itself
+    detail = re.sub(r"^(?:sheet '[^']*':? )?(?:table '[^']*': )?", "", detail)  # said once, before it
+    return {"series": "", "key": "", "date": "", "flag": "table-unread",
+            "message": f"table {t.name!r} ({where}) not read: {detail}; the release is kept with its other "
+                       "tables and this table's series have no rows from it"}
 
 
 _COLS = ("series", "key", "date", "end", "value", "flag")
@@ -897,7 +962,7 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     """One table's rows appended to ``rows_out`` (see ``read``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
-        raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {ctx.wb.sheet_names})",
+        raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {list(ctx.wb.sheet_names)})",
                          source=ID, file=ctx.name)
     rows = ctx.rows(sheet)
     # Rows are appended as tuples in place (no helper call per row: tens of thousands of them per rebuild).
@@ -921,6 +986,10 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
         through = _atd_date(ctx, sheet, t, r, c)
     else:  # "atd-court": the period named in the title
         through = _court_period(ctx, sheet, t, title)
+    # a table dated outside its workbook's fiscal year (October before it to March after it) is another year's
+    # table on a sheet of this one: not this release's figures (and never a reason to move its date)
+    if not dt.date(ctx.fy - 1, 10, 1) <= through <= dt.date(ctx.fy + 1, 3, 31):
+        raise ctx.fail(sheet, t.name, f"dated {through}, outside fiscal year {ctx.fy}: another year's table")
     fy_part = f"FY{ctx.fy}"
 
     if t.shape == "rows":
@@ -961,16 +1030,41 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
     return rows_out
 
 
-def _flag_bond_swaps(out: list[tuple], rows=None):
+def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):
     """A month with more bond-posted book-outs than book-outs in all has the two rows' labels swapped (ICE's
-    2026-04-09 release): keep what is printed, flag the month's count and share rows ``mislabelled``. ``rows``:
-    the indexes in ``out`` the bond table wrote (its series come from no other table), instead of a scan of all."""
+    2026-04-09 release: "Total" 1,124, "with Bond Posted" 37,537). ``rows``: the indexes in ``out`` the bond
+    table wrote (its series come from no other table), instead of a scan of all.
+
+    Where the file itself proves the swap -- its share row equals the printed "posted" / "total", a ratio above 1
+    that only swapped labels give (33.40 = 37,537 / 1,124) -- the month's three rows are corrected (total and
+    posted exchanged, the share their true ratio), flagged ``corrected``, and ``findings`` gets one finding per
+    row naming the printed values. Where it does not (no share row, or one that disagrees), the rows are kept as
+    printed and flagged ``mislabelled``: known wrong, they do not replace an earlier release's figures in the
+    latest view (``charts.data.series_rows``)."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
     bond = [i for i in (range(len(out)) if rows is None else rows)
             if out[i][0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)
+    at = {(out[i][0], out[i][2]): i for i in bond}
     tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
     swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
+    proven = set()
+    for d in swapped:
+        t, p = out[at[total, d]][4], out[at[posted, d]][4]
+        i_s = at.get((share, d))
+        if i_s is not None and abs(out[i_s][4] - p / t) <= 0.0051 + 1e-3 * (p / t):
+            proven.add(d)
+            sh = out[i_s][4]
+            for sid, v in ((total, p), (posted, t), (share, t / p)):
+                i = at[sid, d]
+                x = out[i]
+                out[i] = x[:4] + (v, ";".join(sorted({f for f in (x[5], "corrected") if f})))
+                if findings is not None:
+                    findings.append({"series": sid, "key": x[1], "date": d.isoformat(), "flag": "corrected",
+                                     "message": f"{d:%Y-%m}: printed 'Total' {t:,.0f} and 'with Bond Posted' {p:,.0f}, "
+                                                f"share {sh:g} = {p:,.0f} / {t:,.0f}: the two count rows' labels are "
+                                                f"swapped (the share row proves it); corrected to total {p:,.0f}, "
+                                                f"bond posted {t:,.0f}, share {t / p:.4f}"})
     for i in bond:
         x = out[i]
-        if x[2] in swapped:
+        if x[2] in swapped and x[2] not in proven:
             out[i] = x[:5] + (";".join(sorted({f for f in (x[5], "mislabelled") if f})),)

@@ -340,20 +340,41 @@ def repost_findings(source_id: str, files: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
+def parse_findings(source_id: str, tables: dict) -> pd.DataFrame:
+    """What a parser found about its files (its "findings" reference table: a table it could not read, figures
+    it corrected), as quality findings. Kept as a table, so an update keeps the findings of files it holds."""
+    t = tables.get("findings")
+    if t is None or t.empty:
+        return pd.DataFrame(columns=FLAG_COLUMNS)
+    return t.assign(source=source_id).reindex(columns=FLAG_COLUMNS, fill_value="").astype(str)
+
+
 def combine_tables(parts: list[pd.DataFrame]) -> pd.DataFrame:
     t = pd.concat(parts, ignore_index=True).astype(str).drop_duplicates()
     return t.sort_values(list(t.columns), kind="mergesort").reset_index(drop=True)
 
 
-def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run the source's integrity checks; mark the flagged rows; return (obs, flags). ``validated``: ``obs`` is
+def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False,
+                 tables: dict[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the source's integrity checks (``check`` over its rows, ``check_tables`` over its reference
+    ``tables`` when given); mark the flagged rows; return (obs, flags). ``validated``: ``obs`` is
     ``build_source``'s output as it came (validated and in canonical order), not checked a second time."""
     if not validated:
         obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
                             whole=tidy.value_rules(source.series))
-    if source.check is None or obs.empty:
+    if obs.empty or (source.check is None and (source.check_tables is None or not tables)):
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
-    flags = source.check(obs)
+    found = [source.check(obs)] if source.check is not None else []
+    if source.check_tables is not None and tables:
+        found.append(source.check_tables(tables))
+    found = [f for f in found if f is not None and not f.empty]
+    if not found:
+        return obs, pd.DataFrame(columns=FLAG_COLUMNS)
+    return mark_findings(source, obs, pd.concat(found, ignore_index=True) if len(found) > 1 else found[0])
+
+
+def mark_findings(source: Source, obs: pd.DataFrame, flags: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings in ``FLAG_COLUMNS`` order, and ``obs`` with every row a finding points at flagged."""
     if flags is None or flags.empty:
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
     flags = flags.assign(source=source.id)
@@ -446,6 +467,78 @@ def _frame_of(data: bytes | None) -> pd.DataFrame | None:
     return None if data is None else pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
 
 
+class _GenerationView:
+    """What ``Source.finish`` may read of the generation being written: each source's rows and reference
+    tables, from the new results or, for sources carried over, from the current generation."""
+
+    def __init__(self, results: dict, keep: list[str], cur_man: dict, cur_files: dict[str, bytes]):
+        self.results, self.keep, self.cur_man, self.cur_files = results, keep, cur_man, cur_files
+
+    def obs(self, source_id: str) -> pd.DataFrame | None:
+        if source_id in self.results:
+            return self.results[source_id][0]
+        if source_id in self.keep:
+            return load_source_observations(Path("."), source_id, self.cur_files)
+        return None
+
+    def table(self, source_id: str, name: str) -> pd.DataFrame | None:
+        if source_id in self.results:
+            return self.results[source_id][3].get(name)
+        if source_id in self.keep:
+            t = (self.cur_man["sources"][source_id].get("tables") or {}).get(name)
+            return _frame_of(self.cur_files.get(t["file"])) if t else None
+        return None
+
+
+def _carried(sid: str, cur_man: dict, cur_files: dict[str, bytes], old_flags: pd.DataFrame | None) -> tuple:
+    """A source of the current generation as a result (rows, findings, files, tables), to be finished again."""
+    entry = cur_man["sources"][sid]
+    obs = tidy.validate(load_source_observations(Path("."), sid, cur_files), source=sid,
+                        series_ids={s.id for s in registry.get(sid).series})
+    tables = {}
+    for tname, t in (entry.get("tables") or {}).items():
+        frame = _frame_of(cur_files.get(t.get("file", "")))
+        if frame is None:
+            raise SnapshotError(f"source {sid} is kept from the current snapshot, but its {t.get('file')} is "
+                                "missing; nothing was written. Restore the snapshot or rebuild that source")
+        tables[tname] = frame
+    flags = (old_flags[old_flags["source"] == sid].reset_index(drop=True) if old_flags is not None and len(old_flags)
+             else pd.DataFrame(columns=FLAG_COLUMNS))
+    return obs, flags, list(entry.get("files") or []), tables
+
+
+def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[str, tuple]:
+    """Each result whose source has a ``finish`` step with its derived rows and cross-source findings replaced
+    by fresh ones (so a rebuild, an update of an input source and a carried-over copy all give the same)."""
+    out = dict(results)
+    for sid in sorted(results):
+        src = registry.get(sid)
+        if src.finish is None:
+            continue
+        obs, flags, files, tables = results[sid]
+        obs = obs[~obs["series"].isin(src.derived)].copy()
+        if src.finish_flags:  # the marks of the last finish step go with its findings
+            drop = set(src.finish_flags)
+            obs["flag"] = obs["flag"].map(lambda x: ";".join(c for c in x.split(";") if c and c not in drop))
+        if len(flags):
+            flags = flags[~flags["flag"].isin(src.finish_flags)]
+        rows, found = src.finish(obs, tables, other)
+        if rows is not None and len(rows):
+            stray = sorted(set(rows["series"]) - set(src.derived))
+            if stray:
+                raise LoaderError(f"finish step gave rows of series {stray} not declared as derived", source=sid)
+            obs = tidy.validate(pd.concat([obs, rows], ignore_index=True), source=sid,
+                                series_ids={s.id for s in src.series})
+        if found is not None and len(found):
+            stray = sorted(set(found["flag"]) - set(src.finish_flags))
+            if stray:
+                raise LoaderError(f"finish step gave findings {stray} not declared in finish_flags", source=sid)
+            obs, found = mark_findings(src, obs, found)
+            flags = _with(flags, found)
+        out[sid] = (obs.reset_index(drop=True), flags, files, tables)
+    return out
+
+
 def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False,
                    carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None) -> None:
     """Write a new generation holding ``results`` and switch it in (``snapshot.Generation``).
@@ -459,8 +552,15 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
     cur_man, cur_files = current if current is not None else current_generation(out_dir)
     keep = [sid for sid in cur_man.get("sources", {}) if sid not in results
             and (not replace_all or sid in carry) and sid in registry.SOURCES]
-    manifest = {"sources": {sid: cur_man["sources"][sid] for sid in keep}}
     old_flags = _frame_of(cur_files.get("quality_flags.csv"))
+    results = dict(results)
+    # A source with a ``finish`` step is never copied as bytes: its derived rows and cross-source findings read
+    # other sources, which may be the ones being replaced now.
+    for sid in [s for s in keep if registry.get(s).finish is not None]:
+        keep.remove(sid)
+        results[sid] = _carried(sid, cur_man, cur_files, old_flags)
+    results = finish_sources(results, _GenerationView(results, keep, cur_man, cur_files))
+    manifest = {"sources": {sid: cur_man["sources"][sid] for sid in keep}}
     new_flags = [old_flags[old_flags["source"].isin(keep)]] if old_flags is not None and len(old_flags) else []
     with snapshot.Generation(out_dir, curated_dir=DATA) as gen:
         for sid in keep:
@@ -601,8 +701,8 @@ def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, p
                         prev = _frame_of(cur_files.get(t.get("file", "")))
                         if prev is not None:
                             tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
-                obs, flags = apply_checks(src, obs, validated=validated)
-                results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
+                obs, flags = apply_checks(src, obs, validated=validated, tables=tables)
+                results[sid] = (obs, _with(_with(flags, repost_findings(sid, files)), parse_findings(sid, tables)), files, tables)
         check_shrink(results, cur_man, allow_shrink)
         write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files))
     return {sid: len(r[0]) for sid, r in results.items()}
@@ -664,7 +764,6 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
             old = load_source_observations(data_dir, sid, cur_files)
             names = {p.name for p in fetched}
             obs = pd.concat([old[~old["file"].isin(names)], new_obs], ignore_index=True)
-            obs, flags = apply_checks(src, obs)
             old_files = [f for f in manifest.get("sources", {}).get(sid, {}).get("files", []) if f["name"] not in names]
             tables = {}
             old_tables = manifest.get("sources", {}).get(sid, {}).get("tables") or {}
@@ -672,8 +771,9 @@ def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, se
                 prev = _frame_of(cur_files.get((old_tables.get(tname) or {}).get("file", "")))
                 parts = ([prev] if prev is not None else []) + ([new_tables[tname]] if tname in new_tables else [])
                 tables[tname] = combine_tables(parts)
+            obs, flags = apply_checks(src, obs, tables=tables)
             files = old_files + new_files
-            results[sid] = (obs, _with(flags, repost_findings(sid, files)), files, tables)
+            results[sid] = (obs, _with(_with(flags, repost_findings(sid, files)), parse_findings(sid, tables)), files, tables)
             summary[sid] = f"{len(new_obs)} rows from {len(fetched)} new file(s)"
         if results:
             check_shrink(results, manifest, allow_shrink)

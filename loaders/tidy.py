@@ -46,12 +46,25 @@ FLAGS = {
     "with-duplicates": "raw record count: rows the publisher marks as likely duplicates are included",
     "reposted": "the file is byte for byte one already held, posted again under another name; read once",
     "listed-twice": "the publisher lists this facility more than once with different figures; every listing kept",
+    "not-ice-link": "a record's report link is not on www.ice.gov and the record does not say it comes from the press",
+    "outside-period": "a record is dated outside the span of the source it says it comes from",
+    "future-date": "a record is dated after the day the snapshot was built",
+    "duplicate-record": "the same person and date appear on more than one record",
+    "unknown-facility": "a record's facility is in none of the facility lists the snapshot holds",
+    "table-unread": "a table of this release was missing or in a layout the parser does not know; the release is kept without it",
+    "corrected": "corrected from the printed figures, where the file itself proves them wrong (e.g. two rows' labels swapped); the finding names the printed values",
+    "out-of-range": "the value breaks a rule its series must keep (a fraction in 0-1, a whole count not below 0, a part not above its total, a share equal to its parts' ratio)",
+    "stub-column": "a month column printed past the table's own data-through date was dropped",
+    "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
 }
 
 
 # Flags that describe a whole series (how it was obtained) rather than a problem with a point: charts state
 # them once in a note instead of ringing every point.
 INFO_FLAGS = {"digitised", "lower-bound", "rounded", "with-duplicates"}
+# Flags that say a figure is wrong as printed (not merely odd): the "latest" view does not let such a figure
+# replace an earlier release's figure for the same period (``charts.data.series_rows``).
+KNOWN_WRONG = {"mislabelled", "out-of-range", "transposed"}
 
 
 def empty() -> pd.DataFrame:

@@ -215,35 +215,88 @@ def read_sheet(wb, sheet_name: str, file: str, source: str) -> Sheet:
     return Sheet(sheet_name, cells, file, source)
 
 
+# A sheet kept out of the way rather than deleted: "Footnotes_DEL", "ATD_OLD", "Detention FY25 - deleted".
+_LEFTOVER = re.compile(r"(?:^|[\s_-])(?:del|deleted|old|bak|backup)\s*$", re.I)
+
+
+def hidden_sheets(wb) -> set[str]:
+    """Names of the workbook's hidden sheets (python-calamine's ``sheets_metadata``; a workbook object without
+    it, such as a test's stand-in, has none)."""
+    meta = getattr(wb, "sheets_metadata", None) or ()
+    return {m.name for m in meta if "visible" not in str(getattr(m, "visible", "visible")).lower()}
+
+
+def content_fiscal_year(rows: list[list]) -> int | None:
+    """The fiscal year a sheet's own titles and footnotes name most often ("FY2026 ICE Average Daily
+    Population ...", "FY2020 YTD ICE Removals data ..."); None when it names none, or two equally often."""
+    counts: dict[int, int] = {}
+    for _r, _c, lab in text_cells(rows):
+        y = fiscal_year_of(lab)
+        if y is not None and 2000 <= y <= 2100:
+            counts[y] = counts.get(y, 0) + 1
+    if not counts:
+        return None
+    top = sorted(counts.items(), key=lambda kv: -kv[1])
+    return None if len(top) > 1 and top[0][1] == top[1][1] else top[0][0]
+
+
 def choose_sheet_name(names: list[str], pattern: str, what: str, *, fy: int | None, file: str, source: str,
-                      required: bool = True) -> str | None:
-    """The sheet name matching ``pattern`` that belongs to fiscal year ``fy`` (see the module docstring)."""
+                      required: bool = True, hidden: set[str] | frozenset = frozenset(),
+                      content_year: Callable[[str], int | None] | None = None) -> str | None:
+    """The sheet name matching ``pattern`` that belongs to fiscal year ``fy`` (see the module docstring).
+
+    Hidden sheets (``hidden``) and leftovers named so ("Footnotes_DEL") hold no data of the release: they are
+    not candidates (a FY2026 file carries a hidden ``Footnotes_DEL`` with FY2020's text beside ``Footnotes``).
+    Where the names do not settle it (two sheets without a year in the name, or two naming ``fy``),
+    ``content_year(name)`` -- the fiscal year the sheet's own titles and footnotes name -- decides; only a real
+    tie is refused, naming the candidates."""
     rx = re.compile(pattern, re.I)
-    hits = [s for s in names if rx.search(s)]
+    matched = [s for s in names if rx.search(s)]
+    hits = [s for s in matched if s not in hidden and not _LEFTOVER.search(s)]
     if not hits:
         if not required:
             return None
-        raise ParseError(f"no {what} sheet (no sheet name matching /{pattern}/; sheets: {names})", source=source,
-                         file=file)
+        set_aside = f" ({_describe_aside(matched, hidden)})" if matched else ""
+        raise ParseError(f"no {what} sheet (no visible sheet name matching /{pattern}/{set_aside}; sheets: "
+                         f"{list(names)})", source=source, file=file)
+    if len(hits) == 1 and (fy is None or fiscal_year_of(hits[0]) in (None, fy)):
+        return hits[0]
     if fy is None:
-        if len(hits) == 1:
-            return hits[0]
         raise ParseError(f"{len(hits)} {what} sheets and no fiscal year to choose by: {_describe(hits)}",
                          source=source, file=file)
     same = [s for s in hits if fiscal_year_of(s) == fy]
     if len(same) == 1:
         return same[0]
     if len(same) > 1:
-        raise ParseError(f"{len(same)} {what} sheets name fiscal year {fy}; cannot tell which holds its figures: "
-                         f"{_describe(same)}", source=source, file=file)
+        return _by_content(same, what, fy, file, source, content_year,
+                           f"{len(same)} {what} sheets name fiscal year {fy}")
     unnamed = [s for s in hits if fiscal_year_of(s) is None]
     if len(unnamed) == 1:
         return unnamed[0]  # a sheet name without a year ("Footnotes"): the caller checks the titles' year
     if unnamed:
-        raise ParseError(f"{len(unnamed)} {what} sheets and none names fiscal year {fy}: {_describe(hits)}",
-                         source=source, file=file)
+        return _by_content(unnamed, what, fy, file, source, content_year,
+                           f"{len(unnamed)} {what} sheets and none names fiscal year {fy}")
     raise ParseError(f"no {what} sheet for fiscal year {fy}; the workbook's {what} sheet(s) belong to another "
                      f"year: {_describe(hits)}", source=source, file=file)
+
+
+def _by_content(cands: list[str], what: str, fy: int, file: str, source: str, content_year, why: str) -> str:
+    """The one candidate whose own titles and footnotes name fiscal year ``fy``; else a refusal naming each
+    candidate and the year its content names."""
+    years = {s: content_year(s) for s in cands} if content_year is not None else {}
+    mine = [s for s in cands if years.get(s) == fy]
+    if len(mine) == 1:
+        return mine[0]
+    said = ", ".join(f"{s!r} (its titles name {'FY%d' % y if (y := years.get(s)) else 'no single fiscal year'})"
+                     for s in cands) if years else _describe(cands)
+    count = "none of them holds" if not mine else f"{len(mine)} of them hold"
+    raise ParseError(f"{why}, and {count} fiscal year {fy} by its titles and footnotes; cannot tell which holds "
+                     f"its figures: {said}", source=source, file=file)
+
+
+def _describe_aside(matched: list[str], hidden) -> str:
+    return "set aside: " + ", ".join(f"{s!r} ({'hidden' if s in hidden else 'a leftover by its name'})"
+                                    for s in matched)
 
 
 def _describe(names: list[str]) -> str:
@@ -252,8 +305,15 @@ def _describe(names: list[str]) -> str:
 
 def choose_sheet(wb, pattern: str, what: str, *, fy: int | None, file: str, source: str,
                  required: bool = True) -> Sheet | None:
-    name = choose_sheet_name(wb.sheet_names, pattern, what, fy=fy, file=file, source=source, required=required)
-    return None if name is None else read_sheet(wb, name, file, source)
+    read: dict[str, Sheet] = {}
+
+    def year_of(name: str) -> int | None:
+        read[name] = read.get(name) or read_sheet(wb, name, file, source)
+        return content_fiscal_year(read[name].rows)
+
+    name = choose_sheet_name(wb.sheet_names, pattern, what, fy=fy, file=file, source=source, required=required,
+                             hidden=hidden_sheets(wb), content_year=year_of)
+    return None if name is None else (read.get(name) or read_sheet(wb, name, file, source))
 
 
 # ---------------------------------------------------------------- table specs

@@ -67,8 +67,9 @@ def add(wb, rel, skip: tuple[str, ...] = ()) -> None:
                 (r + 3, 8, "FSC"), (r + 3, 10, 7), (r + 4, 8, "Adult"), (r + 4, 10, 220)])
 
     r = 36 + s
-    if "book_outs_reason" not in skip and fy <= 2020:  # FY2019-20: one fiscal-year column per criminality
-        d.cell(r, 1, f"ICE Final Releases by Release Reason and Criminality: FY{fy} ")
+    annual = fy <= 2020 or getattr(rel, "book_outs_annual", False)
+    if "book_outs_reason" not in skip and annual:  # FY2019-20: one fiscal-year column per criminality
+        d.cell(r, 1, f"ICE Final Releases by Release Reason and Criminality: FY{fy}{' YTD' if fy > 2020 else ''} ")
         put(d, [(r + 1, 1, "Release Reason")] + [(r + 1, 2 + i, c) for i, c in enumerate(CRIMS + ["Total"])])
         for i, (lab, vals) in enumerate((("Total", [120, 80, 900]), ("Bonded Out", [20, 30, 400]),
                                          ("Order of Recognizance", [100, 50, 500]))):

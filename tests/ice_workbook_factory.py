@@ -65,6 +65,8 @@ class Release:
     extra_table: bool = False
     omit: tuple[str, ...] = ()  # "detained", "book_ins", "adp", "removals", "iids", "alos"
     book_ins_total_error: float = 0.0  # add to the printed book-ins Total row (a sum mismatch)
+    # book-outs by reason in the FY2019-20 annual layout (a mid-year FY2021 release: "...: FY2021 YTD")
+    book_outs_annual: bool = False
 
 
 def _split(total: int, mix) -> list[int]:
@@ -231,13 +233,17 @@ def _blocks(d, r, title, ice, cbp, overall, rel, additive=True, ice_overall=None
         row += 4
 
 
-def with_sheet_from(content: bytes, other: bytes, sheet: str, as_name: str | None = None, first: bool = False) -> bytes:
+def with_sheet_from(content: bytes, other: bytes, sheet: str, as_name: str | None = None, first: bool = False,
+                    hidden: bool = False) -> bytes:
     """``content`` with a copy (values only) of sheet ``sheet`` of workbook ``other``: a leftover sheet from another
-    release or fiscal year, as ICE's workbooks sometimes carry (FY2023's file holds ``ATD FY24 YTD``)."""
+    release or fiscal year, as ICE's workbooks sometimes carry (FY2023's file holds ``ATD FY24 YTD``; a FY2026
+    file a hidden ``Footnotes_DEL`` with FY2020's text: ``hidden``)."""
     from openpyxl import load_workbook
 
     wb, src = load_workbook(io.BytesIO(content)), load_workbook(io.BytesIO(other))
     ws = wb.create_sheet(as_name or sheet, 0 if first else None)
+    if hidden:
+        ws.sheet_state = "hidden"
     for row in src[sheet].iter_rows():
         for c in row:
             if c.value is not None:

@@ -93,3 +93,39 @@ def test_trac_dates_headcounts_by_ice_docket_date(shared_data):
 def test_readme_no_longer_states_the_disproved_claims():
     assert "a few days after ICE's data pull" not in README
     assert "within about 0.5%" not in README
+
+
+def test_facility_sums_against_the_national_figure():
+    """README: facility FYTD ADPs sum to a share of ICE's national FYTD ADP, release by release."""
+    lo, hi, short, held, over_day, over = claim(
+        r"fall (\d+\.\d)-(\d+\.\d)% short of ICE's national figure in (\d+) of the (\d+) releases held \(the list "
+        r"leaves out hold rooms, hospitals and empty sites\); in the release of (\S+) they run (\d+\.\d)% over it")
+    fac = SNAP.by_series["ice_detention_stats.facility_adp_fytd"].groupby("release")["value"].sum()
+    nat = SNAP.by_series["ice_detention_stats.adp_total_fytd"].groupby("release")["value"].first()
+    ratio = (fac / nat).dropna()
+    below, above = ratio[ratio < 1], ratio[ratio >= 1]
+    assert (len(below), len(ratio)) == (short, held)
+    assert (f"{(1 - below.max()) * 100:.1f}", f"{(1 - below.min()) * 100:.1f}") == (lo, hi)
+    assert len(above) == 1 and above.index[0].date().isoformat() == over_day
+    assert f"{(above.iloc[0] - 1) * 100:.1f}" == over
+
+
+def test_ddp_counts_against_ice_headcount():
+    """README: DDP's midnight and 24-hour counts against ICE's headcount on the dates both cover."""
+    n, below, lo, hi, median, above = claim(
+        r"on the (\d+) dates both cover, DDP's midnight count is below ICE's headcount on (\d+), by ([\d,]+) to "
+        r"([\d,]+) people \(median ([\d,]+)\), and its 24-hour count \(everyone held at any time that day\) above it "
+        r"on (\d+)")
+    ice = SNAP.by_series["ice_detention_stats.detained_total"]
+    ice = ice[ice["key"] == ""].drop_duplicates("date").set_index("date")["value"]
+
+    def daily(sid):
+        d = SNAP.by_series[sid]
+        return d[d["key"] == ""].drop_duplicates("date", keep="last").set_index("date")["value"]
+
+    mid = pd.concat([ice, daily("ddp_facility_daily.detained_midnight")], axis=1, keys=["ice", "ddp"], sort=True).dropna()
+    day = pd.concat([ice, daily("ddp_facility_daily.detained_24h")], axis=1, keys=["ice", "ddp"], sort=True).dropna()
+    gap = mid["ice"] - mid["ddp"]
+    assert len(mid) == n and (gap > 0).sum() == below
+    assert (round(gap.min()), round(gap.max()), round(gap.median())) == (lo, hi, median)
+    assert (day["ddp"] > day["ice"]).sum() == above

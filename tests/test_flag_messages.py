@@ -39,6 +39,19 @@ SAMPLES = [
     ("stale-header", "12 rows: the file's header date disagrees with its own data", "header_rows"),
     ("stale-header", "release 2025-02-14 repeats the IIDS data date 2025-01-21 of release 2025-01-31 but its figures "
      "changed (detained ICE 39000 -> 40100)", "header_repeat"),
+    ("table-unread", "table 'atd_aor' (sheet 'ATD FY26 YTD') not read: title not found (no cell matching "
+     "/Active ATD Participants/); the release is kept with its other tables and this table's series have no rows "
+     "from it", "table_unread"),
+    ("corrected", "2025-10: printed 'Total' 1,124 and 'with Bond Posted' 37,537, share 33.4 = 37,537 / 1,124: the "
+     "two count rows' labels are swapped (the share row proves it); corrected to total 37,537, bond posted 1,124, "
+     "share 0.0299", "bond_swap_corrected"),
+    ("out-of-range", "33.4 is a fraction outside 0-1 (its series declares a fraction)", "range_fraction"),
+    ("out-of-range", "12.5 is not a whole count of at least 0 (its series declares a count)", "range_count"),
+    ("out-of-range", "37,537 is above its total 1,124 (ice_detention_stats.bond_book_outs_total, 1,124)",
+     "range_part"),
+    ("out-of-range", "0.5 is not the ratio of its parts: 1,124 / 37,537 = 0.0299", "range_share"),
+    ("stub-column", "table 'book_ins': the 2024-12 column lies past the table's data-through date 2024-11-30 (its "
+     "footnote) and was dropped (3 figures, e.g. 7)", "stub_column"),
     ("stale-header", "IIDS data date 2021-09-27 is 26 days before the release date 2021-10-23 (usually 5-14)",
      "header_days"),
 ]

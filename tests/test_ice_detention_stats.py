@@ -741,6 +741,41 @@ def test_two_sheets_of_the_same_year_cannot_be_told_apart():
     assert "'Detention FY26'" in str(e.value) and "'Detention FY26 (2)'" in str(e.value)
 
 
+def _fy20() -> Release:
+    return Release("FY20-detentionstats.xlsx", 2020, D(2020, 9, 30), D(2020, 9, 26), ice=5000, cbp=15000, famu=None)
+
+
+def test_a_hidden_leftover_footnotes_sheet_of_another_year_is_not_read():
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    clean = pipeline.parse_file(SRC, build(fy26), fy26.name)
+    # ICE's FY2026 file: a hidden "Footnotes_DEL" holding FY2020's text, placed before the visible "Footnotes"
+    b = with_sheet_from(build(fy26), build(_fy20()), "Footnotes", as_name="Footnotes_DEL", first=True, hidden=True)
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    pd.testing.assert_frame_equal(got.obs, clean.obs)
+    assert got.tables["releases"].book_ins_data_through.iloc[0] == "2026-02-07"
+    # the same leftover visible but named as one ("_DEL"), or hidden under a plain name: not read either
+    for name, hide in (("Footnotes_DEL", False), ("Footnotes old", False), ("Footnotes 2", True)):
+        b = with_sheet_from(build(fy26), build(_fy20()), "Footnotes", as_name=name, first=True, hidden=hide)
+        pd.testing.assert_frame_equal(pipeline.parse_file(SRC, b, fy26.name).obs, clean.obs)
+
+
+def test_two_footnotes_sheets_are_told_apart_by_the_year_their_text_names():
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    clean = pipeline.parse_file(SRC, build(fy26), fy26.name)
+    # both visible, neither name carries a year: FY2020's text is not FY2026's
+    b = with_sheet_from(build(fy26), build(_fy20()), "Footnotes", as_name="Footnotes (2)", first=True)
+    pd.testing.assert_frame_equal(pipeline.parse_file(SRC, b, fy26.name).obs, clean.obs)
+    # a real tie (both name FY2026) is refused, naming both candidates and what their text says
+    b = with_sheet_from(build(fy26), build(replace(fy26, ice=1)), "Footnotes", as_name="Footnotes (2)", first=True)
+    with pytest.raises(ParseError, match=r"2 Footnotes sheets and none names fiscal year 2026, and 2 of them hold "
+                                         r"fiscal year 2026 by its titles and footnotes; cannot tell which holds its "
+                                         r"figures: 'Footnotes \(2\)' \(its titles name FY2026\), 'Footnotes' "
+                                         r"\(its titles name FY2026\)"):
+        ice.parse(b, fy26.name)
+
+
 # ---------------------------------------------------------------- stale and repeated releases
 
 def test_stale_and_repeated_releases_are_flagged_in_plain_words(feb_release):

@@ -73,8 +73,9 @@ def test_a_file_with_no_origin_is_refused_with_its_name(tmp_path):
     assert not (tmp_path / "snap" / "snapshot" / "manifest.json").exists()
     # A file nobody recorded, in the cache layout and without a download record: refused, named.
     (shared_layout / "pop_agen_table.json").unlink()
-    from tests import fault_samples as fs
-    cbp_name, cbp_body = fs.sample("cbp_encounters")
+    # a small CBP file in the real layout (tests/test_cbp_encounters.py builds it), so this runs without ../shared
+    from tests.test_cbp_encounters import swb_file
+    cbp_name, cbp_body = "sbo-encounters-fy22-fy25-aug.csv", swb_file(2024, 2025, "AUG")
     unknown = "sbo-encounters-fy22-fy25-jul.csv"
     assert cbp_name != unknown
     (raw / "cbp_encounters").mkdir()

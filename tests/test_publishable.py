@@ -41,7 +41,10 @@ def lay(r) -> dict:
 
 
 def y_axes(layout) -> dict:
-    return {k: v for k, v in layout.items() if re.fullmatch(r"yaxis\d*", k) and k != "yaxis9"}
+    # the panels' axes: not the layers' invisible ones (yaxis9 for the event markers' strip, yaxis10 on
+    # overlaying a panel for event lines and shaded spans)
+    return {k: v for k, v in layout.items() if re.fullmatch(r"yaxis\d*", k) and k != "yaxis9"
+            and not v.get("overlaying")}
 
 
 def values(trace) -> np.ndarray:
@@ -192,7 +195,7 @@ def test_y_range_holds_every_value_drawn_reported_figures_too(view):
     L = lay(r)
     data = r.figure.to_plotly_json()["data"]
     for t in data:
-        if t.get("yaxis", "y") == "y9" or t["type"] != "scatter":
+        if int(t.get("yaxis", "y")[1:] or 1) >= 9 or t["type"] != "scatter":  # a layer's axis, 0 to 1
             continue
         ax = L["yaxis" + t.get("yaxis", "y")[1:]]
         v = values(t)
@@ -329,7 +332,9 @@ def test_a_span_layer_adds_shading_and_a_note_through_one_function():
     F.add_layer(spec, F.span_layer([("2025-01-05", "2025-01-09")], name="No release", note="Shaded: no release."))
     fig = F.finish(spec)
     shade = [t for t in fig["data"] if t.get("fill") == "toself"]
-    assert len(shade) == 1 and shade[0]["yaxis"] == "y9" and shade[0]["x"][:4] == ["2025-01-05"] * 2 + ["2025-01-09"] * 2
+    # on an invisible axis overlaying the panel's (so the panel's points still answer the mouse), 0 to 1
+    assert len(shade) == 1 and shade[0]["yaxis"] == "y10" and shade[0]["x"][:4] == ["2025-01-05"] * 2 + ["2025-01-09"] * 2
+    assert fig["layout"]["yaxis10"]["overlaying"] == "y" and fig["layout"]["yaxis10"]["range"] == [0, 1]
     assert "Shaded: no release." in fig["layout"]["annotations"][-1]["text"]
 
 
@@ -394,3 +399,14 @@ def test_fiscal_axis_on_a_short_range_labels_quarters_with_their_fiscal_year():
     assert text == ["Jan 2026<br>FY2026 Q2", "Apr 2026<br>FY2026 Q3", "Jul 2026<br>FY2026 Q4", "Oct 2026<br>FY2027 Q1"]
     vals, text = F.fiscal_ticks(dt.date(2019, 10, 1), dt.date(2025, 9, 30))
     assert {"FY2020", "FY2025"} <= set(text) and all(t.startswith("FY") for t in text)
+
+
+def test_alt_text_for_one_point_says_one_point():
+    """A series with one value in view was described as changing "from about 320,000 in mid September 2025 to
+    about 320,000 in mid September 2025"."""
+    from charts import alt
+    f = pd.DataFrame({"date": [pd.Timestamp("2025-09-14")], "end": [pd.Timestamp("2025-09-14")], "value": [320123.0]})
+    en = alt.series_sentence("People held", "people on a date", f)
+    assert en == "People held (people on a date): one value in this range, about 320,000 in mid September 2025"
+    es = alt.series_sentence("Personas", "personas en una fecha", f, lang="es", sep=".")
+    assert "un solo valor" in es and "320.000" in es and " a unos " not in es

@@ -282,3 +282,43 @@ def test_the_page_shows_the_embed_codes_beside_the_downloads():
     assert len(codes) == 2 and all(c.startswith("<iframe src=") for c in codes)
     assert "embed_options=light_theme" in codes[0] and "embed_options=dark_theme" in codes[1]
     assert "series=ice_detention_stats.detained_total" in codes[0]
+
+
+def test_without_a_live_address_no_page_cites_or_links_this_machine(tmp_path):
+    """Built without --live-url, the pages used to cite and link http://127.0.0.1:8501/ (the builder's own
+    machine). Now they say no live dashboard is linked, and a loopback --live-url is refused with a reason."""
+    views = tmp_path / "views.txt"
+    views.write_text("series=ice_detention_stats.detained_total&preset=since-2025-01-20\nview=releases\n")
+    out = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "charts", "site", "--out", str(out), "--views", str(views),
+                        "--no-images"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".csv", ".txt", ".json") and f.name != "plotly.min.js":
+            text = f.read_text("utf-8")
+            assert "127.0.0.1" not in text and "localhost" not in text, f.name
+    page = next(p for p in pages(out) if "what-is-new" not in p.stem)
+    text = page.read_text("utf-8")
+    assert "No live dashboard is linked from this build." in text and "Open this view in the live" not in text
+    assert "no live dashboard is linked" in (out / "index.html").read_text("utf-8")
+    bad = subprocess.run([sys.executable, "-m", "charts", "site", "--out", str(tmp_path / "b"), "--views",
+                          str(views), "--no-images", "--live-url", "http://127.0.0.1:8501/"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "this machine's own address" in bad.stderr and not (tmp_path / "b").exists()
+
+
+def test_file_names_are_cut_at_a_word_boundary():
+    title = "People in ICE detention, all (ICE release), and people in detention by TRAC"
+    slug = site.slugify(title)
+    assert 30 < len(slug) <= 48
+    assert all(w in re.split(r"[^a-z0-9]+", title.lower()) for w in slug.split("-"))
+    assert site.slugify("x" * 60) == "x" * 48 and site.slugify("!!!") == "view"
+
+
+def test_a_places_page_says_its_release_in_words_not_as_a_link_code():
+    import datetime as dt
+    from charts import data as cdata
+    snap = cdata.load_snapshot()
+    p = site.places_page(snap, {"view": "places", "map": "state", "release": "ice:2026-04-09"}, dt.date(2026, 12, 1), "")
+    assert "ice:2026-04-09" not in p.alt and "ICE workbook released 2026-04-09" in p.alt, p.alt
+    assert "ICE detention" in p.alt and "ice detention" not in p.alt  # the acronym keeps its capitals

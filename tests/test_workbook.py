@@ -82,3 +82,20 @@ def test_the_label_shortcut_equals_collapsing_whitespace(text):
     want = " ".join(text.split())
     assert workbook.label(text) == want
     assert workbook.text_cells([[text, 1.0]]) == ([(0, 0, want)] if text else [])
+
+
+def test_hidden_and_leftover_sheets_are_not_candidates_and_content_breaks_a_name_tie():
+    names = ["Footnotes_DEL", "Footnotes", "Footnotes (2)", "Old Notes"]
+    years = {"Footnotes": 2020, "Footnotes (2)": 2026}
+    pick = lambda **kw: choose_sheet_name(names, r"foot\s*notes?", "Footnotes", fy=2026, file="f.xlsx",  # noqa: E731
+                                          source="s", **kw)
+    # the content decides between the two visible sheets without a year in the name
+    assert pick(content_year=years.get) == "Footnotes (2)"
+    assert pick(hidden={"Footnotes (2)"}, content_year=years.get) == "Footnotes"  # the only visible one
+    with pytest.raises(ParseError, match=r"2 Footnotes sheets and none names fiscal year 2026, and none of them "
+                                         r"holds fiscal year 2026.*'Footnotes' \(its titles name FY2020\)"):
+        pick(content_year={"Footnotes": 2020, "Footnotes (2)": 2020}.get)
+    with pytest.raises(ParseError, match=r"no visible sheet name matching .*set aside: 'Footnotes_DEL' \(a leftover "
+                                         r"by its name\), 'Footnotes' \(hidden\)"):
+        choose_sheet_name(["Footnotes_DEL", "Footnotes"], r"foot", "Footnotes", fy=2026, file="f.xlsx", source="s",
+                          hidden={"Footnotes"})
