@@ -66,6 +66,21 @@ class PlacesView:
                    facility=fac, state=st if st in P.USPS else "")
 
 
+def link_notes(q: dict, pl: P.Places, lang: str = "en") -> list[str]:
+    """What a Places permalink asked for that is not there (an unknown facility or state): said, as a trend link's
+    unknown series is, instead of being dropped without a word (issue 32)."""
+    if q.get("view") != "places":
+        return []
+    notes = []
+    fac = str(q.get("facility", "") or "")
+    if fac and fac not in set(pl.facilities["facility_id"]):
+        notes.append(i18n.t("places.unknown_facility", lang, asked=repr(fac[:60])))
+    state = str(q.get("state", "") or "")
+    if state and state.upper() not in P.USPS:
+        notes.append(i18n.t("places.unknown_state", lang, asked=repr(state[:20])))
+    return notes
+
+
 def default_release(pl: P.Places) -> str:
     ice = pl.releases[pl.releases["source"] == "ice"]
     r = ice.iloc[0] if len(ice) else (pl.releases.iloc[0] if len(pl.releases) else None)

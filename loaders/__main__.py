@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from . import limits, pipeline, registry, snapshot
-from .errors import LoaderError
+from .errors import LoaderError, os_message
 from analysis import releases
 
 
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(args)
     except (LoaderError, KeyError, OSError) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else os_message(e) if isinstance(e, OSError) else e
         print(f"error: {msg}", file=sys.stderr)
         if args.cmd in ("update", "rebuild"):
             print("the snapshot was left unchanged.", file=sys.stderr)

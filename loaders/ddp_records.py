@@ -303,5 +303,5 @@ SOURCE = Source(
     max_rows=200_000_000,  # streamed through DuckDB in batches, never loaded whole
     optional_raw=True,  # record-level files are too big for the bundled snapshot's raw folder
     attribution="Source: Deportation Data Project (deportationdata.org), from ICE records released under FOIA",
-    extra={"file_kind": "parquet"},
+    extra={"file_kind": "parquet", "streamed": True},  # read in batches: each row group's decoded size bounded
 )

@@ -6,11 +6,16 @@ parser may rely on this: anything else escaping a parser is a bug.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import re
 
 EXCERPT = 80  # characters of a cell an error message may quote
 MAX_MESSAGE = 600  # characters of a whole message: a parser quoting a 300 MB cell must not flood stderr
-_QUOTED = re.compile(r"'[^'\n]{%d,}'?|\"[^\"\n]{%d,}\"?" % (EXCERPT + 1, EXCERPT + 1))
+# A quote opens a quoted string only where no letter or digit comes before it: the apostrophe of "source's" or
+# "don't" is not a quote, and treating it as one cut messages before their advice (issue 32).
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]{%d,}'?|(?<!\w)\"[^\"\n]{%d,}\"?" % (EXCERPT + 1, EXCERPT + 1))
+TAIL = 200  # characters kept from the end of a message cut to MAX_MESSAGE: the advice is at the end
 
 
 def excerpt(value, n: int = EXCERPT) -> str:
@@ -26,7 +31,43 @@ def _bounded(message: str) -> str:
         return message
     message = _QUOTED.sub(lambda m: m.group(0)[:EXCERPT] + "…" + m.group(0)[0] + f" ({len(m.group(0)):,} characters)",
                           message)
-    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + f"… (message cut at {MAX_MESSAGE} characters)"
+    if len(message) <= MAX_MESSAGE:
+        return message
+    # the head says what failed and the tail what to do: the middle goes
+    cut = len(message) - (MAX_MESSAGE - TAIL)
+    return message[:MAX_MESSAGE - 2 * TAIL] + f" … ({cut:,} characters cut) … " + message[-TAIL:]
+
+
+@contextlib.contextmanager
+def naming(path):
+    """An ``OSError`` raised inside names ``path`` when it named no file: a full disk used to print only
+    "[Errno 28] No space left on device", not which file could not be written."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = str(path)
+        raise
+
+
+_OS_ADVICE = {
+    errno.ENOSPC: "the disk is full: free some space there and run the command again",
+    errno.EDQUOT: "the disk quota is used up: free some space there and run the command again",
+    errno.EIO: "the disk reported an input/output error: check the disk (or copy the files elsewhere) and run "
+               "the command again",
+    errno.EROFS: "the folder is on a read-only file system: write the snapshot somewhere writable",
+    errno.EACCES: "permission denied: check who owns the folder, or write somewhere you may",
+    errno.EPERM: "permission denied: check who owns the folder, or write somewhere you may",
+}
+
+
+def os_message(e: OSError) -> str:
+    """A system error as one line naming the file (or saying none was named) and what to do."""
+    where = str(e.filename) if e.filename is not None else "(no file named by the system)"
+    what = e.strerror or str(e)
+    code = errno.errorcode.get(e.errno or 0, "")
+    advice = _OS_ADVICE.get(e.errno or 0, "")
+    return f"{where}: {what}" + (f" ({code})" if code else "") + (f"; {advice}" if advice else "")
 
 
 class LoaderError(Exception):

@@ -60,6 +60,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import idna
@@ -137,6 +138,11 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     content = bytes(content)
     if len(content) > max_bytes:
         raise ValidationError(f"file is {len(content):,} bytes; the limit is {max_bytes:,}", source=SOURCE, file=name)
+    other = _other_encoding(content)
+    if other:
+        raise ValidationError(f"the file is not UTF-8: it looks like {other}. Save it as UTF-8 (in Excel: Save As, "
+                              "\"CSV UTF-8\"; in other programs choose the UTF-8 encoding) and upload it again",
+                              source=SOURCE, file=name)
     text, bad_bytes = _decode(content)
     if not text.strip():
         raise ValidationError("file is empty: expected a header row naming " + ", ".join(COLUMNS),
@@ -152,7 +158,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     dupe_cols = sorted({h for h in header if header.count(h) > 1 and h in COLUMNS})
     if dupe_cols:
         raise ValidationError(f"row 1 (header): column(s) named twice: {', '.join(dupe_cols)}", source=SOURCE, file=name)
-    body = [(i + 2, r) for i, r in enumerate(records[1:]) if any(c.strip() for c in r)]
+    body = [(i + 2, r) for i, r in enumerate(records[1:]) if isinstance(r, _Damaged) or any(c.strip() for c in r)]
     if len(body) > max_rows:
         raise ValidationError(f"{len(body):,} event rows; the limit is {max_rows:,}", source=SOURCE, file=name)
 
@@ -166,6 +172,11 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     seen_keys: dict[tuple[str, str], int] = {}
     default_row: int | None = None
     for row_no, rec in body:
+        if isinstance(rec, _Damaged):  # a stretch the CSV reader could not read: it costs only its own lines
+            for _ in range(rec.bad_bytes):
+                next(bad_iter, None)
+            rejected.append({"row": row_no, "field": "(row)", "reason": rec.reason})
+            continue
         problems: list[tuple[str, str]] = []
         encoded = _encoding_problems(rec, header, bad_iter)
         if len(rec) != len(header):
@@ -272,7 +283,10 @@ def load_events_checked(bundled_path: Path | str = BUNDLED, user_path: Path | st
         try:
             user, rejected = validate_events(content, label, origin="user")
         except ValidationError as exc:
-            rejected = pd.DataFrame([{"row": 0, "field": "(file)", "reason": str(exc)}])
+            # the whole file is lost: say how much, in words, so that "1 row" is never all a reader is told
+            lines = max(len([ln for ln in content.split(b"\n") if ln.strip()]) - 1, 0)
+            rejected = pd.DataFrame([{"row": 0, "field": "(file)", "reason": f"{exc}; none of its {lines:,} event "
+                                      "line(s) were loaded"}])
         problems.append(rejected)
     if user is not None:
         frames.append(user)
@@ -343,6 +357,24 @@ def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 # ---------------------------------------------------------------------------------------------------------
 
 
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+         (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
+
+
+def _other_encoding(content: bytes) -> str | None:
+    """The encoding a file that is not UTF-8 looks like, when it plainly is another one: a UTF-16 or UTF-32 byte
+    order mark, or (without one) a NUL byte beside every ASCII letter. Read as UTF-8 such a file gave a header of
+    '\\udcff\\udcfei\\x00d\\x00' and a message about missing columns instead of "save it as UTF-8"."""
+    for bom, what in _BOMS:
+        if content.startswith(bom):
+            return what
+    head = content[:4096]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        return "UTF-16 (big-endian)" if even > odd else "UTF-16 (little-endian)"
+    return None
+
+
 def _decode(content: bytes) -> tuple[str, list[tuple[int, int]]]:
     """Decode UTF-8, keeping undecodable bytes as lone surrogates (which valid UTF-8 can never produce) so the
     cells holding them can be rejected; return the text and [(offset, byte)] of each bad byte, in order."""
@@ -367,16 +399,66 @@ def _decode(content: bytes) -> tuple[str, list[tuple[int, int]]]:
     return content.decode("utf-8", errors="surrogateescape"), bad
 
 
-def _read_records(text: str, name: str) -> list[list[str]]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        records = list(reader)
-    except csv.Error as exc:
-        raise ValidationError(f"not a readable CSV near line {reader.line_num}: {exc}", source=SOURCE, file=name) from None
+class _Damaged(NamedTuple):
+    """Lines of the file the CSV reader could not read (``_read_records``): one refused row."""
+    reason: str
+    bad_bytes: int  # undecodable bytes in those lines, to keep the offsets of later ones right
+
+
+MAX_DAMAGED = 50  # unreadable stretches read past, one at a time, before the rest of a file is given up
+
+
+def _read_records(text: str, name: str) -> list:
+    """The file's records; a stretch the CSV reader cannot read (an unclosed quote, a NUL byte, appended junk)
+    becomes a ``_Damaged`` entry for the line it starts on, and reading starts again on the next line.
+
+    Why: one unclosed quote, or 2,000 random bytes appended, made the whole local events file unreadable and
+    its 128 good events left the chart (issue 32). A file whose header cannot be read is still refused whole.
+    After ``MAX_DAMAGED`` such stretches the rest of the file is one entry that says how many lines it holds.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [ln + "\n" for ln in lines]
+    records: list = []
+    pos, damaged = 0, 0
+    while pos < len(lines):
+        at = [pos]
+
+        def feed():
+            while at[0] < len(lines):
+                at[0] += 1
+                yield lines[at[0] - 1]
+        reader = csv.reader(feed(), strict=True)
+        start = pos
+        try:
+            for rec in reader:
+                records.append(rec)
+                start = at[0]
+            break
+        except csv.Error as exc:
+            if not records:
+                raise ValidationError(f"not a readable CSV near line {start + 1}: {exc}", source=SOURCE,
+                                      file=name) from None
+            damaged += 1
+            if damaged > MAX_DAMAGED:
+                rest = lines[start:]
+                offset = sum(len(ln.encode("utf-8", "surrogateescape")) for ln in lines[:start])
+                records.append(_Damaged(f"the rest of the file could not be read as CSV: {len(rest):,} line(s) from "
+                                        f"line {start + 1} (byte {offset:,}) on were not loaded",
+                                        _surrogates("".join(rest))))
+                break
+            records.append(_Damaged(f"line {start + 1} could not be read as CSV ({exc}); only this line was "
+                                    "left out, reading went on with the next one", _surrogates(lines[start])))
+            pos = start + 1
     if not records or not any(c.strip() for c in records[0]):
         raise ValidationError("no header row: the first line must name the columns " + ", ".join(COLUMNS),
                               source=SOURCE, file=name)
     return records
+
+
+def _surrogates(text: str) -> int:
+    return sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
 
 
 def _skip_bad_bytes(cells: list[str], bad_iter) -> None:
@@ -464,15 +546,33 @@ def _check_url(value: str) -> list[tuple[str, str]]:
     return [("source_url", problem)] if problem else []
 
 
+def link_problems(value: str) -> list[tuple[str, str]]:
+    """The project's one check of a link a reader will be shown (events, reported figures): [] when it is a plain
+    public http(s) link, else the reasons (``source_url``, why)."""
+    return _check_url(value)
+
+
 def _host_problem(host: str, *, bracketed: bool) -> str | None:
-    """Why a URL's host is not a plain host name, or None."""
+    """Why a URL's host is not a plain public host name, or None.
+
+    Beyond the shape of the name (issue 32): a loopback, private, link-local or otherwise non-public address
+    (``127.0.0.1``, ``[::1]``, ``10.x``, ``192.168.x``, ``localhost``) points a reader's browser at their own
+    machine or network, not at a source; a name whose letters mix scripts (Latin with Cyrillic or Greek: the
+    look-alike of a known domain) reads as another host than it is."""
     if bracketed:
         try:
-            ipaddress.IPv6Address(host)
+            ip = ipaddress.IPv6Address(host)
         except ValueError:
             return f"host {_show(host)} is not a valid IPv6 address"
-        return None
+        return _address_problem(ip)
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if labels and labels[-1].isdigit():  # a dotted or bare number: an address, however it is written
+        try:
+            return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
+        except ValueError:
+            return f"host {_show(host)} is not a valid IPv4 address"
+    if labels[-1].lower() == "localhost" or labels[-1].lower() in ("local", "internal", "lan", "home"):
+        return f"host {_show(host)} names this computer or a local network, not a public page"
     if host.isascii():
         for label in labels:
             if not _HOST_LABEL.fullmatch(label):
@@ -480,15 +580,44 @@ def _host_problem(host: str, *, bracketed: bool) -> str | None:
                         f"each part 1-63 characters)")
             if label.startswith("xn--"):
                 try:
-                    idna.decode(label)
+                    decoded = idna.decode(label)
                 except (idna.IDNAError, UnicodeError, ValueError):
                     return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
+                mixed = _mixed_scripts(decoded)
+                if mixed:
+                    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do"
         return None
     try:
         idna.encode(host, uts46=False)  # IDNA 2008 as registries apply it: no mapping, nothing ignored
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
         return f"host {_show(host)} is not a valid international domain name ({exc})"
+    for label in labels:
+        mixed = _mixed_scripts(label)
+        if mixed:
+            return f"host {_show(host)} mixes {mixed} letters, as look-alike names do"
     return None
+
+
+def _address_problem(ip) -> str | None:
+    if ip.is_global:
+        return None
+    return f"host {ip} is a loopback, private or reserved address, not a public page"
+
+
+# Scripts that are written together in one name (Japanese mixes Han and kana; Korean, Han and Hangul).
+_SCRIPTS_TOGETHER = ({"CJK", "HIRAGANA", "KATAKANA"}, {"CJK", "HANGUL"})
+
+
+def _mixed_scripts(label: str) -> str:
+    """'Latin and Cyrillic' when a host label's letters come from more than one script, else ''."""
+    scripts = set()
+    for ch in label:
+        if ch.isalpha():
+            name = unicodedata.name(ch, "")
+            scripts.add(name.split(" ")[0] if name else "UNKNOWN")
+    if len(scripts) <= 1 or any(scripts <= ok for ok in _SCRIPTS_TOGETHER):
+        return ""
+    return " and ".join(sorted(x.title() for x in scripts))
 
 
 def _invisible(value: str) -> str | None:
@@ -565,12 +694,32 @@ class UserEventsSetting:
     why_not: str = ""  # for the page, when ``save`` is False
 
 
-def user_events_setting(environ=None) -> UserEventsSetting:
+_UNKNOWN = object()
+
+
+def listens_beyond_loopback(address) -> bool:
+    """Whether a server bound to ``address`` (Streamlit's ``server.address``) can be reached from other computers.
+    Unset means every interface (Streamlit's default), so it counts as beyond loopback."""
+    a = str(address or "").strip().strip("[]")
+    if not a:
+        return True
+    if a.lower() == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(a).is_loopback
+    except ValueError:
+        return True  # a host name: whatever it resolves to, it is not known to be this computer only
+
+
+def user_events_setting(environ=None, *, server_address=_UNKNOWN) -> UserEventsSetting:
     """Read the deployment's setting from the environment.
 
     - ``DASHBOARD_EVENTS_FILE=path``: the local events file (default ``data/user_events.csv``); a relative path
       is taken from the folder the server was started in. Give each deployment its own.
-    - ``DASHBOARD_EVENTS_SAVE=0``: the page loads the file but never writes it (``1``, the default, allows it).
+    - ``DASHBOARD_EVENTS_SAVE=0``: the page loads the file but never writes it; ``1`` allows it. Unset, saving is
+      on only when the server listens on loopback alone (``server_address``, Streamlit's ``server.address``, e.g.
+      ``make run``'s 127.0.0.1): on a network, one reader's saved events (titles, links) would be drawn for every
+      other reader, so that must be asked for (issue 32).
     - ``DASHBOARD_PUBLIC=1``: a public deployment; implies no saving, whatever ``DASHBOARD_EVENTS_SAVE`` says.
 
     A value that is not understood turns saving off (the safe reading) and says so.
@@ -579,9 +728,14 @@ def user_events_setting(environ=None) -> UserEventsSetting:
     raw_path = (env.get("DASHBOARD_EVENTS_FILE") or "").strip()
     path = Path(raw_path).expanduser().absolute() if raw_path else USER
     public = (env.get("DASHBOARD_PUBLIC") or "").strip().lower()
-    save = (env.get("DASHBOARD_EVENTS_SAVE") or "1").strip().lower()
+    asked = (env.get("DASHBOARD_EVENTS_SAVE") or "").strip().lower()
+    save = asked or "1"
     if public and public not in _FALSE:
         return UserEventsSetting(path, False, "Saving events is turned off on this public deployment.")
+    if not asked and server_address is not _UNKNOWN and listens_beyond_loopback(server_address):
+        return UserEventsSetting(path, False, "Saving events is off: this server can be reached from other computers, "
+                                              "and saved events are shown to every reader. Whoever runs it can set "
+                                              "DASHBOARD_EVENTS_SAVE=1 to allow it.")
     if save in _FALSE:
         return UserEventsSetting(path, False, "Saving events is turned off on this deployment.")
     if save not in _TRUE:

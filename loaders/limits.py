@@ -22,6 +22,9 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from isal import isal_zlib
 
@@ -34,7 +37,17 @@ DEFAULT_MAX_ROWS = 2_000_000
 # Cells (rows x columns) and decoded bytes a parquet may hold: a columnar file compresses repetitive data so
 # well that its size on disk says nothing about the memory it takes once read.
 CELLS_PER_ROW_CAP = 40
-MAX_DECODED_BYTES = 1_000_000_000
+# Columns on one line and bytes in one field of a CSV: the widest real file (Census) has under 200 columns and
+# no field near a kilobyte.
+MAX_CSV_COLUMNS = 2_000
+MAX_FIELD_BYTES = 100_000
+# Decoded bytes a parquet may take once read: with the parser's own copies, under about 1 GB of memory in all
+# (the real ddp_facility_daily file decodes to 58 MB).
+MAX_DECODED_BYTES = 400_000_000
+# A source that reads a parquet a batch at a time (``ddp_records``: 262,144 rows a batch, through DuckDB) holds
+# at most one row group's worth at once: each row group is bounded instead of the whole file, by the cap the whole
+# file had before (real DDP record files, up to 400 MB, passed it; none is in the shared data to measure).
+MAX_ROW_GROUP_DECODED = 1_000_000_000
 
 
 def _kind_name(mode: int) -> str:
@@ -93,7 +106,7 @@ def is_zip(content: bytes) -> bool:
 
 
 def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS,
-                  kind: str = "") -> bytes:
+                  kind: str = "", streamed: bool = False) -> bytes:
     """Every bound that applies to this content, by what the bytes are (``kind`` only adds text kinds). Returns
     the bytes a parser should read: ``content``, or for a workbook the same workbook with its worksheets stored
     uncompressed (``stored_worksheets``: every member reads back byte for byte the same)."""
@@ -102,7 +115,7 @@ def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEF
         sheets = check_workbook_formulas(content, source=source, name=name, zf=zf)
         return stored_worksheets(content, zf, sheets)
     elif content[:4] == PARQUET_MAGIC:
-        check_parquet(content, source=source, name=name, max_rows=max_rows)
+        check_parquet(content, source=source, name=name, max_rows=max_rows, streamed=streamed)
     elif kind == "json" or content.lstrip()[:1] in (b"[", b"{"):
         # Every record is an object: the count of "{" bounds the records without parsing anything.
         n = content.count(b"{")
@@ -110,21 +123,60 @@ def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEF
             raise ParseError(f"JSON holds up to {n:,} objects, over the cap of {max_rows:,} records",
                              source=source, file=name)
     elif kind == "csv":
-        rows = content.count(b"\n")
-        if rows > max_rows:
-            raise ParseError(f"CSV has {rows:,} lines, over the cap of {max_rows:,} rows", source=source, file=name)
-        first = content[: content.find(b"\n")] if rows else content[:65536]
-        cols = first.count(b",") + 1
-        if rows * cols > max_rows * CELLS_PER_ROW_CAP:
-            raise ParseError(f"CSV has {rows:,} lines of {cols:,} columns, over the cap of "
-                             f"{max_rows * CELLS_PER_ROW_CAP:,} cells", source=source, file=name)
+        check_csv(content, source=source, name=name, max_rows=max_rows)
     return content
 
 
-def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
-    """Rows, cells and decoded size from the parquet footer, before any column is read."""
+def check_csv(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    """Lines, cells, columns per line and bytes per field of a CSV, counted on the bytes before any parser runs.
+
+    Why all four: a cap on cells alone let ``"a,"`` x 10 million (one line of 10 million columns, 20 MB) through,
+    and pandas then ran for minutes at 2 GB; a single 49 MB field became a series key. The separators are found
+    with numpy (one pass at memory speed); a comma inside quotes counts as a separator here, which only ever
+    overstates a line's columns, and the caps leave room for that.
+    """
+    rows = content.count(b"\n")
+    if rows > max_rows:
+        raise ParseError(f"CSV has {rows:,} lines, over the cap of {max_rows:,} rows", source=source, file=name)
+    arr = np.frombuffer(content, dtype=np.uint8)
+    newlines = np.flatnonzero(arr == 0x0A)
+    commas = np.flatnonzero(arr == 0x2C)
+    # commas before each line's end, per line (the last line may lack its newline)
+    ends = np.append(newlines, len(content))
+    per_line = np.diff(np.searchsorted(commas, ends), prepend=0)
+    widest = int(per_line.max()) + 1 if len(per_line) else 1
+    if widest > MAX_CSV_COLUMNS:
+        line = int(per_line.argmax()) + 1
+        raise ParseError(f"CSV line {line:,} has {widest:,} columns, over the cap of {MAX_CSV_COLUMNS:,}",
+                         source=source, file=name)
+    cells = int(per_line.sum()) + len(per_line)
+    if cells > max_rows * CELLS_PER_ROW_CAP:
+        raise ParseError(f"CSV has {len(per_line):,} lines and {cells:,} cells, over the cap of "
+                         f"{max_rows * CELLS_PER_ROW_CAP:,} cells", source=source, file=name)
+    seps = np.flatnonzero((arr == 0x0A) | (arr == 0x2C))  # already in order: no sort
+    gaps = np.diff(seps, prepend=-1, append=len(content)) - 1
+    longest = int(gaps.max()) if len(gaps) else len(content)
+    if longest > MAX_FIELD_BYTES:
+        at = int(seps[gaps.argmax() - 1]) + 1 if gaps.argmax() else 0
+        line = int(np.searchsorted(newlines, at)) + 1
+        raise ParseError(f"CSV line {line:,} has a field of {longest:,} bytes, over the cap of {MAX_FIELD_BYTES:,} "
+                         "bytes a field", source=source, file=name)
+
+
+def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS,
+                  streamed: bool = False) -> None:
+    """Rows, cells and decoded size, before any column is decoded.
+
+    The decoded size is not the footer's ``total_byte_size``: that counts a dictionary page once, and a 201 KB
+    file whose string column repeats a few 360-byte values over 5 million rows declared 1.4 MB and took 1.8 GB
+    once read (issue 32). So each dictionary-encoded text column is read still encoded (its dictionary and one
+    index per value: at most 4 bytes a row) and its values' lengths summed through the indices; every other
+    column counts its uncompressed size or its values' fixed width, whichever is larger. ``streamed``: the
+    source reads the file a batch at a time (``ddp_records``), so each row group is bounded instead of the whole.
+    """
     try:
-        meta = pq.ParquetFile(io.BytesIO(content)).metadata
+        pf = pq.ParquetFile(io.BytesIO(content))
+        meta = pf.metadata
     except Exception as e:  # pyarrow raises several types for a bad footer
         raise ParseError(f"not a readable parquet file ({excerpt(str(e))})", source=source, file=name) from None
     rows, cols = meta.num_rows, meta.num_columns
@@ -134,10 +186,48 @@ def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEF
     if rows * cols > max_rows * CELLS_PER_ROW_CAP:
         raise ParseError(f"parquet has {rows:,} rows of {cols:,} columns, over the cap of "
                          f"{max_rows * CELLS_PER_ROW_CAP:,} cells", source=source, file=name)
-    decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    if decoded > MAX_DECODED_BYTES:
-        raise ParseError(f"parquet would decode to {decoded:,} bytes, over the {MAX_DECODED_BYTES:,}-byte cap",
-                         source=source, file=name)
+    total, cap = 0, MAX_ROW_GROUP_DECODED if streamed else MAX_DECODED_BYTES
+    for i in range(meta.num_row_groups):
+        part = _row_group_decoded(content, pf, i, source=source, name=name)
+        total = part if streamed else total + part
+        if total > cap:
+            what = f"row group {i + 1} would decode to" if streamed else "parquet would decode to at least"
+            raise ParseError(f"{what} {total:,} bytes, over the {cap:,}-byte cap (a column of repeated text "
+                             "expands once read); nothing was loaded", source=source, file=name)
+
+
+_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 12}
+
+
+def _row_group_decoded(content: bytes, pf, i: int, *, source: str, name: str) -> int:
+    """Bytes one row group takes once decoded (see ``check_parquet``)."""
+    rg = pf.metadata.row_group(i)
+    total, texts = 0, []
+    for j in range(rg.num_columns):
+        c = rg.column(j)
+        width = c.type_length if c.physical_type == "FIXED_LEN_BYTE_ARRAY" else _WIDTH.get(c.physical_type, 0)
+        if c.physical_type == "BYTE_ARRAY" and c.has_dictionary_page:
+            texts.append(c.path_in_schema)
+        else:
+            total += max(c.total_uncompressed_size, c.num_values * width)
+    if not texts:
+        return total
+    try:
+        # read_dictionary keeps the values encoded: memory is the dictionary plus one index per value
+        enc = pq.ParquetFile(io.BytesIO(content), read_dictionary=texts)
+        table = enc.read_row_group(i, columns=texts)
+    except Exception as e:  # a nested or broken column: refused, since its cost cannot be bounded
+        raise ParseError(f"the text columns of row group {i + 1} cannot be sized before reading them "
+                         f"({excerpt(str(e))})", source=source, file=name) from None
+    for col in table.columns:
+        for chunk in col.chunks:
+            total += 4 * len(chunk)  # Arrow's offset per value
+            if pa.types.is_dictionary(chunk.type):
+                lengths = pc.binary_length(chunk.dictionary)
+                total += int(pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0)
+            else:
+                total += chunk.nbytes
+    return total
 
 
 # ---------------------------------------------------------------- workbooks: formulas without a cached value

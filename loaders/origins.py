@@ -25,6 +25,7 @@ import hashlib
 import io
 from fnmatch import fnmatchcase
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .errors import LoaderError
 from .fetch import read_sidecar, sidecar_path
@@ -83,6 +84,7 @@ def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: 
                               f"{size:,} bytes; recorded {str(side.get('sha256'))[:12]}…, {side.get('bytes')} bytes)",
                               source=source_id, file=path.name)
         src = registry.SOURCES.get(source_id)
+        _check_download_host(side, src, source_id, path.name)
         return {"producer": getattr(src, "publisher", ""), "title": getattr(src, "title", ""),
                 "official_url": side.get("url", ""), "read_as": "official", "read_url": side.get("url", ""),
                 "archive_url": "", "copy_as_of": "", "date_published": "",
@@ -102,6 +104,25 @@ def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: 
     raise LoaderError(f"no origin recorded for this file: add it to loaders/{Path(table_path).name} (producer, "
                       "official URL, how it was read) or download it with `python -m loaders update`",
                       source=source_id, file=path.name)
+
+
+def _check_download_host(side: dict, src, source_id: str, name: str) -> None:
+    """A download record stands in for the origin only when it names an https URL on one of the hosts the source
+    declares (``allowed_hosts``, the same list ``fetch`` downloads from): a record written by hand, or left by a
+    redirect to another host, is no better than no record."""
+    hosts = tuple(getattr(src, "allowed_hosts", ()) or ())
+    url = str(side.get("url") or "")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        parts, host = None, None
+    if not hosts:
+        return
+    if parts is None or parts.scheme != "https" or host not in hosts or "@" in parts.netloc:
+        raise LoaderError(f"the download recorded beside it names {url[:120]!r}, which is not an https URL on this "
+                          f"source's declared hosts ({', '.join(hosts)}): download it again with `python -m loaders "
+                          "update`, or record its origin in loaders/origins.csv", source=source_id, file=name)
 
 
 def read_note(origin: dict) -> str:

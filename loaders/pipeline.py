@@ -82,7 +82,8 @@ def _parse_raw(source: Source, content: bytes, name: str):
     # Decided by the bytes, not the name: a zip bomb named .bin is still a zip.
     # The parser reads what the checks hand back: the same content, a workbook's worksheets stored inflated.
     readable = limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
-                                    kind=source.extra.get("file_kind") or file_kind(name))
+                                    kind=source.extra.get("file_kind") or file_kind(name),
+                                    streamed=bool(source.extra.get("streamed")))
     try:
         return source.parse(readable, name)
     except LoaderError:
@@ -109,7 +110,8 @@ def _finish(source: Source, out, name: str, *, validate: bool) -> Parsed:
     df = parsed.obs if list(parsed.obs.columns) == tidy.COLUMNS else tidy.frame(parsed.obs)
     df["file"] = tidy.repeat_text(name, df.index)
     if validate:
-        df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name)
+        df = tidy.validate(df, source=source.id, series_ids={s.id for s in source.series}, file=name,
+                            whole=tidy.value_rules(source.series))
     _check_table_names(source, parsed.tables, name)
     return Parsed(df, dict(parsed.tables))
 
@@ -135,11 +137,14 @@ def file_facts(df: pd.DataFrame | dict) -> tuple[int, list[str], str | None, str
     return n, sorted({r for r in df.get("release", ()) if r}), min(dates) if n else None, max(ends) if n else None
 
 
-def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame | dict) -> dict:
-    """The manifest entry of one raw file; ``df`` is its tidy frame or its tidy columns (``file_facts``)."""
+def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame | dict, *,
+               origin: dict | None = None) -> dict:
+    """The manifest entry of one raw file; ``df`` is its tidy frame or its tidy columns (``file_facts``);
+    ``origin`` its checked origin when the caller checked it already (``build_source`` does, before parsing)."""
     # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
-    origin = origins.origin_for(source.id, path, content)
+    if origin is None:
+        origin = origins.origin_for(source.id, path, content)
     side = read_sidecar(path)
     url = side.get("url") or origin["official_url"]
     rows, releases, date_min, date_max = file_facts(df)
@@ -217,7 +222,8 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
         if not frames:
             return tidy.empty(), tables
         obs = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series})
+        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
+                            whole=tidy.value_rules(source.series))
         return obs, tables
     finally:
         if paused:
@@ -294,13 +300,18 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: list
     entries = []
     by_name = {p.name: p for p in paths}
     first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
+    checked: dict[str, dict] = {}  # name -> origin, checked before the file is parsed
 
     def contents():
         for p in paths:
             content = limits.read_regular(p, source.max_bytes, source=source.id)
+            # The origin (or the download record beside the file: its sha256 and its declared host) is checked
+            # before anything parses the bytes: a file that would be refused for its origin must not first cost
+            # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
+            checked[p.name] = origins.origin_for(source.id, p, content)
             digest = sha256_bytes(content)
             if digest in first:
-                entry = file_entry(source, p, content, tidy.empty())
+                entry = file_entry(source, p, content, tidy.empty(), origin=checked[p.name])
                 entry.update(same_bytes_as=first[digest]["name"], release=first[digest].get("release"))
                 entries.append(entry)
                 if progress:
@@ -312,7 +323,7 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: list
     def each(name, content, parsed):
         # a ParsedColumns' own columns: its frame is not built for the entry (parse_files joins the columns)
         rows = parsed.columns if isinstance(parsed, ParsedColumns) else parsed.obs
-        entries.append(file_entry(source, by_name[name], content, rows))
+        entries.append(file_entry(source, by_name[name], content, rows, origin=checked.get(name)))
         first[entries[-1]["sha256"]] = entries[-1]
         if progress:
             progress.update(1)
@@ -351,7 +362,8 @@ def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False,
     ``tables`` when given); mark the flagged rows; return (obs, flags). ``validated``: ``obs`` is
     ``build_source``'s output as it came (validated and in canonical order), not checked a second time."""
     if not validated:
-        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series})
+        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
+                            whole=tidy.value_rules(source.series))
     if obs.empty or (source.check is None and (source.check_tables is None or not tables)):
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
     found = [source.check(obs)] if source.check is not None else []
@@ -404,7 +416,9 @@ def format_values(v: pd.Series) -> pd.Series:
     """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
     arr = v.to_numpy(dtype="float64")
     whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = np.where(whole, pd.Series(arr).round().astype("Int64").astype(str), pd.Series(arr).map(repr))
+    out = pd.Series(arr).map(repr).to_numpy(dtype=object)
+    # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
+    out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
     return pd.Series(out, index=v.index)
 
 

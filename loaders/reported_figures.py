@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import io
 import math
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +35,7 @@ import pandas as pd
 from . import copies, parsing, tidy
 from .base import Parsed, Series, Source
 from .errors import ParseError
+from .events import link_problems
 
 ID = "reported_figures"
 FILE = "data/reported_figures.csv"
@@ -130,8 +130,11 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
             _fail(name, i, field, why)
         if has_copy_columns and r["source_quality"] == "syndicated copy" and not copies.is_copy(r["link_is_copy"]):
             _fail(name, i, "link_is_copy", "a 'syndicated copy' row must be marked as a copy (yes)")
-        if url and not re.match(r"https?://[^\s/]+\.[^\s]+$", url):
-            _fail(name, i, "url", f"{url!r} is not an http(s) URL")
+        # The project's one URL check (the events' own): it refuses a user name before '@'
+        # (https://trusted.gov@evil.example/x), loopback and private hosts and look-alike names, which the pattern
+        # used here before accepted.
+        for _field, why in (link_problems(url) if url else []):
+            _fail(name, i, "url", f"{url!r}: {why}")
         if not url and r["source_quality"] != "unverified":
             _fail(name, i, "url", "empty; only an 'unverified' row may lack a URL")
         for f in ("unit", "reported_by", "note"):

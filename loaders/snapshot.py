@@ -34,7 +34,7 @@ import shutil
 from pathlib import Path
 import datetime as dt
 
-from .errors import LoaderError
+from .errors import LoaderError, naming
 from .errors import excerpt as short
 
 NAME = "snapshot"
@@ -424,12 +424,13 @@ class Generation:
         if not _safe_rel(rel) or rel == MANIFEST:
             raise ValueError(f"not a snapshot file path: {rel!r}")
         p = self.path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with open(p, "xb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(p, 0o644)
+        with naming(p):  # a full disk or an I/O error names the file it struck
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "xb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(p, 0o644)
         self.files[rel] = {"bytes": len(data), "sha256": sha256(data)}
 
     def commit(self, manifest: dict) -> None:
@@ -441,7 +442,7 @@ class Generation:
                 for name in CURATED if (self.curated_dir / name).is_file()
                 for b in [(self.curated_dir / name).read_bytes()]}
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-        with open(self.path / MANIFEST, "xb") as f:
+        with naming(self.path / MANIFEST), open(self.path / MANIFEST, "xb") as f:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())

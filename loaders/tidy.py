@@ -194,8 +194,25 @@ def _iso(v) -> str:
     return pd.Timestamp(v).date().isoformat()
 
 
-def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str | None = None) -> pd.DataFrame:
+# Bounds on what a row may hold (issue 32): a count of 1e308 ended in a traceback when the snapshot was written,
+# 2.5 encounters were accepted, and a 49 MB field became a series key. No figure of this domain comes near ten
+# trillion (dollars included); keys are names of places, facilities and categories (the longest real one has 94
+# characters).
+MAX_VALUE = 1e13
+MAX_KEY_CHARS = 300
+
+
+def value_rules(series) -> dict[str, bool]:
+    """Series id -> whether its values must be whole: flows counted in people or events (a figure "as reported"
+    by someone else keeps the value it was printed with)."""
+    return {s.id: s.measure == "flow" and s.unit != "as reported" for s in series}
+
+
+def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str | None = None,
+             whole: dict[str, bool] | None = None) -> pd.DataFrame:
     """Check a tidy frame; raise ``ValidationError`` naming the row and field of the first problems.
+
+    ``whole``: series id -> its values must be whole numbers (``value_rules``).
 
     Returns the frame sorted in the canonical order, so what is written is deterministic.
     """
@@ -235,6 +252,12 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
     vals = pd.to_numeric(df["value"], errors="coerce")
     report(~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan)), "value", "not a finite number")
     report(vals < 0, "value", "negative")
+    report(vals > MAX_VALUE, "value", f"over {MAX_VALUE:,.0f}, beyond any figure this dashboard shows")
+    if whole:
+        counted = df["series"].map(whole).fillna(False).astype(bool)
+        report(counted & np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan)) & (vals != vals.round()),
+               "value", "not a whole number, and this series counts people or events")
+    report(df["key"].astype(str).str.len() > MAX_KEY_CHARS, "key", f"longer than {MAX_KEY_CHARS} characters")
     # A frame holds a handful of distinct flag strings: check each once, then mark the rows that carry a bad one.
     bad_codes = {f for f in df["flag"].unique() if any(x not in FLAGS for x in f.split(";") if x)}
     report(df["flag"].isin(bad_codes), "flag", "unknown flag code")

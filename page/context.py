@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -78,11 +79,28 @@ def range_bounds(_snap: cdata.Snapshot, today: dt.date) -> tuple[dt.date, dt.dat
     return data_bounds(_snap, today)
 
 
-@st.cache_resource(show_spinner=False)
-def checked_events(user_path: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    # (bundled + local events, rows of the local file that were not loaded); cleared after a save. The bundled
-    # events come from the snapshot, checked by the rebuild that wrote it; only the reader's own file is read here.
+@st.cache_resource(show_spinner=False, max_entries=4)
+def checked_events(user_path: str, signature: tuple | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    # (bundled + local events, rows of the local file that were not loaded), kept per state of the file
+    # (``file_signature``): a file changed by hand, by another server or by a repair is read again on the next
+    # run of any session. Kept by path alone, fresh sessions drew a stale copy until a restart (issue 32). The
+    # bundled events come from the snapshot, checked by the rebuild that wrote it.
     return lev.load_events_checked(user_path=user_path, bundled=bundled_from_snapshot(snapshot()))
+
+
+def file_signature(path) -> tuple | None:
+    """What changes whenever the file's bytes do: modification time (ns), size, inode (an atomic replace makes a
+    new one) and status-change time; None when there is no file. One ``stat`` a run, no read."""
+    try:
+        s = os.stat(path)
+    except OSError:
+        return None
+    return (s.st_mtime_ns, s.st_size, s.st_ino, s.st_ctime_ns)
+
+
+def local_events(page: Page) -> tuple[pd.DataFrame, pd.DataFrame]:
+    path = str(page.events_setting.path)
+    return checked_events(path, file_signature(path))
 
 
 def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
@@ -201,16 +219,17 @@ def load() -> Page:
     titles, options, big = series_index(snap)
     # The events setting is read on every run (cheap): a deployment's environment decides it.
     return Page(snap=snap, ids=snap.series_ids(), titles=titles, options=options, big_breakdowns=big,
-                reported=snap.reported, events_setting=lev.user_events_setting())
+                reported=snap.reported,
+                events_setting=lev.user_events_setting(server_address=st.get_option("server.address")))
 
 
 def bundled_events(page: Page) -> pd.DataFrame:
     """The bundled events and the reader's local file (its refused rows: ``local_refused``)."""
-    return checked_events(str(page.events_setting.path))[0]
+    return local_events(page)[0]
 
 
 def local_refused(page: Page) -> pd.DataFrame:
-    return checked_events(str(page.events_setting.path))[1]
+    return local_events(page)[1]
 
 
 def session_events(page: Page) -> pd.DataFrame:

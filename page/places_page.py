@@ -11,7 +11,7 @@ from wording import i18n
 from figures import maps
 from analysis import places as P
 from wording.plain import markdown_literal
-from charts.places_view import PlacesView, default_release, map_label, render
+from charts.places_view import PlacesView, default_release, link_notes, map_label, render
 
 
 def _lang() -> str:
@@ -69,6 +69,7 @@ def _seed(pl: P.Places) -> None:
         return
     q = st.query_params.to_dict()
     v = PlacesView.from_query(q) if q.get("view") == "places" else PlacesView()
+    st.session_state["places_link_notes"] = link_notes(q, pl, _lang())
     st.session_state.update({"p_map": v.map if v.map in ("state", "facilities", "field-offices") else "state",
                              "p_release": v.release or default_release(pl), "p_per": v.per_capita,
                              "p_facility": v.facility or None, "p_state": v.state or None, "places_seeded": True})
@@ -95,6 +96,13 @@ def places_panel(snap) -> None:
     view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
                       facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
     st.query_params.from_dict(view.to_query())
+    # What the link asked for that is not there, said until the reader changes the view (as a trend link's notes).
+    if ss.get("places_seeded_query") is None:
+        ss["places_seeded_query"] = view.to_query()
+    elif view.to_query() != ss["places_seeded_query"]:
+        ss["places_link_notes"] = []
+    for note in ss.get("places_link_notes") or []:
+        st.info(markdown_literal(note))
     r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang, _sep())
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")

@@ -63,12 +63,22 @@ def record_downloads(raw: Path) -> Path:
     from loaders import registry
     from loaders.fetch import sidecar_path
     urls = {u.rsplit("/", 1)[-1]: u for s in registry.SOURCES.values() for u in s.download_urls}
+
+    def host_of(p: Path) -> str:
+        # a name no source downloads: a URL on the declared host of the source whose folder holds it, since a
+        # download record is only taken from a host the source declares (loaders.origins)
+        rel = Path(p.parent.name, p.name)  # the raw globs are "<folder>/<pattern>"
+        for s in registry.SOURCES.values():
+            if s.allowed_hosts and any(rel.match(g) for g in s.raw_globs):
+                return s.allowed_hosts[0]
+        return "example.org"
+
     for p in sorted(Path(raw).rglob("*")):
         if not p.is_file() or p.name.endswith(".meta.json") or sidecar_path(p).exists():
             continue
         body = p.read_bytes()
         sidecar_path(p).write_text(json.dumps({
-            "url": urls.get(p.name, f"https://example.org/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
+            "url": urls.get(p.name, f"https://{host_of(p)}/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
             "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "etag": "", "last_modified": ""}))
     return raw
 

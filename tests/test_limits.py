@@ -13,6 +13,7 @@ import subprocess
 import sys
 import zipfile
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -126,13 +127,14 @@ def test_a_zip_bomb_is_refused_whatever_its_name(sid, monkeypatch):
 
 
 def test_error_messages_quote_only_a_short_excerpt_of_a_cell(tmp_path):
-    """A 300 MB cell was printed whole to stderr; a 2 MB one here is cut to an excerpt."""
+    """A 300 MB cell was printed whole to stderr; a 90 KB one here (under the field cap, ``check_csv``) is cut
+    to an excerpt."""
     name, good = fs.sample("cbp_encounters") or pytest.skip("no CBP sample")
     lines = good.decode("utf-8-sig").splitlines()
     header = lines[0].split(",")
     num = next(i for i, v in enumerate(lines[1].split(",")) if re.fullmatch(r"\d+", v.strip()))
     row = lines[1].split(",")
-    row[num] = "9" * 10 + "x" * 2_000_000
+    row[num] = "9" * 10 + "x" * 90_000
     p = tmp_path / name
     p.write_text("\n".join([lines[0], ",".join(row)] + lines[2:]) + "\n")
     r = parse_cli("cbp_encounters", str(p))
@@ -382,3 +384,117 @@ def test_duckdb_connections_are_closed_when_a_parse_fails(sid, mutate, monkeypat
     for con in opened:
         with pytest.raises(duckdb.ConnectionException):
             con.sql("select 1")
+
+
+# ---------------------------------------------------------------- issue 32: cost bounded before decoding
+
+def dictionary_bomb_parquet(path=None) -> bytes:
+    """A valid-looking ddp_facility_daily parquet of about 200 KB: one text column, dictionary-encoded, written
+    without the Arrow schema; its footer declares a few hundred KB, and it decodes to 1.8 GB (5 million values
+    of 360 bytes). Read whole, it peaked at 1,819 MB."""
+    import numpy as np
+    n = 5_000_000
+    codes = pa.array([f"{i:04d}" + "X" * 356 for i in range(64)])
+    idx = pa.array((np.arange(n, dtype=np.int32) // 100_000) % 64)
+    table = pa.table({"detention_facility_code": pa.DictionaryArray.from_arrays(idx, codes)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, store_schema=False, compression="zstd", row_group_size=n, write_statistics=False)
+    data = buf.getvalue()
+    meta = pq.ParquetFile(io.BytesIO(data)).metadata
+    declared = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    assert len(data) < 300_000 and declared < limits.MAX_DECODED_BYTES  # the footer alone let it through
+    if path is not None:
+        path.write_bytes(data)
+    return data
+
+
+def test_a_dictionary_encoded_parquet_is_bounded_by_its_decoded_size(monkeypatch):
+    never_parse(monkeypatch, "ddp_facility_daily")
+    with pytest.raises(ParseError, match=r"file bomb\.parquet\] parquet would decode to at least 1,8\d\d,\d{3},\d{3} "
+                                         r"bytes, over the 400,000,000-byte cap"):
+        pipeline.parse_bytes(registry.get("ddp_facility_daily"), dictionary_bomb_parquet(), "bomb.parquet")
+
+
+def test_a_streamed_parquet_is_bounded_per_row_group(monkeypatch):
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"s": pa.array(["x" * 1000] * 2000)}), buf, row_group_size=500)
+    monkeypatch.setattr(limits, "MAX_DECODED_BYTES", 1_000_000)
+    monkeypatch.setattr(limits, "MAX_ROW_GROUP_DECODED", 600_000)
+    limits.check_parquet(buf.getvalue(), source="s", name="f.parquet", streamed=True)  # 0.5 MB a row group
+    monkeypatch.setattr(limits, "MAX_ROW_GROUP_DECODED", 400_000)
+    with pytest.raises(ParseError, match="row group 1 would decode to 50"):
+        limits.check_parquet(buf.getvalue(), source="s", name="f.parquet", streamed=True)
+    with pytest.raises(ParseError, match="parquet would decode to at least 1,00"):
+        limits.check_parquet(buf.getvalue(), source="s", name="f.parquet")  # 2 MB in all
+
+
+@pytest.mark.parametrize("body, message", [
+    (b"a," * 100_000, r"CSV line 1 has 100,001 columns, over the cap of 2,000"),
+    (b"a,b\n" + b"x" * 200_000 + b",1\n", r"CSV line 2 has a field of 200,000 bytes, over the cap of 100,000"),
+])
+def test_csv_is_bounded_by_columns_per_line_and_bytes_per_field(monkeypatch, body, message):
+    never_parse(monkeypatch, "cbp_encounters")
+    with pytest.raises(ParseError, match=r"file sbo-encounters-x\.csv\] " + message):
+        pipeline.parse_bytes(registry.get("cbp_encounters"), body, "sbo-encounters-x.csv")
+
+
+def _limited(mb: int):
+    def apply():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    return apply
+
+
+@pytest.mark.parametrize("sid, name, make", [
+    ("ddp_facility_daily", "facilities-daily-population-latest.parquet", lambda p: dictionary_bomb_parquet(p)),
+    ("cbp_encounters", "sbo-encounters-x.csv", lambda p: p.write_bytes(b"a," * 10_000_000)),
+    ("cbp_encounters", "sbo-encounters-y.csv", lambda p: p.write_bytes(b"a,b\n" + b"a," * 10_000_000 + b"\n")),
+])
+def test_the_worst_files_are_refused_within_1_gb_and_seconds(tmp_path, sid, name, make):
+    """Run in a child process whose address space is capped at 1 GB (``RLIMIT_AS``) with a timeout: before, the
+    parquet took 1.8 GB and the CSVs ran for minutes at 1-2 GB. Now each is refused, naming the file and the cap."""
+    path = tmp_path / name
+    make(path)
+    r = subprocess.run([sys.executable, "-m", "loaders", "parse", sid, str(path)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, preexec_fn=_limited(1024))
+    assert r.returncode == 1, r.stderr
+    assert f"file {name}]" in r.stderr and "over the" in r.stderr and "cap" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- issue 32: numbers in range, keys bounded
+
+def _cbp_with(tmp_path, value: str) -> tuple[str, str]:
+    """The CBP sample with its first encounter count replaced by ``value``: (path, file name)."""
+    name, good = fs.sample("cbp_encounters")
+    lines = good.decode("utf-8-sig").splitlines()
+    row = lines[1].split(",")
+    row[lines[0].split(",").index("Encounter Count")] = value
+    p = tmp_path / name
+    p.write_text("\n".join([lines[0], ",".join(row)] + lines[2:]) + "\n")
+    return str(p), name
+
+
+@pytest.mark.parametrize("value, why", [
+    ("1e308", "over 10,000,000,000,000"),
+    ("2.5", "not a whole number"),
+])
+def test_a_count_out_of_range_is_refused_with_a_line_not_a_traceback(tmp_path, value, why):
+    """1e308 ended in a 30-line traceback from format_values; 2.5 encounters were accepted."""
+    path, name = _cbp_with(tmp_path, value)
+    r = parse_cli("cbp_encounters", path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"file {name}]" in r.stderr and "field 'value'" in r.stderr and why in r.stderr, r.stderr
+
+
+def test_a_key_over_the_length_bound_is_refused():
+    from loaders import tidy
+    df = tidy.frame(pd.DataFrame({"series": ["s"] * 2, "key": ["ok", "k" * 5000], "date": ["2024-01-01"] * 2,
+                                  "value": [1, 2]}))
+    with pytest.raises(Exception, match=r"row 2 field 'key': longer than 300 characters"):
+        tidy.validate(df, source="x", series_ids={"s"}, file="f.csv")
+
+
+def test_format_values_writes_huge_and_whole_numbers_without_overflow():
+    out = pipeline.format_values(pd.Series([1e308, 3.0, 2.5, float("nan"), 2.0**60]))
+    assert list(out) == ["1e+308", "3", "2.5", "nan", "1.152921504606847e+18"]

@@ -115,3 +115,62 @@ def test_source_lines_show_official_urls_and_say_when_read_from_an_archive_copy(
     lines = source_lines(snap, prepared)
     assert any(ln.startswith("Official files: https://www.ice.gov/doclib/detention/") and "archive copy" in ln
                for ln in lines), lines
+
+
+# ---------------------------------------------------------------- issue 32: the origin is checked before parsing
+
+def _counting_parser(monkeypatch, sid):
+    """The source's parser, counting its calls: the origin check must act before it is reached."""
+    import dataclasses
+    calls = []
+    src = registry.get(sid)
+
+    def parse(content, name=""):
+        calls.append(name)
+        return src.parse(content, name)
+    monkeypatch.setitem(registry.SOURCES, sid, dataclasses.replace(src, parse=parse))
+    return calls
+
+
+def test_rebuild_refuses_a_file_of_unknown_origin_before_parsing_it(tmp_path, monkeypatch):
+    from tests import fault_samples as fs
+    _, body = fs.sample("cbp_encounters")
+    raw = tmp_path / "raw"
+    (raw / "cbp_encounters").mkdir(parents=True)
+    (raw / "cbp_encounters" / "sbo-encounters-unrecorded.csv").write_bytes(body)
+    calls = _counting_parser(monkeypatch, "cbp_encounters")
+    with pytest.raises(LoaderError, match=r"file sbo-encounters-unrecorded\.csv\] no origin recorded"):
+        pipeline.rebuild(raw, tmp_path / "snap", ["cbp_encounters"])
+    assert calls == []  # before: the file was parsed in full, then refused
+
+
+@pytest.mark.parametrize("url, why", [
+    ("https://evil.example/sbo-encounters.csv", "not an https URL on this source's declared hosts"),
+    ("http://www.cbp.gov/sbo-encounters.csv", "not an https URL"),
+    ("https://www.cbp.gov@evil.example/x.csv", "declared hosts"),
+])
+def test_a_download_record_is_checked_against_the_declared_hosts_before_parsing(tmp_path, monkeypatch, url, why):
+    """``update`` parses what it downloaded through the same ``build_source``: its download record must name a
+    host the source declares, and the bytes must match it, before the parser is reached."""
+    from tests import fault_samples as fs
+    _, body = fs.sample("cbp_encounters")
+    p = tmp_path / "cbp_encounters" / "sbo-encounters-x.csv"
+    p.parent.mkdir()
+    p.write_bytes(body)
+    record_downloads(tmp_path)
+    side = p.with_name(p.name + ".meta.json")
+    meta = json.loads(side.read_text())
+    side.write_text(json.dumps({**meta, "url": url}))
+    calls = _counting_parser(monkeypatch, "cbp_encounters")
+    with pytest.raises(LoaderError, match=rf"file sbo-encounters-x\.csv\] .*{why}"):
+        pipeline.build_source(registry.get("cbp_encounters"), [p])
+    assert calls == []
+    # the bytes changed after the download was recorded: refused before parsing as well
+    side.write_text(json.dumps(meta))
+    p.write_bytes(body + b"\n")
+    with pytest.raises(LoaderError, match="bytes differ from the download"):
+        pipeline.build_source(registry.get("cbp_encounters"), [p])
+    assert calls == []
+    p.write_bytes(body)
+    obs, entries, _ = pipeline.build_source(registry.get("cbp_encounters"), [p])
+    assert len(obs) and calls == ["sbo-encounters-x.csv"] and entries[0]["origin"]["read_as"] == "official"
