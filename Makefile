@@ -33,12 +33,18 @@ dev-setup: $(BIN)/.installed-dev
 run: setup
 	$(BIN)/streamlit run dashboard.py --server.address 127.0.0.1 --server.port $(PORT)
 
-# The browser tests need Chromium; install Debian's when it is missing and we are root.
+# The browser tests need Chromium, the proxy test nginx; install Debian's when missing and we are root.
 test-setup: dev-setup
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's chromium for the browser tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 		|| echo "could not install chromium: browser tests will skip"; \
+	fi
+	@# The proxy test (tests/test_proxy.py) runs Debian's nginx as its own foreground process, never the service.
+	@if ! command -v nginx >/dev/null 2>&1 && ! [ -x /usr/sbin/nginx ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's nginx for the proxy test (the system service is not started by the test)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null) \
+		|| echo "could not install nginx: the proxy test will skip"; \
 	fi
 
 # The linter and the layers' import contract (both configured in pyproject.toml) run first: CI enforces them.

@@ -70,13 +70,22 @@ async def one_session(browser, url: str, budget_end: float, results: dict, start
 
 
 async def do_rerun(tab, option: str, budget_end: float, results: dict, start: asyncio.Event):
-    label = PROJECT_CHOICES[0]
+    # The picker is found by its widget key (.st-key-<key>), as bench_page.py and the browser tests find it:
+    # PROJECT_CHOICES[0] is that key ("w_preset"), never text on the page, so filtering the select boxes by it
+    # as text matched nothing and every rerun timed out.
+    key = PROJECT_CHOICES[0]
     try:
-        box = tab.locator("[data-testid='stSelectbox']").filter(has_text=label).first
-        await box.locator("input").click()
-        await tab.keyboard.press("ArrowDown")  # opens the menu (a click only focuses it here)
+        box = tab.locator(f".st-key-{key} input[role='combobox']")
+        # Below the first screen: scroll first and let it settle, else the scroll closes the opened list.
+        await box.scroll_into_view_if_needed()
+        await tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        await box.click()
         opt = tab.get_by_role("option", name=option, exact=True)
-        await opt.wait_for(state="visible")
+        try:
+            await opt.wait_for(state="visible", timeout=5_000)
+        except Exception:  # the click only focused the box: the arrow key opens the list
+            await tab.keyboard.press("ArrowDown")
+            await opt.wait_for(state="visible")
         before = await tab.evaluate(SIGNATURE)
         await start.wait()
         t0 = time.perf_counter()

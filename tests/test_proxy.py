@@ -1,0 +1,190 @@
+"""Two replicas of the dashboard behind Debian's nginx on loopback (deploy/nginx.conf): sticky sessions, the
+WebSocket upgrade, and one replica killed while readers are on the page.
+
+Everything runs on 127.0.0.1 on free ports: two ``streamlit run dashboard.py`` processes and nginx as a
+foreground process with its own prefix, pid file, logs and temporary folders in the test's tmp folder (never the
+system's service). Which replica answered each request is read from nginx's own access log (``route=<affinity
+key> upstream=<replica>``), so the test needs nothing from the page. Every process the test starts is stopped
+by its own id in a ``finally``; every wait is bounded.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, stop_process
+
+pytestmark = pytest.mark.browser
+
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
+if not NGINX:
+    pytest.skip("no nginx on PATH or at /usr/sbin/nginx (on Debian/Ubuntu: apt-get install nginx; "
+                "`make test` installs it when run as root)", allow_module_level=True)
+# After the skip; test_e2e itself skips (saying why) when there is no Chromium or Playwright.
+from tests.test_e2e import ARTIFACTS, CHART, CHROMIUM, IDLE, LAUNCH_ARGS, VIEWPORT, choose, free_port, sync_api  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "deploy"))
+from nginx_conf import render  # noqa: E402
+
+CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+# Every connection state the page shows from now on (Streamlit marks the app root with it).
+WATCH_CONNECTION = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  window.__states = [app.getAttribute('data-test-connection-state')];
+  new MutationObserver(() => window.__states.push(app.getAttribute('data-test-connection-state')))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-connection-state']});
+}"""
+LOG_LINE = re.compile(r'"(?P<method>\S+) (?P<uri>\S+) [^"]*" (?P<status>\d+) \d+ route=(?P<route>\S+) '
+                      r'upstream=(?P<upstream>.*?) rt=')
+
+
+def wait_http(url: str, deadline: float, procs) -> None:
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        dead = [p.args[0] for p in procs if p.poll() is not None]
+        if dead or time.monotonic() > deadline:
+            raise RuntimeError(f"{url} not answering (exited: {dead})")
+        time.sleep(0.3)
+
+
+def log_lines(access_log: Path) -> list[dict]:
+    if not access_log.exists():
+        return []
+    return [m.groupdict() for m in map(LOG_LINE.search, access_log.read_text().splitlines()) if m]
+
+
+def route_per_replica(proxy: str, access_log: Path, replicas: list[str], tries: int = 40) -> dict[str, str]:
+    """One affinity key that nginx sends to each replica: ask for a new cookie until each replica has one
+    (with two replicas, 40 tries all landing on one happen once in 2**39)."""
+    found: dict[str, str] = {}
+    for _ in range(tries):
+        with urllib.request.urlopen(f"{proxy}/_stcore/health", timeout=10) as r:
+            cookies = r.headers.get_all("Set-Cookie") or []  # Streamlit's XSRF cookie too
+        key = next(filter(None, (re.match(r"dash_route=([0-9a-f]+);", c) for c in cookies)), None)
+        assert key, f"the proxy set no affinity cookie: {cookies!r}"
+        line = next(x for x in reversed(log_lines(access_log)) if x["route"] == key.group(1))
+        found.setdefault(line["upstream"], key.group(1))
+        if set(found) >= set(replicas):
+            return found
+    raise AssertionError(f"nginx sent {tries} new readers to {sorted(found)} only, never to all of {replicas}")
+
+
+def open_view(page, proxy: str) -> None:
+    page.goto(proxy + "/")
+    page.wait_for_selector(CONNECTED, timeout=120_000)
+    page.wait_for_selector(IDLE, timeout=120_000)
+    page.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
+
+
+def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_path):
+    procs: list[subprocess.Popen] = []
+    files = []
+    runtime = tmp_path / "nginx"
+    runtime.mkdir()
+    access_log = runtime / "access.log"
+    try:
+        ports: list[int] = []
+        while len(ports) < 3:  # two replicas and the proxy, all different
+            p = free_port()
+            if p not in ports:
+                ports.append(p)
+        replicas = [f"127.0.0.1:{p}" for p in ports[:2]]
+        for i, port in enumerate(ports[:2]):
+            log = open(tmp_path / f"replica{i}.log", "wb")
+            files.append(log)
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.address", "127.0.0.1",
+                 "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                 "--server.fileWatcherType", "none", "--global.developmentMode", "false"],
+                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DASHBOARD_PUBLIC": "1"}))
+        conf = runtime / "nginx.conf"
+        conf.write_text(render(f"127.0.0.1:{ports[2]}", replicas, runtime))
+        nlog = open(runtime / "stderr.log", "wb")
+        files.append(nlog)
+        procs.append(subprocess.Popen([NGINX, "-p", str(runtime), "-c", str(conf), "-e", str(runtime / "error.log"),
+                                       "-g", "daemon off;"], stdout=nlog, stderr=subprocess.STDOUT))
+        proxy = f"http://127.0.0.1:{ports[2]}"
+        deadline = time.monotonic() + 90
+        for r in replicas:
+            wait_http(f"http://{r}/_stcore/health", deadline, procs)
+        wait_http(f"{proxy}/_stcore/health", deadline, procs)
+
+        # One reader per replica: each browser gets an affinity key that nginx hashes to that replica.
+        keys = route_per_replica(proxy, access_log, replicas)
+        dying, living = replicas
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            try:
+                pages = {}
+                for r in replicas:
+                    ctx = browser.new_context(viewport=VIEWPORT)
+                    ctx.set_default_timeout(60_000)
+                    ctx.add_cookies([{"name": "dash_route", "value": keys[r], "url": proxy}])
+                    pages[r] = ctx.new_page()
+                for r in replicas:
+                    open_view(pages[r], proxy)
+                    pages[r].evaluate(WATCH_CONNECTION)
+                # Each session works over its WebSocket: a date-range change reruns the script on its replica.
+                choose(pages[living], "w_preset", "Last 90 days")
+                choose(pages[dying], "w_preset", "Last 90 days")
+                # Every request each browser made so far went to its own replica (a WebSocket's line is
+                # written when it closes: checked below).
+                for r in replicas:
+                    mine = [x for x in log_lines(access_log) if x["route"] == keys[r]]
+                    assert len(mine) > 5 and {x["upstream"] for x in mine} == {r}, (r, mine[:5])
+
+                # A replica dies mid-session (as a crash would: SIGKILL, no goodbye to its readers).
+                procs[0].kill()
+                procs[0].wait(timeout=10)
+                # Its reader's page shows the connection lost, then reconnects through the proxy to the live
+                # replica, where the script runs again in a new session.
+                pd = pages[dying]
+                pd.wait_for_function("() => window.__states.some(s => s !== 'CONNECTED')", timeout=60_000)
+                with contextlib.suppress(Exception):
+                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                    pd.screenshot(path=str(ARTIFACTS / "proxy-replica-lost.png"))
+                pd.wait_for_selector(CONNECTED, timeout=120_000)
+                pd.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
+                pd.wait_for_selector(IDLE, timeout=120_000)
+                seen = pd.evaluate("() => window.__states")
+                # The other replica's reader never lost its connection and can still change the view.
+                choose(pages[living], "w_preset", "All data")
+                assert pages[living].evaluate("() => window.__states") == ["CONNECTED"]
+                for r in replicas:
+                    pages[r].context.close()
+            finally:
+                browser.close()
+        print("connection states the dying replica's reader saw:", seen)
+        assert seen[0] == "CONNECTED" and seen[-1] == "CONNECTED" and any(s != "CONNECTED" for s in seen), seen
+
+        lines = log_lines(access_log)
+        streams = {r: [x for x in lines if x["route"] == keys[r] and x["uri"].startswith("/_stcore/stream")]
+                   for r in replicas}
+        # The living replica's reader: one WebSocket, upgraded (101), on its replica, and every request there.
+        assert [(x["status"], x["upstream"]) for x in streams[living]] == [("101", living)], streams[living]
+        assert {x["upstream"] for x in lines if x["route"] == keys[living]} == {living}
+        # The dying replica's reader: its first WebSocket was on the dying replica; it reconnected with the same
+        # affinity key to the living one, because nginx found its own replica refusing connections.
+        assert (streams[dying][0]["status"], streams[dying][0]["upstream"]) == ("101", dying), streams[dying]
+        assert any(x["status"] == "101" and x["upstream"].endswith(living) for x in streams[dying][1:]), streams[dying]
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                stop_process(p)
+        for f in files:
+            with contextlib.suppress(OSError):
+                f.close()
