@@ -30,7 +30,7 @@ import pandas as pd
 
 from analysis import data as cdata
 from wording import i18n
-from analysis.status import publication_status
+from analysis import status  # read through the module at call time: a test replaces status.publication_status
 
 # (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (
@@ -237,7 +237,7 @@ def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "e
 
 def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline]:
     # Releases known (declared in data/publication_status.csv) but not held in this snapshot, by source.
-    known_releases = {s.source: s.last_release_known for s in publication_status(snap, today)
+    known_releases = {s.source: s.last_release_known for s in status.publication_status(snap, today)
                       if s.last_release_known and (not s.last_release_held or s.last_release_known > s.last_release_held)}
     out = []
     for n_card, (label, how, candidates) in enumerate(HEADLINES):
