@@ -367,9 +367,13 @@ def facility_findings(records: pd.DataFrame, table_of) -> pd.DataFrame:
         # "ERO EL PASO CAMP EAST MONTANA"); one word ("ELOY") would match too much.
         return k in known or (len(k.split()) > 1 and f" {k} " in f" {padded.replace('|', ' | ')} ")
 
-    out = [_finding(rec, "unknown-facility",
-                    f"facility {rec['facility']!r} is in none of the facility lists held, by name "
-                    f"({', '.join(used)})")
+    # A name no list knows says nothing about how many died: the finding marks that facility's own row (its
+    # fiscal year in ``deaths_fy_by_facility``), not the month's count, which would then look doubtful on a chart.
+    out = [dict(_finding(rec, "unknown-facility",
+                         f"facility {rec['facility']!r} is in none of the facility lists held, by name "
+                         f"({', '.join(used)})"),
+                series=f"{ID}.deaths_fy_by_facility", key=rec["facility"],
+                date=dt.date(fiscal_year(dt.date.fromisoformat(rec["date"])) - 1, 10, 1).isoformat())
            for rec in records.to_dict("records") if rec["custody"] == "in custody" and not listed(rec["facility"])]
     return pd.DataFrame(out, columns=["series", "key", "date", "release", "file", "flag", "message"])
 

@@ -216,6 +216,12 @@ def test_unknown_facility_names_the_row_and_the_lists(parsed):
     assert f"{NAME} row 2 (2003-10-07, Atwater US Penitentiary CA)" in unknown
     assert not any("enforcement" in u for u in unknown)  # not a custody death: no facility to look up
     assert all("facility_registry.facilities, ice_detention_stats.facilities" in m for m in found["message"])
+    # the finding points at that facility's fiscal-year row, never at the month's count of deaths (a name no
+    # list knows says nothing about how many died, and a chart would ring the count as doubtful)
+    atwater = found[found["message"].str.contains("row 2 \\(2003-10-07")].iloc[0]
+    assert (atwater.series, atwater.key, atwater.date) == \
+        (f"{dic.ID}.deaths_fy_by_facility", "Atwater US Penitentiary CA", "2003-10-01")
+    assert not found["series"].eq(f"{dic.ID}.deaths_monthly").any()
 
 
 def test_finish_runs_when_the_snapshot_is_written_and_again_when_only_an_input_changes(tmp_path, monkeypatch):
