@@ -39,7 +39,9 @@ HEADLINES = (
       ("trac_detention.detained_total", "headcount, all arresting agencies (ICE and CBP)"))),
     ("ICE arrests per day (monthly average)", "latest",
      (("ddp_records.arrests_daily", "ICE ERO administrative arrests, national, de-duplicated"),
-      ("ddp_arrests_aggregates.monthly_national_chart_data", "ICE ERO administrative arrests, national, de-duplicated"))),
+      # KUT's chart data is not DDP's own series: its SOURCES note leaves part of what it counts unverified.
+      ("ddp_arrests_aggregates.monthly_national_chart_data",
+       "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention"))),
     ("ICE book-ins per day (monthly average)", "latest",
      (("ice_detention_stats.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"),
       ("trac_detention.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"))),
@@ -47,9 +49,13 @@ HEADLINES = (
      (("ice_detention_stats.removals_fytd", "ICE removals as ICE counts them, including returns"),)),
     ("CBP encounters, latest full month", "month-total",
      (("cbp_encounters.nationwide_total", "nationwide, all of CBP"),
+      ("cbp_encounters.nationwide_by_state", "nationwide, all of CBP (the sum of CBP's counts by state)"),
       ("cbp_encounters.swb_total", "southwest land border only, all of CBP"),
       ("ohss_khsm.usbp_encounters", "U.S. Border Patrol only, nationwide"))),
 )
+# Breakdowns whose members add up to a total the files do not give: the card sums the members month by month
+# (CBP's state files carry no nationwide total; the AOR files that do are not always held). Its scope says so.
+SUMMED_OVER_KEYS = ("cbp_encounters.nationwide_by_state",)
 # Sources whose files carry their own publication date (for ICE, only files dated in their name).
 PUBLISHED_RELEASES = ("ice_detention_stats", "ohss_monthly_tables")
 UNIT_WORDS = {"arrests": "arrests", "book-ins": "book-ins", "people": "people", "removals": "removals",
@@ -98,6 +104,8 @@ SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all"
               "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",
               "initial book-ins into detention after ICE arrests (not arrests)": "book_ins",
               "ICE removals as ICE counts them, including returns": "removals",
+              "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention": "kut_arrests",
+              "nationwide, all of CBP (the sum of CBP's counts by state)": "cbp_nationwide_states",
               "nationwide, all of CBP": "cbp_nationwide", "southwest land border only, all of CBP": "cbp_swb",
               "U.S. Border Patrol only, nationwide": "usbp"}
 
@@ -136,6 +144,20 @@ def _monthly(daily_or_monthly: pd.DataFrame, info) -> pd.DataFrame:
     g["end"] = g["month"].dt.end_time.dt.normalize()
     g["flag"] = ["" if n == e.day else "partial" for n, e in zip(g["n"], g["end"])]
     return g[["date", "end", "value", "release", "flag", "file"]]
+
+
+def _summed(snap: cdata.Snapshot, sid: str) -> pd.DataFrame:
+    """A breakdown's members summed per period, each member from its latest release; a period is kept only
+    when every member that has the period comes from the same release (never one file's state added to
+    another's)."""
+    parts = [cdata.series_rows(snap, sid, k) for k in snap.keys(sid)]
+    rows = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    g = rows.groupby(["date", "end"]).agg(value=("value", "sum"), release=("release", "max"),
+                                          n_releases=("release", "nunique"),
+                                          flag=("flag", lambda f: ";".join(sorted({x for x in f if x}))),
+                                          file=("file", "last")).reset_index()
+    g = g[g["n_releases"] <= 1].sort_values("date", kind="mergesort")
+    return g[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
 
 
 def _unit_word(info) -> str:
@@ -260,7 +282,7 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
             by_key = {k: cdata.series_rows(snap, sid, k) for k in snap.keys(sid) if k}
             got = _fytd(by_key, unit, scope)
         else:
-            rows = cdata.series_rows(snap, sid, "")
+            rows = _summed(snap, sid) if sid in SUMMED_OVER_KEYS else cdata.series_rows(snap, sid, "")
             rows = _monthly(rows, info) if how == "month-per-day" else rows
             got = {"snapshot": _snapshot, "month-per-day": _month_per_day, "month-total": _month_total}[how](rows, unit, scope)
         value, period, data_date, statement, prev, comparison, prev_row, row = got
@@ -272,14 +294,11 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
         entry = snap.source_entry(info["source"])
         cadence = int(entry.get("cadence_days") or 0)
         fixed = "fixed file" in str(entry.get("cadence", ""))
-        ref = release or newest["end"].date()
-        # Staleness counts from the latest release known (held or declared), the same date the card's
-        # publication line gives: a newer release not in this snapshot is said as such, not called overdue.
-        known = known_releases.get(info["source"])
-        newer = known if known and ref and known > ref else None
-        ref = newer or ref
-        overdue = (today - ref).days - cadence if ref and cadence and not fixed else None
-        age = (today - data_date).days if data_date else None
+        # The same judgement as the Releases tab and `python -m loaders status` (analysis.status.freshness):
+        # age from the card's data date, lateness from the latest release known, held or declared.
+        fresh = status.freshness(today, data_date, release or newest["end"].date(), cadence,
+                                 [known_releases.get(info["source"])], reference=fixed)
+        overdue, age, newer = fresh.overdue_days, fresh.age_days, fresh.newer_release
         title = i18n.series_text(sid, "title", lang, info["title"])
         if how == "fytd":
             title += f" ({_fy(max(k for k in snap.keys(sid) if k))})"
@@ -287,7 +306,7 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
         definition = i18n.localise_numbers(i18n.series_text(sid, "definition", lang, info["definition"]), _LANG_VAR.get()["sep"])
         out.append(Headline(label, sid, title, value, per_day, period,
                             data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
-                            prev_release, overdue if overdue and overdue > 0 else None, definition,
+                            prev_release, overdue, definition,
                             statement=statement, scope=scope, comparison=comparison, release_note=release_note,
                             age_days=age, fixed_file=fixed, newer_release=newer))
     return out

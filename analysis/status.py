@@ -168,6 +168,59 @@ def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
     return out
 
 
+# ---------------------------------------------------------------- freshness (one place for the page, the cards
+# and `python -m loaders status`: each once computed its own age from its own date, and they disagreed)
+
+@dataclass(frozen=True)
+class Freshness:
+    data_date: dt.date | None  # the last day the data cover
+    release: dt.date | None  # the latest release held (shown beside the data's date, never in its place)
+    newer_release: dt.date | None  # a release known to exist after the held one, not in this snapshot
+    age_days: int | None  # days from the data's own date to today
+    overdue_days: int | None  # days past the cadence, counted from the latest release known; None when on time
+    reference: bool  # a reference table or fixed file: used as it is, never called overdue
+
+
+def freshness(today: dt.date, data_date: dt.date | None, release: dt.date | None = None, cadence_days: int = 0,
+              known_releases=(), reference: bool = False) -> Freshness:
+    """How fresh a figure is. Its age runs from the data's own date (a release can publish old data); lateness
+    runs from the latest release known, held or declared, so a known newer release makes the figure behind,
+    not the source overdue. Sources without a schedule and reference tables are never overdue."""
+    newer = max((d for d in known_releases if d and (release is None or d > release)), default=None)
+    last = newer or release or data_date
+    unscheduled = reference or not cadence_days or cadence_days >= UNSCHEDULED_DAYS
+    overdue = (today - last).days - cadence_days if last and not unscheduled else None
+    return Freshness(data_date, release, newer, (today - data_date).days if data_date else None,
+                     overdue if overdue and overdue > 0 else None, reference)
+
+
+def is_reference(snap: cdata.Snapshot, source: str) -> bool:
+    """A source that declares no series (only lookup tables, such as Census population for per-capita rates)
+    or whose files are never updated."""
+    src = registry.SOURCES.get(source)
+    fixed = "fixed file" in str(snap.source_entry(source).get("cadence", ""))
+    return fixed or (src is not None and not src.series and bool(snap.source_entry(source).get("tables")))
+
+
+def declared_releases(declared: pd.DataFrame, source: str) -> list[dt.date]:
+    mine = declared[(declared["source"] == source) & (declared["kind"] == "release")]
+    return [_d(s) for s in mine["start"] if s]
+
+
+def source_freshness(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
+                     declared: pd.DataFrame | None = None) -> Freshness:
+    """A source's freshness: data to the manifest's last day, the latest release held, and the releases
+    declared in data/publication_status.csv."""
+    today = today or dt.date.today()
+    declared = read_declared() if declared is None else declared
+    entry = snap.source_entry(source)
+    held = releases_of(snap, source)
+    data_to = entry.get("date_max")
+    return freshness(today, dt.date.fromisoformat(str(data_to)[:10]) if data_to else None,
+                     held[-1].date() if held else None, cadence_days(snap, source),
+                     declared_releases(declared, source), is_reference(snap, source))
+
+
 # ---------------------------------------------------------------- status
 
 @dataclass
@@ -185,6 +238,9 @@ class Status:
     in_snapshot: bool
     evidence: list[dict] = field(default_factory=list)  # {statement, source, verified}
     continues: list[dict] = field(default_factory=list)  # {series, title, data_through, note}
+    data_through: dt.date | None = None  # the last day the data cover
+    data_age_days: int | None = None  # days from that day to today: the age of what a reader sees
+    newer_release: dt.date | None = None  # a release known (declared) after the latest held, not held
 
     def summary(self) -> str:
         bits = [f"{self.title}: {self.status}"]
@@ -213,10 +269,9 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     declared = read_declared() if declared is None else declared
     entry = snap.source_entry(source)
     mine = declared[declared["source"] == source]
-    held = releases_of(snap, source)
-    held_last = held[-1].date() if held else None
-    known = [_d(s) for s in mine.loc[mine["kind"] == "release", "start"]]
-    known_last = max([d for d in [held_last, *known] if d], default=None)
+    fresh = source_freshness(snap, source, today, declared)
+    held_last = fresh.release
+    known_last = fresh.newer_release or held_last
     cad = cadence_days(snap, source)
     in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
     evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind,
@@ -231,16 +286,18 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
                               data_through=df["end"].max().date() if df is not None and len(df) else None))
     stopped = mine[mine["kind"] == "stopped"]
     days_since = (today - known_last).days if known_last else None
-    overdue = days_since - cad if days_since is not None and cad else None
+    overdue = fresh.overdue_days
     covered = any(b.declared and b.end is None for b in blackouts(snap, source, today, declared))
     if len(stopped):
         r = stopped.iloc[0]
         words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")
-    elif not in_snap and not held:
+    elif fresh.reference and entry.get("tables"):
+        words = "reference table, used as it is (not tracked for lateness)"
+    elif not in_snap and not held_last:
         words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
     elif not cad or cad >= UNSCHEDULED_DAYS:
         words = "not published on a schedule (fixed or curated files)"
-    elif not held:
+    elif not held_last:
         words = "not versioned"
     elif days_since <= cad:
         words = "on time"
@@ -250,19 +307,24 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
         words = f"no release for {days_since} days"
     else:  # only what this project holds: a missing file is not proof that nothing was published
         words = f"no release in this snapshot for {days_since} days"
+    if fresh.newer_release and not len(stopped):
+        # The snapshot is behind a release known to exist: say which, so the lateness is not read as the
+        # publisher's.
+        words += f"; a newer release of {fresh.newer_release.isoformat()} is known, not held"
     title = entry.get("title") or _registry_title(source) or source
     if source == "ice_statistics_page":
         title = "ICE enforcement statistics pages (ice.gov/statistics)"
     return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
-                  days_since, overdue if overdue and overdue > 0 else None, words, in_snap, evidence, continues)
+                  days_since, overdue, words, in_snap, evidence, continues, fresh.data_date, fresh.age_days,
+                  fresh.newer_release)
 
 
 def _registry_title(source: str) -> str:
     return registry.SOURCES[source].title if source in registry.SOURCES else ""
 
 
-STATUS_COLUMNS = ("source", "title", "status", "last_release_held", "last_release_known", "cadence", "days_since",
-                  "days_overdue", "evidence", "continues_in")
+STATUS_COLUMNS = ("source", "title", "status", "data_through", "data_age_days", "last_release_held",
+                  "last_release_known", "cadence", "days_since", "days_overdue", "evidence", "continues_in")
 
 
 def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
@@ -276,6 +338,7 @@ def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
     rows = []
     for s in statuses:
         rows.append(dict(source=s.source, title=s.title, status=status_text(s.status, lang),
+                         data_through=s.data_through, data_age_days=s.data_age_days,
                          last_release_held=s.last_release_held, last_release_known=s.last_release_known,
                          cadence=i18n.cadence_text(s.source, lang, s.cadence), days_since=s.days_since,
                          days_overdue=s.days_overdue,
@@ -299,7 +362,9 @@ STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalo
     (r"late \((?P<n>\d+) days past its (?P<cad>\d+)-day cadence\)", "late"),
     (r"no release for (?P<n>\d+) days", "no_release_for"),
     (r"no release in this snapshot for (?P<n>\d+) days", "no_release_held_for"),
+    (r"reference table, used as it is \(not tracked for lateness\)", "reference"),
 )
+NEWER_SUFFIX = r"; a newer release of (?P<date>\d{4}-\d\d-\d\d) is known, not held"
 
 
 def status_text(words: str, lang: str = "en") -> str:
@@ -307,6 +372,9 @@ def status_text(words: str, lang: str = "en") -> str:
     returned as they are."""
     if lang == "en":
         return words
+    newer = re.search(NEWER_SUFFIX + "$", words)
+    if newer:
+        return status_text(words[:newer.start()], lang) + i18n.t("status.newer_known", lang, date=newer["date"])
     for pattern, key in STATUS_PATTERNS:
         m = re.fullmatch(pattern, words)
         if m:
@@ -316,3 +384,29 @@ def status_text(words: str, lang: str = "en") -> str:
                 text += i18n.t("status." + key + "_extra", lang)
             return text
     return words
+
+
+def command_status(table: pd.DataFrame, snap: cdata.Snapshot | None, today: dt.date | None = None,
+                   declared: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``python -m loaders status``: the data side's table (rows, latest release, data date per source) with each
+    held source's freshness from ``freshness``, the same judgement the cards and the Releases tab give."""
+    today = today or dt.date.today()
+    declared = read_declared() if declared is None else declared
+    out = table.copy()
+    out["newer_release_known"] = ""
+    for i, r in out.iterrows():
+        if r["status"] != "held" or snap is None:
+            continue
+        f = source_freshness(snap, r["source"], today, declared)
+        out.at[i, "age_days"] = f.age_days if f.age_days is not None else ""
+        out.at[i, "newer_release_known"] = f.newer_release.isoformat() if f.newer_release else ""
+        if f.reference:
+            tables = sum(int(t.get("rows", 0)) for t in (snap.source_entry(r["source"]).get("tables") or {}).values())
+            out.at[i, "status"] = f"reference ({tables} table rows)" if tables else "reference"
+        elif f.overdue_days:
+            out.at[i, "status"] = f"overdue ({f.overdue_days} days past cadence"\
+                + (f", counted from the known {f.newer_release.isoformat()} release, not held)" if f.newer_release else ")")
+        else:
+            out.at[i, "status"] = "ok" + (f" (newer release {f.newer_release.isoformat()} known, not held)"
+                                          if f.newer_release else "")
+    return out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
-from analysis import releases
+from analysis import data as cdata, releases, status
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +65,8 @@ def _run(args) -> int:
             print(f"{sid}\t{src.title}")
     elif args.cmd == "status":
         table = pipeline.status(Path(args.data))
+        held = (table["status"] == "held").any() and not (table["status"] == "damaged").any()
+        table = status.command_status(table, cdata.load_snapshot(args.data) if held else None)
         print(table.to_string(index=False))
         if (table["status"] == "damaged").any():
             print(f"error: the snapshot in {args.data} is damaged; run `python -m loaders verify --data "

@@ -818,7 +818,7 @@ def _alive(pid: str) -> bool:
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
-    """What the snapshot holds and how old each source is against its cadence.
+    """What the snapshot holds: rows, latest release and the data's last day per source, and the age of that day.
 
     A source whose files do not match the manifest is "damaged" and its rows are not given (the manifest's
     count would describe files that are not there); a corrupt manifest is a ``SnapshotError``.
@@ -838,11 +838,13 @@ def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
             rows.append({"source": sid, "rows": "", "latest_release": e.get("latest_release") or "",
                          "data_to": e.get("date_max") or "", "age_days": "", "status": "damaged"})
             continue
-        latest = e.get("latest_release") or e.get("date_max") or ""
-        age = (today - dt.date.fromisoformat(latest)).days if latest else None
-        state = "ok" if age is not None and age <= src.cadence_days else "overdue"
-        rows.append({"source": sid, "rows": e["rows"], "latest_release": latest, "data_to": e.get("date_max") or "",
-                     "age_days": age, "status": state})
+        # How fresh the source is (against its cadence, from the data's own date, with releases known but not
+        # held) is judged in one place, analysis.status.freshness, which `python -m loaders status` applies to
+        # this table: here only what the files say.
+        data_to = e.get("date_max") or ""
+        age = (today - dt.date.fromisoformat(data_to[:10])).days if data_to else None
+        rows.append({"source": sid, "rows": e["rows"], "latest_release": e.get("latest_release") or "",
+                     "data_to": data_to, "age_days": age, "status": "held"})
     return pd.DataFrame(rows)
 
 

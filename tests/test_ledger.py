@@ -146,7 +146,15 @@ def test_status_of_each_source_on_the_real_files(snap):
     st = {s.source: s for s in status.publication_status(snap, TODAY)}
     ice = st["ice_detention_stats"]
     assert ice.last_release_held == dt.date(2026, 4, 9) and ice.last_release_known == dt.date(2026, 7, 20)
-    assert ice.status == f"no release for {(TODAY - dt.date(2026, 7, 20)).days} days"
+    assert ice.status == (f"no release for {(TODAY - dt.date(2026, 7, 20)).days} days; a newer release of "
+                          "2026-07-20 is known, not held")
+    # Age runs from the data's own date, not the release's.
+    assert ice.data_through == dt.date(2026, 4, 4) and ice.data_age_days == (TODAY - dt.date(2026, 4, 4)).days
+    assert ice.newer_release == dt.date(2026, 7, 20)
+    ohss = st["ohss_monthly_tables"]
+    assert ohss.data_through == dt.date(2024, 8, 31) and ohss.data_age_days == (TODAY - dt.date(2024, 8, 31)).days
+    # Census is a lookup table for per-capita rates: reference, never overdue.
+    assert st["census"].status.startswith("reference table") and st["census"].days_overdue is None
     claim = [e for e in ice.evidence if e["kind"] == "claim"]
     assert claim and not claim[0]["verified"] and "not verified" in claim[0]["statement"]
     assert {c["series"] for c in ice.continues} >= {"trac_detention.detained_total", "ddp_facility_daily.detained_midnight"}
@@ -158,6 +166,31 @@ def test_status_of_each_source_on_the_real_files(snap):
     # Without declared evidence the words only claim what the snapshot holds.
     assert st["cbp_encounters"].status == f"no release in this snapshot for {(TODAY - dt.date(2025, 11, 30)).days} days"
     assert st["reported_figures"].status.startswith("not published on a schedule")
+
+
+def test_freshness_counts_age_from_the_data_and_lateness_from_the_latest_known_release():
+    today = dt.date(2026, 12, 1)
+    f = status.freshness(today, dt.date(2026, 4, 4), dt.date(2026, 4, 9), 21, [dt.date(2026, 7, 20)])
+    assert f.age_days == (today - dt.date(2026, 4, 4)).days and f.newer_release == dt.date(2026, 7, 20)
+    assert f.overdue_days == (today - dt.date(2026, 7, 20)).days - 21
+    # A declared release older than the one held is not "newer".
+    assert status.freshness(today, dt.date(2026, 4, 4), dt.date(2026, 4, 9), 21, [dt.date(2026, 1, 1)]).newer_release is None
+    assert status.freshness(dt.date(2026, 4, 20), dt.date(2026, 4, 4), dt.date(2026, 4, 9), 21).overdue_days is None
+    ref = status.freshness(today, dt.date(2020, 1, 1), None, 400, reference=True)
+    assert ref.reference and ref.overdue_days is None and ref.age_days > 2000
+
+
+def test_loaders_status_uses_the_same_freshness(snap, capsys):
+    assert cli(["status", "--data", str(ROOT / "data/snapshot")]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "2026-07-20" in lines["ice_detention_stats"]  # the known release not held is named
+    assert "reference" in lines["census"] and "overdue" not in lines["census"]
+    table = status.command_status(__import__("loaders.pipeline").pipeline.status(ROOT / "data/snapshot", TODAY),
+                                  snap, TODAY).set_index("source")
+    fresh = status.source_freshness(snap, "ohss_monthly_tables", TODAY)
+    assert table.loc["ohss_monthly_tables", "age_days"] == fresh.age_days == (TODAY - dt.date(2024, 8, 31)).days
+    assert table.loc["ice_detention_stats", "newer_release_known"] == "2026-07-20"
 
 
 def test_on_time_and_late(snap):

@@ -224,3 +224,34 @@ def test_two_readers_cards_built_at_once_keep_their_own_language(monkeypatch):
     english = {h.label for h in out["en"]}
     assert english and not english & {h.label for h in out["es"]}
     assert all("." in h.statement or "," not in h.statement for h in out["es"])  # Spanish thousands marks kept
+
+
+def test_cbp_card_shows_the_latest_month_held_nationwide_summed_from_the_state_files():
+    """The state files carry no nationwide total, so the card once fell back to the southwest border's August
+    2025 while the snapshot held nationwide counts to November 2025. The card now sums the states month by
+    month, says so in its scope, and gives that month and its data date."""
+    from tests.conftest import ROOT
+    snap = cdata.load_snapshot(ROOT / "data")
+    enc = next(h for h in headlines(snap, TODAY) if h.label == "CBP encounters, latest full month")
+    by_state = snap.by_series["cbp_encounters.nationwide_by_state"]
+    newest = by_state["end"].max()
+    held = max(snap.by_series[c]["end"].max() for c in ("cbp_encounters.swb_total", "cbp_encounters.nationwide_by_state"))
+    assert enc.data_date == held.date() == newest.date()
+    month = by_state[by_state["end"] == newest]
+    assert month["release"].nunique() == 1 and enc.value == month["value"].sum()
+    assert enc.scope.startswith("nationwide") and "sum of CBP's counts by state" in enc.scope
+    assert enc.scope in enc.statement and f"{newest:%B %Y}" in enc.statement
+    assert enc.age_days == (TODAY - newest.date()).days
+    es = next(h for h in headlines(snap, TODAY, "es") if h.series_id == enc.series_id)
+    assert "todo el país" in es.scope and "por estado" in es.scope
+
+
+def test_kut_chart_data_is_labelled_as_what_it_is():
+    """KUT News's chart data is its count of DDP's arrest records; its own SOURCES note leaves part unverified,
+    so the card may not call it ICE ERO's de-duplicated national arrests."""
+    for lang, says in (("en", ("KUT News", "DDP", "headline says arrests with detention")),
+                       ("es", ("KUT News", "DDP", "arrestos con detención"))):
+        snap = small_snapshot([dict(series=ARRESTS, date="2026-06-01", end="2026-06-30", value=30000)],
+                              [cat(ARRESTS, "ddp_arrests_aggregates", "arrests")], KUT_SOURCE)
+        card = next(h for h in headlines(snap, TODAY, lang) if h.series_id == ARRESTS)
+        assert all(w in card.scope for w in says) and "ERO" not in card.scope
