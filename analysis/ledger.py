@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from loaders import tidy
+from loaders import registry, tidy
 
 from analysis import data as cdata
 from wording import i18n
@@ -559,7 +559,12 @@ def citation_text(snap: cdata.Snapshot, sources: list[str] | None = None, lang: 
 def catalogue_presence(snap: cdata.Snapshot) -> pd.DataFrame:
     """Every catalogue series and whether the snapshot holds any of its rows, in words."""
     rows = []
-    for sid, info in snap.catalogue.iterrows():
+    # Series the loaders declare but the snapshot holds no rows of are not in its catalogue: listed after it,
+    # with where their files would come from.
+    declared = pd.DataFrame([{"id": s.id, "title": s.title, "source": s.source} for s in registry.catalogue()
+                             if s.id not in snap.catalogue.index]).set_index("id") \
+        if any(s.id not in snap.catalogue.index for s in registry.catalogue()) else snap.catalogue.iloc[:0]
+    for sid, info in pd.concat([snap.catalogue, declared]).iterrows():
         df = snap.by_series.get(sid)
         if df is None or df.empty:
             state = "no data in this snapshot"

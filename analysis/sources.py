@@ -36,7 +36,8 @@ def files_table(snap: cdata.Snapshot) -> pd.DataFrame:
 def catalogue_table(snap: cdata.Snapshot) -> pd.DataFrame:
     """The series definitions, saying where a listed series has no data in this snapshot."""
     catalogue = snap.catalogue.reset_index()[CATALOGUE_COLUMNS]
-    catalogue.insert(2, "data in this snapshot", catalogue_presence(snap)["data"].to_numpy())
+    data = catalogue_presence(snap).set_index("id")["data"]  # also lists declared series the catalogue lacks
+    catalogue.insert(2, "data in this snapshot", data.reindex(catalogue["id"]).to_numpy())
     return catalogue
 
 

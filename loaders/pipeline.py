@@ -429,8 +429,9 @@ def csv_text(df: pd.DataFrame) -> str:
     return out.to_csv(index=False, lineterminator="\n")
 
 
-def catalogue_frame() -> pd.DataFrame:
-    rows = [asdict(s) for s in registry.catalogue()]
+def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
+    """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of)."""
+    rows = [asdict(s) for s in registry.catalogue() if with_rows is None or s.id in with_rows]
     return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
 
 
@@ -585,7 +586,13 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
         allflags = pd.concat(present, ignore_index=True) if present else pd.DataFrame(columns=FLAG_COLUMNS)
         allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
         gen.add("quality_flags.csv", csv_text(allflags))
-        gen.add("series.csv", csv_text(catalogue_frame()))
+        # The snapshot's catalogue lists the series it holds rows of: a declared series whose files are not held
+        # (DDP's record-level files, CBP's by-area file) stays declared in its loader and comes back with them.
+        held = {s for _sid, (obs, *_rest) in results.items() for s in obs["series"].unique()}
+        for sid in keep:
+            held |= set(pd.read_csv(io.BytesIO(cur_files[f"observations/{sid}.csv"]), usecols=["series"],
+                                    dtype=str)["series"].unique())
+        gen.add("series.csv", csv_text(catalogue_frame(held)))
         # The curated events, checked here once (a bad row stops the build naming it), travel inside the
         # generation like every source's rows: the page and the exports read them from what they draw.
         gen.add(events.SNAPSHOT_FILE, events.snapshot_csv(events.read_bundled(DATA / "events.csv")))
