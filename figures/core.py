@@ -820,7 +820,7 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top right", textfont=dict(size=sz.font * 0.85, color=colour),
+                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 
@@ -831,9 +831,9 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
     notes = []
     if reported is not None and len(reported):
         groups = reported_groups(reported)
-        for g in ("counts", "bounds", "targets"):
-            if len(groups[g]):
-                notes.append(i18n.t("figure.note_" + g, lang))
+        # One footer line for the styles drawn, so a small card keeps its shape.
+        notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
+                              if len(groups[g])))
         unverified = [r for r in reported.itertuples(index=False) if r.source_quality == UNVERIFIED]
         if unverified:
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
