@@ -16,15 +16,17 @@ from figures.core import build_totals_figure, build_view_figure, unit_phrase
 from analysis.view import Prepared, View, displayed_table, prepare
 from charts.export import export_table
 from figures.events import filter_events
+from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
 from figures.alt import alt_text
 from wording.i18n import translated_events
 
-# Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics.
+# Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics. Only
+# figures of the panel's own measure: a book-in is not an arrest, and an arrest target belongs with arrests.
 REPORTED_MATCH = {
-    ("arrests", True): {"ice_arrests_per_day", "target_per_day", "ice_book_ins_per_day"},
+    ("arrests", True): {"ice_arrests_per_day", "target_per_day"},
     ("arrests", False): {"ice_arrests"},
-    ("book-ins", True): {"ice_book_ins_per_day", "ice_arrests_per_day", "target_per_day"},
+    ("book-ins", True): {"ice_book_ins_per_day"},
     ("book-ins", False): {"ice_book_ins"},
     ("detained", False): {"detained_population"},
     ("removals", False): {"removals"},
@@ -118,6 +120,36 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
     return r if len(r) else None
 
 
+# Figures of a neighbouring measure a reader would expect beside a panel (they were once drawn there): when no
+# panel shows their measure they are left off, and the footer says how many and of what (``withheld_reported``).
+NEIGHBOURS = {
+    ("arrests", True): {"ice_book_ins_per_day"},
+    ("book-ins", True): {"ice_arrests_per_day", "target_per_day"},
+    ("arrests", False): {"ice_book_ins"},
+    ("book-ins", False): {"ice_arrests"},
+}
+
+
+def withheld_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared], view: View,
+                      lo: dt.date, hi: dt.date, drawn: pd.DataFrame | None) -> dict[str, int]:
+    """How many reported figures in the period, of a measure next to the one drawn, were not drawn because no
+    panel shows their measure: {catalogue measure: count}."""
+    if reported is None or reported.empty or not view.reported or view.index_at or view.index_event:
+        return {}
+    near = set()
+    for p in prepared:
+        info = snap.info(p.series_id)
+        near |= NEIGHBOURS.get((info["metric"], p.unit.endswith("per day") or info["frequency"] == "daily"), set())
+    r = _with_period_dates(reported)
+    r = r[r["metric"].isin(near) & (r["period_end"] >= pd.Timestamp(lo)) & (r["period_start"] <= pd.Timestamp(hi))]
+    if drawn is not None:
+        r = r[~r["row"].isin(drawn["row"])]
+    out: dict[str, int] = {}
+    for m in r["metric"]:
+        out[REPORTED_METRICS[m][0]] = out.get(REPORTED_METRICS[m][0], 0) + 1
+    return out
+
+
 def select_events(events: pd.DataFrame | None, view: View, lo: dt.date, hi: dt.date) -> pd.DataFrame | None:
     if events is None or events.empty or not view.events:
         return None
@@ -164,7 +196,8 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     if ev is not None and getattr(view, "lang", "en") != "en":
         ev = translated_events(ev, view.lang, getattr(view, "sep", ","))  # titles and descriptions in the view's language (ids, dates kept)
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
-    fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep,
+    withheld = withheld_reported(reported, snap, series, view, lo, hi, rep) if series else {}
+    fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep, withheld=withheld,
                             generated_on=generated_on, size=size) if series else None
     tfig = None
     if totals:

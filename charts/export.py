@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from loaders.reported_figures import default_kind
 from loaders.text import csv_cell, html_text
 from wording import i18n
 from figures.layout import size_of
@@ -224,6 +225,7 @@ def export_table(r) -> pd.DataFrame:
     totals = {p.ref for p in (r.totals or [])}
     table.insert(0, "kind", ["period total" if (s + ("|" + k if k else "")) in totals else "series"
                              for s, k in zip(table["series"], table["key"])])
+    table["note"] = ""
     if r.reported is not None and len(r.reported):
         rep = r.reported
         rows = pd.DataFrame({
@@ -233,9 +235,23 @@ def export_table(r) -> pd.DataFrame:
             "end": rep["period_end"].dt.date.astype(str), "value": rep["value"].astype(float).to_numpy(),
             "release": "", "flag": "reported;" + rep["source_quality"].astype(str),
             "source": rep["reported_by"].astype(str) + " " + rep["url"].astype(str),
+            # What the figure is and whether it is verified, in the row itself: a CSV has no marker styles.
+            "note": [reported_note(r) for r in rep.itertuples(index=False)],
         })
         table = pd.concat([table, rows[table.columns]], ignore_index=True)
     return table
+
+
+def reported_note(r) -> str:
+    """A reported figure's CSV note: its kind (a bound with its side), "unverified" when it is, then its own
+    note, e.g. "bound: fewer than; syndicated copy; Book-ins into detention, not arrests: ..."."""
+    kind = str(getattr(r, "kind", "") or "") or default_kind(str(r.metric), str(r.unit))[0]
+    bound = str(getattr(r, "bound", "") or "") or (default_kind(str(r.metric), str(r.unit))[1] if kind == "bound" else "")
+    what = f"{kind}: {BOUND_WORDS[bound]}" if kind == "bound" else kind
+    return "; ".join(x for x in (what, str(r.source_quality), str(r.note)) if x)
+
+
+BOUND_WORDS = {"upper": "fewer than", "lower": "more than"}
 
 
 def wide_csv(r) -> bytes:

@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from loaders.copies import describe_link
+from loaders.reported_figures import default_kind
 from loaders.text import html_text
 
 from analysis.data import is_flow, iso_days
@@ -643,10 +644,12 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
-                      generated_on: dt.date | None = None, size="page") -> go.Figure:
+                      generated_on: dt.date | None = None, size="page", withheld: dict | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
-    the series they sit beside (column ``panel_ref``). Every text is in ``view.lang``."""
+    the series they sit beside (column ``panel_ref``), counts, bounds and targets each in their own style;
+    ``withheld`` counts, by measure, the figures of a measure no panel shows (named in the footer). Every text
+    is in ``view.lang``."""
     lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
@@ -680,8 +683,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
         rep_panel = [panel_of.get(r, 0) for r in refs]
         for k, v in zip(rep_panel, reported["value"]):
-            panels[k].extra_values.append(float(v))
-        notes.append(i18n.t("figure.reported_note", lang))
+            panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
+    notes += reported_notes(reported, withheld, lang, sep)
     if len(panels) > 1:
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
@@ -695,9 +698,14 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         vals, text = fiscal_ticks(lo, hi, lang)
         layout["xaxis"].update(tickvals=[v.isoformat() for v in vals], ticktext=text)
     if reported is not None and len(reported):
+        shown = set()  # one legend entry per style, on the first panel that draws it
         for k in sorted(set(rep_panel)):
-            spec["data"].append(reported_trace(reported[[p == k for p in rep_panel]], panel=k, size=sz,
-                                               legend=k == min(rep_panel), lang=lang, sep=sep))
+            groups = reported_groups(reported[[p == k for p in rep_panel]])
+            for g, draw in (("counts", reported_trace), ("bounds", bound_trace), ("targets", target_trace)):
+                if len(groups[g]):
+                    args = (groups[g], hi) if g == "targets" else (groups[g],)
+                    spec["data"].append(draw(*args, panel=k, size=sz, legend=g not in shown, lang=lang, sep=sep))
+                    shown.add(g)
     if events_in_view is not None and len(events_in_view):
         add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         layout["hovermode"] = "closest"  # an event's hover box must not merge with the series values
@@ -711,32 +719,129 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
 
 
 VALIDATE = False
-REPORTED_NAME = "Reported figures (not official series)"
+REPORTED_NAME = "Reported counts and estimates (not official series)"
+# A target is a goal, not a figure: grey and dotted like no data line, labelled where it starts.
+TARGET_STYLE = (NEUTRAL, "dot")
+# A bound's marker points the way the bound goes: down for "fewer than", up for "more than".
+BOUND_SYMBOL = {"upper": "triangle-down", "lower": "triangle-up"}
+UNVERIFIED = "unverified"
+
+
+def _kind_of(r) -> tuple[str, str]:
+    """A row's (kind, bound); rows from before the kind columns read as the loader's default does."""
+    kind = str(getattr(r, "kind", "") or "")
+    if not kind:
+        return default_kind(str(r.metric), str(r.unit))
+    return kind, str(getattr(r, "bound", "") or "")
+
+
+def kind_words(r, lang: str = "en") -> str:
+    """What a reported figure is, in words: "estimate", "fewer than", "more than", "target", "claim"."""
+    kind, bound = _kind_of(r)
+    return i18n.t("figure.bound_" + bound if kind == "bound" else "figure.kind_" + kind, lang)
+
+
+def reported_groups(reported) -> dict[str, object]:
+    """The rows split by how they are drawn: "counts" (counts, estimates, claims), "bounds", "targets"."""
+    kinds = [_kind_of(r)[0] for r in reported.itertuples(index=False)]
+    group = ["targets" if k == "target" else "bounds" if k == "bound" else "counts" for k in kinds]
+    return {g: reported[[x == g for x in group]] for g in ("counts", "bounds", "targets")}
+
+
+def _reported_hover(r, lang: str, sep: str) -> str:
+    start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
+    h = (html_text(i18n.t("figure.reported_hover_kind", lang, kind=kind_words(r, lang),
+                          value=i18n.number(r.value, lang, sep), unit=i18n.unit(str(r.unit), lang),
+                          start=start, end=end)) + "<br>"
+         + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
+    if r.source_quality == UNVERIFIED:
+        h += "<br>" + html_text(i18n.t("figure.unverified_hover", lang))
+    copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
+                              getattr(r, "original_date", ""))
+    if copy_note:
+        h += "<br>" + html_text(i18n.t("figure.link", lang, note=copy_note))
+    return h
 
 
 def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True, lang: str = "en",
                    sep: str = ",") -> dict:
-    """Reported figures as horizontal segments spanning the period each covers, with the source on hover."""
+    """Counts and estimates as horizontal segments spanning the period each covers, with the source on hover.
+    Bounds are drawn the same way but with a triangle pointing the bound's way (``bound_trace``); an unverified
+    figure has a hollow marker, so a printed chart tells it apart without hovering."""
+    return _segments(reported, panel=panel, size=size, legend=legend, lang=lang, sep=sep,
+                     name=i18n.t("figure.reported_name", lang), group="reported",
+                     symbols=lambda r: REPORTED_STYLE[2])
+
+
+def bound_trace(reported, *, panel: int = 0, size="full", legend: bool = True, lang: str = "en",
+                sep: str = ",") -> dict:
+    """Bounds ("fewer than 600", "more than 11,000") as segments over their period with a triangle at each end
+    pointing the way the bound goes: a bound is one side of a value, never a value."""
+    return _segments(reported, panel=panel, size=size, legend=legend, lang=lang, sep=sep,
+                     name=i18n.t("figure.bounds_name", lang), group="reported_bounds",
+                     symbols=lambda r: BOUND_SYMBOL[_kind_of(r)[1]])
+
+
+def _segments(reported, *, panel, size, legend, lang, sep, name, group, symbols) -> dict:
     sz = size_of(size)
-    xs, ys, hover = [], [], []
+    xs, ys, hover, sym = [], [], [], []
     for r in reported.itertuples(index=False):
-        start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
-        xs += [start, end, None]
+        xs += [f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}", None]
         ys += [r.value, r.value, None]
-        h = (html_text(i18n.t("figure.reported_hover", lang, value=i18n.number(r.value, lang, sep),
-                         unit=i18n.unit(str(r.unit), lang), start=start, end=end)) + "<br>"
-             + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
-        copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
-                                  getattr(r, "original_date", ""))
-        if copy_note:
-            h += "<br>" + html_text(i18n.t("figure.link", lang, note=copy_note))
+        h = _reported_hover(r, lang, sep)
         hover += [h, h, None]
-    colour, dash, symbol = REPORTED_STYLE
-    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=i18n.t("figure.reported_name", lang),
+        s = symbols(r) + ("-open" if r.source_quality == UNVERIFIED else "")
+        sym += [s, s, s]
+    colour, dash, _ = REPORTED_STYLE
+    return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=name,
                 yaxis=_yref(panel), line=dict(color=colour, width=2.5, dash=dash),
-                marker=dict(symbol=symbol, size=sz.font * 0.7, color=colour),
+                marker=dict(symbol=sym, size=sz.font * 0.7, color=colour, line=dict(color=colour, width=1.5)),
                 text=hover, hovertemplate="%{text}<extra>" + i18n.t("figure.reported_tag", lang) + "</extra>",
-                connectgaps=False, legendgroup="reported", showlegend=legend)
+                connectgaps=False, legendgroup=group, showlegend=legend)
+
+
+def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: bool = True, lang: str = "en",
+                 sep: str = ",") -> dict:
+    """Targets as labelled horizontal reference lines, dotted and grey, from the day each was reported to the
+    end of the view (a goal has no end date), with no markers: a goal is not a data point. The label, at the
+    line's start, says it is a target, its value and who reported it."""
+    sz = size_of(size)
+    xs, ys, hover, text = [], [], [], []
+    end = f"{hi:%Y-%m-%d}"
+    for r in reported.itertuples(index=False):
+        start = f"{r.period_start:%Y-%m-%d}"
+        label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
+                                 who=str(r.reported_by).split(" (")[0]))
+        h = _reported_hover(r, lang, sep)
+        xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
+        ys += [r.value, r.value, None]
+        hover += [h, h, None]
+        text += [label, "", ""]
+    colour, dash = TARGET_STYLE
+    return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
+                yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
+                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
+                connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
+
+
+def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",") -> list[str]:
+    """The footer's words on reported figures: what each style means (only those drawn), which figures are
+    unverified (named, so a printed chart says it), and which figures of another measure were left off."""
+    notes = []
+    if reported is not None and len(reported):
+        groups = reported_groups(reported)
+        # One footer line for the styles drawn, so a small card keeps its shape.
+        notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
+                              if len(groups[g])))
+        unverified = [r for r in reported.itertuples(index=False) if r.source_quality == UNVERIFIED]
+        if unverified:
+            notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
+                f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)} ({r.reported_by})"
+                for r in unverified)))
+    for measure, n in sorted((withheld or {}).items()):
+        notes.append(i18n.t("figure.note_withheld", lang, n=n, measure=i18n.t("figure.measure_" + measure, lang)))
+    return notes
 
 
 def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_on: dt.date | None = None,

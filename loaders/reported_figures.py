@@ -16,6 +16,13 @@ Rules the file follows, checked on every load (errors name the file, row and fie
 - ``source_quality`` is one of ``QUALITY``. Where sources disagree, both rows are kept.
 - ``unit`` starts with the word of the metric's kind (``UNIT_WORD``): an "arrests" row whose unit says book-ins,
   or the reverse, is refused, because that is exactly how a book-in figure gets printed as an arrest figure.
+- ``kind`` says what the figure is (``KINDS``): a ``count``, an ``estimate`` (approximate, scaled, one end of a
+  range), a ``bound`` ("fewer than", "more than"), a ``target`` (a goal or quota, never a count) or a ``claim``
+  (a statement whose basis is not given). ``bound`` is ``upper`` ("at most", "fewer than") or ``lower`` ("at
+  least", "more than") for a bound and empty otherwise. A target is metric ``target_per_day`` and the reverse;
+  a unit that says "upper bound"/"lower bound" must agree with ``kind``/``bound``. Files written without the two
+  columns still load: both are then read from the row (``default_kind``: the metric, then the unit's words),
+  which is how the project's own rows were first classified.
 - Optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A row whose
   link is a republished copy or an aggregator's summary says so and names the original outlet; a ``syndicated
   copy`` row must be marked as a copy. Files without these columns still load (nothing is then a marked copy).
@@ -41,6 +48,15 @@ ID = "reported_figures"
 FILE = "data/reported_figures.csv"
 COLUMNS = ["period_start", "period_end", "metric", "value", "unit", "reported_by", "url", "source_quality", "note"]
 OPTIONAL = dict.fromkeys(copies.COPY_COLUMNS, "")  # optional columns and their defaults
+KIND_COLUMNS = ["kind", "bound"]  # optional: derived from the row when absent (``default_kind``)
+KINDS = {
+    "count": "a number counted from records (a tally, a sum of tallies, an average of counted days)",
+    "estimate": "an approximate figure: 'about', one end of a range, a partial period scaled up",
+    "bound": "one side only: 'fewer than' (upper) or 'more than' (lower); not a value",
+    "target": "a goal or quota set for the agency; not a count of anything",
+    "claim": "an official statement whose basis is not given and cannot be checked",
+}
+BOUNDS = {"upper": "at most (fewer than)", "lower": "at least (more than)"}
 QUALITY = {
     "official": "published by the agency itself (ICE, DHS) on its own site or account",
     "primary news": "the outlet or analyst that did the reporting, read on its own site",
@@ -86,6 +102,24 @@ SERIES = tuple(
 )
 
 
+def default_kind(metric: str, unit: str) -> tuple[str, str]:
+    """(kind, bound) for a row written without those columns, from what it already says: a target metric is a
+    target; a unit naming an upper/lower bound is that bound; "approximate", a range's end or a scaled partial
+    month is an estimate; "claimed" is a claim; anything else a count."""
+    u = unit.lower()
+    if metric == "target_per_day":
+        return "target", ""
+    if "upper bound" in u:
+        return "bound", "upper"
+    if "lower bound" in u:
+        return "bound", "lower"
+    if any(w in u for w in ("approximate", "low end", "high end", "scaled", "peak")):
+        return "estimate", ""
+    if "claimed" in u:
+        return "claim", ""
+    return "count", ""
+
+
 def _fail(name: str, row: int, field: str, msg: str):
     raise ParseError(f"row {row} field {field!r}: {msg}", source=ID, file=name)
 
@@ -109,6 +143,13 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
     for c, default in OPTIONAL.items():
         if c not in df.columns:
             df[c] = default
+    has_kind = [c for c in KIND_COLUMNS if c in df.columns]
+    if has_kind and len(has_kind) < len(KIND_COLUMNS):
+        raise ParseError(f"has {has_kind} but not all of {KIND_COLUMNS}: give both or neither", source=ID, file=name)
+    if not has_kind:  # an older file: each row's kind read from its metric and unit (stated in the docstring)
+        derived = [default_kind(m, u) for m, u in zip(df["metric"], df["unit"])]
+        df["kind"] = [k for k, _ in derived]
+        df["bound"] = [b for _, b in derived]
     values = []
     for i, r in enumerate(df.to_dict("records"), start=2):
         start = parsing.iso_date(r["period_start"], source=ID, file=name, row=i, field="period_start").isoformat()
@@ -144,11 +185,31 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         if not r["unit"].strip().lower().startswith(word):
             _fail(name, i, "unit", f"{r['unit'][:40]!r} does not start with {word!r}, the kind of figure metric "
                                    f"{r['metric']!r} holds (a book-in is not an arrest; a headcount is people)")
+        _check_kind(name, i, r)
         values.append(v)
-    out = df[COLUMNS + list(OPTIONAL)].copy()
+    out = df[COLUMNS + KIND_COLUMNS + list(OPTIONAL)].copy()
     out["value"] = values
     out.insert(0, "row", range(2, len(df) + 2))
     return out
+
+
+def _check_kind(name: str, i: int, r: dict) -> None:
+    """``kind`` and ``bound`` agree with each other, with the metric and with the unit's own words: a target
+    filed as a count, or "fewer than" filed as a value, is exactly what draws a goal or a bound as a figure."""
+    kind, bound, unit = r["kind"].strip(), r["bound"].strip(), r["unit"].lower()
+    if kind not in KINDS:
+        _fail(name, i, "kind", f"{r['kind']!r} is not one of {sorted(KINDS)}")
+    if kind == "bound" and bound not in BOUNDS:
+        _fail(name, i, "bound", f"{r['bound']!r}: a bound must say its side, one of {sorted(BOUNDS)}")
+    if kind != "bound" and bound:
+        _fail(name, i, "bound", f"{bound!r} given for a {kind!r} row; only a bound has a side")
+    if (kind == "target") != (r["metric"] == "target_per_day"):
+        _fail(name, i, "kind", f"{kind!r} with metric {r['metric']!r}: a target is metric 'target_per_day' "
+                               "and that metric holds targets only")
+    for side in BOUNDS:
+        if f"{side} bound" in unit and (kind, bound) != ("bound", side):
+            _fail(name, i, "kind", f"unit {r['unit'][:40]!r} says {side} bound but kind is {kind!r}"
+                                   + (f" ({bound})" if bound else ""))
 
 
 def load_reported(path: str | Path = None) -> pd.DataFrame:
@@ -175,6 +236,12 @@ def from_table(table: pd.DataFrame | None) -> pd.DataFrame | None:
         return None
     # The rebuild sorts a table's rows as text: back in file order (row 2 first, not rows 10-19).
     typed = table.astype({"value": "float64", "row": "int64"})
+    if "kind" not in typed:  # a snapshot rebuilt before the kind columns: the loader's own default
+        derived = [default_kind(m, u) for m, u in zip(typed["metric"], typed["unit"])]
+        at = typed.columns.get_loc("note") + 1
+        typed.insert(at, "kind", [k for k, _ in derived])
+        typed.insert(at + 1, "bound", [b for _, b in derived])
+    typed[["kind", "bound"]] = typed[["kind", "bound"]].fillna("")
     return typed.sort_values("row", kind="mergesort").reset_index(drop=True)
 
 

@@ -222,9 +222,14 @@ def open_expander(page, label: str) -> None:
 
 
 
+# The reported figures' traces, one per kind drawn (counts and estimates, bounds, targets).
+REPORTED_NAMES = ("Reported counts and estimates (not official series)", "Reported bounds (▼ fewer than, ▲ more than)",
+                  "Targets and quotas (goals, not counts)")
+
+
 def series_traces(state: dict) -> list[dict]:
     """The data lines (not events, reported figures or flagged-point overlays)."""
-    return [t for t in state["traces"] if t["name"] not in ("Events", "Reported figures (not official series)")
+    return [t for t in state["traces"] if t["name"] not in ("Events", *REPORTED_NAMES)
             and not t["name"].endswith("(flagged)") and not t["name"].startswith("Event: ")]
 
 

@@ -73,6 +73,6 @@ def test_data_points_reported_figures_and_events_all_answer_the_mouse(tmp_path):
     # the value with its unit, the period it covers, its release and its publisher
     assert "book-ins per day" in series and "covers 2025-" in series and "release of 20" in series, series
     assert "Immigration and Customs Enforcement" in series, series
-    reported = labels["Reported figures (not official series)"]
+    reported = labels["Reported counts and estimates (not official series)"]
     assert "reported by" in reported, reported
     assert labels["Events"].startswith("1. "), labels["Events"]

@@ -231,9 +231,9 @@ def test_event_categories_and_text_filter_follow_on_chart_and_table():
 def test_reported_figures_toggle():
     at = app()
     names = [t.get("name") for t in trend(at)["data"]]
-    assert "Reported figures (not official series)" in names
+    assert "Reported counts and estimates (not official series)" in names
     rerun(at, "w_reported", False)
-    assert "Reported figures (not official series)" not in [t.get("name") for t in trend(at)["data"]]
+    assert "Reported counts and estimates (not official series)" not in [t.get("name") for t in trend(at)["data"]]
 
 
 def test_weekly_and_rolling_on_a_daily_series():

@@ -11,7 +11,8 @@ GOOD = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day (upper bound),
 
 def test_project_file_loads_and_keeps_distinct_rows():
     full = reported_figures.load_reported()
-    assert list(full.columns) == ["row"] + reported_figures.COLUMNS + list(reported_figures.OPTIONAL)
+    assert list(full.columns) == ["row"] + reported_figures.COLUMNS + reported_figures.KIND_COLUMNS + \
+        list(reported_figures.OPTIONAL)
     df = pipeline.parse_bytes(SRC, (pipeline.PROJECT / reported_figures.FILE).read_bytes(), "reported_figures.csv")
     assert len(df) == len(full)
     assert not df.duplicated(["series", "key", "date"]).any()
@@ -77,6 +78,65 @@ def test_unverified_row_may_lack_url_and_keys_do_not_collide(tmp_path):
 def test_missing_column():
     with pytest.raises(ParseError, match="missing column"):
         reported_figures.parse(b"period_start,value\n2025-01-01,1\n", "reported_figures.csv")
+
+
+KIND_HEADER = HEADER.rstrip("\n") + ",kind,bound\n"
+
+
+def test_each_project_row_says_what_it_is_and_which_side_a_bound_is_on():
+    full = reported_figures.load_reported()
+    assert set(full["kind"]) <= set(reported_figures.KINDS) and full["kind"].ne("").all()
+    # every goal is a target and nothing else is; every "fewer than"/"more than" is a bound with its side
+    assert (full["kind"].eq("target") == full["metric"].eq("target_per_day")).all()
+    targets = full[full.kind == "target"].set_index("value")
+    assert {3000, 1875, 1200} <= set(targets.index)
+    bounds = full[full.kind == "bound"]
+    assert set(bounds["bound"]) == {"upper", "lower"} and full[full.kind != "bound"]["bound"].eq("").all()
+    npr = full[full.reported_by.str.startswith("NPR")].iloc[0]
+    assert (npr.metric, npr.kind, npr.bound) == ("ice_book_ins_per_day", "bound", "upper")
+    homan = full[full.value == 11000].iloc[0]
+    assert (homan.kind, homan.bound) == ("bound", "lower")
+    nyt = full[full.value == 872].iloc[0]
+    assert (nyt.metric, nyt.kind) == ("ice_book_ins_per_day", "count")  # a book-in count, not an arrest count
+    assert full[full.value == 622000].iloc[0].kind == "claim"
+
+
+@pytest.mark.parametrize("kind, bound, field, what", [
+    ("tally", "", "kind", "not one of"),
+    ("bound", "", "bound", "must say its side"),
+    ("count", "upper", "bound", "only a bound has a side"),
+    ("target", "", "kind", "target_per_day"),
+    ("count", "", "kind", "says upper bound"),
+])
+def test_bad_kind_named_with_row_and_field(kind, bound, field, what):
+    body = KIND_HEADER + GOOD.rstrip("\n") + ",bound,upper\n" + GOOD.rstrip("\n") + f",{kind},{bound}\n"
+    with pytest.raises(ParseError) as e:
+        reported_figures.parse(body.encode(), "reported_figures.csv")
+    msg = str(e.value)
+    assert "row 3" in msg and f"field {field!r}" in msg and what in msg
+
+
+def test_a_target_filed_as_a_count_metric_is_refused():
+    line = "2025-05-21,2025-05-21,ice_arrests_per_day,3000,arrests/day (target),Axios,https://e.org/a,official,goal,target,\n"
+    with pytest.raises(ParseError, match="row 2 field 'kind'"):
+        reported_figures.parse((KIND_HEADER + line).encode(), "r.csv")
+
+
+def test_files_without_kind_load_with_the_stated_default_and_half_the_pair_is_refused(tmp_path):
+    target = "2025-05-21,2025-05-21,target_per_day,3000,arrests/day (target),Axios,https://e.org/a,official,goal\n"
+    approx = GOOD.replace("(upper bound)", "(approximate)")
+    p = tmp_path / "old.csv"
+    p.write_text(HEADER + GOOD + target + approx + GOOD.replace("(upper bound)", ""))
+    full = reported_figures.load_reported(p)
+    assert list(zip(full.kind, full.bound)) == [("bound", "upper"), ("target", ""), ("estimate", ""), ("count", "")]
+    with pytest.raises(ParseError, match="give both or neither"):
+        reported_figures.parse((HEADER.rstrip("\n") + ",kind\n" + GOOD.rstrip("\n") + ",bound\n").encode(), "r.csv")
+
+
+def test_a_snapshot_table_without_kind_reads_with_the_same_default():
+    full = reported_figures.load_reported()
+    old = full.drop(columns=reported_figures.KIND_COLUMNS).astype(str)
+    pd.testing.assert_frame_equal(reported_figures.from_table(old), full)
 
 
 @pytest.mark.shared
