@@ -833,15 +833,15 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
         groups = reported_groups(reported)
         # One footer line for the styles drawn, so a small card keeps its shape.
         notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
-                              if len(groups[g])))
+                              if len(groups[g])).rstrip(";") )
         unverified = [r for r in reported.itertuples(index=False) if r.source_quality == UNVERIFIED]
-        if unverified:
+        if unverified:  # who reported each is in the CSV and the hover: the footer names the figure only
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
-                f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)} ({r.reported_by})"
-                for r in unverified)))
+                f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)}" for r in unverified)))
     for measure, n in sorted((withheld or {}).items()):
         notes.append(i18n.t("figure.note_withheld", lang, n=n, measure=i18n.t("figure.measure_" + measure, lang)))
-    return notes
+    # One paragraph, not a line each: a square social card keeps its shape with every kind drawn.
+    return [" ".join(notes)] if notes else []
 
 
 def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_on: dt.date | None = None,

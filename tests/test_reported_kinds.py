@@ -83,7 +83,7 @@ def test_made_view_draws_each_kind_in_its_own_style(tmp_path):
     csym = dict(zip(counts.y, counts.marker.symbol))
     assert csym[888] == "diamond-open" and csym[911] == "diamond"
     assert "Hollow markers: unverified" in footer(r) and "888" in footer(r).split("Hollow markers")[1]
-    assert "Grey dotted lines: targets" in footer(r) and "Triangles: bounds" in footer(r)
+    assert "grey dotted lines, targets (not counts)" in footer(r) and "triangles, bounds (▼ fewer than" in footer(r)
 
 
 def test_targets_count_in_the_axis_range_only_where_drawn(tmp_path):
