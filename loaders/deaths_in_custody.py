@@ -191,10 +191,6 @@ def read_records(content: bytes, name: str) -> list[dict]:
     return out
 
 
-def _month_end(d: dt.date) -> dt.date:
-    return parsing.month_end(d)
-
-
 def _months(first: dt.date, last: dt.date):
     m = first.replace(day=1)
     while m <= last:
@@ -233,8 +229,8 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
         m = r["date"].replace(day=1)
         by_month[m] = by_month.get(m, 0) + 1
     for m in _months(first, through):
-        if not _uncovered(m, _month_end(m)):
-            add("deaths_monthly", m, _month_end(m), by_month.get(m, 0))
+        if not _uncovered(m, parsing.month_end(m)):
+            add("deaths_monthly", m, parsing.month_end(m), by_month.get(m, 0))
     by_fy: dict[int, int] = {}
     by_type: dict[tuple[int, str], int] = {}
     by_fac: dict[tuple[int, str], int] = {}
@@ -255,7 +251,7 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
             m = r["date"].replace(day=1)
             enf[m] = enf.get(m, 0) + 1
     for m, v in sorted(enf.items()):
-        add("enforcement_deaths_monthly", m, _month_end(m), v)
+        add("enforcement_deaths_monthly", m, parsing.month_end(m), v)
     return tidy.frame(rows)
 
 

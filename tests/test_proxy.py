@@ -76,7 +76,13 @@ def route_per_replica(proxy: str, access_log: Path, replicas: list[str], tries: 
             cookies = r.headers.get_all("Set-Cookie") or []  # Streamlit's XSRF cookie too
         key = next(filter(None, (re.match(r"dash_route=([0-9a-f]+);", c) for c in cookies)), None)
         assert key, f"the proxy set no affinity cookie: {cookies!r}"
-        line = next(x for x in reversed(log_lines(access_log)) if x["route"] == key.group(1))
+        line = None
+        waited = time.monotonic() + 10  # nginx writes the log line after the answer: wait for it, bounded
+        while line is None and time.monotonic() < waited:
+            line = next((x for x in reversed(log_lines(access_log)) if x["route"] == key.group(1)), None)
+            if line is None:
+                time.sleep(0.1)
+        assert line, f"no access-log line for route {key.group(1)} within 10 s"
         found.setdefault(line["upstream"], key.group(1))
         if set(found) >= set(replicas):
             return found
@@ -171,9 +177,15 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
         print("connection states the dying replica's reader saw:", seen)
         assert seen[0] == "CONNECTED" and seen[-1] == "CONNECTED" and any(s != "CONNECTED" for s in seen), seen
 
-        lines = log_lines(access_log)
-        streams = {r: [x for x in lines if x["route"] == keys[r] and x["uri"].startswith("/_stcore/stream")]
-                   for r in replicas}
+        # A WebSocket's log line is written when it closes, just after the browsers closed: wait for it, bounded.
+        waited = time.monotonic() + 15
+        while True:
+            lines = log_lines(access_log)
+            streams = {r: [x for x in lines if x["route"] == keys[r] and x["uri"].startswith("/_stcore/stream")]
+                       for r in replicas}
+            if all(streams.values()) and len(streams[dying]) > 1 or time.monotonic() > waited:
+                break
+            time.sleep(0.2)
         # The living replica's reader: one WebSocket, upgraded (101), on its replica, and every request there.
         assert [(x["status"], x["upstream"]) for x in streams[living]] == [("101", living)], streams[living]
         assert {x["upstream"] for x in lines if x["route"] == keys[living]} == {living}
