@@ -217,7 +217,9 @@ def open_expander(page, label: str) -> None:
     exp = page.locator("[data-testid='stExpander']").filter(has_text=label).first
     if exp.locator("details").get_attribute("open") is None:
         exp.locator("summary").click()
-    exp.locator("[data-testid='stExpanderDetails'] [data-testid='stElementContainer']").first.wait_for()
+    # as long as the page's other waits: the exports section builds its files when opened (seconds on a busy
+    # two-core machine; CI once took over the default 30 s)
+    exp.locator("[data-testid='stExpanderDetails'] [data-testid='stElementContainer']").first.wait_for(timeout=60_000)
     page.wait_for_selector(IDLE, timeout=60_000)
 
 
@@ -572,7 +574,8 @@ def test_bad_events_upload_lists_rejected_rows(page, server, tmp_path):
     assert any("2025-06-15" in t["x"] for t in plot(page)["traces"] if t["name"].startswith("Event: "))
     assert "Test event &lt;img src=x onerror=&#34;window.__xss=1&#34;&gt;" in events["hovertext"][i]
     assert "&lt;script&gt;window.__xss=3&lt;/script&gt;" in events["hovertext"][i]
-    page.locator(f"{CHART} .textpoint").nth(i).hover(force=True)
+    # the event markers' own strip (subplot xy9): a target's label is a text point too, in the panels
+    page.locator(f"{CHART} .subplot.xy9 .textpoint").nth(i).hover(force=True)
     hover = page.locator(f"{CHART} .hoverlayer")
     page.wait_for_function(f"() => document.querySelector('{CHART} .hoverlayer').textContent.includes('Test event')")
     assert '<img src=x onerror="window.__xss=1">' in hover.text_content()
