@@ -466,7 +466,9 @@ def test_the_worst_files_are_refused_within_1_gb_and_seconds(tmp_path, sid, name
 
 def _cbp_with(tmp_path, value: str) -> tuple[str, str]:
     """The CBP sample with its first encounter count replaced by ``value``: (path, file name)."""
-    name, good = fs.sample("cbp_encounters")
+    # a small CBP file in the real layout, built here, so the test runs without ../shared
+    from tests.test_cbp_encounters import swb_file
+    name, good = "sbo-encounters-fy22-fy25-aug.csv", swb_file(2024, 2025, "AUG")
     lines = good.decode("utf-8-sig").splitlines()
     row = lines[1].split(",")
     row[lines[0].split(",").index("Encounter Count")] = value
