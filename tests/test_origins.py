@@ -133,8 +133,8 @@ def _counting_parser(monkeypatch, sid):
 
 
 def test_rebuild_refuses_a_file_of_unknown_origin_before_parsing_it(tmp_path, monkeypatch):
-    from tests import fault_samples as fs
-    _, body = fs.sample("cbp_encounters")
+    from tests.test_cbp_encounters import swb_file  # a small CBP file in the real layout: runs without ../shared
+    body = swb_file(2024, 2025, "AUG")
     raw = tmp_path / "raw"
     (raw / "cbp_encounters").mkdir(parents=True)
     (raw / "cbp_encounters" / "sbo-encounters-unrecorded.csv").write_bytes(body)
@@ -152,8 +152,8 @@ def test_rebuild_refuses_a_file_of_unknown_origin_before_parsing_it(tmp_path, mo
 def test_a_download_record_is_checked_against_the_declared_hosts_before_parsing(tmp_path, monkeypatch, url, why):
     """``update`` parses what it downloaded through the same ``build_source``: its download record must name a
     host the source declares, and the bytes must match it, before the parser is reached."""
-    from tests import fault_samples as fs
-    _, body = fs.sample("cbp_encounters")
+    from tests.test_cbp_encounters import swb_file  # a small CBP file in the real layout: runs without ../shared
+    body = swb_file(2024, 2025, "AUG")
     p = tmp_path / "cbp_encounters" / "sbo-encounters-x.csv"
     p.parent.mkdir()
     p.write_bytes(body)
