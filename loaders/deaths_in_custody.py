@@ -42,9 +42,7 @@ ICE's workbooks cover completely; see the series' definition.
 """
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import re
 
 import pandas as pd
@@ -145,27 +143,9 @@ def is_enforcement(cause: str, facility: str) -> bool:
 
 def read_records(content: bytes, name: str) -> list[dict]:
     """The file's rows, checked and cleaned; a bad one is a ``ParseError`` naming its line and field."""
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise _fail(f"not UTF-8 text ({e})", name) from None
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as e:
-        raise _fail(f"not a readable CSV file ({e})", name) from None
-    if not rows:
-        raise _fail("empty file", name)
-    header = [h.strip() for h in rows[0]]
-    miss = [c for c in COLUMNS if c not in header]
-    if miss:
-        raise _fail(f"missing column(s) {miss}", name)
     out = []
-    for n, r in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in r):
-            continue
-        if len(r) != len(header):
-            raise _fail(f"row {n}: {len(r)} fields, header has {len(header)}", name)
-        rec = {h: clean(v) for h, v in zip(header, r)}
+    for n, raw in parsing.csv_rows(content, COLUMNS, source=ID, file=name):
+        rec = {h: clean(v) for h, v in raw.items()}
         where = dict(source=ID, file=name, row=f"row {n}")
         try:
             d = dt.date.fromisoformat(rec["Date_of_Death"])

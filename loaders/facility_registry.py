@@ -34,8 +34,6 @@ Quirks, and what this module does about each:
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 
@@ -74,27 +72,9 @@ def _fail(msg: str, name: str) -> ParseError:
 
 
 def _csv(content: bytes, name: str, need: tuple[str, ...]) -> list[dict]:
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise _fail(f"not UTF-8 text ({e})", name) from None
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as e:
-        raise _fail(f"not a readable CSV file ({e})", name) from None
-    if not rows:
-        raise _fail("empty file", name)
-    header = [h.strip() for h in rows[0]]
-    miss = [c for c in need if c not in header]
-    if miss:
-        raise _fail(f"missing column(s) {miss}", name)
     out = []
-    for n, r in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in r):
-            continue
-        if len(r) != len(header):
-            raise _fail(f"row {n}: {len(r)} fields, header has {len(header)}", name)
-        rec = {h: v.strip() for h, v in zip(header, r)}
+    for n, raw in parsing.csv_rows(content, need, source=ID, file=name):
+        rec = {h: v.strip() for h, v in raw.items()}
         rec["_row"] = n
         for h, v in rec.items():
             if isinstance(h, str) and h.endswith("_n_sources") and v and not v.isdigit():

@@ -18,7 +18,9 @@ the column or field name.
 from __future__ import annotations
 
 import calendar
+import csv
 import datetime as dt
+import io
 import math
 import re
 
@@ -141,3 +143,31 @@ def _month_end(d: dt.date) -> dt.date:
 def days(start: dt.date, end: dt.date) -> int:
     """Days covered from start to end, both included."""
     return (end - start).days + 1
+
+
+def csv_rows(content: bytes, need, *, source: str, file: str):
+    """A UTF-8 CSV file's data rows as (line number, {column: raw text}), blank lines skipped; the file refused,
+    naming it, when it is not UTF-8, not CSV, empty, lacks a column of ``need`` or has a row of another width.
+    The one record reader of the CSV sources whose columns are named (deaths in custody, facility registry)."""
+    def fail(msg):
+        return ParseError(msg, source=source, file=file)
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise fail(f"not UTF-8 text ({e})") from None
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
+        raise fail(f"not a readable CSV file ({e})") from None
+    if not rows:
+        raise fail("empty file")
+    header = [h.strip() for h in rows[0]]
+    miss = [c for c in need if c not in header]
+    if miss:
+        raise fail(f"missing column(s) {miss}")
+    for n, r in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in r):
+            continue
+        if len(r) != len(header):
+            raise fail(f"row {n}: {len(r)} fields, header has {len(header)}")
+        yield n, dict(zip(header, r))
