@@ -2,6 +2,7 @@
 read-only, shared by sessions), the events in force for this session, and the reported figures."""
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import gc
 import os
@@ -260,5 +261,13 @@ def settle_heap() -> bool:
             return False
         gc.collect()
         gc.freeze()
+        # At exit the frozen objects must be visible again: left frozen, the interpreter's last collection never
+        # frees them, and DuckDB's bindings (nanobind) printed dozens of "leaked instances" lines on every stop.
+        atexit.register(_unsettle)
         _settled = True
         return True
+
+
+def _unsettle() -> None:
+    gc.unfreeze()
+    gc.collect()

@@ -11,12 +11,13 @@ import re
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from loaders import ohss_monthly, reported_figures, trac_detention
 from tests.conftest import ROOT
 
 README = " ".join((ROOT / "README.md").read_text("utf-8").split())  # one line: sentences wrap in the file
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 
 
 def claim(pattern: str, text: str = README) -> tuple[int, ...]:

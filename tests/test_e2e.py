@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import bundled
 from tests.conftest import ROOT, stop_process
 
 pytestmark = pytest.mark.browser
@@ -53,7 +54,7 @@ CHART = ".st-key-trend_chart .js-plotly-plot"
 LEGEND, EXPORTS = "numbered as on it, with their sources", "Export this chart"
 DEFAULT_TITLE = "ICE arrests per day (2 series)"
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 
 WATCH_RUNS = """() => {
   const app = document.querySelector("[data-testid='stApp']");

@@ -9,6 +9,7 @@ import zipfile
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from charts import export
 from charts.compose import render
@@ -16,7 +17,7 @@ from figures.core import source_lines
 from analysis.view import View
 from tests.conftest import ROOT
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 VIEW = View(series=["trac_detention.detained_total", "trac_detention.detained_ice"], preset="custom",
             start=dt.date(2025, 1, 1), end=dt.date(2025, 12, 31))
 

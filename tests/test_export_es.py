@@ -9,6 +9,7 @@ import re
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from charts import export
 from wording import i18n
@@ -17,7 +18,7 @@ from charts.compose import render
 from figures.core import source_lines
 from analysis.view import View, view_from_link
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 SERIES = ["trac_detention.detained_total", "trac_detention.detained_ice"]
 EN = View(series=SERIES, preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 12, 31))
 ES = View(series=SERIES, preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 12, 31), lang="es", sep=".")

@@ -10,7 +10,7 @@ import datetime as dt
 
 import pytest
 
-from analysis import data as cdata
+from tests import bundled
 from charts import export
 from charts.compose import render
 from analysis.view import View
@@ -18,7 +18,7 @@ from tests.test_e2e import CHROMIUM, LAUNCH_ARGS, sync_api
 
 pytestmark = pytest.mark.browser
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 
 # The screen position of the first point in view of every trace, from Plotly's own axes.
 POINTS_JS = """() => {

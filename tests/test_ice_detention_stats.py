@@ -1,7 +1,6 @@
 """ICE detention-statistics workbooks: discovery, file-name dates, parsing, vintages, integrity checks, DDP cross-check."""
 import datetime as dt
 import hashlib
-import time
 from dataclasses import replace
 
 import pandas as pd
@@ -590,9 +589,7 @@ def test_checks_on_ddp_history_find_the_known_bad_releases(shared_data):
 
 @pytest.mark.shared
 def test_rebuild_end_to_end(shared_data, tmp_path):
-    t = time.perf_counter()
     counts = pipeline.rebuild(shared_data, tmp_path / "snap", ["ice_detention_stats"])
-    took = time.perf_counter() - t
     assert counts["ice_detention_stats"] > 4000
     out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
     # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
@@ -600,7 +597,6 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     assert out.file.nunique() == len(held)
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.facilities.csv").exists()
-    assert took < 15  # about 1 s here; generous for slow CI machines
 
 
 # ---------------------------------------------------------------- issue 13: every table dated by its own footnote

@@ -10,13 +10,14 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import bundled
 from analysis import data as cdata
 from analysis import view as V
 from charts.__main__ import build_parser, main
 from loaders.events import load_events
 from tests.conftest import ROOT
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv", ROOT / "tests" / "no-local-events.csv")
 TODAY = dt.date(2026, 12, 1)
 LO, HI = V.data_bounds(SNAP, TODAY)

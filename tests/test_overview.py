@@ -11,10 +11,11 @@ import datetime as dt
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from analysis.overview import HEADLINES, PUBLISHED_RELEASES, headlines
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 TODAY = dt.date(2026, 12, 1)
 
 

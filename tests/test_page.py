@@ -5,11 +5,12 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import bundled
 from analysis import data as cdata
 from page import state
 from tests.conftest import ROOT, open_trend_panels
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 
 
 def app(query: dict | None = None, panels: bool = True) -> AppTest:

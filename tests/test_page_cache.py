@@ -98,3 +98,17 @@ def test_the_other_presets_of_a_drawn_view_are_built_in_the_background_as_render
         assert kept is not None and context.rendered(page, other, events) is kept
         fresh = render(page.snap, other, events=events, reported=page.reported)
         assert _json(kept.figure) == _json(fresh.figure) and kept.table.equals(fresh.table)
+
+
+def test_a_server_that_settled_its_heap_exits_without_leak_warnings():
+    """Stopping the server printed 48 lines of "nanobind: leaked ... _duckdb": the objects frozen by
+    ``settle_heap`` were never freed at exit. A process that imports the page (and DuckDB, as the loaders do),
+    settles and exits must print nothing."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    code = "import duckdb; from page import context; assert context.settle_heap()"
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "leaked" not in r.stderr, r.stderr[:500]

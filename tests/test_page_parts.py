@@ -8,6 +8,7 @@ import io
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import asof
 from analysis import data as cdata
 from charts import event_study as es
@@ -17,7 +18,7 @@ from loaders import events as lev
 from loaders import tidy
 from loaders.errors import ValidationError
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 VERSIONED = "trac_detention.book_ins_ice"
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from wording import i18n
 from figures import maps
@@ -25,7 +26,7 @@ from loaders import census, facility_registry, pipeline
 from loaders.errors import ParseError
 from tests.conftest import ROOT
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 
 
 @pytest.fixture(scope="module")

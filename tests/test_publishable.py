@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests import bundled
 from analysis import data as cdata
 from figures import events as cev
 from charts import export
@@ -21,7 +22,7 @@ from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT
 
-SNAP = cdata.load_snapshot()
+SNAP = bundled.snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv")
 REPORTED = load_reported(cdata.DATA / "reported_figures.csv")
 BUSY = View(preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2026, 12, 1), categories=[])

@@ -7,13 +7,12 @@ import datetime as dt
 
 import pytest
 
-from analysis import data as cdata
+from tests import bundled
 from analysis.view import View
 from charts.compose import render
 from loaders import reported_figures
-from tests.conftest import ROOT
 
-SNAP = cdata.load_snapshot(ROOT / "data")
+SNAP = bundled.snapshot()
 HEADER = ",".join(reported_figures.COLUMNS + reported_figures.KIND_COLUMNS) + "\n"
 ROWS = [
     "2025-03-01,2025-03-31,ice_arrests_per_day,911,arrests/day,Paper A,https://e.org/a,primary news,a count,count,",
