@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -9,13 +10,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared" / "data"
+# The real source files: ../shared/data beside the checkout, or where SHARED_DATA says (CI's second run sets it
+# to a missing folder to try the suite as a clone with nothing beside it).
+SHARED = Path(os.environ.get("SHARED_DATA") or ROOT.parent / "shared" / "data")
 
 # The suite must not modify tracked files: a run that does fails, naming them (tests/tracked_guard.py).
 from tests.tracked_guard import pytest_sessionfinish, pytest_sessionstart  # noqa: E402,F401
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"real source files not found at {SHARED} (they are in CI; see README)")
@@ -104,3 +107,14 @@ def open_trend_panels(at, panels=TREND_PANELS):
     for k in panels:
         at.session_state[k] = True
     return at
+
+
+# The two tiers (pytest.ini): `make test-fast` runs `-m "not slow"` between edits; `make test` and CI run all.
+# Slow by nature, so marked here rather than test by test: whatever drives a browser, and whatever reads the
+# real files in ../shared/data (through the ``shared_data`` fixture or the ``shared`` marker). Other slow tests
+# (real processes killed, servers started, whole sites built) carry ``@pytest.mark.slow`` themselves.
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        # fixturenames is the whole closure: a module fixture built on shared_data marks its tests too
+        if item.get_closest_marker("browser") or item.get_closest_marker("shared") or "shared_data" in item.fixturenames:
+            item.add_marker(pytest.mark.slow)

@@ -15,6 +15,7 @@ import csv
 import functools
 import io
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -23,7 +24,7 @@ from loaders import pipeline, registry
 from loaders.base import Source
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("SHARED_DATA") or ROOT.parent / "shared" / "data")  # as tests/conftest.py
 MAX_SAMPLE_BYTES = 2_000_000  # keep the tests quick: a source whose smallest real file is bigger needs a builder
 
 

@@ -27,6 +27,9 @@ import pytest
 
 from tests.conftest import stop_process
 
+# Slow tier: most tests here start a real server (Streamlit or the container's entry command) and talk to it.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 
@@ -244,6 +247,7 @@ def test_the_entry_command_serves_the_health_endpoint_and_passes_its_healthcheck
 
 FAILING = '''\
 import streamlit as st
+
 st.write("before the failure")
 raise RuntimeError("could not open " + __file__)
 '''

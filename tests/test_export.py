@@ -99,6 +99,7 @@ def test_png_and_svg(rendered):
     assert "People in ICE detention" in svg and "Source: Transactional Records" in svg and "Generated on" in svg
 
 
+@pytest.mark.slow
 def test_cli_export_csv_matches_page_render(tmp_path):
     out = tmp_path / "v.csv"
     q = "series=trac_detention.detained_total,trac_detention.detained_ice&preset=custom&start=2025-01-01&end=2025-12-31"
@@ -115,6 +116,7 @@ def test_cli_export_csv_matches_page_render(tmp_path):
     assert len(rep) and rep["flag"].str.startswith("reported").all() and rep["source"].str.contains("http").all()
 
 
+@pytest.mark.slow
 def test_cli_export_html_and_errors(tmp_path):
     out = tmp_path / "v.html"
     r = subprocess.run([sys.executable, "-m", "charts", "export", "--series", "trac_detention.detained_cbp",
@@ -127,6 +129,7 @@ def test_cli_export_html_and_errors(tmp_path):
     assert r.returncode == 2 and "unknown series nope.nope" in r.stderr
 
 
+@pytest.mark.slow
 @needs_browser
 def test_cli_export_png(tmp_path):
     out = tmp_path / "v.png"

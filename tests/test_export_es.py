@@ -269,6 +269,7 @@ def test_the_continuity_charts_in_spanish():
         assert [t["y"] for t in en["data"]] == [t["y"] for t in es["data"]]  # the same figures
 
 
+@pytest.mark.slow
 def test_the_static_sites_places_page_follows_the_language():
     """`python -m charts site --lang es` once left the Places page in English; now its map, alt text, dates line,
     citation and CSV header lines are Spanish, and the English page is as before."""

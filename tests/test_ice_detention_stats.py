@@ -437,11 +437,8 @@ def _real(shared_data):
 
 
 @pytest.fixture(scope="module")
-def real(request):
-    from tests.conftest import SHARED
-    if not SHARED.is_dir():
-        pytest.skip(f"real source files not found at {SHARED}")
-    return _real(SHARED)
+def real(shared_data):
+    return _real(shared_data)
 
 
 @pytest.mark.shared

@@ -41,12 +41,10 @@ class MemWorkbook:
 
 
 @pytest.fixture(scope="module")
-def layouts():
+def layouts(shared_data):
     from python_calamine import CalamineWorkbook
 
-    from tests.conftest import SHARED
-    if not SHARED.is_dir():  # the shared_data fixture's rule, for a fixture read once per module
-        pytest.skip(f"real source files not found at {SHARED}")
+    SHARED = shared_data
     out, seen = {}, set()
     for p in sorted((SHARED / "ice-detention-stats" / "original_xlsx").glob("*.xlsx")):
         fy = ice.fiscal_year_from_name(p.name)

@@ -237,10 +237,8 @@ def test_the_sheet_of_the_workbooks_own_year_is_read():
 # ---------------------------------------------------------------- the real workbooks
 
 @pytest.fixture(scope="module")
-def real():
-    from tests.conftest import SHARED
-    if not SHARED.is_dir():
-        pytest.skip(f"real source files not found at {SHARED}")
+def real(shared_data):
+    SHARED = shared_data
     files = sorted((SHARED / "ice-detention-stats").glob("original_xlsx*/*.xlsx"))
     src = ice.SOURCE
     mine = {s.id for s in ice_tables.SERIES}

@@ -17,6 +17,9 @@ from loaders import pipeline
 from tests.conftest import ROOT
 from tests.fault_samples import leftovers, snapshot_bytes
 
+# Slow tier: each test starts real processes that hold, fight over or die holding the snapshot's lock.
+pytestmark = pytest.mark.slow
+
 HOLDER = """
 import sys, time
 from pathlib import Path

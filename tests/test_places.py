@@ -240,6 +240,7 @@ def test_view_round_trips_and_refuses_junk():
     assert junk == PlacesView()
 
 
+@pytest.mark.slow
 def test_command_line_export_is_the_page_figure(pl, tmp_path, capsys):
     from charts.__main__ import main
     out = tmp_path / "fo.csv"

@@ -380,6 +380,7 @@ def test_exported_html_carries_alt_text():
     assert f'aria-label="{html_text(r.alt)}"' in page and "Description: " in page
 
 
+@pytest.mark.slow
 def test_cli_sizes_and_wide_csv(tmp_path):
     out = tmp_path / "a.html"
     for size in ("article", "social", "full"):

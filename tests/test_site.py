@@ -16,6 +16,9 @@ import pytest
 from charts import site
 from loaders.text import html_text
 
+# Slow tier: most tests here build a whole static site (pages, PNGs through Kaleido) from the snapshot.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 LIVE = "https://dash.example.org/app/"
 SITE_URL = "https://static.example.org/charts/"

@@ -347,6 +347,7 @@ def test_readers_retry_when_a_switch_happens_mid_read(built, raw_dir, tmp_path, 
 KILLS = 8
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_moments_leaves_the_old_or_the_new_snapshot(built, raw_dir, tmp_path):
     """A real `python -m loaders rebuild` killed with SIGKILL at seeded random moments: after each kill
     `verify` passes and the snapshot is byte for byte the old one or the new one; the next run cleans up."""

@@ -35,6 +35,7 @@ def saved_titles(path) -> list[str]:
 
 # ----------------------------------------------------------------------------------- lock and merge
 
+@pytest.mark.slow
 def test_three_threads_saving_40_rows_each_keep_all_120(tmp_path):
     """The lost update of issue 14: without the lock, three threads kept 46 of 120 rows."""
     path = tmp_path / "user_events.csv"
@@ -76,6 +77,7 @@ SAVER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_three_processes_saving_40_rows_each_keep_all_120(tmp_path):
     path = tmp_path / "user_events.csv"
     go = tmp_path / "go"

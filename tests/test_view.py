@@ -209,6 +209,7 @@ def test_a_running_total_to_date_is_not_labelled_per_day(snap):
     assert "per day" not in axis and "per day" not in phrase and axis == "removals"
 
 
+@pytest.mark.slow
 def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
     # The rows and shape of a series (per day, resampled, rolling) are kept on the snapshot across date ranges,
     # and reported figures' dates across views: the next view must draw exactly what a fresh snapshot draws,
