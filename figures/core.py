@@ -542,6 +542,24 @@ def _series_note(p, note: str, lang: str) -> str:
     return note_text(note, lang)
 
 
+_INDEX_NOTES = ("indexed to 100 at ", "not indexed to 100 at ")
+
+
+def index_notes(prepared, lang: str = "en") -> list[str]:
+    """The index's words, said once for the whole view: "indexed to 100 at 9 February 2025" (every series
+    shares the base date: ``analysis.view.common_base``), or why the chart is not indexed, naming the series
+    with no value at or before the date asked."""
+    p = next((p for p in prepared if p.index_base or p.index_refused), None)
+    if p is None:
+        return []
+    if p.index_base:
+        return [i18n.t("note.indexed", lang, date=i18n.date(p.index_base, lang))]
+    asked, missing = p.index_refused
+    names = {q.ref: localised_label(q, lang) for q in prepared}
+    return [i18n.t("note.not_indexed", lang, date=i18n.date(asked, lang),
+                   series="; ".join(names.get(ref, ref) for ref in missing))]
+
+
 def subtitle_for(view, lo, hi, prepared) -> str:
     lang = getattr(view, "lang", "en")
     bits = [i18n.date_range(lo, hi, lang)]
@@ -549,8 +567,10 @@ def subtitle_for(view, lo, hi, prepared) -> str:
         bits.append(i18n.t("figure.as_published_on", lang, date=view.as_of.isoformat()))
     if view.per_day:
         bits.append(i18n.t("figure.per_day_shown", lang))
-    notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes if not n.startswith(p.label)})
+    notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes
+                    if not n.startswith(p.label) and not n.startswith(_INDEX_NOTES)})
     bits += notes
+    bits += index_notes(prepared, lang)
     if view.log:
         bits.append(i18n.t("figure.log_scale", lang))
     return " · ".join(bits)
