@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             payload = export.wide_csv(r)
         elif fmt == "csv":
             cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
-            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
+            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
                                     lang=lang, citation_text=cite)
         else:
             payload = export.export_figure(r, fmt)

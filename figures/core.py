@@ -664,12 +664,13 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
-                      generated_on: dt.date | None = None, size="page", withheld: dict | None = None) -> go.Figure:
+                      generated_on: dt.date | None = None, size="page", withheld: dict | None = None,
+                      notes: list[str] | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
     the series they sit beside (column ``panel_ref``), counts, bounds and targets each in their own style;
-    ``withheld`` counts, by measure, the figures of a measure no panel shows (named in the footer). Every text
-    is in ``view.lang``."""
+    ``withheld`` counts, by measure, the figures of a measure no panel shows (named in the footer); ``notes``
+    are the caller's footer lines (series left off the chart). Every text is in ``view.lang``."""
     lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
@@ -680,6 +681,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     panels = [Panel(u, log=view.log) for u in panel_units]
     lines = []
     flagged_notes, info_notes = set(), {}
+    left_off = list(notes or [])
     for p in prepared:
         f = p.frame
         codes = f["flag"].map(lambda x: {c for c in x.split(";") if c})
@@ -691,7 +693,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
                           hover=point_hover(snap, p, codes, lang)))
-    notes = []
+    notes = left_off
     if flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
                             codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))

@@ -32,7 +32,7 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
 
     def csv_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # the table is built when clicked
-        return export.to_csv(rr.export_table(), sources=s, title=ti, lang=lang, citation_text=cite)
+        return export.to_csv(rr.export_table(), sources=list(s) + rr.notes, title=ti, lang=lang, citation_text=cite)
 
     d1.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")

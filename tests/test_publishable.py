@@ -86,8 +86,10 @@ def test_titles_and_axes_name_the_unit(query, title, axis):
 
 
 def test_a_title_that_cannot_name_every_series_counts_them():
-    keys = SNAP.keys("ddp_arrests_aggregates.seattle_aor_monthly_by_state")[:4]
-    r = draw(View(series=[f"ddp_arrests_aggregates.seattle_aor_monthly_by_state|{k}" for k in keys]))
+    sid = "ddp_arrests_aggregates.seattle_aor_monthly_by_state"
+    # Members with data in the default range: one with none there is left off the chart (and named in its footer).
+    keys = [k for k in SNAP.keys(sid) if (cdata.series_rows(SNAP, sid, k)["end"] >= "2025-01-20").any()][:4]
+    r = draw(View(series=[f"{sid}|{k}" for k in keys]))
     assert r.title.endswith(f"({len(keys)} series)") and "arrests per day" in r.title
 
 
