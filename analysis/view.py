@@ -13,6 +13,7 @@ index = 100 -> date range. Each step is a plain pandas function that can be test
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
@@ -316,6 +317,9 @@ class Prepared:
     # cannot be drawn, the date asked and the references of the series with no value there (then not indexed).
     index_base: dt.date | None = None
     index_refused: tuple[dt.date, tuple[str, ...]] | None = None
+    # The decimals the table (and so every CSV) writes the values with: None for values as published (counts
+    # stay exact, a publisher's decimals stay as printed); a number for values the view derived (``export_decimals``).
+    decimals: int | None = None
 
 
 def per_day(df: pd.DataFrame) -> pd.DataFrame:
@@ -448,9 +452,12 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     lo, hi = view.date_range(data_min, data_max)
     base = index_date or view.index_at
     shaped = []
+    decimals: dict[str, int | None] = {}
     for ref, sid, key, df in raw:
         info = snap.info(sid)
-        df, unit, notes = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
+        df_src = df
+        df, unit, notes, extra = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
+        decimals[ref] = None if extra is None else export_decimals(source_decimals(df_src["value"]), extra)
         shaped.append((ref, sid, key, info, df, unit, list(notes)))
     base_date, refused = None, None
     if base is not None:
@@ -465,6 +472,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         missing += [ref for ref, _, _, _, df, _, _ in shaped if not len(df)]
         if found is not None and not missing:
             base_date = found.date()
+            decimals = dict.fromkeys(decimals, INDEX_DECIMALS)
             shaped = [(ref, sid, key, info, rebase(df, values[ref]), "index (100 at base date)",
                        notes + [f"indexed to 100 at {base_date.isoformat()}"])
                       for ref, sid, key, info, df, unit, notes in shaped]
@@ -476,7 +484,8 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     for ref, sid, key, info, df, unit, notes in shaped:
         df = df[(df["end"] >= pd.Timestamp(lo)) & (df["date"] <= pd.Timestamp(hi))].reset_index(drop=True)
         label = info["title"] + (f": {key}" if key else "")
-        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes), base_date, refused))
+        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes), base_date, refused,
+                                 decimals[ref]))
     return prepared, lo, hi
 
 
@@ -486,7 +495,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
 # so what is kept is bounded by the series and the view's few options; an index is applied after, on a copy.
 # Shared: never mutate it.
 def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, *,
-            memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
+            memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...], int | None]:
     memo_key = ("shaped", sid, key, view.per_day, view.granularity, view.rolling)
     if memo:
         hit = snap._memo.get(memo_key)
@@ -495,27 +504,62 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
     notes = []
     unit = info["unit"]
     flow = cdata.is_flow(info)
+    extra = None  # the decimals the transforms add to the published values' own (None: values as published)
     if view.per_day and flow:
+        days = cdata.days_covered(df)
         df = per_day(df)
         unit = f"{unit} per day"
+        extra = _digits_for(float(np.max(days)) if len(days) else 1.0)
     if view.granularity != "native" and len(df):
         daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
         if daily_or_weekly:
             how = "mean" if (not flow or view.per_day) else "sum"
             df = resample(df, view.granularity, how)
+            extra = (extra or 0) + (_digits_for(7 if view.granularity == "weekly" else 31) if how == "mean" else 0)
             notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
         else:
             notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
     if view.rolling:
         if is_daily(df):
             df = rolling_mean(df, view.rolling)
+            extra = (extra or 0) + _digits_for(view.rolling)
             notes.append(f"{view.rolling}-day rolling average")
         else:
             notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
-    out = (df, unit, tuple(notes))
+    out = (df, unit, tuple(notes), extra)
     if memo:
         snap._memo[memo_key] = out
     return out
+
+
+# Decimals for values a view derives from the published ones (per day, averages, index). Enough that nothing in
+# the source is lost: a value per day keeps enough decimals that multiplying it back by the days it covers gives
+# the published total (1 decimal for a week, 2 for a month: 10 ** decimals >= days), an average of n values
+# likewise; never fewer than the published values' own decimals, and no more than 4 beyond those (a source's
+# binary noise, 50.0776584262733 days, is not precision). An index (100 at the base date) has 1 decimal.
+INDEX_DECIMALS = 1
+MAX_EXTRA_DECIMALS = 4
+MAX_SOURCE_DECIMALS = 6
+
+
+def _digits_for(n: float) -> int:
+    """The decimals that keep an n-th of a whole number recoverable: 0 for 1, 1 up to 10, 2 up to 100..."""
+    return int(math.ceil(math.log10(n))) if n > 1 else 0
+
+
+def source_decimals(values) -> int:
+    """The decimals the published values are written with (at most ``MAX_SOURCE_DECIMALS``): 0 for counts."""
+    v = np.asarray(values, dtype="float64")
+    v = v[np.isfinite(v)]
+    for d in range(MAX_SOURCE_DECIMALS):
+        if np.all(np.abs(v - np.round(v, d)) <= 1e-9 * np.maximum(1.0, np.abs(v))):
+            return d
+    return MAX_SOURCE_DECIMALS
+
+
+def export_decimals(src: int, extra: int) -> int:
+    """The decimals a derived value is written with: the published values' own plus what the transform adds."""
+    return src + min(extra, MAX_EXTRA_DECIMALS)
 
 
 def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
@@ -527,14 +571,15 @@ def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
 
 
 def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
-    """Exactly the numbers drawn, one row per point: what the CSV export writes."""
+    """The numbers drawn, one row per point: what the CSV export writes. Values as published are written as
+    published; values the view derived (per day, averages, index) are rounded to ``Prepared.decimals``."""
     frames = []
     for p in prepared:
         f = p.frame
         frames.append(pd.DataFrame({
             "series": p.series_id, "key": p.key, "label": p.label, "unit": p.unit,
             "date": _iso_days(f["date"]), "end": _iso_days(f["end"]),
-            "value": f["value"].to_numpy(),
+            "value": f["value"].to_numpy() if p.decimals is None else np.round(f["value"].to_numpy(), p.decimals),
             "release": _iso_days(f["release"], missing_ok=True) if "release" in f else "",
             "flag": f["flag"].to_numpy(), "source": p.source,
         }))

@@ -305,9 +305,9 @@ def test_alt_text_describes_the_series_and_counts_events():
 
 def test_wide_csv_has_one_date_column_and_one_column_per_series():
     r = draw()
-    body = export.wide_csv(r).decode()
-    assert not body.startswith("#")
-    wide = pd.read_csv(io.StringIO(body))
+    body = export.wide_csv(r, sources=["Source: a line"], title=r.title).decode()
+    assert body.startswith(f"# {r.title}\n# Source: a line\n")  # the long CSV's comment lines (issue 26)
+    wide = pd.read_csv(io.StringIO(body), comment="#")
     assert list(wide.columns) == ["date", "ICE arrests, weekly data, 2011-2025 (DDP report chart, digitised) (arrests per day)",
                                   "ICE arrests, monthly data, national (KUT News chart data from DDP) (arrests per day)"]
     assert wide["date"].is_monotonic_increasing and wide.iloc[:, 1:].notna().sum().sum() == len(r.table)
@@ -393,7 +393,8 @@ def test_cli_sizes_and_wide_csv(tmp_path):
     wide = tmp_path / "w.csv"
     r = subprocess.run([sys.executable, "-m", "charts", "export", "--wide", "--out", str(wide)], cwd=ROOT,
                        capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr and pd.read_csv(wide).columns[0] == "date"
+    assert r.returncode == 0, r.stderr
+    assert pd.read_csv(wide, comment="#").columns[0] == "date" and "# Source: " in wide.read_text()
 
 
 def test_fiscal_axis_on_a_short_range_labels_quarters_with_their_fiscal_year():
