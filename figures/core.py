@@ -927,4 +927,17 @@ def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources
         t["hovertemplate"] = "%{x}: %{y:,.1f}<extra></extra>"
     spec["layout"]["shapes"] = [dict(type="line", xref="x", yref="paper", x0=0, x1=0, y0=0, y1=1,
                                      line=dict(color=NEUTRAL, width=1, dash="dot"))]
+    # Ticks on whole periods counted from the date (0): a month or a day has no half (Plotly's own ticks read
+    # "-1, -0.5, 0, 0.5, 1" on a one-month window).
+    xs = [float(v) for ln in lines for v in ln.x]
+    span = (max(xs) - min(xs)) if xs else 0.0
+    spec["layout"]["xaxis"].update(tickmode="linear", tick0=0, dtick=whole_step(span, size_of(size)), tickformat="d")
     return go.Figure(finish(spec), _validate=VALIDATE)
+
+
+def whole_step(span: float, sz: Size) -> int:
+    """A whole tick step for an axis ``span`` periods long: 1, 2, 5, 10, 20, 50... the smallest that leaves
+    room for each label (about one tick per 60 px of plot; at most 13 ticks)."""
+    most = max(3, min(13, int((sz.width - 104) / 60)))
+    steps = [m * 10 ** e for e in range(7) for m in (1, 2, 5)]
+    return next((s for s in steps if span / s <= most - 1), steps[-1])
