@@ -222,7 +222,7 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         L = fig["layout"]
         plot_px = cev.PAGE_PLOT_PX if size == "page" else L["width"] - L["margin"]["l"] - L["margin"]["r"]
         assert cev.markers_overlap(m, r.lo, r.hi, plot_px) == []
-        assert sorted(n for g in m["customdata"] for n in g) == list(range(1, len(r.events) + 1))
+        assert sorted(int(n) for g in m["customdata"] for n in g) == list(range(1, len(r.events) + 1))
         # Category colours are explained inside the figure: one legend entry per category drawn.
         legend = {t["name"] for t in fig["data"] if t["name"].startswith("Event: ")}
         assert legend == {f"Event: {cev.event_categories[c].lower()}" for c in set(r.events["category"])}
