@@ -457,7 +457,15 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         info = snap.info(sid)
         df_src = df
         df, unit, notes, extra = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
-        decimals[ref] = None if extra is None else export_decimals(source_decimals(df_src["value"]), extra)
+        if extra is None:
+            decimals[ref] = None
+        else:
+            src = snap._memo.get(("decimals", sid, key)) if as_of is None else None
+            if src is None:
+                src = source_decimals(df_src["value"])
+                if as_of is None:
+                    snap._memo[("decimals", sid, key)] = src
+            decimals[ref] = export_decimals(src, extra)
         shaped.append((ref, sid, key, info, df, unit, list(notes)))
     base_date, refused = None, None
     if base is not None:
