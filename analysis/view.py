@@ -517,20 +517,20 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
         days = cdata.days_covered(df)
         df = per_day(df)
         unit = f"{unit} per day"
-        extra = _digits_for(float(np.max(days)) if len(days) else 1.0)
+        extra = digits_for(float(np.max(days)) if len(days) else 1.0)
     if view.granularity != "native" and len(df):
         daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
         if daily_or_weekly:
             how = "mean" if (not flow or view.per_day) else "sum"
             df = resample(df, view.granularity, how)
-            extra = (extra or 0) + (_digits_for(7 if view.granularity == "weekly" else 31) if how == "mean" else 0)
+            extra = (extra or 0) + (digits_for(7 if view.granularity == "weekly" else 31) if how == "mean" else 0)
             notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
         else:
             notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
     if view.rolling:
         if is_daily(df):
             df = rolling_mean(df, view.rolling)
-            extra = (extra or 0) + _digits_for(view.rolling)
+            extra = (extra or 0) + digits_for(view.rolling)
             notes.append(f"{view.rolling}-day rolling average")
         else:
             notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
@@ -550,7 +550,7 @@ MAX_EXTRA_DECIMALS = 4
 MAX_SOURCE_DECIMALS = 6
 
 
-def _digits_for(n: float) -> int:
+def digits_for(n: float) -> int:
     """The decimals that keep an n-th of a whole number recoverable: 0 for 1, 1 up to 10, 2 up to 100..."""
     return int(math.ceil(math.log10(n))) if n > 1 else 0
 

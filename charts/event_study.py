@@ -15,7 +15,7 @@ from wording import i18n
 from charts.compose import render
 from figures.core import build_study_figure, source_lines
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
-from analysis.view import INAUGURATION, View, split_ref
+from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 
@@ -64,10 +64,16 @@ def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int
 
 
 def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, flow: bool) -> tuple[pd.DataFrame, str]:
-    """The figure's data (both windows) and its x-axis title."""
+    """The figure's data (both windows) and its x-axis title. A flow's values per day are rounded as the chart's
+    CSV rounds them (``analysis.view.export_decimals``: the published total comes back when multiplied by the
+    days); a level's are the published values."""
     sid, key = split_ref(ref)
-    return study_window_series(cdata.series_rows(snap, sid, key), on, window, flow=flow,
-                               max_carry_days=carry_days(snap.info(sid)["frequency"]))
+    rows = cdata.series_rows(snap, sid, key)
+    win, title = study_window_series(rows, on, window, flow=flow, max_carry_days=carry_days(snap.info(sid)["frequency"]))
+    if flow and len(rows):
+        days = float(cdata.days_covered(rows).max())
+        win = win.assign(value=win["value"].round(export_decimals(source_decimals(rows["value"]), digits_for(days))))
+    return win, title
 
 
 def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, title: str, subtitle: str,

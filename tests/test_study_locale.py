@@ -85,3 +85,19 @@ def test_the_spanish_page_prints_the_study_with_decimal_commas():
     assert all(re.fullmatch(SPANISH_NUMBER + r"(?: \(" + SPANISH_NUMBER + r"\))?", s) for s in shown), shown
     table = next(d.value for d in at.dataframe if "cambio" in d.value.columns)
     assert all(re.fullmatch(SPANISH_NUMBER, str(v)) for v in table["cambio"]), table["cambio"].tolist()
+
+
+def test_the_study_csv_rounds_values_per_day_so_the_published_totals_come_back():
+    import io
+    from analysis import data as cdata
+    flow, _, _, res = es.study_numbers(SNAP, MONTHLY, dt.date(2025, 6, 1), 90)
+    assert flow
+    win, _ = es.study_window(SNAP, MONTHLY, dt.date(2025, 6, 1), 90, flow=flow)
+    text = es.study_csv("T", res, win, ()).decode()
+    body = pd.read_csv(io.StringIO(text), comment="#", dtype={"value": str})
+    assert len(body) >= 6 and body["value"].map(lambda v: len(v.split(".")[1]) if "." in v else 0).max() <= 2
+    rows = cdata.series_rows(SNAP, MONTHLY)
+    total = dict(zip(rows["date"].dt.date.astype(str), rows["value"]))
+    days = dict(zip(rows["date"].dt.date.astype(str), cdata.days_covered(rows)))
+    for d, v in zip(body["date"], body["value"].astype(float)):
+        assert round(v * days[d]) == total[d]
