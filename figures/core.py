@@ -565,7 +565,8 @@ def subtitle_for(view, lo, hi, prepared) -> str:
     bits = [i18n.date_range(lo, hi, lang)]
     if view.as_of:
         bits.append(i18n.t("figure.as_published_on", lang, date=view.as_of.isoformat()))
-    if view.per_day:
+    if view.per_day and any(str(p.unit).endswith(" per day") for p in prepared):
+        # Only where a drawn series is a period total shown per day: a chart of headcounts has none to convert.
         bits.append(i18n.t("figure.per_day_shown", lang))
     notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes
                     if not n.startswith(p.label) and not n.startswith(_INDEX_NOTES)})

@@ -47,3 +47,11 @@ def test_series_that_all_have_data_are_all_drawn_and_no_note_is_added():
     r = render(SNAP, View(series=[WEEKLY, DETAINED], preset="custom", start=dt.date(2025, 3, 1),
                           end=dt.date(2025, 6, 30)))
     assert r.notes == [] and sum(1 for k in layout(r.figure) if k.startswith("yaxis") and k != "yaxis9") == 2
+
+
+def test_the_subtitle_says_totals_are_shown_per_day_only_when_one_is_drawn():
+    r = render(SNAP, View(series=[WEEKLY, DETAINED], **RANGE))  # the weekly totals are left off: headcounts only
+    assert "per day" not in layout(r.figure)["title"]["text"]
+    r = render(SNAP, View(series=[WEEKLY, DETAINED], preset="custom", start=dt.date(2025, 3, 1),
+                          end=dt.date(2025, 6, 30)))
+    assert "period totals shown per day" in layout(r.figure)["title"]["text"]
