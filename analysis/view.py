@@ -13,12 +13,14 @@ index = 100 -> date range. Each step is a plain pandas function that can be test
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 
 from analysis import data as cdata
+from analysis.study import carry_days
 from wording import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
@@ -311,6 +313,13 @@ class Prepared:
     source: str
     frame: pd.DataFrame  # date, end, value, release, flag, file (after transforms, within range)
     notes: list[str] = field(default_factory=list)
+    # "Index = 100": the common base date (``common_base``) when indexed; when the view asked for an index that
+    # cannot be drawn, the date asked and the references of the series with no value there (then not indexed).
+    index_base: dt.date | None = None
+    index_refused: tuple[dt.date, tuple[str, ...]] | None = None
+    # The decimals the table (and so every CSV) writes the values with: None for values as published (counts
+    # stay exact, a publisher's decimals stay as printed); a number for values the view derived (``export_decimals``).
+    decimals: int | None = None
 
 
 def per_day(df: pd.DataFrame) -> pd.DataFrame:
@@ -363,14 +372,66 @@ def rolling_mean(df: pd.DataFrame, days: int) -> pd.DataFrame:
 
 
 def index_to(df: pd.DataFrame, at: pd.Timestamp) -> tuple[pd.DataFrame, str]:
-    """Rebase so the value at (or just before) ``at`` is 100."""
+    """Rebase one series so the value at (or just before) ``at`` is 100. A view indexes all its series at one
+    common date instead (``common_base``, used by ``prepare``)."""
     before = df[df["date"] <= at]
-    base_row = before.iloc[-1] if len(before) else (df.iloc[0] if len(df) else None)
+    base_row = before.iloc[-1] if len(before) else None
     if base_row is None or not base_row["value"]:
         return df, "could not index: no non-zero value at or before the base date"
+    return rebase(df, float(base_row["value"])), f"indexed to 100 at {base_row['date'].date().isoformat()}"
+
+
+def rebase(df: pd.DataFrame, base_value: float) -> pd.DataFrame:
     out = df.copy()
-    out["value"] = out["value"] / base_row["value"] * 100
-    return out, f"indexed to 100 at {base_row['date'].date().isoformat()}"
+    out["value"] = out["value"] / base_value * 100
+    return out
+
+
+def covered_until(df: pd.DataFrame, *, flow: bool, carry: int) -> np.ndarray:
+    """The last day each row's value stands for: its own end; for a level read on one day (a headcount), up to
+    ``carry`` days counted from its reading (``analysis.study.CARRY_DAYS``: 14 for a biweekly count), as the
+    event study carries it. A flow counted on one day stands for that day only."""
+    ends = df["end"].to_numpy(dtype="datetime64[ns]")
+    if flow:
+        return ends
+    carried = df["date"].to_numpy(dtype="datetime64[ns]") + np.timedelta64(max(1, carry) - 1, "D")
+    return np.maximum(ends, carried)
+
+
+def common_base(frames: list[tuple[str, pd.DataFrame, np.ndarray]], at: pd.Timestamp
+                ) -> tuple[pd.Timestamp | None, dict[str, float], list[str]]:
+    """The one date every series of a view is indexed at, for "index = 100 at ``at``".
+
+    The rule: the latest period start (of any series) at or before ``at`` on which every series has a value,
+    that is a row whose period holds that day (``covered_until`` says how long a level's reading holds) and
+    whose value is not zero. Each series is then 100 at the value of its row holding that day. On a weekly and
+    a monthly series indexed at 11 February 2025 that is Sunday 9 February: the weekly series' week of 9-15
+    February and the monthly series' February are both 100.
+
+    ``frames``: (name, frame sorted by date, ``covered_until`` of its rows). Returns (the base date, each
+    series' base value by name, []) or, when no such date exists, (None, {}, the names of the series with no
+    value on the date nearest ``at`` that some series starts a period on), so the caller can refuse by name
+    rather than index each series at a different date."""
+    at64 = np.datetime64(pd.Timestamp(at).to_datetime64(), "ns")
+    starts = [f["date"].to_numpy(dtype="datetime64[ns]") for _, f, _ in frames]
+    cands = np.unique(np.concatenate([s[s <= at64] for s in starts] or [np.array([], dtype="datetime64[ns]")]))
+    if not len(cands):
+        return None, {}, [name for name, _, _ in frames]
+    ok_all = np.ones(len(cands), dtype=bool)
+    per_series = []
+    for (name, f, until), s in zip(frames, starts):
+        vals = f["value"].to_numpy(dtype="float64")
+        pos = np.searchsorted(s, cands, side="right") - 1
+        safe = np.clip(pos, 0, None)
+        ok = (pos >= 0) & (cands <= until[safe]) & np.isfinite(vals[safe]) & (vals[safe] != 0) \
+            if len(s) else np.zeros(len(cands), dtype=bool)
+        ok_all &= ok
+        per_series.append((name, vals, safe, ok))
+    hits = np.flatnonzero(ok_all)
+    if not len(hits):
+        return None, {}, [name for name, _, _, ok in per_series if not ok[-1]]
+    i = hits[-1]
+    return pd.Timestamp(cands[i]), {name: float(vals[safe[i]]) for name, vals, safe, _ in per_series}, []
 
 
 def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = None) -> tuple[list[Prepared], dt.date, dt.date]:
@@ -390,22 +451,59 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     data_max = max(r[3]["end"].max() for r in raw if len(r[3])).date() if any(len(r[3]) for r in raw) else dt.date.today()
     lo, hi = view.date_range(data_min, data_max)
     base = index_date or view.index_at
+    shaped = []
+    decimals: dict[str, int | None] = {}
     for ref, sid, key, df in raw:
         info = snap.info(sid)
-        df, unit, notes = _shaped(snap, sid, key, df, info, view, base, memo=as_of is None and base is None)
+        df_src = df
+        df, unit, notes, extra = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
+        if extra is None:
+            decimals[ref] = None
+        else:
+            src = snap._memo.get(("decimals", sid, key)) if as_of is None else None
+            if src is None:
+                src = source_decimals(df_src["value"])
+                if as_of is None:
+                    snap._memo[("decimals", sid, key)] = src
+            decimals[ref] = export_decimals(src, extra)
+        shaped.append((ref, sid, key, info, df, unit, list(notes)))
+    base_date, refused = None, None
+    if base is not None:
+        # One base date for every series (``common_base``), or none: lines indexed at different dates on one
+        # axis would not be comparable.
+        frames = []
+        for ref, _, _, info, df, _, _ in shaped:
+            if len(df):
+                df = df if df["date"].is_monotonic_increasing else df.sort_values("date", kind="mergesort")
+                frames.append((ref, df, covered_until(df, flow=cdata.is_flow(info), carry=carry_days(info["frequency"]))))
+        found, values, missing = common_base(frames, pd.Timestamp(base)) if frames else (None, {}, [])
+        missing += [ref for ref, _, _, _, df, _, _ in shaped if not len(df)]
+        if found is not None and not missing:
+            base_date = found.date()
+            decimals = dict.fromkeys(decimals, INDEX_DECIMALS)
+            shaped = [(ref, sid, key, info, rebase(df, values[ref]), "index (100 at base date)",
+                       notes + [f"indexed to 100 at {base_date.isoformat()}"])
+                      for ref, sid, key, info, df, unit, notes in shaped]
+        else:
+            refused = (base if isinstance(base, dt.date) else pd.Timestamp(base).date(), tuple(missing))
+            note = (f"not indexed to 100 at {refused[0].isoformat()}: no value on a date at or before it for "
+                    + "; ".join(missing))
+            shaped = [(ref, sid, key, info, df, unit, notes + [note]) for ref, sid, key, info, df, unit, notes in shaped]
+    for ref, sid, key, info, df, unit, notes in shaped:
         df = df[(df["end"] >= pd.Timestamp(lo)) & (df["date"] <= pd.Timestamp(hi))].reset_index(drop=True)
         label = info["title"] + (f": {key}" if key else "")
-        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes)))
+        prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes), base_date, refused,
+                                 decimals[ref]))
     return prepared, lo, hi
 
 
 # A series' shape for a view (per day, resampled, rolling) does not depend on the date range, which is what
 # readers change most: like its rows (``chosen_rows``), it is kept on the read-only snapshot (``Snapshot._memo``)
-# and only the cut to the range is made per view. Kept only for the latest figures (not as published on a date)
-# and without an index date, so what is kept is bounded by the series and the view's few options. Shared: never
-# mutate it.
-def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, base, *,
-            memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
+# and only the cut to the range is made per view. Kept only for the latest figures (not as published on a date),
+# so what is kept is bounded by the series and the view's few options; an index is applied after, on a copy.
+# Shared: never mutate it.
+def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, *,
+            memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...], int | None]:
     memo_key = ("shaped", sid, key, view.per_day, view.granularity, view.rolling)
     if memo:
         hit = snap._memo.get(memo_key)
@@ -414,31 +512,62 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
     notes = []
     unit = info["unit"]
     flow = cdata.is_flow(info)
+    extra = None  # the decimals the transforms add to the published values' own (None: values as published)
     if view.per_day and flow:
+        days = cdata.days_covered(df)
         df = per_day(df)
         unit = f"{unit} per day"
+        extra = digits_for(float(np.max(days)) if len(days) else 1.0)
     if view.granularity != "native" and len(df):
         daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
         if daily_or_weekly:
             how = "mean" if (not flow or view.per_day) else "sum"
             df = resample(df, view.granularity, how)
+            extra = (extra or 0) + (digits_for(7 if view.granularity == "weekly" else 31) if how == "mean" else 0)
             notes.append(f"{GRANULARITIES[view.granularity].lower()} {'averages' if how == 'mean' else 'totals'}")
         else:
             notes.append(f"{info['title']}: already {info['frequency']}; shown as published")
     if view.rolling:
         if is_daily(df):
             df = rolling_mean(df, view.rolling)
+            extra = (extra or 0) + digits_for(view.rolling)
             notes.append(f"{view.rolling}-day rolling average")
         else:
             notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
-    if base is not None and len(df):
-        df, note = index_to(df, pd.Timestamp(base))
-        notes.append(note)
-        unit = "index (100 at base date)"
-    out = (df, unit, tuple(notes))
+    out = (df, unit, tuple(notes), extra)
     if memo:
         snap._memo[memo_key] = out
     return out
+
+
+# Decimals for values a view derives from the published ones (per day, averages, index). Enough that nothing in
+# the source is lost: a value per day keeps enough decimals that multiplying it back by the days it covers gives
+# the published total (1 decimal for a week, 2 for a month: 10 ** decimals >= days), an average of n values
+# likewise; never fewer than the published values' own decimals, and no more than 4 beyond those (a source's
+# binary noise, 50.0776584262733 days, is not precision). An index (100 at the base date) has 1 decimal.
+INDEX_DECIMALS = 1
+MAX_EXTRA_DECIMALS = 4
+MAX_SOURCE_DECIMALS = 6
+
+
+def digits_for(n: float) -> int:
+    """The decimals that keep an n-th of a whole number recoverable: 0 for 1, 1 up to 10, 2 up to 100..."""
+    return int(math.ceil(math.log10(n))) if n > 1 else 0
+
+
+def source_decimals(values) -> int:
+    """The decimals the published values are written with (at most ``MAX_SOURCE_DECIMALS``): 0 for counts."""
+    v = np.asarray(values, dtype="float64")
+    v = v[np.isfinite(v)]
+    for d in range(MAX_SOURCE_DECIMALS):
+        if np.all(np.abs(v - np.round(v, d)) <= 1e-9 * np.maximum(1.0, np.abs(v))):
+            return d
+    return MAX_SOURCE_DECIMALS
+
+
+def export_decimals(src: int, extra: int) -> int:
+    """The decimals a derived value is written with: the published values' own plus what the transform adds."""
+    return src + min(extra, MAX_EXTRA_DECIMALS)
 
 
 def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
@@ -450,14 +579,15 @@ def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
 
 
 def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
-    """Exactly the numbers drawn, one row per point: what the CSV export writes."""
+    """The numbers drawn, one row per point: what the CSV export writes. Values as published are written as
+    published; values the view derived (per day, averages, index) are rounded to ``Prepared.decimals``."""
     frames = []
     for p in prepared:
         f = p.frame
         frames.append(pd.DataFrame({
             "series": p.series_id, "key": p.key, "label": p.label, "unit": p.unit,
             "date": _iso_days(f["date"]), "end": _iso_days(f["end"]),
-            "value": f["value"].to_numpy(),
+            "value": f["value"].to_numpy() if p.decimals is None else np.round(f["value"].to_numpy(), p.decimals),
             "release": _iso_days(f["release"], missing_ok=True) if "release" in f else "",
             "flag": f["flag"].to_numpy(), "source": p.source,
         }))

@@ -199,11 +199,12 @@ def main(argv: list[str] | None = None) -> int:
         error("cli.no_data", lo=r.lo, hi=r.hi)
         return 1
     try:
+        cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
         if fmt == "csv" and args.wide:
-            payload = export.wide_csv(r)
+            payload = export.wide_csv(r, sources=source_lines(snap, r.prepared, lang), title=r.title, lang=lang,
+                                      citation_text=cite)
         elif fmt == "csv":
-            cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
-            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang), title=r.title,
+            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
                                     lang=lang, citation_text=cite)
         else:
             payload = export.export_figure(r, fmt)

@@ -13,12 +13,13 @@ import pandas as pd
 
 from analysis import data as cdata
 from figures.core import build_totals_figure, build_view_figure, unit_phrase
-from analysis.view import Prepared, View, displayed_table, prepare
+from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from charts.export import export_table
 from figures.events import filter_events
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
 from figures.alt import alt_text
+from figures.labels import localised_label
 from wording.i18n import translated_events
 
 # Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics. Only
@@ -48,6 +49,9 @@ class Rendered:
     # ``prepared`` holds every series in view; ``series`` (below) those drawn as lines.
     totals_figure: object = None
     alt: str = ""
+    # What the chart left out and why, in the view's language (a series with no data in the range): drawn in
+    # the figure's footer and written into the CSV's comment lines.
+    notes: list[str] = field(default_factory=list)
     # Values derived from this render alone (the events table, the source lines), kept once computed: the page
     # shares one Rendered between sessions and reruns (page.context.rendered). Read them, never change them.
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -185,6 +189,23 @@ def totals_phrase(p: Prepared, info, lang: str = "en") -> str:
     return unit_phrase(p, info, lang)[1]
 
 
+def no_data_notes(snap: cdata.Snapshot, view: View, empty: list[Prepared], lo: dt.date, hi: dt.date) -> list[str]:
+    """One note per series left off the chart for having no data between ``lo`` and ``hi``, saying where its
+    data are (as published on ``view.as_of``, when set)."""
+    lang = getattr(view, "lang", "en")
+    out = []
+    for p in empty:
+        rows = chosen_rows(snap, p.ref, view.as_of)
+        name = localised_label(p, lang)
+        if rows is None or not len(rows):
+            out.append(i18n.t("figure.no_data_at_all", lang, series=name))
+            continue
+        out.append(i18n.t("figure.no_data_in_range", lang, series=name, start=i18n.date(lo, lang),
+                          end=i18n.date(hi, lang), first=i18n.date(rows["date"].min(), lang),
+                          last=i18n.date(rows["end"].max(), lang)))
+    return out
+
+
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
            reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
     """The view drawn for ``size`` (page, full, article, social: see ``figures.core.SIZES``)."""
@@ -192,13 +213,20 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     prepared, lo, hi = prepare(snap, view, index_date=index_date)
     totals = [p for p in prepared if is_period_total(p)]
     series = [p for p in prepared if not is_period_total(p)]
+    # A series with no data in the range gets no panel (an empty panel with a made-up 0-4 axis says nothing):
+    # it is left off the figure and a note names it, with where its data are. With no data at all in the
+    # range the chart is not drawn (the callers say so).
+    drawn = [p for p in series if len(p.frame)] or series
+    notes = no_data_notes(snap, view, [p for p in series if not len(p.frame)], lo, hi) \
+        if len(drawn) < len(series) else []
+    series = drawn
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
         ev = translated_events(ev, view.lang, getattr(view, "sep", ","))  # titles and descriptions in the view's language (ids, dates kept)
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
     withheld = withheld_reported(reported, snap, series, view, lo, hi, rep) if series else {}
     fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep, withheld=withheld,
-                            generated_on=generated_on, size=size) if series else None
+                            generated_on=generated_on, size=size, notes=notes) if series else None
     tfig = None
     if totals:
         lang = getattr(view, "lang", "en")
@@ -206,7 +234,7 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
         tfig = build_totals_figure(snap, view, totals, phrases=phrases, generated_on=generated_on, size=size)
         if fig is None:
             fig = tfig  # a view of totals only: the bars are the chart
-    r = Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig, size, totals, tfig)
+    r = Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig, size, totals, tfig, notes=notes)
     if fig is not None:
         r.alt = alt_text(r, snap)
     return r

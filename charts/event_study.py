@@ -15,7 +15,7 @@ from wording import i18n
 from charts.compose import render
 from figures.core import build_study_figure, source_lines
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
-from analysis.view import INAUGURATION, View, split_ref
+from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 
@@ -64,10 +64,16 @@ def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int
 
 
 def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, flow: bool) -> tuple[pd.DataFrame, str]:
-    """The figure's data (both windows) and its x-axis title."""
+    """The figure's data (both windows) and its x-axis title. A flow's values per day are rounded as the chart's
+    CSV rounds them (``analysis.view.export_decimals``: the published total comes back when multiplied by the
+    days); a level's are the published values."""
     sid, key = split_ref(ref)
-    return study_window_series(cdata.series_rows(snap, sid, key), on, window, flow=flow,
-                               max_carry_days=carry_days(snap.info(sid)["frequency"]))
+    rows = cdata.series_rows(snap, sid, key)
+    win, title = study_window_series(rows, on, window, flow=flow, max_carry_days=carry_days(snap.info(sid)["frequency"]))
+    if flow and len(rows):
+        days = float(cdata.days_covered(rows).max())
+        win = win.assign(value=win["value"].round(export_decimals(source_decimals(rows["value"]), digits_for(days))))
+    return win, title
 
 
 def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, title: str, subtitle: str,
@@ -90,13 +96,41 @@ def full_range_sources(snap: cdata.Snapshot, ref: str, lang: str = "en") -> tupl
     return tuple(source_lines(snap, render(snap, View(series=[ref], preset="all")).prepared, lang))
 
 
-def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...], lang: str = "en") -> bytes:
+def study_numbers_text(res: StudyResult, lang: str = "en", sep: str = ",") -> dict[str, str | None]:
+    """The study's numbers as the page prints them, through the reader's locale: "+110,6" where the thousands
+    mark is "." (Spanish "75.000"), never "+110.6", which reads as a hundred and ten thousand six hundred there.
+    Keys: before, after (means), change ("+110.6 (+15.8%)"), year_change, year_change_pct (None when missing)."""
+    num = lambda v, signed=False: i18n.number(v, lang, sep, 1, signed=signed)  # noqa: E731
+    pct = lambda v: i18n.t("study.pct", lang, value=num(v, True))  # noqa: E731
+    return {
+        "before": num(res.before.mean_per_day), "after": num(res.after.mean_per_day),
+        "change": (f"{num(res.change, True)} ({pct(res.change_pct)})" if res.change_pct is not None else
+                   num(res.change, True) if res.change is not None else None),
+        "year_change": num(res.year_earlier_change, True) if res.year_earlier_change is not None else None,
+        "year_change_pct": pct(res.year_earlier_change_pct) if res.year_earlier_change_pct is not None else None,
+    }
+
+
+def study_table_text(res: StudyResult, lang: str = "en", sep: str = ",") -> pd.DataFrame:
+    """``res.table(lang)`` with its numbers written through the locale (means to one decimal, changes signed),
+    for the page: a table's own number format knows no reader's decimal mark."""
+    table = res.table(lang)
+    for key, signed in (("mean_before", False), ("mean_after", False), ("change", True), ("change_pct", True)):
+        col = i18n.t(f"study.col_{key}", lang)
+        table[col] = [i18n.number(v, lang, sep, 1, signed=signed) for v in table[col]]
+    return table
+
+
+def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...], lang: str = "en",
+              sep: str = ",") -> bytes:
     """The study's data as a CSV whose comment lines carry the title, how it was compared, each comparison's
-    means and the sources (those lines in ``lang``; the data columns stay English, for machines)."""
+    means and the sources (those lines in ``lang``, their numbers with the reader's marks; the data columns stay
+    English, for machines)."""
     c = [i18n.t(f"study.col_{k}", lang) for k in ("comparison", "before", "mean_before", "after", "mean_after")]
     head = [res.note_in(lang)] + [
-        i18n.t("study.csv_row", lang, comparison=row[c[0]], before=row[c[1]], mean_before=f"{row[c[2]]:,.2f}",
-               after=row[c[3]], mean_after=f"{row[c[4]]:,.2f}")
+        i18n.t("study.csv_row", lang, comparison=row[c[0]], before=row[c[1]],
+               mean_before=i18n.number(row[c[2]], lang, sep, 2), after=row[c[3]],
+               mean_after=i18n.number(row[c[4]], lang, sep, 2))
         for row in res.table(lang).to_dict("records")
         if row[c[2]] is not None and row[c[4]] is not None] + list(sources)
     data = win.assign(date=win["date"].dt.date.astype(str)).rename(columns={"days_from_date": "offset"})

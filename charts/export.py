@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -254,14 +255,21 @@ def reported_note(r) -> str:
 BOUND_WORDS = {"upper": "fewer than", "lower": "more than"}
 
 
-def wide_csv(r) -> bytes:
-    """One date column and one column per series (its label and unit), for Datawrapper or Flourish: no comment
-    lines (those tools would read them as data); blank where a series has no value on a date."""
+def wide_csv(r, *, sources: list[str] | None = None, title: str = "", generated_on: dt.date | None = None,
+             lang: str = "en", citation_text: str = "") -> bytes:
+    """One date column and one column per series (its label and unit), for Datawrapper or Flourish; blank where
+    a series has no value on a date. Its leading '#' comment lines are the long CSV's (title, ``sources`` and the
+    chart's notes, the citation, the export date): the data must not travel without its source. When pasting
+    into a tool that reads every line as data, skip the lines that start with '#' (Datawrapper: delete them in
+    its table, or paste from the first line that does not start with '#')."""
     frames = []
     for p in r.series:
         f = p.frame
         col = f"{display_label(p)} ({p.unit})"
-        frames.append(pd.Series(f["value"].to_numpy(), index=f["date"].dt.date.astype(str), name=col))
+        values = f["value"].to_numpy()
+        if getattr(p, "decimals", None) is not None:
+            values = values.round(p.decimals)
+        frames.append(pd.Series(values, index=f["date"].dt.date.astype(str), name=col))
     if not frames:
         frames = [pd.Series([float(p.frame["value"].iloc[0])], index=[p.key or p.label], name=p.unit)
                   for p in (r.totals or [])]
@@ -269,7 +277,22 @@ def wide_csv(r) -> bytes:
     else:
         wide = pd.concat([s[~s.index.duplicated(keep="last")] for s in frames], axis=1).sort_index()
         wide = wide.rename_axis("date").reset_index()
-    return safe_frame(wide).to_csv(index=False, lineterminator="\n").encode("utf-8")
+    head = csv_head(title=title, sources=list(sources or []) + list(getattr(r, "notes", []) or []),
+                    generated_on=generated_on, lang=lang, citation_text=citation_text)
+    body = plain_numbers(safe_frame(wide)).to_csv(index=False, lineterminator="\n")
+    return (head + body).encode("utf-8")
+
+
+def plain_numbers(df: pd.DataFrame) -> pd.DataFrame:
+    """Float columns as text a reader expects: a whole number without ".0" (a count stays "1408"), any other
+    value in its shortest exact form (201.1, not 201.09999999999999), a gap blank."""
+    out = df.copy()
+    for c in out.columns:
+        if pd.api.types.is_float_dtype(out[c]):
+            v = out[c].to_numpy(dtype="float64")
+            whole = np.isfinite(v) & (np.abs(v) < 1e15) & (v == np.round(v))
+            out[c] = [("" if not np.isfinite(x) else str(int(x)) if w else repr(float(x))) for x, w in zip(v, whole)]
+    return out
 
 
 def slug(text: str) -> str:
@@ -296,7 +319,14 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
            lang: str = "en", citation_text: str = "") -> bytes:
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows. In another language the
     comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
-    they are for machines."""
+    they are for machines. Whole numbers are written without ".0" (``plain_numbers``)."""
+    head = csv_head(title=title, sources=sources, generated_on=generated_on, lang=lang, citation_text=citation_text)
+    body = plain_numbers(safe_frame(df)).to_csv(index=False, lineterminator="\n")
+    return (head + body).encode("utf-8")
+
+
+def csv_head(*, title: str, sources: list[str], generated_on: dt.date | None, lang: str, citation_text: str) -> str:
+    """The '#' comment lines every CSV of a chart starts with: title, sources and notes, citation, export date."""
     head = [f"# {csv_cell(title)}"] if title else []
     head += [f"# {csv_cell(s)}" for s in sources]
     if citation_text:
@@ -305,8 +335,7 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
         head.append(f"# {i18n.t('export.csv_language', lang)}")
     when = (generated_on or dt.date.today()).isoformat()
     head.append(f"# {i18n.t('export.csv_exported', lang, date=when, dashboard=dashboard_name(lang))}")
-    body = safe_frame(df).to_csv(index=False, lineterminator="\n")
-    return ("\n".join(h.replace("\n", " ") for h in head) + "\n" + body).encode("utf-8")
+    return "\n".join(h.replace("\n", " ") for h in head) + "\n"
 
 
 def dashboard_name(lang: str = "en") -> str:

@@ -303,7 +303,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
             txt += i18n.t("site.no_release_date", lang)
         dates.append(txt)
     cite = export.citation(snap, r.prepared, url=link, retrieved=day, lang=lang)
-    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared, lang), title=title, generated_on=day,
+    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared, lang) + r.notes, title=title, generated_on=day,
                         lang=lang, citation_text=cite if lang != "en" else "")
     return Page("", "trends", query, title=title, alt=getattr(r, "alt", "") or trend_alt(r),
                 citation=cite, dates=dates, notes=notes, figure=r.figure, csv=csv, lang=lang)

@@ -71,7 +71,8 @@ def alt_text(r, snap=None, max_series: int = 3) -> str:
     parts = []
     series = r.series
     if series:
-        kind = i18n.t("alt.line_chart_panels" if len({p.unit for p in series}) > 1 else "alt.line_chart", lang)
+        drawn = [p for p in series if len(p.frame)] or series  # a series with no data in range has no panel
+        kind = i18n.t("alt.line_chart_panels" if len({p.unit for p in drawn}) > 1 else "alt.line_chart", lang)
         parts.append(i18n.t("alt.range", lang, kind=kind, start=day(r.lo, lang), end=day(r.hi, lang)))
         for p in series[:max_series]:
             unit = unit_phrase(p, snap.info(p.series_id), lang)[0] if snap is not None else i18n.unit(p.unit, lang)

@@ -542,15 +542,36 @@ def _series_note(p, note: str, lang: str) -> str:
     return note_text(note, lang)
 
 
+_INDEX_NOTES = ("indexed to 100 at ", "not indexed to 100 at ")
+
+
+def index_notes(prepared, lang: str = "en") -> list[str]:
+    """The index's words, said once for the whole view: "indexed to 100 at 9 February 2025" (every series
+    shares the base date: ``analysis.view.common_base``), or why the chart is not indexed, naming the series
+    with no value at or before the date asked."""
+    p = next((p for p in prepared if p.index_base or p.index_refused), None)
+    if p is None:
+        return []
+    if p.index_base:
+        return [i18n.t("note.indexed", lang, date=i18n.date(p.index_base, lang))]
+    asked, missing = p.index_refused
+    names = {q.ref: localised_label(q, lang) for q in prepared}
+    return [i18n.t("note.not_indexed", lang, date=i18n.date(asked, lang),
+                   series="; ".join(names.get(ref, ref) for ref in missing))]
+
+
 def subtitle_for(view, lo, hi, prepared) -> str:
     lang = getattr(view, "lang", "en")
     bits = [i18n.date_range(lo, hi, lang)]
     if view.as_of:
         bits.append(i18n.t("figure.as_published_on", lang, date=view.as_of.isoformat()))
-    if view.per_day:
+    if view.per_day and any(str(p.unit).endswith(" per day") for p in prepared):
+        # Only where a drawn series is a period total shown per day: a chart of headcounts has none to convert.
         bits.append(i18n.t("figure.per_day_shown", lang))
-    notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes if not n.startswith(p.label)})
+    notes = sorted({_series_note(p, n, lang) for p in prepared for n in p.notes
+                    if not n.startswith(p.label) and not n.startswith(_INDEX_NOTES)})
     bits += notes
+    bits += index_notes(prepared, lang)
     if view.log:
         bits.append(i18n.t("figure.log_scale", lang))
     return " · ".join(bits)
@@ -644,12 +665,13 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
-                      generated_on: dt.date | None = None, size="page", withheld: dict | None = None) -> go.Figure:
+                      generated_on: dt.date | None = None, size="page", withheld: dict | None = None,
+                      notes: list[str] | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
     Series of different units go into separate panels on one date axis; reported figures go into the panel of
     the series they sit beside (column ``panel_ref``), counts, bounds and targets each in their own style;
-    ``withheld`` counts, by measure, the figures of a measure no panel shows (named in the footer). Every text
-    is in ``view.lang``."""
+    ``withheld`` counts, by measure, the figures of a measure no panel shows (named in the footer); ``notes``
+    are the caller's footer lines (series left off the chart). Every text is in ``view.lang``."""
     lang, sep = getattr(view, "lang", "en"), getattr(view, "sep", ",")
     sz = size_of(size)
     infos = [snap.info(p.series_id) for p in prepared]
@@ -660,6 +682,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     panels = [Panel(u, log=view.log) for u in panel_units]
     lines = []
     flagged_notes, info_notes = set(), {}
+    left_off = list(notes or [])
     for p in prepared:
         f = p.frame
         codes = f["flag"].map(lambda x: {c for c in x.split(";") if c})
@@ -671,7 +694,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
                           hover=point_hover(snap, p, codes, lang)))
-    notes = []
+    notes = left_off
     if flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
                             codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
@@ -905,4 +928,17 @@ def build_study_figure(windows, *, title: str, subtitle: str, unit: str, sources
         t["hovertemplate"] = "%{x}: %{y:,.1f}<extra></extra>"
     spec["layout"]["shapes"] = [dict(type="line", xref="x", yref="paper", x0=0, x1=0, y0=0, y1=1,
                                      line=dict(color=NEUTRAL, width=1, dash="dot"))]
+    # Ticks on whole periods counted from the date (0): a month or a day has no half (Plotly's own ticks read
+    # "-1, -0.5, 0, 0.5, 1" on a one-month window).
+    xs = [float(v) for ln in lines for v in ln.x]
+    span = (max(xs) - min(xs)) if xs else 0.0
+    spec["layout"]["xaxis"].update(tickmode="linear", tick0=0, dtick=whole_step(span, size_of(size)), tickformat="d")
     return go.Figure(finish(spec), _validate=VALIDATE)
+
+
+def whole_step(span: float, sz: Size) -> int:
+    """A whole tick step for an axis ``span`` periods long: 1, 2, 5, 10, 20, 50... the smallest that leaves
+    room for each label (about one tick per 60 px of plot; at most 13 ticks)."""
+    most = max(3, min(13, int((sz.width - 104) / 60)))
+    steps = [m * 10 ** e for e in range(7) for m in (1, 2, 5)]
+    return next((s for s in steps if span / s <= most - 1), steps[-1])

@@ -1,6 +1,9 @@
 """Events on the time charts, in the table under them and in exports. Pure: no Streamlit.
 
-Each event in view gets a number in date order. The chart shows a thin dotted line per event (coloured by
+Each event in view gets a number in date order: the dashboard's own events 1, 2, 3...; a reader's own events
+(an uploaded file, or the local events file: ``origin`` "upload" or "user") are numbered apart, U1, U2..., so
+adding them never renumbers the curated ones, and they are marked as the reader's in the marker (a square), the
+hover box, the key and every export. The chart shows a thin dotted line per event (coloured by
 category, one trace per category, so the legend explains the colours) and numbered markers in a strip above
 the panels. Markers never overlap: events closer than a marker's width at the figure's size are merged into
 one marker labelled with their number range ("12-15"), whose hover box lists them all. The words live in the
@@ -21,6 +24,7 @@ import functools
 import io
 import textwrap
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -69,11 +73,28 @@ def filter_events(df: pd.DataFrame, start=None, end=None, categories=None, text:
     return number_events(out)
 
 
+OWN_ORIGINS = ("user", "upload")  # loaders.events.ORIGINS: the reader's rows
+OWN_PREFIX = "U"
+
+
+def is_own(df: pd.DataFrame) -> np.ndarray:
+    """Which events are the reader's own (uploaded, or from the local events file), as a bool array."""
+    if "origin" not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    return df["origin"].isin(OWN_ORIGINS).to_numpy(dtype=bool)
+
+
 def number_events(df: pd.DataFrame) -> pd.DataFrame:
-    """Sort by date (then id, so ties are stable) and number from 1. Idempotent: the chart, the table and the
-    exports all call it, so their numbers agree."""
+    """Sort by date (then id, so ties are stable) and number: the dashboard's events 1, 2, 3... and the reader's
+    own apart, 1, 2, 3... shown as "U1", "U2" (``label``; ``own`` says which). Idempotent: the chart, the table
+    and the exports all call it, so their numbers agree, and a reader's file never renumbers a curated event."""
     out = df.sort_values(["date", "id"], kind="mergesort").reset_index(drop=True)
-    return out.assign(number=range(1, len(out) + 1))
+    own = is_own(out)
+    number = np.zeros(len(out), dtype="int64")
+    number[~own] = np.arange(1, int((~own).sum()) + 1)
+    number[own] = np.arange(1, int(own.sum()) + 1)
+    label = [f"{OWN_PREFIX}{n}" if o else str(n) for n, o in zip(number.tolist(), own.tolist())]
+    return out.assign(number=number, label=label, own=own)
 
 
 def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="full") -> go.Figure:
@@ -133,27 +154,28 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
                            line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
     hovers = [hover_text(e, lang) for e in recs]  # per event; a cluster joins its members' boxes
-    mx, text, sizes, rings, htext = [], [], [], [], []
+    mx, text, sizes, rings, htext, symbols = [], [], [], [], [], []
     for c in clusters:
         first, last = recs[c[0]], recs[c[-1]]
         mx.append(_iso(first["date"] + (last["date"] - first["date"]) / 2))
-        label = _range_label(int(first["number"]), int(last["number"]))
+        label = run_label([recs[i]["label"] for i in c], [recs[i]["own"] for i in c])
         text.append(label)
         sizes.append(marker_px(label, sz.font))
+        symbols.append("square" if all(recs[i]["own"] for i in c) else "circle")  # the reader's own: a square
         cats = {recs[i]["category"] for i in c}
         rings.append(_colour(cats.pop()) if len(cats) == 1 else MIXED)
         shown = [hovers[i] for i in c[:6]]
         more = len(c) - len(shown)
         htext.append("<br><br>".join(shown) + ("<br><br>" + i18n.t("events.and_more", lang, n=more,
-                                                                   first=recs[c[6]]['number'], last=last['number'])
+                                                                   first=recs[c[6]]['label'], last=last['label'])
                                                if more > 0 else ""))
     traces.append(dict(
         type="scatter", x=mx, _strip_y=0.5, yaxis=OVERLAY_REF, mode="markers+text",
         name=TRACE_NAME if lang == "en" else i18n.t("events.trace", lang),
         text=text, textposition="middle center", textfont=dict(size=sz.font, color="#111111"),
-        marker=dict(size=sizes, symbol="circle", color="white", line=dict(width=2, color=rings)),
+        marker=dict(size=sizes, symbol=symbols, color="white", line=dict(width=2, color=rings)),
         hovertext=htext, hoverinfo="text", showlegend=False, cliponaxis=False,
-        customdata=[[int(recs[i]["number"]) for i in c] for c in clusters],
+        customdata=[[recs[i]["label"] for i in c] for c in clusters],
     ))
     notes = [i18n.t("events.note", lang, n=len(ev))]
     if sz.list_events:
@@ -161,11 +183,13 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
                                    lang=lang)
         head = i18n.t("events.list_head", lang)
         notes = [i18n.t("events.note_legend", lang, rest=notes[0][len(head):])] + notes[1:] if notes else []
+    if ev["own"].any():
+        notes.append(i18n.t("events.own_note", lang, n=int(ev["own"].sum())))
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
 
 
 # What the layer reads of an event (hover_text and the markers).
-_RECORD_FIELDS = ("number", "date", "date_precision", "title", "category", "description", "source_name", "source_url",
+_RECORD_FIELDS = ("number", "label", "own", "date", "date_precision", "title", "category", "description", "source_name", "source_url",
                   "link_is_copy", "original_outlet", "original_date")
 
 
@@ -175,11 +199,19 @@ def marker_px(label: str, font: int) -> float:
 
 
 def cluster_label(ev: pd.DataFrame, idx: list[int]) -> str:
-    return _range_label(int(ev["number"].iloc[idx[0]]), int(ev["number"].iloc[idx[-1]]))
+    return run_label([ev["label"].iloc[i] for i in idx], [bool(ev["own"].iloc[i]) for i in idx])
 
 
-def _range_label(a: int, b: int) -> str:
+def _range_label(a, b) -> str:
     return str(a) if a == b else f"{a}\u2013{b}"
+
+
+def run_label(labels: list[str], own: list[bool]) -> str:
+    """A marker's text for a run of events in date order: "12", "12–15", "U1", "12–14, U1"
+    (the dashboard's numbers, then the reader's own)."""
+    ours = [x for x, o in zip(labels, own) if not o]
+    theirs = [x for x, o in zip(labels, own) if o]
+    return ", ".join(_range_label(p[0], p[-1]) for p in (ours, theirs) if p)
 
 
 def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: float = 3.0) -> list[list[int]]:
@@ -190,7 +222,8 @@ def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: flo
     span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
     days = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64")
     px = (days / span * plot_px).tolist()
-    num = [int(n) for n in ev["number"]]
+    labels = ev["label"].tolist() if "label" in ev else [str(n) for n in ev["number"]]
+    own = ev["own"].tolist() if "own" in ev else [False] * len(ev)
     # A cluster is a run of neighbouring events, kept as (first, last) index. After a merge only the two gaps
     # beside the merged marker change, so only those are worked out again (recomputing every gap and width
     # after every merge was most of this function's time on a view with 60 events).
@@ -200,7 +233,7 @@ def cluster_events(ev: pd.DataFrame, lo, hi, plot_px: float, font: int, pad: flo
         return (px[r[0]] + px[r[1]]) / 2
 
     def width(r):
-        return marker_px(_range_label(num[r[0]], num[r[1]]), font)
+        return marker_px(run_label(labels[r[0]:r[1] + 1], own[r[0]:r[1] + 1]), font)
 
     def gap(a, b):
         return centre(b) - centre(a) - (width(a) + width(b)) / 2
@@ -231,8 +264,12 @@ def markers_overlap(trace: dict, lo, hi, plot_px: float) -> list[tuple[str, str]
 
 
 def hover_text(event, lang: str = "en") -> str:
-    """The hover box of one event: number, title, date, category, description and source, all escaped."""
-    return f"<b>{event['number']}. {html_text(event['title'])}</b><br>" + _hover_body(
+    """The hover box of one event: number, title, date, category, description and source, all escaped; a
+    reader's own event says so under its title."""
+    own = bool(event.get("own", False))
+    label = event.get("label", event["number"])
+    return f"<b>{label}. {html_text(event['title'])}</b><br>" + (
+        f"{html_text(i18n.t('events.own_hover', lang))}<br>" if own else "") + _hover_body(
         _iso(event["date"]), event["date_precision"], event["category"], _text(event.get("description")),
         _text(event.get("source_name")), _text(event.get("source_url")), event.get("link_is_copy"),
         _text(event.get("original_outlet")), _text(event.get("original_date")), lang)
@@ -267,7 +304,7 @@ def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.Da
     """The table under the chart: one row per numbered event, with its source name and link."""
     ev = number_events(events_in_view)
     return pd.DataFrame({
-        "number": ev["number"].astype("int64"),
+        "number": ev["label"].astype(str),  # "7", or "U1" for a reader's own event
         "date": [_iso(d) for d in ev["date"]],
         "date_precision": ev["date_precision"].astype(object),
         "title": ev["title"].astype(object),
@@ -288,8 +325,9 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     ev = number_events(events_in_view)
     if ev.empty or (max_lines is not None and max_lines < 1):
         return []
-    items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}"
-             for n, d, p, t in zip(ev["number"], ev["date"], ev["date_precision"], ev["title"])]
+    own_mark = i18n.t("events.own_mark", lang)
+    items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}{own_mark if o else ''}"
+             for n, d, p, t, o in zip(ev["label"], ev["date"], ev["date_precision"], ev["title"], ev["own"])]
     lines: list[str] = []
     current = i18n.t("events.list_head", lang)
     for i, item in enumerate(items):
@@ -323,7 +361,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
     w.writerow(cols)
     for _, e in ev.iterrows():
         row = {
-            "number": int(e["number"]), "id": e["id"], "date": _iso(e["date"]), "date_precision": e["date_precision"],
+            "number": e["label"], "id": e["id"], "date": _iso(e["date"]), "date_precision": e["date_precision"],
             "title": e["title"], "category": e["category"],
             "category_label": event_categories.get(e["category"], e["category"]),
             "description": e.get("description", ""), "source_name": e["source_name"], "source_url": e["source_url"],
@@ -331,7 +369,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
             "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),
             "origin": e.get("origin", ""),
         }
-        w.writerow([csv_cell(_text(row[c])) if c != "number" else row[c] for c in cols])
+        w.writerow([csv_cell(_text(row[c])) for c in cols])
     return buf.getvalue().encode("utf-8")
 
 

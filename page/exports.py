@@ -32,12 +32,13 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
 
     def csv_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # the table is built when clicked
-        return export.to_csv(rr.export_table(), sources=s, title=ti, lang=lang, citation_text=cite)
+        return export.to_csv(rr.export_table(), sources=list(s) + rr.notes, title=ti, lang=lang, citation_text=cite)
 
     d1.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")
     d2.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
-                       data=lambda rr=r: export.wide_csv(rr), file_name=f"{stem}-wide.csv")
+                       data=lambda rr=r, s=src_lines, ti=r.title: export.wide_csv(
+                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite), file_name=f"{stem}-wide.csv")
     d3.download_button(t("page.exports.html"), data=lambda: sized("html"),
                        file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
     if export.find_browser():

@@ -65,20 +65,15 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
 def study_metrics(res: StudyResult) -> None:
     w = res.window_in(plang.lang())
     m1, m2, m3 = st.columns(3)
-    num = plang.number
-    m1.metric(t("page.study.mean_before", window=w), num(res.before.mean_per_day, 1))
+    # Every number through the reader's locale ("+110,6" beside "75.000", never "+110.6").
+    text = es.study_numbers_text(res, plang.lang(), plang.sep())
+    m1.metric(t("page.study.mean_before", window=w), text["before"])
     m2.metric(t("page.study.mean_from", window=w) if res.unit == "days" else t("page.study.mean_after", window=w),
-              num(res.after.mean_per_day, 1),
-              delta=f"{res.change:+,.1f} ({res.change_pct:+.1f}%)" if res.change_pct is not None else None,
-              delta_color="off")
-    if res.year_earlier_change is not None:
-        m3.metric(t("page.study.year_earlier"), f"{res.year_earlier_change:+,.1f}",
-                  delta=f"{res.year_earlier_change_pct:+.1f}%" if res.year_earlier_change_pct is not None else None,
-                  delta_color="off")
+              text["after"], delta=text["change"], delta_color="off")
+    if text["year_change"] is not None:
+        m3.metric(t("page.study.year_earlier"), text["year_change"], delta=text["year_change_pct"], delta_color="off")
     st.caption(res.note_in(plang.lang()))
-    st.dataframe(res.table(plang.lang()), hide_index=True, column_config={
-        t(f"study.col_{c}"): st.column_config.NumberColumn(format="%.1f") for c in
-        ("mean_before", "mean_after", "change", "change_pct")})
+    st.dataframe(es.study_table_text(res, plang.lang(), plang.sep()), hide_index=True)
 
 
 def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyResult, win: pd.DataFrame,
@@ -89,7 +84,7 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
     stem = export.slug(f"event study {fig_kw['title']} {res.window_label}")
     e1, e2, e3 = st.columns(3)
     e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"],
-                                                                 plang.lang()),
+                                                                 plang.lang(), plang.sep()),
                        file_name=f"{stem}.csv", mime="text/csv", on_click="ignore", key="dl_study_csv")
     if export.find_browser():
         def img(fmt: str, size=size) -> bytes:

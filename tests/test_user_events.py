@@ -499,3 +499,67 @@ def test_an_uploaded_file_stays_on_the_chart_through_a_visit_to_another_room(mon
     at.run()
     assert not at.exception, at.exception
     assert not any("Mine through the visit" in h for h in chart_event_titles(at))
+
+
+# ----------------------------------------------------------------------------------- numbering (issue 26)
+
+def _with_upload(*lines: str):
+    from loaders.events import check_upload
+    bundled = lev.load_events()
+    return bundled, check_upload(events_file(*lines), "mine.csv", bundled)
+
+
+def test_an_upload_never_renumbers_the_dashboards_events():
+    """Issue 26: an uploaded event dated before the demotion moved it from 6 to 7."""
+    from analysis.data import load_snapshot
+    from analysis.view import View
+    from charts.compose import render
+    snap = load_snapshot()
+    bundled, res = _with_upload(row(title="Newsroom event B", date="2025-02-01"),
+                                row(title="Newsroom event A", date="2025-01-25"))
+    assert len(res.accepted) == 2
+    before = render(snap, View(), events=bundled).events
+    after = render(snap, View(), events=res.events).events
+    labels = dict(zip(before["id"], before["label"]))
+    hott = next(i for i in labels if "hott" in i)
+    assert labels[hott] == "6"
+    kept = after[~after["own"]]
+    assert dict(zip(kept["id"], kept["label"])) == labels  # every curated event keeps its number
+    own = after[after["own"]]
+    assert own["title"].tolist() == ["Newsroom event A", "Newsroom event B"] and own["label"].tolist() == ["U1", "U2"]
+
+
+def test_the_readers_events_are_marked_in_marker_hover_key_table_and_csv():
+    from figures import events as cev
+    from wording import i18n
+    _, res = _with_upload(row(title="Newsroom event A", date="2025-01-25"))
+    view = cev.filter_events(res.events, "2025-01-01", "2025-03-31")
+    for size, lang in (("article", "en"), ("page", "es")):
+        layer = cev.event_layers(view, lo="2025-01-01", hi="2025-03-31", size=size, lang=lang)
+        marker = layer["traces"][-1]
+        at = next(i for i, g in enumerate(marker["customdata"]) if "U1" in g)
+        assert "U1" in marker["text"][at]
+        assert html_unescape(i18n.t("events.own_hover", lang)) in html_unescape(marker["hovertext"][at])
+        notes = " ".join(layer["notes"])
+        assert i18n.t("events.own_note", lang, n=1) in notes
+        if size == "article":  # the key listed in exported images
+            assert "U1 2025-01-25 Newsroom event A (reader's own)" in notes
+    table = cev.events_legend_table(view)
+    assert table.loc[table["title"] == "Newsroom event A", "number"].tolist() == ["U1"]
+    assert "U1" not in table.loc[table["title"] != "Newsroom event A", "number"].tolist()
+    back = pd.read_csv(__import__("io").BytesIO(cev.events_csv(view)), comment="#", dtype=str, keep_default_na=False)
+    assert back.loc[back["number"] == "U1", ["title", "origin"]].values.tolist() == [["Newsroom event A", "upload"]]
+
+
+def test_a_marker_holding_only_the_readers_events_is_a_square():
+    from figures import events as cev
+    _, res = _with_upload(row(title="Far from the rest", date="2019-06-15"))
+    view = cev.filter_events(res.events, "2019-01-01", "2019-12-31")
+    marker = cev.event_layers(view, lo="2019-01-01", hi="2019-12-31", size="full")["traces"][-1]
+    shapes = dict(zip(marker["text"], marker["marker"]["symbol"]))
+    assert shapes["U1"] == "square" and all(s == "circle" for t, s in shapes.items() if "U" not in t)
+
+
+def html_unescape(text: str) -> str:
+    import html
+    return html.unescape(text)

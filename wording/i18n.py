@@ -112,12 +112,13 @@ def check_separators(separators: str | None, lang: str = "en") -> str:
     return separators
 
 
-def number(value, lang: str = "en", separators: str | None = None, decimals: int = 0) -> str:
-    """A number with its thousands and decimal marks: 75000 -> "75,000" (separators ",") or "75.000" (".")."""
+def number(value, lang: str = "en", separators: str | None = None, decimals: int = 0, signed: bool = False) -> str:
+    """A number with its thousands and decimal marks: 75000 -> "75,000" (separators ",") or "75.000" (".");
+    110.6 with one decimal -> "110.6" or "110,6". ``signed``: a change, with its sign ("+110,6", "-3,2")."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return t("common.not_available", lang)
     sep = check_separators(separators, lang)
-    text = f"{value:,.{decimals}f}"
+    text = f"{value:{'+' if signed else ''},.{decimals}f}"
     if sep == ".":
         text = text.translate(str.maketrans({",": ".", ".": ","}))
     return text
