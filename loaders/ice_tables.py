@@ -1050,7 +1050,7 @@ def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):
     tot = {out[i][2]: out[i] for i in bond if out[i][0] == total}
     swapped = {r[2] for r in (out[i] for i in bond) if r[0] == posted and r[2] in tot and r[4] > tot[r[2]][4] > 0}
     proven = set()
-    for d in swapped:
+    for d in sorted(swapped):  # in date order: a set of dates iterates in an order that changes run to run
         t, p = out[at[total, d]][4], out[at[posted, d]][4]
         i_s = at.get((share, d))
         if i_s is not None and abs(out[i_s][4] - p / t) <= 0.0051 + 1e-3 * (p / t):
