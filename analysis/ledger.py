@@ -230,7 +230,7 @@ def raised_flags(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
 LEDGER_COLUMNS = ["source", "release", "files", "series", "rows", "data_through", "data_through_by_table",
                   "key_figures", "changed_since_previous", "revisions", "quality_flags", "release_table_dates"]
 # Columns of a source's releases table (``data/snapshot/tables/<source>.releases.csv``) that are not dates of the data.
-_RELEASE_TABLE_SKIP = {"file", "fiscal_year", "release_date", "release_date_from", "release"}
+_RELEASE_TABLE_SKIP = {"file", "fiscal_year", "release_date", "release_date_from", "dated_from_contents", "release"}
 
 
 def _n(v: float) -> str:

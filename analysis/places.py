@@ -12,6 +12,13 @@ Pure pandas over the snapshot (no Streamlit). Sources, and what each contributes
   (April and July 2026), with city, state and type.
 - The registry (``facility_registry.facilities``): code -> county FIPS, state, field office, address.
 - Census (``census.county_points``, ``census.state_population``): approximate points and per-capita rates.
+- The ``zipcodes`` package (its US ZIP code table, with a centre point per code, ships inside the wheel: no
+  download at run time): a place for a facility whose county has no Census point or is not known.
+
+Where a facility is drawn (``placed``), best first: its county's Census internal point (``county``); else the
+centre of the ZIP code in its address or TRAC's listing (``zip``); else the middle of the centres of its city's
+ZIP codes (``city``). Each is approximate and says which it is; a facility none of these places is listed with
+the reason (``place_note``), never dropped.
 
 Names are matched to codes in this order: the reviewed crosswalk (``data/facility_crosswalk.csv``: every
 match that is not automatic, each with the reviewer's reason), then the normalised name with the state, then
@@ -26,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import zipcodes
 
 from loaders.census import STATES, TERRITORIES, USPS
 
@@ -187,6 +195,88 @@ class _Matcher:
         return "", "no source that prints codes has this name"
 
 
+_ZIP_AT_END = re.compile(r"\b(\d{5})(?:-\d{4})?\s*$")
+
+
+def zip_of(address: str) -> str:
+    """The five-digit ZIP code ending an address ("..., HAGATNA, GU 96910" -> "96910"), or ""."""
+    m = _ZIP_AT_END.search(address or "")
+    return m[1] if m else ""
+
+
+def city_of(address: str) -> str:
+    """The city of a one-line address "STREET, CITY, ST[ ZIP]" (its second-last part), or ""."""
+    parts = [p.strip() for p in (address or "").split(",")]
+    return parts[-2] if len(parts) >= 3 else ""
+
+
+def zip_point(code: str) -> tuple[float, float] | None:
+    """The centre the gazetteer gives a ZIP code, or None for a code it does not know."""
+    if not re.fullmatch(r"\d{5}", code or ""):
+        return None
+    for z in zipcodes.matching(code):
+        pt = _point(z)
+        if pt:
+            return pt
+    return None
+
+
+def _point(z: dict) -> tuple[float, float] | None:
+    """A gazetteer row's centre; None for a military post office code (the table gives those 0, 0, not a place)."""
+    try:
+        lat, lon = float(z.get("lat") or "nan"), float(z.get("long") or "nan")
+    except ValueError:
+        return None
+    if z.get("zip_code_type") == "MILITARY" or not (np.isfinite(lat) and np.isfinite(lon)) or (lat, lon) == (0.0, 0.0):
+        return None
+    return lat, lon
+
+
+_CITY_WORDS = {"FT": "FORT", "ST": "SAINT", "STE": "SAINTE", "MT": "MOUNT"}
+
+
+def _city_key(city: str) -> str:
+    """A city name compared as words, abbreviations spelt out ("FT. WAYNE" = "Fort Wayne")."""
+    return " ".join(_CITY_WORDS.get(w, w) for w in re.sub(r"[.']", " ", (city or "").upper()).split())
+
+
+def city_point(city: str, state: str) -> tuple[float, float, int] | None:
+    """The middle (median latitude and longitude) of the centres of a city's ZIP codes, and how many there are:
+    street-delivery codes when the city has any, else all its codes (PO boxes, single addresses). A city the
+    gazetteer does not list under that state (ICE writes "FPO" for the Guantanamo site) gives None."""
+    want = _city_key(city)
+    if not want or not state:
+        return None
+    try:
+        zs = zipcodes.filter_by_state(state)
+    except (TypeError, ValueError):
+        return None
+    mine = [z for z in zs if _point(z) and (
+        _city_key(z["city"]) == want or want in (_city_key(c) for c in z.get("acceptable_cities") or ()))]
+    standard = [z for z in mine if z.get("zip_code_type") == "STANDARD"]
+    pts = [_point(z) for z in (standard or mine)]
+    if not pts:
+        return None
+    return float(np.median([p[0] for p in pts])), float(np.median([p[1] for p in pts])), len(pts)
+
+
+def _gazetteer_place(zips: list[str], cities: list[str], state: str) -> tuple[float, float, str, str]:
+    """(lat, lon, placed, note) from the ZIP codes and cities a facility's sources give, best first."""
+    for z in dict.fromkeys(c for c in zips if c):
+        pt = zip_point(z)
+        if pt:
+            return pt[0], pt[1], "zip", f"placed at the centre of its ZIP code {z} (approximate)"
+    for c in dict.fromkeys(c for c in cities if c):
+        pt = city_point(c, state)
+        if pt:
+            return pt[0], pt[1], "city", (f"placed at the centre of {c.title()}, {state} (the middle of its "
+                                          f"{pt[2]} ZIP code centre(s); approximate)")
+    tried = [f"ZIP code {z}" for z in dict.fromkeys(c for c in zips if c)] + [
+        f"city {c!r}, {state}" for c in dict.fromkeys(c for c in cities if c)]
+    return (np.nan, np.nan, "", "not on the map: " + (f"the gazetteer knows none of {', '.join(tried)}" if tried
+                                                      else "no county, ZIP code or city known"))
+
+
 def _name_id(name: str, state: str) -> str:
     return f"name:{loose_name(name)}|{state}"
 
@@ -248,8 +338,9 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
         fid, code, how = cache[ck]
         if r.code and (not code or not how.startswith(("reviewed", "same name in DDP"))):
             fid, code, how = r.code, r.code, "code the registry gives beside ICE's name"
-        name_rows.append({"facility_id": fid, "source": "sheet", "name": r.name, "state": r.state, "city": "",
-                          "field_office": r.field_office, "type": r.agreement, "when": r.as_of, "match": how})
+        name_rows.append({"facility_id": fid, "source": "sheet", "name": r.name, "state": r.state,
+                          "city": city_of(r.address), "zip": zip_of(r.address), "field_office": r.field_office,
+                          "type": r.agreement, "when": r.as_of, "match": how})
         if r.key in sh_vals:
             v, d = sh_vals[r.key]
             pop_rows.append({"facility_id": fid, "source": "sheet", "release": r.as_of, "date": d, "end": d, "value": v,
@@ -265,6 +356,7 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
         fid, code, how = cache[ck]
         when = pd.to_datetime(r.download_date, format="%m/%d/%Y").strftime("%Y-%m-%d")
         name_rows.append({"facility_id": fid, "source": "trac", "name": r.name, "state": r.state, "city": r.city,
+                          "zip": str(r.zip or "").split("-")[0].zfill(5) if str(r.zip or "").strip() else "",
                           "field_office": "", "type": r.type, "when": when, "match": how})
         v = tr_vals.get((r.name, when))
         if v is not None:
@@ -287,6 +379,8 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
         pop_rows_ddp = pd.DataFrame()
 
     names = pd.DataFrame(name_rows)
+    if len(names):
+        names["zip"] = names["zip"].fillna("") if "zip" in names else ""
     pops = pd.concat([pd.DataFrame(pop_rows), pop_rows_ddp], ignore_index=True)
     facilities = _facility_rows(names, reg, reg_all, snap)
     releases = _releases(pops)
@@ -342,18 +436,25 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
             county_note = ((county_note + "; ") if county_note else "") + (
                 f"county from the registry's row of the same name ({r_named['registry_id']}), which has no ICE code")
         lat = lon = np.nan
+        placed, place_note = "", ""
         if fips and fips in pts.index:
             lat, lon = float(pts.at[fips, "lat"]), float(pts.at[fips, "lon"])
+            placed = "county"
         elif fips:
             county_note = (county_note + "; " if county_note else "") + (
                 f"county {fips} has no internal point in the Census file"
                 + (" (Connecticut's old county codes were replaced by planning regions)" if fips.startswith("09") else ""))
+        if not placed:
+            address = rc["address"] if rc is not None else ""
+            zips = [zip_of(address)] + [z for z in reversed(list(g["zip"])) if z]
+            cities = ([c for c in reversed(list(ice["city"])) if c] + [city_of(address)]
+                      + [c for c in reversed(list(g["city"])) if c])
+            lat, lon, placed, place_note = _gazetteer_place(zips, cities, state)
         notes = []
         if not code:
             notes.append("no ICE facility code: " + "; ".join(sorted(set(g["match"]))))
         elif r is None:
-            notes.append("its code is not in the facility registry"
-                         + ("" if r_named is not None else " (no county known, so not on the map)"))
+            notes.append("its code is not in the facility registry" + ("" if r_named is not None else " (no county known)"))
         if "ddp" not in sources:
             notes.append("not in DDP's facility-day file (it ends 2026-03-10; later openings and name-only "
                          "facilities cannot be looked up there)")
@@ -362,6 +463,8 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
                          "the pull, and no hold rooms, hospitals or hotels)")
         if county_note:
             notes.append(county_note)
+        if place_note:
+            notes.append(place_note)
         ice_rel = sorted(set(ice["when"]))
         rows.append({
             "facility_id": fid, "code": code,
@@ -373,6 +476,7 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
             "type": latest_ice(ice, "type") or latest("type") or (r["agreement"] if r is not None else ""),
             "address": rc["address"] if rc is not None else "",
             "county_fips": fips, "county": _county_label(fips, rc), "lat": lat, "lon": lon,
+            "placed": placed, "place_note": place_note,
             "first_ice_release": ice_rel[0] if ice_rel else "", "last_ice_release": ice_rel[-1] if ice_rel else "",
             "ice_releases": len(ice_rel),
             "in_ice": "ice" in sources or "sheet" in sources, "in_trac": "trac" in sources, "in_ddp": "ddp" in sources,
@@ -429,7 +533,7 @@ def facility_cross_section(pl: Places, source: str, release: str) -> pd.DataFram
     out = p[["facility_id", "value", "date", "state", "field_office"]].copy()
     out["state"] = [s or f.at[i, "state"] for i, s in zip(out["facility_id"], out["state"])]
     out["field_office"] = [s or f.at[i, "field_office"] for i, s in zip(out["facility_id"], out["field_office"])]
-    for c in ("name", "code", "city", "type", "county", "lat", "lon", "address", "notes"):
+    for c in ("name", "code", "city", "type", "county", "lat", "lon", "placed", "place_note", "address", "notes"):
         out[c] = out["facility_id"].map(f[c])
     return out.sort_values("value", ascending=False).reset_index(drop=True)
 

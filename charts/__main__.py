@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import dataclasses
 
 from loaders.errors import LoaderError
-from loaders.fetch import atomic_write_bytes
+from loaders.fetch import atomic_write
 
 from analysis import data as cdata
 from charts.context import load_context
@@ -82,7 +82,7 @@ def write_output(out: Path, payload: bytes) -> None:
         with open(out, "wb") as fh:
             fh.write(payload)
         return
-    atomic_write_bytes(out, payload)
+    atomic_write(out, payload)
 
 
 def build_parser() -> argparse.ArgumentParser:

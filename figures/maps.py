@@ -200,37 +200,50 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
     vmax = float(cs["value"].max()) if len(cs) else 1.0
     sizeref = 2.0 * vmax / (40 ** 2) if vmax > 0 else 1
 
-    def trace(df, geo, show, sizemin=2):
+    # One trace per kind of place, each named in the map key: a county's internal point, a ZIP code's centre or a
+    # city's centre (``places``: where a facility is drawn); every one is approximate and the hover says which.
+    kinds = [k for k in ("county", "zip", "city") if (drawn["placed"] == k).any()]
+    symbols = {"county": "circle", "zip": "diamond", "city": "square"}
+
+    def trace(df, geo, show, kind, sizemin=2):
         return go.Scattergeo(
-            lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, name=_t("facility_trace", lang),
+            lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, legendgroup=kind,
+            name=_t(f"facility_trace_{kind}", lang),
             marker=dict(size=df["value"].clip(lower=0), sizemode="area", sizeref=sizeref, sizemin=sizemin,
-                        color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
+                        symbol=symbols[kind], color="#0072B2", opacity=0.6, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
-            hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))} "
-                       f"({html_text(str(cty))})<br>{_t('facility_hover_adp', lang, adp=_n(v, 1, separators))}<br>"
+            hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))}"
+                       + (f" ({html_text(str(cty))})" if cty else "")
+                       + f"<br>{_t('facility_hover_adp', lang, adp=_n(v, 1, separators))}<br>"
                        f"{_t('facility_hover_office', lang, office=html_text(str(fo)), type=html_text(str(ty)))}"
-                       f"<br><i>{_t('facility_hover_point', lang)}</i>"
+                       f"<br><i>{_t(f'facility_hover_point_{kind}', lang)}</i>"
                        for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
                                                           df["field_office"], df["type"])],
             hoverinfo="text")
 
-    in_insets = drawn["state"].isin({s for *_, sts in INSETS.values() for s in sts})
-    fig.add_trace(trace(drawn[~in_insets], "geo", True))
+    inset_states = {s for *_, sts in INSETS.values() for s in sts}
+    for kind in kinds:
+        sub = drawn[(drawn["placed"] == kind) & ~drawn["state"].isin(inset_states)]
+        fig.add_trace(trace(sub, "geo", True, kind))
     _layout_geos(fig, lang)
     for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
-        sub = drawn[drawn["state"].isin(states)]
-        if len(sub):
-            fig.add_trace(trace(sub, f"geo{i}", False, sizemin=5))  # small sites on small islands: keep visible
+        for kind in kinds:
+            sub = drawn[drawn["state"].isin(states) & (drawn["placed"] == kind)]
+            if len(sub):  # small sites on small islands: keep visible
+                fig.add_trace(trace(sub, f"geo{i}", False, kind, sizemin=5))
         gone = missing[missing["state"].isin(states)]
-        if len(gone):  # no internal point (Guam, the Marianas): said under the panel, not a made-up position
+        if len(gone):  # no place known: said under the panel, not a made-up position
             x0 = 0.52 + (i - 2) * 0.25
             fig.add_annotation(text=_t("inset_not_drawn", lang, n=len(gone), adp=_n(gone['value'].sum(), 1, separators)),
                                xref="paper", yref="paper", x=x0, y=-0.005,
                                xanchor="left", yanchor="top", showarrow=False, font=dict(size=10, color="#555"))
     _title(fig, _t("facilities_title", lang),
-           _t("facilities_subtitle", lang, drawn=len(drawn), total=len(cs), release=release_label(pl, source, release, lang)))
+           _t("facilities_subtitle", lang, drawn=len(drawn), total=len(cs), zip=int((drawn["placed"] == "zip").sum()),
+              city=int((drawn["placed"] == "city").sum()), release=release_label(pl, source, release, lang)))
     lines = _source_lines(pl, source, release, lang=lang)
     lines.append(P.caveat("points", lang) + _t("points_sources", lang))
+    if (drawn["placed"] != "county").any():
+        lines.append(_t("gazetteer_sources", lang))
     if len(missing):
         top = ", ".join(f"{n} ({_n(v, 0, separators)})" for n, v in zip(missing["name"].head(6), missing["value"].head(6)))
         lines.append(_t("not_drawn", lang, n=len(missing), adp=_n(missing['value'].sum(), 1, separators),

@@ -40,14 +40,13 @@ from __future__ import annotations
 
 import io
 import re
-from urllib.parse import urljoin
 
 import pandas as pd
 
 from . import fiscal, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
-from .fetch import read_page
+from .fetch import linked_files, read_page
 
 ID = "cbp_encounters"
 LANDING_SWB = "https://www.cbp.gov/document/stats/southwest-land-border-encounters"
@@ -232,22 +231,11 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
     return tidy.frame(out)
 
 
-def find_file_links(html: str, base_url: str) -> list[str]:
-    """Absolute URLs of the encounter CSVs linked from a landing page, in page order, without repeats."""
-    urls = []
-    for href in HREF_RE.findall(html):
-        if FILE_RE.search(href.rsplit("/", 1)[-1]):
-            u = urljoin(base_url, href.strip())
-            if u not in urls:
-                urls.append(u)
-    return urls
-
-
 def discover(session) -> list[str]:
     """Read both landing pages and return every encounter CSV they link to (each is a release)."""
     urls: list[str] = []
     for page in (LANDING_SWB, LANDING_NATIONWIDE):
-        found = find_file_links(read_page(session, page, source=ID), page)
+        found = linked_files(read_page(session, page, source=ID), page, HREF_RE, lambda n: bool(FILE_RE.search(n)))
         if not found:
             raise FetchError(f"no encounter CSV link found on {page}; has the page layout or file naming changed?",
                              source=ID)

@@ -69,7 +69,7 @@ from filelock import FileLock, Timeout
 
 from . import copies
 from .errors import ValidationError
-from .fetch import atomic_write_bytes
+from .fetch import atomic_write
 from .text import FORMULA_START
 
 SOURCE = "events"
@@ -504,7 +504,7 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
     if not ev["source_name"]:
         problems.append(("source_name", "empty: every event needs a source"))
     if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
-        problems += _check_url(ev["source_url"])
+        problems += link_problems(ev["source_url"])
     return problems
 
 
@@ -522,7 +522,9 @@ def _check_date(value: str, latest: dt.date) -> list[tuple[str, str]]:
     return []
 
 
-def _check_url(value: str) -> list[tuple[str, str]]:
+def link_problems(value: str) -> list[tuple[str, str]]:
+    """The project's one check of a link a reader will be shown (events, reported figures): [] when it is a plain
+    public http(s) link, else the reasons (``source_url``, why)."""
     if not value:
         return [("source_url", "empty: every event needs a source link")]
     if any(ch.isspace() for ch in value):
@@ -544,12 +546,6 @@ def _check_url(value: str) -> list[tuple[str, str]]:
         return [("source_url", f"{_show(parts.netloc)} has a port that is not a number from 0 to 65535")]
     problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
     return [("source_url", problem)] if problem else []
-
-
-def link_problems(value: str) -> list[tuple[str, str]]:
-    """The project's one check of a link a reader will be shown (events, reported figures): [] when it is a plain
-    public http(s) link, else the reasons (``source_url``, why)."""
-    return _check_url(value)
 
 
 def _host_problem(host: str, *, bracketed: bool) -> str | None:
@@ -811,7 +807,7 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
             why = f": row {first['row']}, {first['field']}: {first['reason']}" if first is not None else ""
             raise SaveRefused(f"the events to save do not pass the checks{why}. Nothing was saved.",
                               source=SOURCE, file=label)
-        atomic_write_bytes(path, data)
+        atomic_write(path, data)
         return SaveResult(added=len(added), repeated=len(dupes), total=total)
     finally:
         lock.release()

@@ -18,11 +18,13 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import Callable
+from urllib.parse import urljoin, urlparse
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -75,7 +77,11 @@ def sha256_bytes(data: bytes) -> str:
 
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` so that a reader sees the old file or the whole new one, never
+    part of it: a temporary file in the same folder, fsync, then ``os.replace``."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with naming(path):
@@ -91,10 +97,6 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def sidecar_path(path: Path) -> Path:
@@ -208,11 +210,24 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
             check_zip(data, source=source, name=name)
         meta = Fetched(dest, url, sha256_bytes(data), len(data), retrieved,
                        resp.headers.get("ETag", ""), resp.headers.get("Last-Modified", ""))
-    atomic_write_bytes(dest, data)
-    atomic_write_text(sidecar_path(dest), json.dumps({
+    atomic_write(dest, data)
+    atomic_write(sidecar_path(dest), json.dumps({
         "url": url, "retrieved": retrieved, "sha256": meta.sha256, "bytes": meta.bytes,
         "etag": meta.etag, "last_modified": meta.last_modified}, indent=2, sort_keys=True) + "\n")
     return meta
+
+
+def linked_files(html: str, base_url: str, href_re: re.Pattern,
+                 name_ok: Callable[[str], bool] = lambda name: True) -> list[str]:
+    """Absolute URLs of the files a landing page links to, in page order without repeats: each link ``href_re``
+    captures (group 1) whose file name ``name_ok`` accepts, joined to ``base_url``, spaces escaped."""
+    urls: list[str] = []
+    for href in href_re.findall(html):
+        if name_ok(href.rsplit("/", 1)[-1]):
+            u = urljoin(base_url, href.strip().replace(" ", "%20"))
+            if u not in urls:
+                urls.append(u)
+    return urls
 
 
 def read_page(session: requests.Session, url: str, *, source: str, timeout=TIMEOUT) -> str:

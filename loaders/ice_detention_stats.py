@@ -11,7 +11,10 @@ revisions between releases can be listed. The dates, each read from the workbook
 - ``release``: the date in the file name (the day ICE posted it). Undated names (``FY24_detentionStats.xlsx``,
   ``FY19-detentionstats.xlsx``: ICE reuses them for the end-of-year file) carry no date, so for them the release is
   the latest date the workbook states (the IIDS date, or a later footnote date: the earliest day the file can
-  have been published).
+  have been published). So is a file saved under a downloader's own name (``download (3).xlsx``: its fiscal
+  year from the Detention sheet's titles), with a ``dated-from-contents`` finding; ``releases.csv`` marks every
+  release dated this way (``dated_from_contents``). A browser's copy suffix (``... (1).xlsx``) and a Wayback
+  capture-time prefix are the downloader's, never read as ICE's date.
 - each table's own date, from the Footnotes sheet, where column A names the table and column B dates it:
   the detention tables (ADP, length of stay) and the book-ins table "data are updated through MM/DD/YYYY"
   (FY19-FY20: "filtered through"), the removals table its own "updated through", the currently-detained table
@@ -219,7 +222,16 @@ def fiscal_year_from_name(name: str) -> int | None:
 
 
 def _strip_wayback(name: str) -> str:
-    return re.sub(r"^\d{14}-", "", name.rsplit("/", 1)[-1])
+    """The file's own name: without a Wayback capture-time prefix ("20250106074944-") or a browser's copy
+    suffix ("... (1).xlsx"); both are a downloader's, neither is ICE's date."""
+    base = re.sub(r"^\d{14}-", "", name.rsplit("/", 1)[-1])
+    return re.sub(r"\s*\(\d+\)(\.xlsx)?$", r"\1", base, flags=re.I)
+
+
+def is_ice_name(name: str) -> bool:
+    """Whether a file name is ICE's own naming ("FY25_detentionStats02272025.xlsx", "FY24_detentionStats.xlsx"),
+    dated or not, rather than a name a downloader gave it ("download (3).xlsx")."""
+    return re.search(r"detention[-_ ]?stats", _strip_wayback(name), re.I) is not None
 
 
 def _in_window(d: dt.date, fy: int) -> bool:
@@ -562,6 +574,7 @@ class _IsoText(dict):
 def parse(content: bytes, name: str = "") -> ParsedColumns:
     wb = open_workbook(content, name, ID)
     fy = fiscal_year_from_name(name)
+    fy_from = "the file name" if fy is not None else "the Detention sheet"
     if fy is None:  # no year in the name: the only Detention sheet's titles say which year it is
         det0 = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=None, file=name, source=ID)
         fy = fiscal_year_of(det0.name) or _fiscal_year_from_title(det0)
@@ -688,13 +701,22 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         last = max(c_end, default=release)
         if last > release:
             release = last
-    release_from = ("file name" if named else "IIDS data date (undated file name)" if release == iids
-                    else "latest footnote date (undated file name)" if release == latest
-                    else "latest date a table covers (undated file name)")
+    why = "undated file name" if is_ice_name(name) else "no ICE date in the file name"
+    release_from = ("file name" if named else f"IIDS data date ({why})" if release == iids
+                    else f"latest footnote date ({why})" if release == latest
+                    else f"latest date a table covers ({why})")
+    if not named and not is_ice_name(name):
+        # A downloader's name ("download (3).xlsx"): said in the findings, since nothing in the name vouches for the
+        # date. ICE's own undated end-of-year names are dated the same way and marked in ``dated_from_contents``.
+        findings.append({"series": "", "key": "", "date": release.isoformat(), "flag": "dated-from-contents",
+                         "message": f"the file name {name!r} carries no ICE date: the release is dated {release} from "
+                                    f"the workbook itself ({release_from.split(' (')[0]}), the earliest day it can "
+                                    "have been published, not a known publication date; its fiscal year, "
+                                    f"FY{fy}, is read from {fy_from}"})
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
     releases = {
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
-        "release_date_from": release_from,
+        "release_date_from": release_from, "dated_from_contents": not named,
         "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
         "header_sheet_date": iso_or_blank(header_date), "stale_header": "; ".join(stale),
         # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).

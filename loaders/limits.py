@@ -17,7 +17,6 @@ import io
 import os
 import re
 import stat
-import struct
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -26,7 +25,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from isal import isal_zlib
 
 from .errors import ParseError, excerpt
 from .fetch import check_zip
@@ -108,12 +106,10 @@ def is_zip(content: bytes) -> bool:
 def check_content(content: bytes, *, source: str, name: str, max_rows: int = DEFAULT_MAX_ROWS,
                   kind: str = "", streamed: bool = False) -> bytes:
     """Every bound that applies to this content, by what the bytes are (``kind`` only adds text kinds). Returns
-    the bytes a parser should read: ``content``, or for a workbook the same workbook with its worksheets stored
-    uncompressed (``stored_worksheets``: every member reads back byte for byte the same)."""
+    ``content``, for the parser to read."""
     if is_zip(content):
         zf = check_zip(content, source=source, name=name)  # the zip's directory, parsed once for both checks
-        sheets = check_workbook_formulas(content, source=source, name=name, zf=zf)
-        return stored_worksheets(content, zf, sheets)
+        check_workbook_formulas(content, source=source, name=name, zf=zf)
     elif content[:4] == PARQUET_MAGIC:
         check_parquet(content, source=source, name=name, max_rows=max_rows, streamed=streamed)
     elif kind == "json" or content.lstrip()[:1] in (b"[", b"{"):
@@ -259,127 +255,17 @@ def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
     return out
 
 
-def _has_f_tag(xml: bytes) -> bool:
-    """``b"<f" in xml``, faster on worksheet XML: "<" starts every tag, so the two-byte search crawls (1 GB/s),
-    while "f" is rare outside formulas (under 70 in each of ICE's formula-free sheets: "ref=", "left=", "footer=")
-    and a one-byte search runs at memory speed. After many "f"s without "<" before them the plain search
-    finishes the job, so the answer is always the same as ``b"<f" in xml``."""
-    i = xml.find(b"f", 1)
-    if xml[:2] == b"<f":
-        return True
-    for _ in range(1000):
-        if i < 0:
-            return False
-        if xml[i - 1] == 0x3C:  # "<"
-            return True
-        i = xml.find(b"f", i + 1)
-    return i >= 0 and xml.find(b"<f", i - 1) >= 0
-
-
-_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, then (after 22 bytes) the name and extra-field lengths
-
-
-def _member_data(content: bytes, info: zipfile.ZipInfo) -> bytes | None:
-    """A member's bytes as stored (compressed), found through its local header; None when the header or the
-    data is not where the directory says."""
-    at = info.header_offset
-    head = content[at:at + _LOCAL_HEADER.size]
-    if len(head) < _LOCAL_HEADER.size:
+def _member_xml(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes | None:
+    """A worksheet's XML, or None when ``ZipFile.read`` refuses it (encrypted, a bad stream or CRC): the parser
+    then reports it, naming its sheet."""
+    try:
+        return zf.read(info)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError, OSError, EOFError):
         return None
-    sig, n_name, n_extra = _LOCAL_HEADER.unpack(head)
-    if sig != b"PK\x03\x04":
-        return None
-    start = at + _LOCAL_HEADER.size + n_name + n_extra
-    data = content[start:start + info.compress_size]
-    return data if len(data) == info.compress_size else None
 
 
-def _member_bytes(content: bytes, info: zipfile.ZipInfo) -> bytes | None:
-    """A member's bytes, or None when it cannot be read (as ``ZipFile.read`` would refuse it: encrypted, an
-    unknown compression, a bad local header, a stream shorter or longer than its declared size, a CRC mismatch).
-
-    Why not ``ZipFile.read``: it inflates with zlib in pieces and was most of the formula check's time (24 MB of
-    XML in 141 worksheets for 15 ICE workbooks: 0.07 s of 0.10 s). ISA-L's raw inflate gives the same bytes about
-    three times faster. The output is capped at the size the directory declares (which ``fetch.check_zip`` has
-    bounded), so a member cannot inflate past it.
-    """
-    if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        return None
-    data = _member_data(content, info)
-    if data is None:
-        return None
-    if info.compress_type == zipfile.ZIP_STORED:
-        out = data
-    else:
-        try:
-            d = isal_zlib.decompressobj(-15)  # raw deflate, as zip stores it
-            out = d.decompress(data, info.file_size + 1)
-        except isal_zlib.error:
-            return None
-        if not d.eof:
-            return None
-    if len(out) != info.file_size or isal_zlib.crc32(out) != info.CRC:
-        return None
-    return out
-
-
-_LOCAL = struct.Struct("<4sHHHHHIIIHH")  # a local file header, written
-_CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")  # a central directory entry, written
-_END = struct.Struct("<4sHHHHIIH")  # the end of central directory record, written
-
-
-def stored_worksheets(content: bytes, zf: zipfile.ZipFile, sheets: dict[str, bytes | None]) -> bytes:
-    """The workbook with each worksheet in ``sheets`` (member -> its inflated XML, from the formula check) stored
-    uncompressed, and every other member's compressed bytes copied as they are, in the same order and under the
-    same names: a reader gets byte for byte the same from every member, and its CRC is the one the file declares.
-
-    Why: the formula check has inflated every worksheet already, and the workbook reader then inflated each one
-    again, about 0.035 s of the 0.55 s an ICE rebuild parses for (BENCHMARKS.md). ``content`` itself, untouched,
-    for anything but a plain zip: an encrypted member, another compression, a worksheet the check could not read
-    (its reader names it), a name that does not encode back, a duplicate name, or a size past plain zip's limits.
-    """
-    infos = zf.infolist()
-    if not sheets or len(infos) >= 0xFFFF or len({i.filename for i in infos}) != len(infos):
-        return content
-    parts, central, offset = [], [], 0
-    for info in infos:
-        if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            return content
-        if info.filename in sheets:
-            data = sheets[info.filename]
-            if data is None:
-                return content
-            method = zipfile.ZIP_STORED
-        else:
-            data, method = _member_data(content, info), info.compress_type
-            if data is None:
-                return content
-        try:
-            name = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
-        except UnicodeEncodeError:
-            return content
-        # The name's encoding bit kept, the deflate option bits only for a deflated member; no data descriptor
-        # (bit 3): the sizes are in the header.
-        flags = (info.flag_bits & 0x800) | (info.flag_bits & 0x6 if method == zipfile.ZIP_DEFLATED else 0)
-        y, mo, d, h, mi, sec = info.date_time
-        dos_time, dos_date = (h << 11) | (mi << 5) | (sec // 2), ((max(y, 1980) - 1980) << 9) | (mo << 5) | d
-        head = _LOCAL.pack(b"PK\x03\x04", 20, flags, method, dos_time, dos_date, info.CRC, len(data),
-                           info.file_size, len(name), 0)
-        central.append(_CENTRAL.pack(b"PK\x01\x02", 20, 20, flags, method, dos_time, dos_date, info.CRC, len(data),
-                                     info.file_size, len(name), 0, 0, 0, 0, 0, offset) + name)
-        parts += (head, name, data)
-        offset += len(head) + len(name) + len(data)
-        if offset >= 0xFFFFFFFF or info.file_size >= 0xFFFFFFFF:
-            return content
-    directory = b"".join(central)
-    return b"".join(parts) + directory + _END.pack(b"PK\x05\x06", 0, 0, len(infos), len(infos), len(directory),
-                                                   offset, 0)
-
-
-def check_workbook_formulas(content: bytes, *, source: str, name: str,
-                            zf: zipfile.ZipFile | None = None) -> dict[str, bytes | None]:
-    """Refuse a workbook with a formula cell that has no cached value, naming the sheet and cell. Returns each
-    worksheet member's XML as inflated for the check (None for one that could not be read).
+def check_workbook_formulas(content: bytes, *, source: str, name: str, zf: zipfile.ZipFile | None = None) -> None:
+    """Refuse a workbook with a formula cell that has no cached value, naming the sheet and cell.
 
     A reader gets nothing for such a cell (the value exists only once a spreadsheet program recalculates),
     and the parsers would have turned it into a gap; ICE's parser refused it, the others did not. Checked on
@@ -389,16 +275,15 @@ def check_workbook_formulas(content: bytes, *, source: str, name: str,
         try:
             zf = zipfile.ZipFile(io.BytesIO(content))
         except (zipfile.BadZipFile, ValueError, OSError):
-            return {}  # not a workbook after all: the zip check has spoken already
+            return  # not a workbook after all: the zip check has spoken already
     members = {i.filename: i for i in zf.infolist()
                if i.filename.startswith("xl/worksheets/") and i.filename.endswith(".xml")}
-    inflated: dict[str, bytes | None] = {}
     for member in sorted(members):
-        xml = inflated[member] = _member_bytes(content, members[member])
+        xml = _member_xml(zf, members[member])
         if xml is None:
             continue  # a broken member is reported by the parser, naming its sheet
-        if not _has_f_tag(xml):
-            continue  # no formula at all (most sheets): a byte search, cheaper than the regex scan below
+        if b"<f" not in xml:
+            continue  # no formula at all (most sheets)
         # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
         # cell of sheets full of formulas took most of a second per rebuild.
         for m in _SUSPECT_F_RE.finditer(xml):
@@ -418,4 +303,3 @@ def check_workbook_formulas(content: bytes, *, source: str, name: str,
                 raise ParseError(f"sheet {excerpt(sheet)} cell {cell} holds a formula with no cached value (the "
                                  "workbook was saved without calculating); open and save it in a spreadsheet "
                                  "program, or get the published file", source=source, file=name)
-    return inflated

@@ -32,7 +32,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
-from urllib.parse import urljoin
 
 import pandas as pd
 from python_calamine import CalamineError, CalamineWorkbook
@@ -40,7 +39,7 @@ from python_calamine import CalamineError, CalamineWorkbook
 from . import fiscal, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
-from .fetch import read_page
+from .fetch import linked_files, read_page
 
 ID = "ohss_khsm"
 LANDING = "https://ohss.dhs.gov/khsm/cbp-encounters"
@@ -173,18 +172,9 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
     return out
 
 
-def find_file_links(html: str, base_url: str) -> list[str]:
-    urls = []
-    for href in HREF_RE.findall(html):
-        u = urljoin(base_url, href.strip().replace(" ", "%20"))
-        if u not in urls:
-            urls.append(u)
-    return urls
-
-
 def discover(session) -> list[str]:
     """The USBP encounters workbook(s) linked from the KHSM CBP-encounters page."""
-    urls = find_file_links(read_page(session, LANDING, source=ID), LANDING)
+    urls = linked_files(read_page(session, LANDING, source=ID), LANDING, HREF_RE)
     if not urls:
         raise FetchError(f"no KHSM USBP encounters workbook linked from {LANDING}; has the page changed?", source=ID)
     return urls

@@ -41,7 +41,6 @@ import io
 import re
 from dataclasses import dataclass, field
 from typing import Callable
-from urllib.parse import urljoin
 
 import pandas as pd
 from python_calamine import CalamineWorkbook
@@ -49,7 +48,7 @@ from python_calamine import CalamineWorkbook
 from . import fiscal, parsing, tidy
 from .base import Series, Source
 from .errors import FetchError, ParseError
-from .fetch import read_page
+from .fetch import linked_files, read_page
 
 ID = "ohss_monthly_tables"
 LANDING = ("https://ohss.dhs.gov/topics/immigration/immigration-enforcement/"
@@ -383,19 +382,9 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
 
 # ---------------------------------------------------------------- discovery
 
-def find_file_links(html: str, base_url: str) -> list[str]:
-    urls = []
-    for href in HREF_RE.findall(html):
-        if FILE_RE.fullmatch(href.rsplit("/", 1)[-1]):
-            u = urljoin(base_url, href.strip())
-            if u not in urls:
-                urls.append(u)
-    return urls
-
-
 def discover(session) -> list[str]:
     """Every monthly-tables workbook the landing page links to (each one is a release)."""
-    urls = find_file_links(read_page(session, LANDING, source=ID), LANDING)
+    urls = linked_files(read_page(session, LANDING, source=ID), LANDING, HREF_RE, lambda n: bool(FILE_RE.fullmatch(n)))
     if not urls:
         raise FetchError(f"no monthly-tables workbook linked from {LANDING}; has the page or the file naming changed?",
                          source=ID)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import io
 import os
 import shutil
@@ -80,7 +79,6 @@ def parse_file(source: Source, content: bytes, name: str, *, validate: bool = Tr
 def _parse_raw(source: Source, content: bytes, name: str):
     """The content checks and the parser's own output, any failure a ``LoaderError`` naming source and file."""
     # Decided by the bytes, not the name: a zip bomb named .bin is still a zip.
-    # The parser reads what the checks hand back: the same content, a workbook's worksheets stored inflated.
     readable = limits.check_content(content, source=source.id, name=name, max_rows=source.max_rows,
                                     kind=source.extra.get("file_kind") or file_kind(name),
                                     streamed=bool(source.extra.get("streamed")))
@@ -175,59 +173,49 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
     files joined and turned into one tidy frame, and its reference tables into one frame each, instead of three
     frames per file and a concatenation: the same rows in the same order (a test compares the two). ``each`` then
     gets the ``ParsedColumns``, its ``file`` column filled in; its ``obs`` is built only if asked for."""
-    # The cyclic garbage collector is paused while the files are parsed: a parse allocates tens of thousands of
-    # short-lived rows, tuples and cell lists that reference counting frees at once, and the collector's passes
-    # over them (and over every object of the process, in a full pass) were 5-7% of an ICE rebuild. It is
-    # switched back on afterwards, also when a file fails, so that no garbage outlives the rebuild.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        frames: list[pd.DataFrame] = []
-        tables: dict[str, list] = {}  # name -> parts: frames, or (columns, rows) of a ParsedColumns
-        batch: list[tuple[str, ParsedColumns]] = []  # consecutive column files not yet made a frame
+    frames: list[pd.DataFrame] = []
+    tables: dict[str, list] = {}  # name -> parts: frames, or (columns, rows) of a ParsedColumns
+    batch: list[tuple[str, ParsedColumns]] = []  # consecutive column files not yet made a frame
 
-        def flush():
-            if batch:
-                frames.append(_joined_frame(source, batch))
-                batch.clear()
+    def flush():
+        if batch:
+            frames.append(_joined_frame(source, batch))
+            batch.clear()
 
-        for name, content in items:
-            out = _parse_raw(source, content, name)
-            if isinstance(out, ParsedColumns):
-                cols = out.columns
-                _check_lengths(source, cols, name)
-                if batch and set(batch[0][1].columns) != set(cols) | {"file"}:
-                    flush()  # other optional columns than the files before: they are filled differently
-                cols["file"] = [name] * len(cols["series"])
-                _check_table_names(source, out.table_rows, name, frames=False)
-                for tname, part in out.table_rows.items():
-                    tcols, trows = list(part[0]), part[1]
-                    k = len(tcols)
-                    if all(len(r) == k for r in trows):
-                        tables.setdefault(tname, []).append((tcols, trows))
-                    else:  # rows of another width: this file's own frame, as pandas makes it (or refuses it)
-                        tables.setdefault(tname, []).append(_table_of(source, tcols, trows, name))
-                batch.append((name, out))
-                parsed = out
-            else:
-                flush()
-                parsed = _finish(source, out, name, validate=False)
-                frames.append(parsed.obs)
-                for tname, t in parsed.tables.items():
-                    tables.setdefault(tname, []).append(t)
-            if each:
-                each(name, content, parsed)
-        flush()
-        tables = {tname: _joined_tables(parts) for tname, parts in tables.items()}
-        if not frames:
-            return tidy.empty(), tables
-        obs = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
-                            whole=tidy.value_rules(source.series))
-        return obs, tables
-    finally:
-        if paused:
-            gc.enable()
+    for name, content in items:
+        out = _parse_raw(source, content, name)
+        if isinstance(out, ParsedColumns):
+            cols = out.columns
+            _check_lengths(source, cols, name)
+            if batch and set(batch[0][1].columns) != set(cols) | {"file"}:
+                flush()  # other optional columns than the files before: they are filled differently
+            cols["file"] = [name] * len(cols["series"])
+            _check_table_names(source, out.table_rows, name, frames=False)
+            for tname, part in out.table_rows.items():
+                tcols, trows = list(part[0]), part[1]
+                k = len(tcols)
+                if all(len(r) == k for r in trows):
+                    tables.setdefault(tname, []).append((tcols, trows))
+                else:  # rows of another width: this file's own frame, as pandas makes it (or refuses it)
+                    tables.setdefault(tname, []).append(_table_of(source, tcols, trows, name))
+            batch.append((name, out))
+            parsed = out
+        else:
+            flush()
+            parsed = _finish(source, out, name, validate=False)
+            frames.append(parsed.obs)
+            for tname, t in parsed.tables.items():
+                tables.setdefault(tname, []).append(t)
+        if each:
+            each(name, content, parsed)
+    flush()
+    tables = {tname: _joined_tables(parts) for tname, parts in tables.items()}
+    if not frames:
+        return tidy.empty(), tables
+    obs = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
+                        whole=tidy.value_rules(source.series))
+    return obs, tables
 
 
 def _check_lengths(source: Source, cols: dict[str, list], name: str) -> None:

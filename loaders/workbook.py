@@ -70,22 +70,11 @@ from .parsing import number
 MONTHS = ("Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep")
 
 
-def _clean(v: str) -> bool:
-    """``v == " ".join(v.split())``, without building the words: every whitespace character but the ASCII space
-    is non-printable to Python, so a printable text with no double, leading or trailing space is its own label.
-    Most cells are (16,316 of ICE's 18,036 text cells), and splitting long footnotes into words was the cost."""
-    return v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " "
-
-
 def label(v) -> str:
-    """A cell as a label: whitespace runs collapsed. Runs on every cell searched, so it avoids a regex."""
-    if v.__class__ is str:
-        # ``_clean`` written out: label runs on some 36,000 cells a rebuild, and the call was a third of its cost
-        return (v if v and v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " "
-                else " ".join(v.split()))
+    """A cell as a label: whitespace runs collapsed ("ICE  " -> "ICE"); "" for an empty cell."""
     if v is None:
         return ""
-    return " ".join(v.split()) if isinstance(v, str) else " ".join(str(v).split())
+    return " ".join(str(v).split())
 
 
 def norm(v) -> str:
@@ -113,59 +102,9 @@ def fiscal_year_of(text: str) -> int | None:
     return y + 2000 if y < 100 else y
 
 
-# rows list id -> [rows, the text cells of its first ``done`` rows, done]
-_TEXT: dict[int, list] = {}
-
-
-def _text_index(rows: list[list]) -> list:
-    hit = _TEXT.get(id(rows))
-    if hit is None or hit[0] is not rows:
-        if len(_TEXT) > 64:
-            _TEXT.clear()
-        _TEXT[id(rows)] = hit = [rows, [], 0]
-    return hit
-
-
-def _index_rows(rows: list[list], start: int, stop: int) -> list[tuple[int, int, str]]:
-    # ``_clean`` written out: a call per text cell was a third of building the index
-    return [(r, c, v if v.isprintable() and "  " not in v and v[0] != " " and v[-1] != " " else " ".join(v.split()))
-            for r, row in enumerate(rows[start:stop] if start or stop < len(rows) else rows, start)
-            for c, v in enumerate(row) if v.__class__ is str and v]
-
-
 def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
-    """(row, column, label) of every non-empty text cell of a sheet's rows (a whitespace-only cell labelled
-    ""), built once per rows list: the main tables (``Sheet.texts``) and ``ice_tables`` search the same
-    Detention and Footnotes sheets, and scanning every cell is most of a title search's cost."""
-    ix = _text_index(rows)
-    if ix[2] < len(rows):
-        ix[1].extend(_index_rows(rows, ix[2], len(rows)))
-        ix[2] = len(rows)
-    return ix[1]
-
-
-def matching_text_cells(rows: list[list], rx: re.Pattern, start: int = 0):
-    """(row, column) of each cell of ``text_cells(rows)`` from row ``start`` on whose label ``rx`` finds, in order,
-    indexing the sheet only as far as the caller reads: a title near the top of a sheet (ICLOS, bonds, ATD) needs
-    no labels of the rows below it. The rows indexed are kept for the next search and for ``text_cells``."""
-    ix = _text_index(rows)
-    cells, i, n = ix[1], 0, len(rows)
-    while True:
-        while i < len(cells):
-            r, c, lab = cells[i]
-            i += 1
-            if r >= start and rx.search(lab):
-                yield r, c
-        if ix[2] >= n:
-            return
-        stop = min(n, max(ix[2], start) + 8)  # a few rows more (rows above ``start`` only once: they hold no hit)
-        cells.extend(_index_rows(rows, ix[2], stop))
-        ix[2] = stop
-
-
-def first_text_cell(rows: list[list], rx: re.Pattern) -> tuple[int, int] | None:
-    """The first of ``matching_text_cells``: a title search."""
-    return next(matching_text_cells(rows, rx), None)
+    """(row, column, label) of every non-empty text cell of a sheet's rows (a whitespace-only cell labelled "")."""
+    return [(r, c, label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
 
 
 class Sheet:

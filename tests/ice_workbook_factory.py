@@ -261,3 +261,31 @@ def rename_sheet(content: bytes, old: str, new: str) -> bytes:
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+def edit_cells(content: bytes, sheet: str, cells: dict[str, object]) -> bytes:
+    """``content`` with the given cells of ``sheet`` overwritten (``{"L20": 7}``)."""
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(content))
+    for ref, v in cells.items():
+        wb[sheet][ref] = v
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def swap_bond_rows(content: bytes, *, share_proves_it: bool) -> bytes:
+    """ICE's 2026-04-09 bond sheet: the labels of the two count rows swapped; with ``share_proves_it`` the share
+    row printed as the swapped ratio ("posted" / "total", 33.40 in ICE's file), as ICE printed it."""
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(content))
+    b = wb["Monthly Bond Statistics"]
+    b["A4"], b["A5"] = b["A5"].value, b["A4"].value
+    if share_proves_it:
+        for c in range(2, 15):
+            b.cell(6, c).value = b.cell(4, c).value / b.cell(5, c).value
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

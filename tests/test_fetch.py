@@ -7,7 +7,8 @@ import responses
 from responses.registries import OrderedRegistry
 
 from loaders.errors import FetchError, ParseError
-from loaders.fetch import atomic_write_bytes, check_zip, fetch, make_session, sidecar_path
+from loaders.fetch import atomic_write, check_zip, fetch, make_session, sidecar_path
+from tests.conftest import ROOT
 
 URL = "https://example.gov/files/table.json"
 BODY = b'[{"a": 1}]'
@@ -132,8 +133,8 @@ def test_zip_bomb_guard():
 
 def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
     p = tmp_path / "a.csv"
-    atomic_write_bytes(p, b"one")
-    atomic_write_bytes(p, b"two")
+    atomic_write(p, b"one")
+    atomic_write(p, b"two")
     assert p.read_bytes() == b"two" and leftovers(tmp_path) == []
 
 
@@ -145,5 +146,42 @@ def test_atomic_write_failure_keeps_old(tmp_path, monkeypatch):
         raise OSError("disk full")
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(OSError):
-        atomic_write_bytes(p, b"bad")
+        atomic_write(p, b"bad")
     assert p.read_bytes() == b"good" and leftovers(tmp_path) == []
+
+
+def test_atomic_write_takes_text_as_utf8_and_is_the_loaders_only_atomic_writer(tmp_path):
+    """One atomic write (issue 28: two existed, one for bytes and one for text)."""
+    import ast
+    p = tmp_path / "a.json"
+    atomic_write(p, "café")
+    assert p.read_bytes() == "café".encode("utf-8")
+    writers = sorted(f"{f.stem}.{n.name}" for f in (ROOT / "loaders").glob("*.py")
+                     for n in ast.walk(ast.parse(f.read_text("utf-8")))
+                     if isinstance(n, ast.FunctionDef) and "atomic" in n.name)
+    assert writers == ["fetch.atomic_write"]
+
+
+def test_linked_files_joins_filters_and_dedupes_a_landing_pages_links():
+    """The one landing-page link reader (issue 28: written three times, for CBP, KHSM and OHSS's monthly tables)."""
+    import ast
+    import re
+    from loaders.fetch import linked_files
+    html = ('<a href="/files/a.csv">A</a> <a href=\'b.csv?x=1\'>B</a> <a href="/files/a.csv">again</a>'
+            '<a href="/files/KHSM Encounters.csv">spaces</a> <a href="notes.pdf">pdf</a>')
+    href = re.compile(r"""href\s*=\s*["']([^"'#?]+\.csv)(?:\?[^"']*)?["']""", re.I)
+    assert linked_files(html, "https://x.gov/data/page.html", href) == [
+        "https://x.gov/files/a.csv", "https://x.gov/data/b.csv", "https://x.gov/files/KHSM%20Encounters.csv"]
+    assert linked_files(html, "https://x.gov/", href, lambda name: name.startswith("b")) == ["https://x.gov/b.csv"]
+    copies = [f.stem for f in (ROOT / "loaders").glob("*.py")
+              for n in ast.walk(ast.parse(f.read_text("utf-8")))
+              if isinstance(n, ast.FunctionDef) and n.name in ("find_file_links", "linked_files")]
+    assert copies == ["fetch"]
+
+
+def test_reported_figures_and_events_share_the_one_link_check():
+    """One URL validator, the stricter one (issue 28): a user name before '@' disguises the real host."""
+    from loaders import events, reported_figures
+    assert reported_figures.link_problems is events.link_problems
+    assert not hasattr(events, "_check_url")
+    assert events.link_problems("https://trusted.gov@evil.example/x")

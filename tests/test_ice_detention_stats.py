@@ -98,6 +98,8 @@ def test_discover_http_error():
     ("FY24_detentionStats.xlsx", None),                        # undated end-of-year file
     ("FY19-detentionstats.xlsx", None),
     ("FY22-detentionStats.xlsx", None),
+    ("FY26_detentionStats04092026 (2).xlsx", D(2026, 4, 9)),  # a browser's copy suffix
+    ("download (3).xlsx", None),                               # a downloader's own name
 ])
 def test_release_date_from_every_name_variant(name, expected):
     assert ice.release_date_from_name(name) == expected
@@ -119,6 +121,36 @@ def test_undated_file_takes_the_iids_date_as_release(feb_release):
     # a footnote date after the IIDS date (FY2020: IIDS 09-30, docket 10-02): the file came out after both
     df = parse(replace(feb_release, name="FY25_detentionStats.xlsx"))
     assert set(df.release) == {"2025-02-23"}
+
+
+def test_a_workbook_saved_under_a_downloaders_name_is_dated_from_its_contents_and_says_so(feb_release):
+    """Issue 27: "download (3).xlsx" carries no ICE date. The release is dated from the workbook itself (the
+    fiscal year from the Detention sheet's titles, the date from its footnotes), marked ``dated_from_contents``
+    with a finding that says what the date is; never a download time presented as a publication date."""
+    content = build(feb_release)
+    p = pipeline.parse_file(SRC, content, "download (3).xlsx")
+    rel = p.tables["releases"].iloc[0]
+    assert set(p.obs.release) == {"2025-02-23"}  # the latest date the workbook states (the docket snapshot)
+    assert rel["fiscal_year"] == 2025 and bool(rel["dated_from_contents"]) is True
+    assert rel["release_date_from"] == "latest footnote date (no ICE date in the file name)"
+    f = p.tables["findings"]
+    f = f[f.flag == "dated-from-contents"]
+    assert len(f) == 1 and f.iloc[0]["date"] == "2025-02-23" and f.iloc[0]["file"] == "download (3).xlsx"
+    assert "'download (3).xlsx' carries no ICE date" in f.iloc[0]["message"]
+    assert "earliest day it can have been published" in f.iloc[0]["message"]
+    # The same bytes under ICE's own name: dated from the name, not marked, no finding
+    named = pipeline.parse_file(SRC, content, feb_release.name)
+    assert set(named.obs.release) == {"2025-02-27"}
+    assert bool(named.tables["releases"].iloc[0]["dated_from_contents"]) is False
+    assert "dated-from-contents" not in set(named.tables["findings"].flag)
+    # A browser's copy suffix keeps ICE's date: "(1)" is the downloader's, the date is ICE's
+    copy = pipeline.parse_file(SRC, content, "FY25_detentionStats02272025 (1).xlsx")
+    assert set(copy.obs.release) == {"2025-02-27"}
+    assert copy.tables["releases"].iloc[0]["release_date_from"] == "file name"
+    # ICE's own undated end-of-year name: dated from contents and marked, as before with its own wording
+    eoy = pipeline.parse_file(SRC, content, "FY25_detentionStats.xlsx").tables["releases"].iloc[0]
+    assert bool(eoy["dated_from_contents"]) is True
+    assert eoy["release_date_from"] == "latest footnote date (undated file name)"
 
 
 # ---------------------------------------------------------------- parsing a workbook with the real layout

@@ -162,34 +162,3 @@ def test_every_field_a_source_declares_is_read():
     assert unread == [], f"Source fields set but never read: {unread}"
 
 
-def test_parse_files_pauses_the_garbage_collector_and_always_restores_it():
-    """``parse_files`` parses with the cyclic collector off (a speed-up of the rebuild); it must be on again
-    afterwards, after a failing file too, and stay off if the caller had switched it off."""
-    import dataclasses
-    import gc
-
-    from loaders import registry
-    from loaders.errors import ParseError
-
-    src = registry.get("trac_detention")
-    seen = []
-
-    def parse(content, name=""):
-        seen.append(gc.isenabled())
-        if name == "bad.json":
-            raise ParseError("bad file", source=src.id, file=name)
-        return pipeline.tidy.empty()
-
-    fake = dataclasses.replace(src, parse=parse)
-    assert gc.isenabled()
-    pipeline.parse_files(fake, [("a.json", b"[]")])
-    assert seen == [False] and gc.isenabled()
-    with pytest.raises(ParseError, match="bad file"):
-        pipeline.parse_files(fake, [("a.json", b"[]"), ("bad.json", b"[]")])
-    assert seen == [False, False, False] and gc.isenabled()
-    gc.disable()
-    try:
-        pipeline.parse_files(fake, [("a.json", b"[]")])
-        assert not gc.isenabled()
-    finally:
-        gc.enable()

@@ -186,19 +186,54 @@ def test_territories_are_drawn_in_insets_and_listed(pl):
     fac = maps.facility_map(pl, "ice", "2026-04-09")
     pr = [t for t in fac.data if t.type == "scattergeo" and t.geo == "geo2"]
     assert pr and len(pr[0].lat) >= 1  # Puerto Rico's facility at its municipio's internal point
-    notes = " ".join(a.text for a in fac.layout.annotations)
-    assert "not drawn: 2 facilities" in notes  # Guam and Saipan: no Census point, said so in the panel
+    gu = [t for t in fac.data if t.type == "scattergeo" and t.geo == "geo3"]
+    # Guam and Saipan have no Census county point: each is drawn at its address's ZIP code centre, and says so
+    assert sorted(round(x) for t in gu for x in t.lat) == [13, 15]
+    assert all(t.name == "facility, at its ZIP code's centre (approximate)" for t in gu)
+    assert all("placed at its ZIP code's centre" in h for t in gu for h in t.hovertext)
+    assert "not drawn" not in " ".join(a.text for a in fac.layout.annotations)
 
 
-def test_facility_map_lists_what_it_cannot_place(pl):
+def test_facility_map_draws_every_facility_of_the_latest_release_each_at_a_place_it_names(pl):
+    """Issue 27: nine facilities holding 5,815 people (Camp East Montana, the Florida soft-sided site, Folkston)
+    had no county point and were only counted in small print. Each now has a place, and says which kind."""
     fig = maps.facility_map(pl, "ice", "2026-04-09")
     cs = P.facility_cross_section(pl, "ice", "2026-04-09")
+    # All but JTF Camp Six (Guantanamo, which no gazetteer of US places holds: see the next test)
+    assert list(cs[cs["lat"].isna()]["name"]) == ["JTF CAMP SIX"]
     drawn = sum(len(t.lat) for t in fig.data if t.type == "scattergeo")
-    assert drawn == cs["lat"].notna().sum()
-    missing = cs[cs["lat"].isna()]
+    assert drawn == len(cs) - 1
+    by_kind = {t.name: len(t.lat) for t in fig.data if t.type == "scattergeo" and t.showlegend is not False}
+    assert set(by_kind) <= {"facility, at its county's internal point (approximate)",
+                            "facility, at its ZIP code's centre (approximate)",
+                            "facility, at its city's centre (approximate)"}
+    placed = dict(zip(cs["name"], cs["placed"]))
+    for name in ("ERO EL PASO CAMP EAST MONTANA", "FLORIDA SOFT-SIDED FACILITY", "FOLKSTON D RAY ICE PROCESSING CTR",
+                 "FOLKSTON MAIN IPC"):
+        assert placed[name] in ("zip", "city"), name
+    camp = cs[cs["name"] == "ERO EL PASO CAMP EAST MONTANA"].iloc[0]
+    assert 31.5 < camp["lat"] < 32.1 and -106.6 < camp["lon"] < -106.0  # El Paso, not a made-up point
+    hovers = [h for t in fig.data if t.type == "scattergeo" for h in t.hovertext if "CAMP EAST MONTANA" in h]
+    assert len(hovers) == 1 and "(approximate)" in hovers[0] and "county's internal point" not in hovers[0]
     footer = fig.layout.annotations[-1].text
-    assert f"{len(missing)} facilities holding {missing['value'].sum():,.1f}" in footer
-    assert "approximate" in footer and "internal point" in footer
+    assert "zipcodes" in footer
+    assert "Not drawn (no county, ZIP code or city the gazetteer knows): 1 facilities holding 14.5" in footer
+    sub = fig.layout.title.text
+    n_zip, n_city = (cs["placed"] == "zip").sum(), (cs["placed"] == "city").sum()
+    assert n_zip + n_city >= 8
+    assert f"{len(cs) - 1} of {len(cs)} facilities drawn" in sub and f"{n_zip} at a ZIP code" in sub
+    assert f"{n_city} at a city" in sub
+
+
+def test_a_facility_no_source_places_is_listed_with_the_reason(pl):
+    """JTF Camp Six (Guantanamo; ICE's city "FPO", a military post office) has no place in the gazetteer: it
+    stays off the map, and its notes say why, in the release that lists it."""
+    f = pl.facilities[pl.facilities["name"] == "JTF CAMP SIX"].iloc[0]
+    assert np.isnan(f["lat"]) and f["placed"] == ""
+    assert "not on the map: the gazetteer knows none of" in f["notes"] and "'FPO', FL" in f["notes"]
+    cs = P.facility_cross_section(pl, "ice", "2026-04-09")
+    assert "the gazetteer knows none of" in cs[cs["name"] == "JTF CAMP SIX"].iloc[0]["notes"]
+    assert "JTF CAMP SIX (14)" in maps.facility_map(pl, "ice", "2026-04-09").layout.annotations[-1].text
 
 
 def test_bundled_outlines_match_their_provenance():
@@ -275,7 +310,9 @@ def small_snapshot(tmp_path):
         "name": [{"value": name}], "address": {"full": addr}, "fieldOffice": fo, "agreement": "DIGSA", "adpTotal": adp}}
         for code, name, st, addr, fo, adp in (
             ("ADAMSMS", "ADAMS COUNTY CORRECTIONAL CENTER", "MS", "20 HOBO FORK RD., NATCHEZ, MS", "NOL", 1878.2),
-            ("NEWSITE", "NEW SOFT-SIDED SITE", "TX", "1 DESERT RD, EL PASO, TX", "ELP", 2500.0))]
+            ("NEWSITE", "NEW SOFT-SIDED SITE", "TX", "1 DESERT RD, EL PASO, TX", "ELP", 2500.0),
+            ("GUAMSITE", "ISLAND JAIL", "GU", "203 ASPINAL AVE, HAGATNA, GU 96910", "HON", 20.0),
+            ("CAMPSIX", "JTF CAMP SIX", "FL", "JTF CAMP SIX, FPO, FL 34009", "MIA", 14.0))]
     parts = [facility_registry.parse(fac_csv.encode(), "release-x_facilities.csv"),
              facility_registry.parse(fo_csv.encode(), "release-x_field_offices.csv"),
              facility_registry.parse(json.dumps(sheet).encode(), "source_ice-biweekly.json"),
@@ -300,14 +337,26 @@ def test_a_facility_missing_from_the_registry_is_listed_not_dropped(tmp_path):
     pl = P.build(snap, crosswalk=pd.DataFrame(columns=P.CROSSWALK_COLUMNS))
     f = pl.facilities.set_index("facility_id")
     assert f.at["NEWSITE", "in_registry"] is False or not f.at["NEWSITE", "in_registry"]
-    assert "its code is not in the facility registry (no county known, so not on the map)" in f.at["NEWSITE", "notes"]
-    assert np.isnan(f.at["NEWSITE", "lat"]) and f.at["NEWSITE", "state"] == "TX"
+    assert "its code is not in the facility registry (no county known)" in f.at["NEWSITE", "notes"]
+    # no county, no ZIP code in its address: placed at its city's centre (from the address), and said so
+    assert f.at["NEWSITE", "placed"] == "city" and f.at["NEWSITE", "state"] == "TX"
+    assert 31.5 < f.at["NEWSITE", "lat"] < 32.1 and -106.6 < f.at["NEWSITE", "lon"] < -106.0
+    assert "placed at the centre of El Paso, TX" in f.at["NEWSITE", "notes"]
+    assert f.at["GUAMSITE", "placed"] == "zip" and f.at["GUAMSITE", "lat"] == pytest.approx(13.4762)
+    assert "ZIP code 96910" in f.at["GUAMSITE", "notes"]
+    assert np.isnan(f.at["CAMPSIX", "lat"]) and f.at["CAMPSIX", "placed"] == ""
+    assert "not on the map: the gazetteer knows none of ZIP code 34009, city 'FPO', FL" in f.at["CAMPSIX", "notes"]
     assert f.at["ADAMSMS", "lat"] == pytest.approx(31.4823) and f.at["ADAMSMS", "county"] == "Adams County, MS"
+    assert f.at["ADAMSMS", "placed"] == "county"
     t = P.state_totals(pl, "sheet", "2026-07-20").set_index("state")
     assert t.at["TX", "detained_adp"] == 2500.0  # in the state sums all the same
     fig = maps.facility_map(pl, "sheet", "2026-07-20")
-    assert sum(len(t.lat) for t in fig.data if t.type == "scattergeo") == 1
-    assert "Not drawn (no county known): 1 facilities holding 2,500.0 of 4,378.2" in fig.layout.annotations[-1].text
+    assert sum(len(t.lat) for t in fig.data if t.type == "scattergeo") == 3
+    assert ("Not drawn (no county, ZIP code or city the gazetteer knows): 1 facilities holding 14.0 of 4,412.2"
+            in fig.layout.annotations[-1].text)
+    assert {t.name for t in fig.data if t.showlegend is not False} == {
+        "facility, at its county's internal point (approximate)", "facility, at its ZIP code's centre (approximate)",
+        "facility, at its city's centre (approximate)"}
     fo = P.field_office_totals(pl, "sheet", "2026-07-20").set_index("field_office")
     assert fo.at["ELP", "detained_adp"] == 2500.0 and fo.at["NOL", "office"] == "New Orleans Field Office"
 

@@ -30,7 +30,8 @@ D = dt.date
 
 
 def _ice_inputs() -> dict[str, bytes]:
-    from tests.ice_workbook_factory import Release, build, rename_sheet, with_sheet_from
+    from tests.ice_workbook_factory import (Release, build, edit_cells, rename_sheet, swap_bond_rows,
+                                           with_sheet_from)
     feb = Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137,
                   docket=D(2025, 2, 23))
     fy26 = Release("FY26_detentionStats_02122026.xlsx", 2026, D(2026, 2, 5), D(2026, 2, 7), ice=55000, cbp=13000,
@@ -40,6 +41,9 @@ def _ice_inputs() -> dict[str, bytes]:
     eoy = Release("FY19-detentionstats.xlsx", 2019, D(2019, 10, 7), D(2019, 9, 30), docket=D(2019, 10, 4),
                   famu=None, book_ins_ice=[11892.0] * 12, book_ins_cbp=[28659.0] * 12, adp_ice=[21367.58] * 12,
                   adp_cbp=[24216.45] * 12, removals=267258)
+    fy20 = Release("FY20-detentionstats.xlsx", 2020, D(2020, 9, 30), D(2020, 9, 26), ice=5000, cbp=15000, famu=None)
+    apr26 = Release("FY26_detentionStats_04092026.xlsx", 2026, D(2026, 4, 2), D(2026, 4, 4))
+    dec24 = Release("FY25_detentionStats12052024.xlsx", 2025, D(2024, 11, 28), D(2024, 11, 30), ice=20000, cbp=18000)
     return {
         # FY2025 mid-year layout: partial February to the footnote date, headcount at the docket date
         "fy25-midyear__FY25_detentionStats02272025.xlsx": build(feb),
@@ -57,6 +61,32 @@ def _ice_inputs() -> dict[str, bytes]:
         "error-title-year__FY26_detentionStats_02122026.xlsx": rename_sheet(
             rename_sheet(build(feb), "Detention FY25", "Detention"), "Facilities FY25", "Facilities"),
         "error-no-removals__FY25_detentionStats02272025.xlsx": build(replace(feb, omit=("removals",))),
+        # The layout cases issue 27 brought, each read (never a lost release) with the findings it calls for:
+        # a hidden "Footnotes_DEL" holding FY2020's text before FY2026's own Footnotes (not read as data)
+        "fy26-hidden-del__FY26_detentionStats_02122026.xlsx": with_sheet_from(
+            build(fy26), build(fy20), "Footnotes", as_name="Footnotes_DEL", first=True, hidden=True),
+        # a visible leftover named as one ("_DEL")
+        "fy26-visible-del__FY26_detentionStats_02122026.xlsx": with_sheet_from(
+            build(fy26), build(fy20), "Footnotes", as_name="Footnotes_DEL", first=True),
+        # a mid-year FY2021 release printing book-outs by reason in the annual layout ("...: FY2021 YTD")
+        "fy21-annual-book-outs__FY21_detentionStats060921.xlsx": build(replace(
+            apr26, name="FY21_detentionStats060921.xlsx", fy=2021, iids=D(2021, 5, 31), through=D(2021, 6, 5),
+            book_outs_annual=True)),
+        # one facility listed twice with different figures (NASSAU COUNTY, ICE's 2025-07-07 file)
+        "fy25-listed-twice__FY25_detentionStats02272025.xlsx": build(replace(feb, facilities=feb.facilities + [
+            ("NASSAU COUNTY CORRECTIONAL CENTER", "EAST MEADOW", "NY", "NYC", "USMS IGA", 12.0),
+            ("NASSAU COUNTY CORRECTIONAL CENTER", "EAST MEADOW", "NY", "NYC", "USMS IGA", 3.0)])),
+        # a December book-ins column (7 = 3 CBP + 4 ICE) past the footnote's "updated through 11/30/2024"
+        "fy25-stub-column__FY25_detentionStats12052024.xlsx": edit_cells(build(dec24), "Detention FY25",
+                                                                         {"L20": 7, "L21": 3, "L22": 4}),
+        # the bond sheet's two count rows swapped: proven by the share row (corrected), and not (kept, flagged)
+        "fy26-bond-swap-proven__FY26_detentionStats_04092026.xlsx": swap_bond_rows(build(apr26), share_proves_it=True),
+        "fy26-bond-swap-unproven__FY26_detentionStats_04092026.xlsx": swap_bond_rows(build(apr26),
+                                                                                     share_proves_it=False),
+        # a secondary table missing (the ATD field-office table): a table-unread finding, the release kept
+        "fy26-no-atd-aor__FY26_detentionStats_04092026.xlsx": build(replace(apr26, omit=("atd_aor",))),
+        # a workbook saved under a downloader's own name: dated from its contents, marked, with a finding
+        "downloaders-name__download (3).xlsx": build(feb),
     }
 
 
