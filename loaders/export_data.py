@@ -9,11 +9,11 @@ Writes one generation of the snapshot (read and checked against its manifest lik
   units, sizes and sha256) with the licences and sources of the snapshot's manifest;
 - ``snapshot.duckdb``: the same tables, plus the views ``latest`` (per series, breakdown member and period, the
   figure the page shows) and ``as_published`` (every dated figure with the day it was superseded, so that "as
-  published on D" is a WHERE clause), and the table macro ``published_on(D)``.
+  published on D" is a WHERE clause).
 
 The export is a pure function of the snapshot: no clock, no network; the Parquet files and ``datapackage.json``
 are byte-identical for the same snapshot and library versions. The DuckDB file is built from the Parquet files,
-so both hold the same rows. Aggregations are SQL (``LATEST_SQL``...) so they run on the Parquet files, local or in
+so both hold the same rows. The views are SQL (``latest_sql``, ``as_published_sql``) that run on the Parquet files, local or in
 object storage, as well as on the DuckDB file (docs/data.md).
 
 Text columns keep the CSV's empty string (in the observations an empty ``key`` is the series' total); empty cells of
@@ -672,16 +672,6 @@ from s
 """
 
 
-PUBLISHED_ON_SQL = f"""
-create macro published_on(d) as table
-select source, series, key, date, "end", value, release,
-    case when later_known_wrong_on <= d then {_with_flag("flag")} else flag end as flag,
-    file
-from as_published
-where release <= d and (superseded_on is null or superseded_on > d)
-"""
-
-
 def _comment(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -710,7 +700,6 @@ def write_duckdb(path: Path, out_dir: Path, tables: list[Table]) -> None:
         con.execute("comment on view as_published is " + _comment(
             "Every figure with a release date and the day it was superseded; as published on D: "
             "release <= D and (superseded_on is null or superseded_on > D)."))
-        con.execute(PUBLISHED_ON_SQL)
         con.execute("checkpoint")
     finally:
         con.close()
