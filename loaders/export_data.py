@@ -93,9 +93,10 @@ SERIES = [
     Field("breakdown", "string", "What observations.key holds for this series; empty when it has no breakdown."),
     Field("measure", "string", "flow (events in the period: may be summed) or level (a count on a day or an "
           "average over the period: never summed)."),
-    Field("bounds", "string", "Whether the value is a count or a bound (lower-bound...) as declared by the loader."),
+    Field("bounds", "string", "The range the checks hold the value to: count (whole, not below 0) or fraction (0 to "
+          "1); empty when none is declared."),
     Field("part_of", "string", "Series id this series is a part of, when it is one."),
-    Field("share_of", "string", "Series id this series is a share of, when it is a share."),
+    Field("share_of", "string", "'part id / whole id' when this series is the ratio of two series."),
 ]
 QUALITY_FLAGS = [
     Field("source", "string", "Source id."),
@@ -120,7 +121,7 @@ EVENTS = [
     Field("original_outlet", "string", "The original outlet, when source_url is a copy."),
     Field("original_date", "date", "Publication date of the original, when source_url is a copy and it is known."),
     Field("study_default", "boolean", "Whether the page's event study selects the event by default."),
-    Field("row", "integer", "Line of the event in data/events.csv."),
+    Field("row", "integer", "Row of the event in data/events.csv, numbered as the loader's messages number it."),
 ]
 SOURCES = [
     Field("id", "string", "Source id."),
@@ -131,7 +132,8 @@ SOURCES = [
           "this project made, where the licence asks for that)."),
     Field("landing_page", "string", "The publisher's page for the source."),
     Field("cadence", "string", "How often the publisher releases new files."),
-    Field("cadence_days", "integer", "Days after which the source is counted as late.", unit="days"),
+    Field("cadence_days", "integer", "The publisher's cadence in days, against which the page judges how old the "
+          "source is.", unit="days"),
     Field("latest_release", "date", "Latest release held; empty for sources without release dates."),
     Field("date_min", "date", "First day covered by the source's observations."),
     Field("date_max", "date", "Last day covered by the source's observations."),
@@ -190,7 +192,7 @@ TABLES: dict[str, list[Field]] = {
         Field("release", "date", "DDP release the facility list comes from."),
     ],
     "deaths_in_custody.records": [
-        Field("row", "integer", "Line of the death in the compiled list."),
+        Field("row", "integer", "Row of the death in the raw file, numbered as the loader's messages number it."),
         Field("date", "date", "Date of death."),
         Field("fiscal_year", "integer", "Federal fiscal year of the death (1 October to 30 September, named by its "
               "end year)."),
@@ -222,8 +224,8 @@ TABLES: dict[str, list[Field]] = {
         Field("agreement", "string", "Type of detention agreement (IGSA, DIGSA, CDF, USMS IGA, BOP, STATE...)."),
         Field("function", "string", "Function of the facility, when given (HOLD, JUVENILE...)."),
         Field("capacity", "number", "Capacity as listed by the registry, when given."),
-        Field("first_used", "date", "First day ICE records show the facility used."),
-        Field("last_used", "date", "Last day ICE records show the facility used."),
+        Field("first_used", "date", "First day of use, as the registry lists it."),
+        Field("last_used", "date", "Last day of use, as the registry lists it."),
         Field("registry_adp_total", "number", "Average daily population the registry lists (an average, not a "
               "headcount).", unit="people"),
         Field("registry_id", "string", "The registry's own id for the facility."),
@@ -275,8 +277,8 @@ TABLES: dict[str, list[Field]] = {
         Field("release_date_from", "string", "Where the release date was read (file name, footnote...)."),
         Field("data_date", "date", "Data date of the workbook."),
         Field("footnote_data_through", "date", "The 'data are updated through' date of the footnotes."),
-        Field("header_sheet_date", "date", "Date printed in the header sheet, when it differs."),
-        Field("stale_header", "string", "Set when the header sheet is older than the tables."),
+        Field("header_sheet_date", "date", "Date printed on the workbook's header sheet, when it has one."),
+        Field("stale_header", "string", "Why the header sheet's date is stale (the tables run later), when it is."),
         Field("detention_data_through", "date", "Last day the detention tables cover."),
         Field("detention_data_through_from", "string", "Where that date was read."),
         Field("book_ins_data_through", "date", "Last day the book-in tables cover."),
