@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from . import tidy
 from .errors import LoaderError
-from .snapshot import read_generation, sha256
+from .snapshot import MANIFEST, read_generation, sha256
 
 PACKAGE_NAME = "us-immigration-enforcement-snapshot"
 DUCKDB_NAME = "snapshot.duckdb"
@@ -735,10 +735,14 @@ def export(data_dir: Path | str, out_dir: Path | str) -> dict[str, tuple[int, in
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _is_export(out_dir))):
         raise ExportError(f"{out_dir} is not empty and holds no earlier export (no {DATAPACKAGE} written by "
                           "export-data); choose an empty or new folder")
-    _, man, files = read_generation(data_dir)
+    gen, man, files = read_generation(data_dir)
     if not man.get("sources"):
         raise ExportError(f"no snapshot in {data_dir}")
-    manifest_sha = sha256(json.dumps(man, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    # The checksum of manifest.json as it is on disk, which names every file's checksum in turn.
+    manifest_bytes = (gen / MANIFEST).read_bytes()
+    if json.loads(manifest_bytes) != man:
+        raise ExportError(f"the snapshot in {data_dir} changed while it was read (an update?); run export-data again")
+    manifest_sha = sha256(manifest_bytes)
     tables = build_tables(man, files)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.export-{os.getpid()}-{secrets.token_hex(4)}"
