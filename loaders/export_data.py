@@ -318,6 +318,32 @@ TABLES: dict[str, list[Field]] = {
     ],
 }
 
+TABLE_DESCRIPTIONS = {
+    "census.county_points": "One row per county: the Census Bureau's internal point (latitude, longitude), which "
+                            "places the county on the maps.",
+    "census.state_population": "Census Bureau estimates of each state's resident population on 1 July of each year, "
+                               "with the vintage (each vintage revises the earlier years).",
+    "ddp_facility_daily.facilities": "One row per facility of DDP's daily detention population file: ICE's code, the "
+                                     "name, and the first and last day someone was held there.",
+    "deaths_in_custody.records": "One row per death in the compiled list (in custody, or during an enforcement action "
+                                 "outside custody), as printed, with the report it comes from.",
+    "facility_registry.facilities": "Detention System Data's facility registry: one row per facility, with its "
+                                    "county, ICE field office, agreement type and dates of use.",
+    "facility_registry.field_offices": "ICE's field offices (areas of responsibility) and the counties each covers.",
+    "facility_registry.ice_sheet": "The facilities of ICE's latest detention-statistics sheet held by the registry, "
+                                   "with address, field office and agreement type.",
+    "ice_detention_stats.facilities": "The facilities sheet of each ICE detention-statistics release: name, city, "
+                                      "state, area of responsibility and facility type.",
+    "ice_detention_stats.findings": "Figures of ICE's workbooks corrected on reading (two rows' labels swapped...): "
+                                    "what was printed, what it was corrected to and why.",
+    "ice_detention_stats.releases": "One row per ICE detention-statistics workbook: its release date, where that date "
+                                    "was read, and the day each of its tables runs to.",
+    "reported_figures.rows": "Figures reported by officials and the press, curated by this project: each with its "
+                             "period, who reported it, where it was read and how reliable that copy is.",
+    "trac_detention.facilities": "TRAC's facility list, one row per facility and TRAC table date: city, state, ZIP "
+                                 "and type.",
+}
+
 BOOLEANS = {"true": True, "false": False, "yes": True, "no": False}
 
 
@@ -483,7 +509,8 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             fields = _fields_for(name, list(df.columns), TABLES.get(name, []))
             out.append(Table(name, f"tables/{name}.parquet", fields, _arrow(df, fields, rel),
                              f"{srcs[sid].get('title') or sid}: {tname.replace('_', ' ')}",
-                             f"Reference table '{tname}' of source {sid} (not a time series).", (sid,),
+                             TABLE_DESCRIPTIONS.get(name, f"Reference table '{tname}' of source {sid}.")
+                             + " Not a time series.", (sid,),
                              from_file=rel))
     return out
 
@@ -597,7 +624,6 @@ def datapackage(tables: list[Table], written: dict[str, bytes], man: dict, manif
                         "source as its attribution says. snapshot.duckdb beside this file holds the same tables "
                         "with the views latest and as_published (docs/data.md)."),
         "profile": "data-package",
-        "version": manifest_sha[:12],
         "licenses": licences,
         "sources": [_source_object(s, srcs[s]) for s in sorted(srcs)],
         "x-generator": MARKER,

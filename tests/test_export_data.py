@@ -109,6 +109,7 @@ def test_every_column_is_typed_described_and_matches_its_parquet_file(exported):
         fields = res["schema"]["fields"]
         assert [f["name"] for f in fields] == schema.names, res["name"]
         assert [arrow[f["type"]] for f in fields] == [str(t) for t in schema.types], res["name"]
+        assert res["description"] and "Reference table" not in res["description"], res["name"]
         assert all(f["description"] and f["description"] != export_data.UNDOCUMENTED for f in fields), \
             f"{res['name']}: describe {[f['name'] for f in fields if f['description'] == export_data.UNDOCUMENTED]} " \
             "in loaders/export_data.py"
