@@ -358,7 +358,8 @@ def _typed(values: list[str] | pd.Series, f: Field, where: str) -> pa.Array:
 
     def bad(mask) -> ExportError:
         i = int(mask.to_numpy().nonzero()[0][0])
-        return ExportError(f"{where} row {i + 2} column {f.name!r}: {s.iloc[i]!r} is not a {f.type}"
+        article = "an" if f.type[0] in "aeiou" else "a"
+        return ExportError(f"{where} row {i + 2} column {f.name!r}: {s.iloc[i]!r} is not {article} {f.type}"
                            + (f" written {f.format}" if f.format else "") + "; declare the column's type in "
                            "loaders/export_data.py or fix the snapshot")
     if f.type == "date":
@@ -382,7 +383,7 @@ def _typed(values: list[str] | pd.Series, f: Field, where: str) -> pa.Array:
     return pa.array(nums, ARROW[f.type])
 
 
-def _fields_for(name: str, columns: list[str], declared: list[Field]) -> list[Field]:
+def _fields_for(columns: list[str], declared: list[Field]) -> list[Field]:
     by_name = {f.name: f for f in declared}
     return [by_name.get(c) or Field(c, "string", UNDOCUMENTED) for c in columns]
 
@@ -411,11 +412,6 @@ def _arrow(df: pd.DataFrame, fields: list[Field], where: str) -> pa.Table:
 
 def _csv(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
-
-
-def undocumented(fields: dict[str, list[Field]]) -> list[str]:
-    """``table.column`` of every exported column that has no description (read as text)."""
-    return [f"{t}.{f.name}" for t, fs in fields.items() for f in fs if f.description == UNDOCUMENTED]
 
 
 # ---------------------------------------------------------------- the tables of one generation
@@ -447,11 +443,11 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             if missing:
                 raise ExportError(f"{rel}: no {missing} column(s); rebuild the snapshot")
             df.insert(0, "source", rel[len("observations/"):-len(".csv")])
-            obs_parts.append(df)
-    obs = pd.concat(obs_parts, ignore_index=True) if obs_parts else pd.DataFrame(columns=["source", *tidy.COLUMNS])
+            obs_parts.append(_arrow(df, OBSERVATIONS, rel))  # typed file by file: an error names its file and row
+    empty = _arrow(pd.DataFrame(columns=[f.name for f in OBSERVATIONS]), OBSERVATIONS, "observations")
     all_ids = tuple(sorted(srcs))
     out.append(Table("observations", "observations.parquet", OBSERVATIONS,
-                     _arrow(obs, OBSERVATIONS, "observations/*.csv"),
+                     pa.concat_tables(obs_parts).combine_chunks() if obs_parts else empty,
                      "Observations: every figure of every series, from every release held",
                      "The tidy table: one row per series, breakdown member, period and release. Several releases of "
                      "one period are all kept (see the latest and as_published views of the DuckDB file).",
@@ -459,20 +455,20 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                      from_file="observations/<source>.csv"))
     if "series.csv" in files:
         cat = _csv(files["series.csv"])
-        fields = _fields_for("series", list(cat.columns), SERIES)
+        fields = _fields_for(list(cat.columns), SERIES)
         out.append(Table("series", "series.parquet", fields, _arrow(cat, fields, "series.csv"),
                          "Series catalogue", "One row per series held: its title, unit, agency and definition.",
                          (), primary_key=("id",), from_file="series.csv"))
     if "quality_flags.csv" in files:
         qf = _csv(files["quality_flags.csv"])
-        fields = _fields_for("quality_flags", list(qf.columns) or [f.name for f in QUALITY_FLAGS], QUALITY_FLAGS)
+        fields = _fields_for(list(qf.columns) or [f.name for f in QUALITY_FLAGS], QUALITY_FLAGS)
         out.append(Table("quality_flags", "quality_flags.parquet", fields, _arrow(qf, fields, "quality_flags.csv"),
                          "Quality findings", "What the checks found in the raw files (the README's known data "
                          "problems, row by row).", (), foreign_keys=(("source", "sources", "id"),),
                          from_file="quality_flags.csv"))
     if "curated/events.csv" in files:
         ev = _csv(files["curated/events.csv"])
-        fields = _fields_for("events", list(ev.columns), EVENTS)
+        fields = _fields_for(list(ev.columns), EVENTS)
         out.append(Table("events", "events.parquet", fields, _arrow(ev, fields, "curated/events.csv"),
                          "Events", "Dated policy and enforcement events curated by this project, each with its "
                          "source; the page marks them on the charts.", (), primary_key=("id",),
@@ -506,7 +502,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                 raise ExportError(f"manifest.json: source {sid} table {tname} has no file in the snapshot")
             name = f"{sid}.{tname}"
             df = _csv(files[rel])
-            fields = _fields_for(name, list(df.columns), TABLES.get(name, []))
+            fields = _fields_for(list(df.columns), TABLES.get(name, []))
             out.append(Table(name, f"tables/{name}.parquet", fields, _arrow(df, fields, rel),
                              f"{srcs[sid].get('title') or sid}: {tname.replace('_', ' ')}",
                              TABLE_DESCRIPTIONS.get(name, f"Reference table '{tname}' of source {sid}.")

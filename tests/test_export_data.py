@@ -197,12 +197,17 @@ def test_parquet_and_duckdb_hold_the_csv_snapshot(exported):
         con.close()
 
 
-def test_a_value_that_does_not_fit_its_declared_type_stops_the_export(tmp_path):
-    data = _changed_snapshot(tmp_path, "tables/deaths_in_custody.records.csv",
-                             lambda df: df.assign(age=df["age"].where(df.index != 3, "about 40")))
+@pytest.mark.parametrize("rel, column, bad, kind", [
+    ("tables/deaths_in_custody.records.csv", "age", "about 40", "an integer"),
+    ("observations/deaths_in_custody.csv", "date", "2004-13-01", "a date"),
+    ("observations/ohss_khsm.csv", "value", "1,234", "a number"),
+])
+def test_a_value_that_does_not_fit_its_declared_type_stops_the_export_naming_file_row_and_column(
+        tmp_path, rel, column, bad, kind):
+    data = _changed_snapshot(tmp_path, rel, lambda df: df.assign(**{column: df[column].where(df.index != 3, bad)}))
     out = tmp_path / "export"
-    with pytest.raises(export_data.ExportError, match=r"tables/deaths_in_custody\.records\.csv row 5 column 'age': "
-                                                      r"'about 40' is not a integer"):
+    with pytest.raises(export_data.ExportError, match=rf"^{re.escape(rel)} row 5 column '{column}': "
+                                                      rf"'{re.escape(bad)}' is not {kind}"):
         export_data.export(data, out)
     assert not out.exists()
 
