@@ -1,11 +1,11 @@
-"""Command line: ``python -m loaders {list,status,verify,update,rebuild,parse,releases}``."""
+"""Command line: ``python -m loaders {list,status,verify,update,rebuild,parse,releases,export-data}``."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from . import limits, pipeline, registry, snapshot
+from . import export_data, limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
 from analysis import data as cdata, releases, status
 
@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
     pa.add_argument("source", help="the source id whose parser reads the file (see `list`)")
     pa.add_argument("file", help="the raw file to check")
+    ex = sub.add_parser("export-data", help="write the snapshot as Parquet, a Frictionless datapackage.json and a "
+                                            "DuckDB file for researchers (docs/data.md)")
+    ex.add_argument("--out", required=True, help="folder to write (new, empty, or an earlier export, which is replaced)")
+    ex.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     return ap
 
 
@@ -108,6 +112,12 @@ def _run(args) -> int:
         content = limits.read_regular(path, src.max_bytes, source=src.id)
         df = pipeline.parse_bytes(src, content, path.name)
         sys.stdout.write(pipeline.csv_text(df))
+    elif args.cmd == "export-data":
+        summary = export_data.export(Path(args.data), Path(args.out))
+        for name, (rows, size) in summary.items():
+            what = "resources" if name == export_data.DATAPACKAGE else "tables" if name == export_data.DUCKDB_NAME else "rows"
+            print(f"{name}\t{rows} {what}\t{size:,} bytes")
+        print(f"wrote {len(summary)} files to {args.out}; see docs/data.md")
     return 0
 
 
