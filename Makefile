@@ -1,13 +1,15 @@
 # Two commands for a new user (see README):
 #   make run   - set up and open the dashboard on the bundled snapshot (no network needed after setup)
-#   make test  - set up and run the whole test suite
-# Knobs: PY=python3.12 (the Python that makes the venv; 3.11 or newer), PORT=8600 (the dashboard's port).
+#   make test  - set up and run the whole test suite (make test-fast: the fast tier, between edits)
+# Knobs: PY=python3.12 (the Python that makes the venv; 3.11 or newer), PORT=8600 (the dashboard's port),
+#        RAW=data/raw (the folder of raw files `make rebuild` reads; default ../shared/data).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+RAW ?= ../shared/data
 
-.PHONY: run test test-fast setup dev-setup test-setup rebuild bench lint screenshot
+.PHONY: run test test-fast setup dev-setup test-setup rebuild rebuild-curated bench lint screenshot
 
 # Tests write their compiled modules (pytest's assertion rewrites, and every `python -m` a test starts) to
 # __pycache__ (git-ignored) even where the environment asks Python not to: reading them back instead of
@@ -71,7 +73,11 @@ test-fast: dev-setup
 	$(PYTEST) -m "not slow"
 
 rebuild: setup
-	$(BIN)/python -m loaders rebuild --raw ../shared/data --out data
+	$(BIN)/python -m loaders rebuild --raw $(RAW) --out data
+
+# After editing data/events.csv or data/reported_figures.csv: needs no raw folder (every other source is kept).
+rebuild-curated: setup
+	$(BIN)/python -m loaders rebuild --curated-only --out data
 
 # The README's docs/screenshot.png: refreshed only by this command, never by the test suite.
 screenshot: test-setup

@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="keep the current rows of sources and files that have no raw file (default: refuse)")
     rb.add_argument("--allow-shrink", action="store_true",
                     help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
+    rb.add_argument("--curated-only", action="store_true",
+                    help="rebuild only the files curated in this project (data/events.csv, "
+                         "data/reported_figures.csv) and keep every other source's rows; needs no raw folder")
     rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
     rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
     rl.add_argument("--format", choices=("text", "csv"), default="text", help="text for reading (default) or csv")
@@ -94,7 +97,13 @@ def _run(args) -> int:
         for sid, what in summary.items():
             print(f"{sid}: {what}")
     elif args.cmd == "rebuild":
-        counts = pipeline.rebuild(Path(args.raw), Path(args.out), args.sources or None, progress=True,
+        if args.curated_only:
+            if args.sources:
+                raise LoaderError("--curated-only rebuilds the curated files only; leave out the source ids")
+            raw, ids = None, pipeline.curated_sources()
+        else:
+            raw, ids = Path(args.raw), args.sources or None
+        counts = pipeline.rebuild(raw, Path(args.out), ids, progress=True,
                                   allow_missing=args.allow_missing, allow_shrink=args.allow_shrink)
         if not counts:
             print(f"error: no raw files for any source under {args.raw}", file=sys.stderr)
@@ -103,7 +112,8 @@ def _run(args) -> int:
             print(f"{sid}: {n} rows")
         for sid, e in snapshot.read_manifest(Path(args.out))["sources"].items():
             if sid not in counts:
-                print(f"{sid}: no raw files; its {e.get('rows', 0)} rows were kept as they were")
+                why = "not curated here" if args.curated_only else "no raw files"
+                print(f"{sid}: {why}; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
         sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
     elif args.cmd == "parse":

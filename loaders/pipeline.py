@@ -46,12 +46,12 @@ def file_kind(name: str) -> str:
     return {"xlsx": "xlsx", "json": "json", "csv": "csv", "parquet": "parquet"}.get(ext, ext)
 
 
-def find_raw_files(source: Source, raw_dir: Path) -> list[Path]:
-    """This source's raw files under ``raw_dir`` (either layout), one per content, sorted by name."""
-    raw_dir = Path(raw_dir)
+def find_raw_files(source: Source, raw_dir: Path | None) -> list[Path]:
+    """This source's raw files under ``raw_dir`` (either layout), one per content, sorted by name; with no
+    ``raw_dir``, only the files curated in the project itself (``project_files``)."""
     found: dict[str, Path] = {}
-    for pattern in source.raw_globs:
-        for p in sorted(raw_dir.glob(pattern)):
+    for pattern in source.raw_globs if raw_dir is not None else ():
+        for p in sorted(Path(raw_dir).glob(pattern)):
             # Anything but a folder is taken, so that a FIFO or device among the raw files is refused by name
             # (``limits.read_regular``) instead of silently skipped.
             if not p.is_dir() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
@@ -635,7 +635,12 @@ def check_shrink(results: dict[str, tuple], cur_man: dict, allow_shrink: bool) -
                             "or pass --allow-shrink if the drop is intended")
 
 
-def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False, *,
+def curated_sources() -> list[str]:
+    """The sources whose every input is curated in the project itself (no raw folder needed to rebuild them)."""
+    return [sid for sid, src in registry.SOURCES.items() if src.project_files and not src.raw_globs]
+
+
+def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False, *,
             allow_missing: bool = False, allow_shrink: bool = False) -> dict:
     """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes.
 
@@ -643,12 +648,25 @@ def rebuild(raw_dir: Path, out_dir: Path, source_ids: list[str] | None = None, p
     ``--raw``, an incomplete cache) and raw files the current snapshot holds rows from but the raw folder
     lacks are refused by name, unless ``allow_missing``, which keeps their current rows as they are. Sources
     marked ``optional_raw`` (not in the bundled snapshot) keep their current rows without being asked.
+
+    With no ``raw_dir`` only the curated inputs are rebuilt (``curated_sources`` and the events, which every
+    write checks and copies in): the other sources are carried over as they are, so a clone with no raw files
+    can take an edited ``data/events.csv`` or ``data/reported_figures.csv`` into its snapshot.
     """
-    raw_dir, out_dir = Path(raw_dir), Path(out_dir)
+    out_dir = Path(out_dir)
+    if raw_dir is None:
+        curated = curated_sources()
+        other = [sid for sid in source_ids or () if sid not in curated]
+        if source_ids is None or other:
+            raise LoaderError(f"without a raw folder only the curated sources ({', '.join(curated)}) can be "
+                              f"rebuilt{'; not ' + ', '.join(other) if other else ''}; nothing was written")
+        if not snapshot.read_manifest(out_dir).get("sources"):
+            raise LoaderError(f"{out_dir} holds no snapshot to carry the other sources from; rebuild it from a "
+                              "raw folder first; nothing was written")
     ids = list(dict.fromkeys(source_ids or registry.SOURCES))
     for sid in ids:
         registry.get(sid)
-    if not raw_dir.is_dir():
+    if raw_dir is not None and not Path(raw_dir).is_dir():
         raise LoaderError(f"raw folder {raw_dir} does not exist or is not a folder; nothing was written")
     snapshot.check_out_folder(out_dir, DATA)
     plan = {sid: find_raw_files(registry.get(sid), raw_dir) for sid in ids}

@@ -1,4 +1,4 @@
-"""The explicit list of sources. Add a module here to add a source (see README, "Adding a source")."""
+"""The explicit list of sources. Add a module here to add a source (see docs/contributing.md, "Adding a source")."""
 from __future__ import annotations
 
 from . import (cbp_encounters, census, ddp_arrests_aggregates, ddp_facility_daily, ddp_records, deaths_in_custody,

@@ -21,7 +21,7 @@ from tests.tracked_guard import pytest_sessionfinish, pytest_sessionstart  # noq
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED.is_dir():
-        pytest.skip(f"real source files not found at {SHARED} (they are in CI; see README)")
+        pytest.skip(f"real source files not found at {SHARED} (they are in CI; see docs/sources.md, \"Getting the raw files\")")
     return SHARED
 
 

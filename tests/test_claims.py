@@ -1,4 +1,4 @@
-"""Every agreement the README (and the series definitions) state is a figure computed here.
+"""Every agreement the manual (docs/sources.md, docs/using.md) and the series definitions state is a figure computed here.
 
 Each test parses the number out of the sentence and recomputes it, so changing the text without the data (or the
 data without the text) fails. Figures from the committed snapshot run everywhere; those that need ICE's workbook
@@ -16,11 +16,12 @@ from analysis import data as cdata
 from loaders import ohss_monthly, reported_figures, trac_detention
 from tests.conftest import ROOT
 
-README = " ".join((ROOT / "README.md").read_text("utf-8").split())  # one line: sentences wrap in the file
+SOURCES_PAGE = " ".join((ROOT / "docs" / "sources.md").read_text("utf-8").split())  # one line: sentences wrap
+USING_PAGE = " ".join((ROOT / "docs" / "using.md").read_text("utf-8").split())
 SNAP = bundled.snapshot()
 
 
-def claim(pattern: str, text: str = README) -> tuple[int, ...]:
+def claim(pattern: str, text: str = SOURCES_PAGE) -> tuple[int, ...]:
     m = re.search(pattern, text)
     assert m, f"the sentence matching {pattern!r} is gone: update this test with it"
     return tuple(int(g.replace(",", "")) if re.fullmatch(r"[-+]?[\d,]+", g) else g for g in m.groups())
@@ -91,13 +92,14 @@ def test_trac_dates_headcounts_by_ice_docket_date(shared_data):
     assert "a few days after" not in trac_detention._TRAC_DEF and "National Docket date" in trac_detention._TRAC_DEF
 
 
-def test_readme_no_longer_states_the_disproved_claims():
-    assert "a few days after ICE's data pull" not in README
-    assert "within about 0.5%" not in README
+def test_the_docs_no_longer_state_the_disproved_claims():
+    for page in (SOURCES_PAGE, USING_PAGE, " ".join((ROOT / "README.md").read_text("utf-8").split())):
+        assert "a few days after ICE's data pull" not in page
+        assert "within about 0.5%" not in page
 
 
 def test_facility_sums_against_the_national_figure():
-    """README: facility FYTD ADPs sum to a share of ICE's national FYTD ADP, release by release."""
+    """docs/sources.md: facility FYTD ADPs sum to a share of ICE's national FYTD ADP, release by release."""
     lo, hi, short, held, over_day, over = claim(
         r"fall (\d+\.\d)-(\d+\.\d)% short of ICE's national figure in (\d+) of the (\d+) releases held \(the list "
         r"leaves out hold rooms, hospitals and empty sites\); in the release of (\S+) they run (\d+\.\d)% over it")
@@ -112,7 +114,7 @@ def test_facility_sums_against_the_national_figure():
 
 
 def test_ddp_counts_against_ice_headcount():
-    """README: DDP's midnight and 24-hour counts against ICE's headcount on the dates both cover."""
+    """docs/sources.md: DDP's midnight and 24-hour counts against ICE's headcount on the dates both cover."""
     n, below, lo, hi, median, above = claim(
         r"on the (\d+) dates both cover, DDP's midnight count is below ICE's headcount on (\d+), by ([\d,]+) to "
         r"([\d,]+) people \(median ([\d,]+)\), and its 24-hour count \(everyone held at any time that day\) above it "
@@ -130,3 +132,12 @@ def test_ddp_counts_against_ice_headcount():
     assert len(mid) == n and (gap > 0).sum() == below
     assert (round(gap.min()), round(gap.max()), round(gap.median())) == (lo, hi, median)
     assert (day["ddp"] > day["ice"]).sum() == above
+
+
+def test_the_headline_quoted_on_the_using_page_is_what_the_card_says():
+    """docs/using.md quotes a headline card's sentence; the bundled snapshot's card says exactly that."""
+    import datetime as dt
+    from analysis import overview
+    (quoted,) = claim(r'\("(\w+ \d{4} average: [\d,]+ arrests a day)"\)', USING_PAGE)
+    assert quoted in {h.statement for h in overview.headlines(SNAP, dt.date.today())}
+

@@ -200,7 +200,7 @@ def test_truncated_body_with_declared_length(sid, run, capsys):
 @responses.activate
 def test_truncated_body_without_length_is_caught_by_the_parser(sid, run, capsys):
     """No Content-Length: only the file itself can tell it was cut. Zip, JSON and Parquet can; CSV cut at a
-    line end cannot (see the faults table in the README), so CSV is cut mid-row here."""
+    line end cannot (see docs/faults.md), so CSV is cut mid-row here."""
     r = run(sid)
     kind = fs.kind_of(r.src, r.name)
     cut = r.good[: len(r.good) // 2]
