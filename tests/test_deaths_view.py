@@ -22,7 +22,6 @@ from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, render
 from figures import maps
 from figures.core import source_lines
 from page.context import series_options
-from wording import i18n
 
 SNAP = cdata.load_snapshot()
 WHOLE = (dt.date(2003, 10, 1), dt.date(2026, 12, 31))
@@ -197,3 +196,57 @@ def test_report_links_say_what_they_are(recs):
     press = DV.record(recs, recs.loc[recs["link_kind"] == "press", "row"].iloc[0])
     assert DV.report_text(ice) == "ICE's report" and press and "press reporting" in DV.report_text(press)
     assert DV.report_text(press, "es").startswith("información de prensa")
+
+
+# ---------------------------------------------------------------- the page (Streamlit's AppTest)
+
+def _page(query: dict):
+    from tests.test_page import app
+    return app(query, panels=False)
+
+
+def _chart_specs(at) -> str:
+    return " ".join(c.proto.spec for c in at.get("plotly_chart"))
+
+
+def test_the_deaths_map_its_record_view_and_a_facility_s_deaths_on_the_page(recs):
+    at = _page({"view": "places", "map": "deaths-facilities", "from": "2025-01-20", "to": "2026-06-30",
+                "death": "273"})
+    assert at.radio(key="p_map").value == "deaths-facilities"
+    assert at.date_input(key="p_period").value == (dt.date(2025, 1, 20), dt.date(2026, 6, 30))
+    assert "Deaths in ICE custody by facility" in _chart_specs(at)
+    assert any("no entries after 24 January 2026" in i.value for i in at.info)  # the record view says so
+    frames = [d.value for d in at.dataframe]
+    table = next(f for f in frames if "name" in f.columns and "date of death" in f.columns)
+    period = DV.in_period(recs, dt.date(2025, 1, 20), dt.date(2026, 6, 30))
+    assert set(table["name"]) == set(period["name"])  # names are shown here, in the record view
+    unplaced = next(f for f in frames if "why not on the map" in f.columns)
+    assert len(unplaced) and (unplaced["why not on the map"].str.len() > 10).all()
+    # the record the link opened: its fields and its link
+    rec = DV.record(recs, "273")
+    fields = next(f for f in frames if "cause (as ICE printed it)" in f.index)
+    assert fields.loc["cause (as ICE printed it)"].iloc[0] == rec["cause"]
+    assert fields.loc["name"].iloc[0] == rec["name"]
+    assert any(rec["link"].split("//")[1][:20] in c.value.replace("\\", "") for c in at.caption)
+    # no name on any chart of the page, hover texts included
+    specs = _chart_specs(at)
+    assert [n for n in recs["name"] if n and n in specs] == []
+    # a facility's deaths (the facility view), each row a record to open
+    at.selectbox(key="p_facility").set_value("STWRTGA").run()
+    assert not at.exception
+    n = int(((DV.with_facilities(recs, P.build(SNAP))["facility_id"] == "STWRTGA") & recs["in_custody"]).sum())
+    assert any(t.value.startswith("Deaths in ICE custody at this facility") and t.value.count(f": {n}.")
+               for t in at.text)
+    fac = next(f for f in (d.value for d in at.dataframe) if "fiscal year" in f.columns and "name" not in f.columns)
+    assert len(fac) == n and set(fac["facility (as printed)"]) <= set(recs["facility"])
+
+
+def test_the_record_view_in_spanish_and_a_link_to_a_record_the_list_lacks():
+    at = _page({"view": "places", "map": "deaths-state", "from": "2025-10-01", "to": "2026-03-31", "death": "999999",
+                "lang": "es"})
+    assert "Muertes bajo custodia de ICE por estado" in _chart_specs(at)
+    assert any("no recoge casos posteriores al 24 de enero de 2026" in i.value for i in at.info)
+    assert any("999999" in i.value and "ficha" in i.value for i in at.info)  # said, not dropped
+    cols = set().union(*(set(d.value.columns) for d in at.dataframe))
+    assert {"fecha de la muerte", "nombre", "país de nacionalidad", "¿bajo custodia?"} <= cols
+    assert at.date_input(key="p_period").label == "Periodo (fecha de la muerte)"
