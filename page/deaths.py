@@ -81,6 +81,9 @@ def _pick(event, table: pd.DataFrame, key: str) -> None:
     ss = st.session_state
     if chosen and chosen != ss.get(f"{key}_last"):
         ss["p_death"] = chosen
+        # The address bar was written at the top of this run, before the pick: the record's link is added now.
+        if st.query_params.get("view") == "places":
+            st.query_params["death"] = chosen
     ss[f"{key}_last"] = chosen
 
 
