@@ -243,12 +243,13 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
         elif fmt == "html":
             payload = maps.to_html(r.figure)
         else:
-            payload = maps.to_image(r.figure, fmt, width=width)
+            payload = maps.to_image(r.figure, fmt, width=width or 1200)  # the page's size when none is asked
     except cexport.ExportUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(payload)
-    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {view.release or default_release(pl)})")
+    what = i18n.date_range(*view.period()) if view.map in DEATH_MAPS else view.release or default_release(pl)
+    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {what})")
     return 0
