@@ -421,7 +421,11 @@ def deaths_source_lines(entry: dict, last: dt.date | None, lang: str = "en") -> 
     lines = [text + "."]
     credit = entry.get("attribution", "")
     if credit:
-        if lang != "en" and credit.startswith("Source: "):
+        # The credit in the reader's language when the catalogue words it (deaths.credit, whose English is the
+        # loader's line word for word); else the declared line with a translated "Source:".
+        if lang != "en" and credit == i18n.t("deaths.credit", "en"):
+            credit = i18n.t("deaths.credit", lang)
+        elif lang != "en" and credit.startswith("Source: "):
             credit = i18n.t("figure.source_prefix", lang) + credit[len("Source: "):]
         lines.append(credit + ".")
     return lines

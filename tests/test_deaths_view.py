@@ -153,6 +153,14 @@ def test_deaths_exports_carry_the_source_and_the_cc_by_credit(pl, recs):
     assert any("CC BY 4.0" in s for s in es.full_range_sources(SNAP, "deaths_in_custody.deaths_monthly", "es"))
 
 
+def test_the_spanish_credit_translates_the_declared_one_word_for_word():
+    from loaders.deaths_in_custody import ATTRIBUTION
+    from wording import i18n
+    assert i18n.t("deaths.credit", "en") == ATTRIBUTION == SNAP.source_entry("deaths_in_custody")["attribution"]
+    lines = maps.deaths_source_lines(SNAP.source_entry("deaths_in_custody"), LAST, "es")
+    assert lines[1] == i18n.t("deaths.credit", "es") + "." and "CC BY 4.0" in lines[1]
+
+
 def test_the_deaths_series_are_selectable_on_the_trends_chart_and_in_the_event_study():
     opts = series_options(SNAP)
     for sid in ("deaths_in_custody.deaths_monthly", "deaths_in_custody.deaths_fy",
@@ -250,3 +258,11 @@ def test_the_record_view_in_spanish_and_a_link_to_a_record_the_list_lacks():
     cols = set().union(*(set(d.value.columns) for d in at.dataframe))
     assert {"fecha de la muerte", "nombre", "país de nacionalidad", "¿bajo custodia?"} <= cols
     assert at.date_input(key="p_period").label == "Periodo (fecha de la muerte)"
+    from tests.test_page_es import english_in, figure_texts, offenders
+    assert offenders(at) == [] and english_in(figure_texts(at)) == []
+    # the facility map, a record opened and a facility's deaths, all in Spanish too
+    at = _page({"view": "places", "map": "deaths-facilities", "death": "273", "facility": "STWRTGA", "lang": "es"})
+    assert offenders(at) == [] and english_in(figure_texts(at)) == []
+    shown = {str(c) for d in at.dataframe for c in list(d.value.columns) + list(d.value.index.astype(str))}
+    assert {"causa (como la escribió ICE)", "fila en el archivo", "por qué no está en el mapa"} <= shown
+    assert not {"cause", "row", "reason", "date"} & shown
