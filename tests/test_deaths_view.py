@@ -266,3 +266,32 @@ def test_the_record_view_in_spanish_and_a_link_to_a_record_the_list_lacks():
     shown = {str(c) for d in at.dataframe for c in list(d.value.columns) + list(d.value.index.astype(str))}
     assert {"causa (como la escribió ICE)", "fila en el archivo", "por qué no está en el mapa"} <= shown
     assert not {"cause", "row", "reason", "date"} & shown
+
+
+# ---------------------------------------------------------------- in a real browser (slow tier)
+
+try:
+    from tests.test_e2e import browser, rerun, server  # noqa: F401 (fixtures)
+    from tests.test_places_e2e import drawn, offline, open_places  # noqa: F401 (fixtures)
+except BaseException as exc:  # the browser modules skip themselves when there is no Chromium
+    _NO_BROWSER = str(exc) or "no browser"
+else:
+    _NO_BROWSER = ""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(bool(_NO_BROWSER), reason=f"browser tests unavailable: {_NO_BROWSER}")
+def test_in_the_browser_a_click_on_the_records_table_opens_a_record(offline, server):  # noqa: F811
+    page = offline
+    open_places(page, server, "view=places&map=deaths-facilities&from=2025-01-20&to=2026-06-30")
+    s = drawn(page, "s => s.points >= 10 && s.title.includes('Deaths in ICE custody by facility')")
+    assert s["land"] > 0 and "20 January 2025 to 30 June 2026" in s["title"]
+    table = page.locator(".st-key-p_death_table")
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    assert page.get_by_text("Record of the death on").count() == 0
+    with rerun(page):  # the first row's selection box: under the header row, at the left edge
+        page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    page.get_by_text("Record of the death on").first.wait_for(timeout=60_000)
+    assert "death=" in page.url
+    assert page.get_by_role("link", name="Open ").count() >= 1
