@@ -37,8 +37,15 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     """Column names in words (deaths.col.*) in the reader's language; the English page keeps the machine names
     for the counts tables, as the Places tables do, but the record view always speaks in words."""
     lang = _lang()
+    if "custody" in table.columns:
+        table = table.assign(custody=table["custody"].map(lambda v: custody_text(v, lang)))
     return table.rename(columns={c: i18n.t(f"deaths.col.{c}", lang) for c in table.columns
                                  if i18n.has(f"deaths.col.{c}", lang)})
+
+
+def custody_text(value: str, lang: str) -> str:
+    """The record table's custody mark ("in custody", "enforcement action") in words, in the reader's language."""
+    return i18n.t(f"deaths.custody.{value}", lang) if i18n.has(f"deaths.custody.{value}", lang) else value
 
 
 def page_range(page_snap) -> tuple[dt.date, dt.date]:
@@ -125,7 +132,8 @@ def record_panel(rec: dict) -> None:
     st.markdown("**" + markdown_literal(_t("record", date=i18n.date(rec["day"], lang, "long"))) + "**")
     if rec["custody"] != "in custody":
         st.warning(_t("not_custody"))
-    fields = pd.Series({i18n.t(f"deaths.col.{f}", lang): str(rec[f]) for f in RECORD_FIELDS},
+    fields = pd.Series({i18n.t(f"deaths.col.{f}", lang): custody_text(rec[f], lang) if f == "custody" else str(rec[f])
+                        for f in RECORD_FIELDS},
                        name=i18n.t("places.value", lang))
     st.dataframe(fields.to_frame(), width="stretch")
     what = DV.report_text(rec, lang)

@@ -266,6 +266,8 @@ def test_the_record_view_in_spanish_and_a_link_to_a_record_the_list_lacks():
     shown = {str(c) for d in at.dataframe for c in list(d.value.columns) + list(d.value.index.astype(str))}
     assert {"causa (como la escribió ICE)", "fila en el archivo", "por qué no está en el mapa"} <= shown
     assert not {"cause", "row", "reason", "date"} & shown
+    marks = {v for d in at.dataframe if "¿bajo custodia?" in d.value.columns for v in d.value["¿bajo custodia?"]}
+    assert marks and marks <= {"bajo custodia", "durante un operativo (fuera de la custodia)"}
 
 
 # ---------------------------------------------------------------- in a real browser (slow tier)
