@@ -75,6 +75,12 @@ def test_no_name_in_the_deaths_series_chart_or_its_exports(recs):
     everyone = names(recs)
     assert [n for n in everyone if n in fig or n in csv or n in full] == []
     assert len(r.table) > 200
+    # the whole dataset's download (every series, the catalogue, the findings) holds none either
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(export.full_dataset_zip(cdata.DATA))) as z:
+        text = " ".join(z.read(n).decode("utf-8") for n in z.namelist())
+    assert "deaths_in_custody.deaths_monthly" in text
+    assert [n for n in everyone if n in text] == []
 
 
 def test_custody_counts_leave_out_deaths_during_enforcement_actions(pl, recs):
