@@ -5,6 +5,7 @@ through plain-text elements (st.text, st.dataframe, captions passed through ``ma
 from __future__ import annotations
 
 import datetime as dt
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -160,3 +161,14 @@ def facility_deaths(recs: pd.DataFrame, pl: P.Places, facility_id: str) -> None:
     rec = DV.record(recs, st.session_state.get("p_death") or "")
     if rec is not None and rec["row"] in set(table["row"]):
         record_panel(rec)
+
+
+def records_link(r) -> None:
+    """Under a trends chart that draws a deaths series: one link to the same period's deaths on the Places tab,
+    where each death's record opens (names and causes are there, never on the chart)."""
+    if r is None or not any(p.source == DV.SOURCE for p in getattr(r, "prepared", []) or []):
+        return
+    q = {"view": "places", "map": "deaths-facilities", "from": r.lo.isoformat(), "to": r.hi.isoformat()}
+    if _lang() != "en":
+        q["lang"] = _lang()
+    st.caption(_t("records_link", url="?" + urlencode(q)))

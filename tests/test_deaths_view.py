@@ -303,3 +303,13 @@ def test_in_the_browser_a_click_on_the_records_table_opens_a_record(offline, ser
     page.get_by_text("Record of the death on").first.wait_for(timeout=60_000)
     assert "death=" in page.url
     assert page.get_by_role("link", name="Open ").count() >= 1
+
+
+def test_a_trends_chart_of_deaths_links_to_that_period_s_records():
+    at = _page({"series": "deaths_in_custody.deaths_monthly", "preset": "custom", "start": "2025-01-20",
+                "end": "2026-01-31"})
+    links = [c.value for c in at.caption if "view=places" in c.value]
+    assert len(links) == 1 and "map=deaths-facilities" in links[0]
+    assert "from=2025-01-20" in links[0] and "to=2026-01-31" in links[0]
+    at = _page({"series": "ice_detention_stats.detained_total"})
+    assert not [c.value for c in at.caption if "map=deaths-facilities" in c.value]
