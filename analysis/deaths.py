@@ -28,8 +28,6 @@ from analysis import places as P
 TABLE = f"{D.ID}.records"
 SOURCE = D.ID
 _STATE_BY_NAME = {name.upper(): usps for usps, (_, name) in USPS.items()}
-# The columns a reader sees in the record view, in order (names and causes only there).
-RECORD_VIEW_COLUMNS = ["date", "name", "age", "sex", "country", "facility", "location", "cause", "report"]
 # The columns of the per-death table a facility view and the map's tables may show: no name, no cause.
 PLAIN_COLUMNS = ["row", "date", "fiscal_year", "facility", "location", "state", "facility_type", "custody"]
 
