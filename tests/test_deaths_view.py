@@ -313,3 +313,13 @@ def test_a_trends_chart_of_deaths_links_to_that_period_s_records():
     assert "from=2025-01-20" in links[0] and "to=2026-01-31" in links[0]
     at = _page({"series": "ice_detention_stats.detained_total"})
     assert not [c.value for c in at.caption if "map=deaths-facilities" in c.value]
+
+
+def test_a_snapshot_without_the_deaths_list_draws_empty_maps_not_errors(pl):
+    import types
+    bare = types.SimpleNamespace(tables={}, _memo={}, source_entry=lambda sid: {})
+    recs = DV.records(bare)
+    assert recs.empty and DV.list_end(recs) is None
+    for which in DEATH_MAPS:
+        r = render(bare, pl, PlacesView(map=which, start=WHOLE[0], end=WHOLE[1]))
+        assert r.figure is not None and r.table["deaths"].sum() == 0
