@@ -41,6 +41,9 @@ from wording import i18n
 
 CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"
 CROSSWALK_COLUMNS = ["source", "name", "state", "code", "reason"]
+# Whose names a crosswalk row speaks for: every list ("any"), ICE's workbooks, TRAC, ICE's 2026 sheet, or the list of
+# deaths in custody (its names are the compiler's spellings: "Stewart Detention Center (GA)").
+CROSSWALK_SOURCES = ("any", "ice", "trac", "sheet", "deaths")
 
 # Spellings ICE, TRAC, DDP and the registry use for the same words; expanded before names are compared.
 ABBREVIATIONS = {
@@ -104,8 +107,9 @@ def read_crosswalk(path: Path | str = CROSSWALK) -> pd.DataFrame:
     if miss:
         raise ValueError(f"{path.name}: missing column(s) {miss}")
     for i, r in enumerate(cw.itertuples(index=False), start=2):
-        if r.source not in ("any", "ice", "trac", "sheet"):
-            raise ValueError(f"{path.name} row {i} field 'source': {r.source!r} is not any, ice, trac or sheet")
+        if r.source not in CROSSWALK_SOURCES:
+            raise ValueError(f"{path.name} row {i} field 'source': {r.source!r} is not any, ice, trac, sheet "
+                             "or deaths")
         if not r.name.strip():
             raise ValueError(f"{path.name} row {i} field 'name': empty")
         if r.code and not DETLOC.match(r.code):
@@ -123,6 +127,9 @@ class Places:
     releases: pd.DataFrame  # source, release, date, label (the cross-sections a map can show)
     state_population: pd.DataFrame
     field_offices: pd.DataFrame
+    # Name (and state) -> code, as the join used it: other lists of facility names (the deaths in custody) are
+    # matched with the same rules and the same reviewed crosswalk.
+    matcher: "_Matcher | None" = field(default=None, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
 
@@ -386,7 +393,7 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
     releases = _releases(pops)
     state_pop = _table(snap, "census.state_population", ["fips", "usps", "name", "year", "population", "vintage"])
     fo = _table(snap, "facility_registry.field_offices", ["id", "code", "name", "state", "address", "area"])
-    return Places(facilities, names, pops, releases, state_pop, fo)
+    return Places(facilities, names, pops, releases, state_pop, fo, matcher=m)
 
 
 def _pick_county(fips: str, county: str, names: str) -> tuple[str, str]:

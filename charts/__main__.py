@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--no-events", action="store_true", help="leave events off")
     ex.add_argument("--no-reported", action="store_true", help="leave reported figures off")
     ex.add_argument("--view", choices=["trends", "places"], help="which part of the page (default: trends)")
-    ex.add_argument("--map", help="places view: state, facilities, field-offices, facility or state-history")
+    ex.add_argument("--map", help="places view: state, facilities, field-offices, deaths-state, deaths-facilities, "
+                                  "facility or state-history (deaths maps: --start/--end give the period)")
     ex.add_argument("--release", help="places view: <ice|sheet|trac>:YYYY-MM-DD (default: latest ICE workbook)")
     ex.add_argument("--per-capita", dest="per_capita", action="store_true", help="places view: per 100,000 residents")
     ex.add_argument("--facility", help="places view: facility code (or name-only id) for --map facility")
@@ -172,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
                 pq[name] = getattr(args, name)
         if args.per_capita:
             pq["per"] = "100k"
+        for name, key in (("start", "from"), ("end", "to")):  # the deaths maps' period
+            if getattr(args, name, None):
+                pq[key] = getattr(args, name)
         sep = getattr(args, "separators", None) or View.from_query(query_from_args(args)).sep or None
         return places_view.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
     try:

@@ -1,11 +1,14 @@
 """The Places view as data: what the page shows and the permalink holds, rendered by one function that the
 page and ``python -m charts export --view places`` share (so both draw the same figure from the same rows).
 
-Query string: ``view=places&map=<state|facilities|field-offices|facility|state-history>&release=<source>:<date>``
-plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>`` and ``state=<USPS>``.
+Query string: ``view=places&map=<state|facilities|field-offices|deaths-state|deaths-facilities|facility|
+state-history>&release=<source>:<date>`` plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>``,
+``state=<USPS>``, and for the deaths maps ``from=<YYYY-MM-DD>&to=<YYYY-MM-DD>`` (the period, by date of death) and
+``death=<row>`` (the record open in the record view: the row of the list's file).
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 import sys
@@ -17,11 +20,14 @@ import plotly.graph_objects as go
 from wording import i18n
 from figures import maps
 from analysis import places as P
+from analysis import deaths as DV
 from analysis import data as cdata
+from analysis.view import INAUGURATION
 from charts import export as cexport
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
-        ("state", "facilities", "field-offices", "facility", "state-history")}
+        ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities", "facility", "state-history")}
+DEATH_MAPS = ("deaths-state", "deaths-facilities")
 
 
 def map_label(m: str, lang: str = "en") -> str:
@@ -36,6 +42,9 @@ class PlacesView:
     per_capita: bool = False
     facility: str = ""
     state: str = ""
+    start: dt.date | None = None  # the deaths maps' period, by date of death (None: the page's date range)
+    end: dt.date | None = None
+    death: str = ""  # the record open in the record view: its row in the list's file
 
     def to_query(self) -> dict[str, str]:
         q = {"view": "places", "map": self.map}
@@ -47,6 +56,12 @@ class PlacesView:
             q["facility"] = self.facility
         if self.state:
             q["state"] = self.state
+        if self.start:
+            q["from"] = self.start.isoformat()
+        if self.end:
+            q["to"] = self.end.isoformat()
+        if self.death:
+            q["death"] = self.death
         return q
 
     @classmethod
@@ -62,8 +77,24 @@ class PlacesView:
         if not re.fullmatch(r"[A-Za-z0-9:|() .,'&/-]{1,120}", fac or "x"):
             fac = ""
         st = q.get("state", "").upper()
+        start, end = _date(q.get("from")), _date(q.get("to"))
+        if start and end and start > end:
+            start, end = end, start
+        death = str(q.get("death", "") or "")
         return cls(map=m if m in MAPS else "state", release=rel, per_capita=q.get("per") == "100k",
-                   facility=fac, state=st if st in P.USPS else "")
+                   facility=fac, state=st if st in P.USPS else "", start=start, end=end,
+                   death=death if re.fullmatch(r"\d{1,6}", death) else "")
+
+    def period(self, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
+        """The deaths maps' period: the one chosen, else from the page's default start (20 January 2025) to today."""
+        return self.start or INAUGURATION, self.end or today or dt.date.today()
+
+
+def _date(text) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(text)) if text else None
+    except ValueError:
+        return None
 
 
 def link_notes(q: dict, pl: P.Places, lang: str = "en") -> list[str]:
@@ -79,6 +110,14 @@ def link_notes(q: dict, pl: P.Places, lang: str = "en") -> list[str]:
     if state and state.upper() not in P.USPS:
         notes.append(i18n.t("places.unknown_state", lang, asked=repr(state[:20])))
     return notes
+
+
+def death_link_note(q: dict, recs: pd.DataFrame, lang: str = "en") -> str:
+    """What a link's ``death=`` asked for when the list has no such row ("" when it has, or asks nothing)."""
+    asked = str(q.get("death", "") or "") if q.get("view") == "places" else ""
+    if not asked or DV.record(recs, asked) is not None:
+        return ""
+    return i18n.t("deaths.unknown_record", lang, asked=repr(asked[:20]))
 
 
 def default_release(pl: P.Places) -> str:
@@ -132,6 +171,8 @@ def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: 
         t = P.field_office_totals(pl, source, release, snap)
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, lang=lang)
                         + [i18n.t("places.sources_field_offices", lang)])
+    if view.map in DEATH_MAPS:
+        return _render_deaths(snap, pl, view, lang, separators)
     if view.map == "facility":
         if view.facility not in set(pl.facilities["facility_id"]):
             return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown facility {view.facility!r}; pick one "
@@ -146,6 +187,36 @@ def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: 
         t = P.state_history(pl, view.state)
         return Rendered(fig, t, _clean_title(fig), [i18n.t("places.sources_all", lang), P.caveat("adp", lang)])
     return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown map {view.map!r}")
+
+
+def death_notes(recs: pd.DataFrame, start: dt.date, end: dt.date, lang: str = "en") -> list[str]:
+    """What the list cannot say about the period, and the enforcement-action deaths left out of its counts."""
+    notes = DV.coverage_notes(recs, start, end, lang)
+    n = len(DV.in_period(recs, start, end, custody=False))
+    if n:
+        notes.append(i18n.t("deaths.enforcement_apart", lang, n=n))
+    return notes
+
+
+def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: str) -> Rendered:
+    """The deaths maps: counts by state or facility in the period, with the list's source, credit and limits in
+    the figure and in the CSV. The tables hold counts, dates and places only: no name, no cause."""
+    recs = DV.records(snap)
+    start, end = view.period()
+    sources = maps.deaths_source_lines(snap.source_entry(DV.SOURCE), DV.list_end(recs), lang)
+    notes = death_notes(recs, start, end, lang)
+    period = i18n.date_range(start, end, lang, "iso")
+    if view.map == "deaths-state":
+        t = DV.by_state(recs, start, end)
+        fig = maps.deaths_state_map(t, start, end, notes, sources, county_points=snap.tables.get("census.county_points"),
+                                    lang=lang, separators=separators)
+        t = t.assign(**{"from": start.isoformat(), "to": end.isoformat()})
+    else:
+        t, unplaced = DV.by_facility(recs, pl, start, end, lang)
+        fig = maps.deaths_facility_map(t, unplaced, start, end, notes, sources, lang=lang, separators=separators)
+        t = DV.facility_table(t, unplaced).assign(**{"from": start.isoformat(), "to": end.isoformat()})
+    title = f"{_clean_title(fig)}, {period}"
+    return Rendered(fig, t, title, sources + [i18n.t("deaths.caveat", lang)] + notes)
 
 
 def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
@@ -172,12 +243,13 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
         elif fmt == "html":
             payload = maps.to_html(r.figure)
         else:
-            payload = maps.to_image(r.figure, fmt, width=width)
+            payload = maps.to_image(r.figure, fmt, width=width or 1200)  # the page's size when none is asked
     except cexport.ExportUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(payload)
-    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {view.release or default_release(pl)})")
+    what = i18n.date_range(*view.period()) if view.map in DEATH_MAPS else view.release or default_release(pl)
+    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {what})")
     return 0

@@ -415,3 +415,120 @@ def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200) -> bytes:
     from charts import export
     pio.defaults.topojson = topojson_url()
     return export.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))
+
+
+# ---------------------------------------------------------------- deaths in ICE custody
+
+def _d(key: str, lang: str, **fields) -> str:
+    """A figure text of the deaths maps (locales/*.toml, deaths.fig.*) in ``lang``."""
+    return i18n.t(f"deaths.fig.{key}", lang, **fields)
+
+
+def deaths_source_lines(entry: dict, last: dt.date | None, lang: str = "en") -> list[str]:
+    """Who compiled the list, how far it runs, and the credit its licence (CC BY 4.0) asks for, as the trend
+    charts write them (``figures.core.source_lines``)."""
+    text = i18n.t("figure.source", lang, publisher=entry.get("publisher", "deaths_in_custody"),
+                  title=entry.get("title", ""))
+    if last is not None:
+        text += i18n.t("figure.data_to", lang, date=last.isoformat())
+    lines = [text + "."]
+    credit = entry.get("attribution", "")
+    if credit:
+        # The credit in the reader's language when the catalogue words it (deaths.credit, whose English is the
+        # loader's line word for word); else the declared line with a translated "Source:".
+        if lang != "en" and credit == i18n.t("deaths.credit", "en"):
+            credit = i18n.t("deaths.credit", lang)
+        elif lang != "en" and credit.startswith("Source: "):
+            credit = i18n.t("figure.source_prefix", lang) + credit[len("Source: "):]
+        lines.append(credit + ".")
+    return lines
+
+
+def _period_text(start: dt.date, end: dt.date, lang: str) -> str:
+    return i18n.date_range(start, end, lang, "long")
+
+
+def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: list[str], sources: list[str],
+                     *, county_points=None, lang: str = "en", separators: str = ",") -> go.Figure:
+    """Deaths in ICE custody in a period by state (``analysis.deaths.by_state``): counts only, no name, no cause."""
+    main = counts[~counts["territory"] & (counts["state"] != "(no state)")]
+    fig = go.Figure()
+    zmax = float(counts["deaths"].max()) if len(counts) else 1.0
+    hover = [f"<b>{html_text(n)}</b><br>" + _d("hover_deaths", lang, n=_n(int(v), None, separators))
+             for n, v in zip(main["state_name"], main["deaths"])]
+    fig.add_trace(go.Choropleth(locations=main["state"], z=main["deaths"], locationmode="USA-states", geo="geo",
+                                colorscale="Reds", zmin=0, zmax=max(zmax, 1.0), marker_line_color="#bbbbbb",
+                                colorbar=dict(title=dict(text=_d("colorbar", lang)), len=0.6, y=0.6),
+                                hovertext=hover, hoverinfo="text", name=_d("states_trace", lang)))
+    _layout_geos(fig, lang)
+    pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
+    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+        sub = counts[counts["state"].isin(states)]
+        for j, s in enumerate(sub.itertuples(index=False)):
+            where = _territory_points(None, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
+                                        text=[f"{s.state}: {int(s.deaths)}"], textposition="top center",
+                                        marker=dict(size=14, color=[s.deaths], colorscale="Reds", cmin=0,
+                                                    cmax=max(zmax, 1.0), line=dict(color=BORDER, width=1)),
+                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>"
+                                                   + _d("hover_deaths", lang, n=int(s.deaths))],
+                                        hoverinfo="text", showlegend=False))
+    _title(fig, _d("state_title", lang), _d("state_subtitle", lang, range=_period_text(start, end, lang)))
+    lines = list(sources) + [i18n.t("deaths.caveat", lang)] + list(notes)
+    terr = counts[counts["territory"]]
+    if len(terr):
+        lines.append(_d("territories", lang, items="; ".join(f"{s.state_name} {int(s.deaths)}"
+                                                             for s in terr.itertuples(index=False))))
+    nostate = counts[counts["state"] == "(no state)"]
+    if len(nostate):
+        lines.append(_d("no_state", lang, n=int(nostate["deaths"].sum())))
+    lines.append(_d("grey", lang))
+    lines.append(_d("total", lang, n=_n(int(counts["deaths"].sum()), None, separators)))
+    fig.update_layout(height=640)
+    _separators(fig, separators)
+    _footer(fig, lines, lang=lang)
+    return fig
+
+
+def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.date, end: dt.date,
+                        notes: list[str], sources: list[str], *, lang: str = "en", separators: str = ",") -> go.Figure:
+    """Deaths in ICE custody in a period at each facility of the Places table (``analysis.deaths.by_facility``),
+    each drawn at its county's internal point. A bubble's customdata is the facility id (a click picks it on the
+    page). Hover: the facility, its count and first and latest date; never a name or a cause."""
+    fig = go.Figure()
+    vmax = float(table["deaths"].max()) if len(table) else 1.0
+    sizeref = 2.0 * vmax / (36 ** 2) if vmax > 0 else 1
+
+    def trace(df, geo, show, sizemin=6):
+        return go.Scattergeo(
+            lat=df["lat"], lon=df["lon"], geo=geo, mode="markers", showlegend=show, name=_d("facility_trace", lang),
+            marker=dict(size=df["deaths"], sizemode="area", sizeref=sizeref, sizemin=sizemin, color="#B2182B",
+                        opacity=0.65, line=dict(color="white", width=0.5)),
+            customdata=df["facility_id"],
+            hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))}<br>"
+                       + _d("hover_deaths", lang, n=_n(int(v), None, separators)) + "<br>"
+                       + _d("hover_dates", lang, first=a, last=b)
+                       for n, c, s, v, a, b in zip(df["name"], df["city"], df["state"], df["deaths"], df["first"],
+                                                   df["last"])],
+            hoverinfo="text")
+
+    in_insets = table["state"].isin({s for *_, sts in INSETS.values() for s in sts})
+    fig.add_trace(trace(table[~in_insets], "geo", True))
+    _layout_geos(fig, lang)
+    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+        sub = table[table["state"].isin(states)]
+        if len(sub):
+            fig.add_trace(trace(sub, f"geo{i}", False, sizemin=8))
+    drawn = int(table["deaths"].sum())
+    total = drawn + len(unplaced)
+    _title(fig, _d("facility_title", lang),
+           _d("facility_subtitle", lang, range=_period_text(start, end, lang), drawn=_n(drawn, None, separators),
+              total=_n(total, None, separators)))
+    lines = list(sources) + [i18n.t("deaths.caveat", lang)] + list(notes) + [_d("matched", lang),
+                                                                              P.caveat("points", lang)]
+    if len(unplaced):
+        lines.append(_d("not_drawn", lang, n=_n(len(unplaced), None, separators)))
+    fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
+    _separators(fig, separators)
+    _footer(fig, lines, lang=lang)
+    return fig

@@ -10,8 +10,14 @@ from charts import export
 from wording import i18n
 from figures import maps
 from analysis import places as P
+from analysis import deaths as DV
 from wording.plain import markdown_literal
-from charts.places_view import PlacesView, default_release, link_notes, map_label, render
+from charts.places_view import (DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label,
+                                render)
+
+from . import deaths as pdeaths
+
+MAP_CHOICES = ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities")
 
 
 def _lang() -> str:
@@ -60,17 +66,21 @@ def _downloads(r, slug: str, key: str) -> None:
                          mime="image/svg+xml", on_click="ignore", key=f"{key}_svg")
     c[2].download_button(_t("html"), data=lambda: maps.to_html(r.figure), file_name=f"{slug}.html",
                          mime="text/html", on_click="ignore", key=f"{key}_html")
-    c[3].download_button(_t("csv"), data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title),
+    c[3].download_button(_t("csv"), data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title, lang=_lang()),
                          file_name=f"{slug}.csv", mime="text/csv", on_click="ignore", key=f"{key}_csv")
 
 
-def _seed(pl: P.Places) -> None:
+def _seed(pl: P.Places, snap) -> None:
     if "places_seeded" in st.session_state:
         return
     q = st.query_params.to_dict()
     v = PlacesView.from_query(q) if q.get("view") == "places" else PlacesView()
-    st.session_state["places_link_notes"] = link_notes(q, pl, _lang())
-    st.session_state.update({"p_map": v.map if v.map in ("state", "facilities", "field-offices") else "state",
+    st.session_state["places_link_notes"] = link_notes(q, pl, _lang()) + [
+        n for n in [death_link_note(q, DV.records(snap), _lang())] if n]
+    if v.start and v.end:  # the link's period wins over the page's date range until that range changes
+        st.session_state["p_period"] = (v.start, v.end)
+    st.session_state["p_death"] = v.death or None
+    st.session_state.update({"p_map": v.map if v.map in MAP_CHOICES else "state",
                              "p_release": v.release or default_release(pl), "p_per": v.per_capita,
                              "p_facility": v.facility or None, "p_state": v.state or None, "places_seeded": True})
 
@@ -78,8 +88,9 @@ def _seed(pl: P.Places) -> None:
 def places_panel(snap) -> None:
     pl = places_data(snap)
     lang = _lang()
-    _seed(pl)
-    for k in ("p_map", "p_release", "p_per", "p_facility", "p_state"):  # kept across visits to other tabs
+    _seed(pl, snap)
+    for k in ("p_map", "p_release", "p_per", "p_facility", "p_state", "p_period", "p_period_page", "p_death",
+              "p_death_enf"):  # kept across visits to other tabs
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
     labels = dict(zip((P.release_key(src_, r) for src_, r in zip(pl.releases["source"], pl.releases["release"])),
@@ -88,13 +99,18 @@ def places_panel(snap) -> None:
     if st.session_state.get("p_release") not in labels:
         st.session_state["p_release"] = default_release(pl)
     c1, c2, c3 = st.columns([2, 3, 1])
-    c1.radio(_t("show"), ["state", "facilities", "field-offices"], key="p_map",
-             format_func=lambda m: map_label(m, lang), horizontal=False)
-    c2.selectbox(_t("as_of"), list(labels), key="p_release", format_func=labels.get, help=_t("as_of_help"))
+    c1.radio(_t("show"), list(MAP_CHOICES), key="p_map", format_func=lambda m: map_label(m, lang), horizontal=False)
+    deaths_map = st.session_state["p_map"] in DEATH_MAPS
+    with c2:
+        st.selectbox(_t("as_of"), list(labels), key="p_release", format_func=labels.get, help=_t("as_of_help"),
+                     disabled=deaths_map)
+        start, end = pdeaths.period_input(snap, disabled=not deaths_map)
     c3.toggle(_t("per_100k"), key="p_per", disabled=st.session_state["p_map"] != "state")
     ss = st.session_state
     view = PlacesView(map=ss["p_map"], release=ss["p_release"], per_capita=ss["p_per"] and ss["p_map"] == "state",
-                      facility=ss.get("p_facility") or "", state=ss.get("p_state") or "")
+                      facility=ss.get("p_facility") or "", state=ss.get("p_state") or "",
+                      start=start if deaths_map else None, end=end if deaths_map else None,
+                      death=ss.get("p_death") or "")
     st.query_params.from_dict(view.to_query())
     # What the link asked for that is not there, said until the reader changes the view (as a trend link's notes).
     if ss.get("places_seeded_query") is None:
@@ -103,18 +119,32 @@ def places_panel(snap) -> None:
         ss["places_link_notes"] = []
     for note in ss.get("places_link_notes") or []:
         st.info(markdown_literal(note))
-    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang, _sep())
+    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita, start=view.start,
+                                    end=view.end), lang, _sep())
+    clickable = view.map in ("facilities", "deaths-facilities")
     sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
-                          on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
+                          on_select="rerun" if clickable else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
-              if p.get("customdata")] if view.map == "facilities" else []
+              if p.get("customdata")] if clickable else []
     if picked and picked[0] != ss.get("p_facility"):
         ss["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
-    st.caption(P.caveat("adp", lang) + (" " + P.caveat("points", lang) if view.map == "facilities" else "") + " "
-               + P.caveat("registry", lang))
-    _downloads(r, f"places-{view.map}-{view.release.replace(':', '-')}", "p_main")
+    if deaths_map:
+        st.caption(i18n.t("deaths.caveat", lang) + (" " + P.caveat("points", lang) + " "
+                                                    + i18n.t("deaths.facility_pick_hint", lang)
+                                                    if view.map == "deaths-facilities" else ""))
+        slug = f"places-{view.map}-{start.isoformat()}-{end.isoformat()}"
+    else:
+        st.caption(P.caveat("adp", lang) + (" " + P.caveat("points", lang) if view.map == "facilities" else "")
+                   + " " + P.caveat("registry", lang))
+        slug = f"places-{view.map}-{view.release.replace(':', '-')}"
+    _downloads(r, slug, "p_main")
     with st.expander(_t("table"), expanded=view.map != "state"):
-        st.dataframe(shown(r.table), hide_index=True)
+        st.dataframe(pdeaths.shown(r.table) if deaths_map and lang != "en" else shown(r.table), hide_index=True)
+    if deaths_map:
+        recs = DV.records(snap)
+        if view.map == "deaths-facilities":
+            pdeaths.unplaced_list(DV.by_facility(recs, pl, start, end, lang)[1])
+        pdeaths.record_view(recs, start, end)
     if view.map == "facilities":
         missing = r.table[r.table["lat"].isna()]
         if len(missing):
@@ -145,6 +175,7 @@ def places_panel(snap) -> None:
                           "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
                           "in_registry", "notes"]]).rename(_t("value")).to_frame(), width="stretch")
         _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
+        pdeaths.facility_deaths(DV.records(snap), pl, ss["p_facility"])
 
     st.subheader(_t("a_state"))
     states = sorted({x for x in pl.facilities["state"] if x in P.USPS})

@@ -19,7 +19,7 @@ from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
 from charts import export
 from wording import i18n
 
-from . import context, exports, state, uploads
+from . import context, deaths, exports, state, uploads
 from . import lang as plang
 from .context import Page
 from .lang import t
@@ -178,6 +178,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     if r.totals_figure is not None and r.totals_figure is not r.figure:
         st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart",
                         config=export.plotly_config(view.lang, displaylogo=False))
+    deaths.records_link(r)  # a deaths series drawn: its records are one click away, on the Places tab
     return r
 
 
