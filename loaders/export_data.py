@@ -275,6 +275,8 @@ TABLES: dict[str, list[Field]] = {
         Field("fiscal_year", "integer", "Fiscal year of the workbook."),
         Field("release_date", "date", "Release date given to the workbook (observations.release)."),
         Field("release_date_from", "string", "Where the release date was read (file name, footnote...)."),
+        Field("dated_from_contents", "boolean", "Whether the release date was read from the workbook's own "
+              "text (no ICE date in its file name): the earliest day it could have been published, not a known one."),
         Field("data_date", "date", "Data date of the workbook."),
         Field("footnote_data_through", "date", "The 'data are updated through' date of the footnotes."),
         Field("header_sheet_date", "date", "Date printed on the workbook's header sheet, when it has one."),

@@ -186,7 +186,7 @@ def test_parquet_and_duckdb_hold_the_csv_snapshot(exported):
                         shown = [d.strftime(written or "%Y-%m-%d") if d else "" for d in col]
                         assert shown == src[f["name"]].tolist(), (res["name"], f["name"])
                     else:
-                        want = src[f["name"]].map({"true": True, "false": False, "yes": True, "no": False, "": None})
+                        want = src[f["name"]].str.lower().map({"true": True, "false": False, "yes": True, "no": False, "": None})
                         assert col.tolist() == want.tolist(), (res["name"], f["name"])
             duck = con.sql(f"select * from {export_data._ident(res['name'])}").to_arrow_table()
             assert duck.cast(table.schema).equals(table), res["name"]
