@@ -30,12 +30,13 @@ from loaders.reported_figures import default_kind
 from loaders.text import html_text
 
 from analysis.data import is_flow, iso_days
+from analysis.ledger import SHORT_NAMES
 
 from wording import flag_messages, i18n
 
 from figures.labels import display_label, localised_label
 # SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
 from figures.layout import panel_axis_name as _yaxis_name, panel_ref as _yref
 from figures.layout import SIZES as SIZES
 from loaders.tidy import FLAGS, INFO_FLAGS
@@ -73,6 +74,9 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 # an opaque background there would hide what is drawn under it.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
+LEGEND_EM = 0.52  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
+FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower
+MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
 
 
 def _x(values) -> np.ndarray:
@@ -230,7 +234,10 @@ def finish(spec: dict) -> dict:
     sz: Size = meta["size"]
     lay = spec["layout"]
     plot_w = sz.width - 80 - 24
-    chars = max(40, int(plot_w / (sz.font * 0.52)))  # footer text is plain Latin prose: a little narrower
+    # Footer lines fit the narrowest width the figure is drawn at (the page's chart stretches to its column):
+    # wrapped for 1,100 px, the page's footer ran past the edge of a narrower column and was cut there.
+    wrap_w = min(plot_w, (sz.wrap_px or sz.width) - 80 - 24)
+    chars = max(40, int(wrap_w / (sz.font * FOOTER_EM)))
     footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
@@ -243,10 +250,11 @@ def finish(spec: dict) -> dict:
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
+    legend_w = sz.width - 80  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
     for w in widths:
-        if used and used + w > plot_w:
+        if used and used + w > legend_w:
             rows, used = rows + 1, 0.0
         used += w
     legend_h = rows * sz.font * 2.0 + 6
@@ -255,13 +263,24 @@ def finish(spec: dict) -> dict:
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
         x_ticks_h += sz.font * 1.3
     footer_h = len(footer) * line_h + 12
-    strip = meta["top_strip"]
-    plot_h = max(meta["height"] or sz.plot_height, 170 * meta["panels"])
+    # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
+    strip_notes = meta.get("strip_notes") or []
+    xr = lay["xaxis"].get("range")
+    note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, sz.font) if strip_notes and xr else 0
+    note_h = sz.font * 1.4
+    notes_h = note_rows * note_h + (4 if note_rows else 0)
+    marker_strip = meta["top_strip"]
+    strip = marker_strip + notes_h
+    per_panel = 170
+    plot_h = max(meta["height"] or sz.plot_height, per_panel * meta["panels"])
     others = top + strip + x_ticks_h + footer_h
     if sz.square:
         # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
         # taller, with a plot as tall as the full-size image's, rather than drop events.
         plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
+    elif sz.max_ratio:
+        # An article column: the panels give way first, down to a floor where a panel still reads.
+        plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * meta["panels"])
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
@@ -283,8 +302,12 @@ def finish(spec: dict) -> dict:
         top_k = 1 - k * (h + gap)
         lay[_yaxis_name(k)]["domain"] = [max(0.0, (top_k - h) * panels_top), top_k * panels_top]
     lay["xaxis"]["anchor"] = _yref(n - 1)
+    strip_top = 1 - notes_h / area
     if OVERLAY_AXIS in lay:
-        spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top)
+        spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top, strip_top=strip_top)
+    for a in strip_notes:
+        a.update(y=1 - a.pop("_row") * note_h / area, yref="paper", yanchor="top")
+    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
@@ -480,6 +503,22 @@ def source_lines(snap, prepared, lang: str = "en") -> list[str]:
     return lines
 
 
+def compact_source_lines(snap, prepared, lang: str = "en") -> list[str]:
+    """The sources of an article-size figure in a line or two: who published each and how far the data run,
+    then where the rest is (releases used, official files, credits: the CSV and the HTML export carry
+    ``source_lines`` in full)."""
+    names, to = [], [p.frame["end"].max() for p in prepared if len(p.frame)]
+    for sid in dict.fromkeys(p.source for p in prepared):
+        if sid in SHORT_NAMES:
+            who = SHORT_NAMES[sid]
+        else:
+            who = re.split(r" \(| and analysts", str(snap.source_entry(sid).get("publisher") or sid))[0]
+        names.append(who[4:] if who.startswith("the ") else who)
+    head = i18n.t("figure.sources_compact", lang, names="; ".join(names),
+                  date=max(to).date().isoformat() if to else "")
+    return [head + " " + i18n.t("figure.sources_elsewhere", lang)]
+
+
 READ_WORDS = {"archive": "read from an archive copy", "mirror": "read from a copy in another repository",
               "reconstruction": "rebuilt from a copy's text", "digitised": "digitised from a chart",
               "transcription": "transcribed", "producer": "read from the producer's repository"}
@@ -672,10 +711,13 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
                           hover=point_hover(snap, p, codes, lang)))
     notes = []
-    if flagged_notes:
+    if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
+        notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
+    elif flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
                             codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
-        notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
+        if not sz.compact:  # an article figure names the flags; the checks' own words are in the CSV
+            notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
     for c, labels in sorted(info_notes.items()):
         notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
     rep_panel = []
@@ -685,13 +727,13 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
     notes += reported_notes(reported, withheld, lang, sep)
-    if len(panels) > 1:
+    if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
                        [is_flow(i) for i in infos], lang=lang)
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
-                      sources=source_lines(snap, prepared, lang), notes=notes, generated_on=generated_on,
-                      size=sz, panels=panels, lang=lang, sep=sep)
+                      sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
+                      notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     layout = spec["layout"]
     layout["xaxis"]["range"] = [lo.isoformat(), hi.isoformat()]
     if view.fiscal_axis:
@@ -804,7 +846,8 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
                  sep: str = ",") -> dict:
     """Targets as labelled horizontal reference lines, dotted and grey, from the day each was reported to the
     end of the view (a goal has no end date), with no markers: a goal is not a data point. The label, at the
-    line's start, says it is a target, its value and who reported it."""
+    line's right end (read leftwards, so it stays inside the plot), says it is a target, its value and who
+    reported it."""
     sz = size_of(size)
     xs, ys, hover, text = [], [], [], []
     end = f"{hi:%Y-%m-%d}"
@@ -816,11 +859,11 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
         xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += [label, "", ""]
+        text += ["", label, ""]  # at the line's right end, read leftwards: from its start it ran off the plot
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                text=text, textposition="top left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 
