@@ -102,6 +102,9 @@ class Line:
     flagged: np.ndarray | None = None  # bool mask of points to mark (partial, quality flags)
     panel: int = 0  # which stacked panel (one unit per panel)
     hover: np.ndarray | None = None  # per point: what the value covers, its release, source and flags in words
+    # Written beside the line's only point in view ("58,766 on 4 Apr 2026"): a lone dot says nothing in a PNG.
+    point_label: str = ""
+    point_side: str = "top center"
 
 
 @dataclass
@@ -154,6 +157,10 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         )
         if hover is not None:
             trace["text"] = hover
+        if ln.point_label:
+            trace.update(mode="lines+markers+text", texttemplate=_template_literal(html_text(ln.point_label)),
+                         textposition=ln.point_side, textfont=dict(size=sz.font, color=colour), cliponaxis=False)
+            marker["size"] = sz.font * 0.9
         traces.append(trace)
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
@@ -233,12 +240,15 @@ def finish(spec: dict) -> dict:
     meta = spec.pop("_meta")
     sz: Size = meta["size"]
     lay = spec["layout"]
-    plot_w = sz.width - 80 - 24
+    left = 80 if sz.name != "social" else 110
+    plot_w = sz.width - left - 24
     # Footer lines fit the narrowest width the figure is drawn at (the page's chart stretches to its column):
     # wrapped for 1,100 px, the page's footer ran past the edge of a narrower column and was cut there.
-    wrap_w = min(plot_w, (sz.wrap_px or sz.width) - 80 - 24)
+    wrap_w = min(plot_w, (sz.wrap_px or sz.width) - left - 24)
     chars = max(40, int(wrap_w / (sz.font * FOOTER_EM)))
-    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
+    # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
+    # CSV and the HTML export carry it whole.
+    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
@@ -262,6 +272,10 @@ def finish(spec: dict) -> dict:
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
         x_ticks_h += sz.font * 1.3
+    elif _date_span_days(lay["xaxis"]) < 370:
+        # Plotly's date ticks on a range under a year or so carry the year on a second line ("Feb 8 / 2026"):
+        # counted for one line only, that year sat on the footer's first line.
+        x_ticks_h += sz.font * 1.3
     footer_h = len(footer) * line_h + 12
     # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
     strip_notes = meta.get("strip_notes") or []
@@ -283,7 +297,7 @@ def finish(spec: dict) -> dict:
         plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * meta["panels"])
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
-    lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
+    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
                          autoexpand=False)
     # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
     # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
@@ -302,6 +316,7 @@ def finish(spec: dict) -> dict:
         top_k = 1 - k * (h + gap)
         lay[_yaxis_name(k)]["domain"] = [max(0.0, (top_k - h) * panels_top), top_k * panels_top]
     lay["xaxis"]["anchor"] = _yref(n - 1)
+    _fit_axis_titles(lay, n, area, sz)
     strip_top = 1 - notes_h / area
     if OVERLAY_AXIS in lay:
         spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top, strip_top=strip_top)
@@ -312,6 +327,38 @@ def finish(spec: dict) -> dict:
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return spec
+
+
+def _date_span_days(xaxis: dict) -> float:
+    """Days across a date axis's range (infinite for any other axis, or one without a range)."""
+    r = xaxis.get("range")
+    if xaxis.get("type") != "date" or not r:
+        return math.inf
+    try:
+        return (dt.date.fromisoformat(str(r[1])[:10]) - dt.date.fromisoformat(str(r[0])[:10])).days
+    except ValueError:
+        return math.inf
+
+
+def _fit_axis_titles(lay: dict, panels: int, area_px: float, sz: Size) -> None:
+    """A panel's y-axis title is written along its height: one longer than the panel (a short panel of an
+    article-size figure, a long Spanish unit) ran into the next panel's title. Such a title goes on two lines,
+    and the left margin grows by a line for it."""
+    wrapped = False
+    for k in range(panels):
+        ax = lay[_yaxis_name(k)]
+        title = (ax.get("title") or {}).get("text") or ""
+        panel_px = (ax["domain"][1] - ax["domain"][0]) * area_px
+        if "<br>" in title or len(html.unescape(title)) * sz.font * LEGEND_EM <= panel_px - 6:
+            continue
+        words = title.split(" ")
+        if len(words) < 2:
+            continue
+        cut = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+        ax["title"]["text"] = " ".join(words[:cut]) + "<br>" + " ".join(words[cut:])
+        wrapped = True
+    if wrapped:
+        lay["margin"]["l"] += int(sz.font * 1.3)
 
 
 def _panel_axis(p: Panel, values: np.ndarray, sz: Size, sep: str = ",") -> dict:
@@ -682,6 +729,26 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     return out
 
 
+def lone_point_label(f, lo, hi, lang: str = "en", sep: str = ",") -> tuple[str, str]:
+    """For a series with one value in view: its value and what date it is ("58,766 on 4 Apr 2026", "1,104 a
+    day in Mar 2026" for a month), and which side of the point it goes so it stays inside the plot.
+    ("", "") for any other series."""
+    f = f[f["value"].notna()] if "value" in f else f
+    if len(f) != 1:
+        return "", "top center"
+    r = f.iloc[0]
+    v = float(r["value"])
+    value = i18n.number(v, lang, sep, 0 if abs(v) >= 100 else 2)
+    start, end = r["date"].date(), r["end"].date() if "end" in f and r["end"] == r["end"] else r["date"].date()
+    if start == end:
+        label = i18n.t("figure.point_on", lang, value=value, date=i18n.date(start, lang, "short"))
+    else:
+        label = i18n.t("figure.point_period", lang, value=value, start=i18n.date(start, lang, "short"),
+                       end=i18n.date(end, lang, "short"))
+    where = (start - lo).days / max((hi - lo).days, 1)
+    return label, "top right" if where < 0.35 else "top left" if where > 0.65 else "top center"
+
+
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None, size="page", withheld: dict | None = None) -> go.Figure:
     """The trend chart for a view, as the page shows it and as every export writes it, laid out for ``size``.
@@ -707,9 +774,10 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             flagged_notes.update(cs - INFO_FLAGS)
             for c in cs & INFO_FLAGS:
                 info_notes.setdefault(c, set()).add(localised_label(p, lang))
+        label, side = lone_point_label(f, lo, hi, lang, sep)
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
-                          hover=point_hover(snap, p, codes, lang)))
+                          hover=point_hover(snap, p, codes, lang), point_label=label, point_side=side))
     notes = []
     if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
         notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
@@ -736,6 +804,9 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
                       notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     layout = spec["layout"]
     layout["xaxis"]["range"] = [lo.isoformat(), hi.isoformat()]
+    # Every source line in full, whatever the footer shows (an article's names the publishers only): the HTML
+    # export prints them under the chart (charts.export.html_details). ``meta`` is data Plotly does not draw.
+    layout["meta"] = dict(source_lines=source_lines(snap, prepared, lang))
     if view.fiscal_axis:
         vals, text = fiscal_ticks(lo, hi, lang)
         layout["xaxis"].update(tickvals=[v.isoformat() for v in vals], ticktext=text)
@@ -851,10 +922,14 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     sz = size_of(size)
     xs, ys, hover, text = [], [], [], []
     end = f"{hi:%Y-%m-%d}"
+    labelled = set()
     for r in reported.itertuples(index=False):
         start = f"{r.period_start:%Y-%m-%d}"
         label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
                                  who=str(r.reported_by).split(" (")[0]))
+        if r.value in labelled:  # one label per line drawn: two reports of one goal share it (both in the hover)
+            label = ""
+        labelled.add(r.value)
         h = _reported_hover(r, lang, sep)
         xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
@@ -863,7 +938,9 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                # Under the line: the highest goal is often the top of its panel, and a label over it ran into
+                # the event markers' strip above the panel.
+                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 

@@ -70,7 +70,7 @@ def _num(v, default=0.0) -> float:
 
 
 def _text_boxes(el, ox, oy, font) -> list[Box]:
-    rotated = re.search(r"rotate\(\s*(-?90)", el.get("transform") or "")
+    rotated = re.search(r"rotate\(\s*(-?90)[ ,]+([-\d.e]+)[ ,]+([-\d.e]+)", el.get("transform") or "")
     anchor = el.get("text-anchor") or "start"
     lines = [t for t in el.iter(NS + "tspan") if "line" in (t.get("class") or "")] or [el]
     out = []
@@ -86,9 +86,15 @@ def _text_boxes(el, ox, oy, font) -> list[Box]:
         w = text_width(text, font)
         x0 = x - (w if anchor == "end" else w / 2 if anchor == "middle" else 0)
         box = (x0, y - 0.8 * font, x0 + w, y + 0.22 * font)
-        if rotated:  # a y-axis title, turned about its own anchor point: the box turns with it
-            cx, cy = x, y
-            box = (cx - 0.8 * font, cy - w / 2, cx + 0.22 * font, cy + w / 2)
+        if rotated:  # a y-axis title, turned a quarter about the transform's centre: the box turns with it
+            cx, cy = float(rotated[2]), float(rotated[3])
+            sign = -1 if rotated[1].startswith("-") else 1
+
+            def turn(px, py):
+                return cx - sign * (py - cy), cy + sign * (px - cx)
+
+            (ax, ay), (bx, by) = turn(box[0], box[1]), turn(box[2], box[3])
+            box = (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
         out.append(Box(text, box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy, font, "text"))
     return out
 

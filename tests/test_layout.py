@@ -181,6 +181,7 @@ def test_a_series_with_one_point_in_view_is_labelled_with_its_value_and_date():
     v = float(r.series[0].frame["value"].iloc[0])
     d = r.series[0].frame["date"].iloc[0]
     trace = next(t for t in r.figure.data if t.name and "detention" in t.name)
-    texts = [t for t in (trace.text or []) if t] if trace.mode and "text" in trace.mode else []
-    assert texts, trace.mode
-    assert f"{v:,.0f}" in texts[0] and str(d.year) in texts[0], texts
+    assert "text" in trace.mode, trace.mode
+    label = trace.texttemplate  # the hover text stays in ``text``; the words drawn beside the point are these
+    assert f"{v:,.0f}" in label and str(d.year) in label and d.strftime("%b") in label, label
+    assert trace.cliponaxis is False and trace.textfont.size >= 12
