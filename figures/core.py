@@ -74,7 +74,7 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 # an opaque background there would hide what is drawn under it.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
-LEGEND_EM = 0.52  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
+LEGEND_EM = 0.5  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
 FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower
 MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
 
@@ -262,7 +262,7 @@ def finish(spec: dict) -> dict:
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
     widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
-    legend_w = sz.width - 80  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
+    legend_w = sz.width - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
     for w in widths:
         if used and used + w > legend_w:
             rows, used = rows + 1, 0.0

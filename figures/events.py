@@ -171,7 +171,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
 
 KEY_COLOUR = "#5A5A5A"  # an article-size figure's events: one colour (6.9:1 on white), the categories in its key
 KEY_WORDS = 4  # words of a title kept in a compact key
-KEY_LINES = 3  # a compact key longer than this names the events' range and where their titles are instead
+KEY_LINES = 5  # a compact key longer than this names the events' range and where their titles are instead
 
 
 def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> list[str]:

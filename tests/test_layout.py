@@ -33,6 +33,7 @@ BUSIEST = {
     "all-three-panels-es": View(series=THREE, preset="all", categories=[], lang="es", sep="."),
     "default": View(),
 }
+PAGE_COLUMN_PX = 700
 needs_browser = pytest.mark.skipif(export.find_browser() is None,
                                    reason="no Chrome/Chromium found for image export (make test installs Debian's)")
 
@@ -123,8 +124,8 @@ def test_footer_fits_inside_the_figure_with_two_or_more_sources(size):
     bottom = plot_bottom - foot.yshift + len(lines) * foot.font.size * 1.3  # Plotly's line height is 1.3 em
     assert bottom <= L.height, (bottom, L.height)
     # and no line is wider than the narrowest width the figure is drawn at (the page's stretches to its column)
-    sz = F.SIZES[size]
-    narrowest = (sz.wrap_px or sz.width) - L.margin.l - L.margin.r
+    # (the page's chart is drawn at its column's width: 700 px on a narrow window or with the sidebar open)
+    narrowest = (PAGE_COLUMN_PX if size == "page" else L.width) - L.margin.l - L.margin.r
     import html
     long = [t for t in lines if len(html.unescape(t)) * foot.font.size * 0.5 > narrowest]
     assert not long, long[:3]
