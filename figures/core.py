@@ -249,8 +249,11 @@ def finish(spec: dict) -> dict:
     # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
     # CSV and the HTML export carry it whole.
     footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
-    sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
-    title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
+    # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
+    # ran into the notes above the plot, and the title ran off the right edge.
+    narrow = min(sz.width, sz.wrap_px or sz.width)
+    sub = textwrap.wrap(meta["subtitle"], max(30, int((narrow - 40) / (sz.font * 1.05 * CHAR_EM))))
+    title_lines = textwrap.wrap(meta["title"], max(20, int((narrow - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
     title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:
@@ -262,7 +265,7 @@ def finish(spec: dict) -> dict:
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
     widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
-    legend_w = sz.width - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
+    legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
     for w in widths:
         if used and used + w > legend_w:
             rows, used = rows + 1, 0.0
