@@ -252,8 +252,10 @@ def finish(spec: dict) -> dict:
     # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
     # ran into the notes above the plot, and the title ran off the right edge.
     narrow = min(sz.width, sz.wrap_px or sz.width)
-    sub = textwrap.wrap(meta["subtitle"], max(30, int((narrow - 40) / (sz.font * 1.05 * CHAR_EM))))
-    title_lines = textwrap.wrap(meta["title"], max(20, int((narrow - 40) / (sz.title * 0.62))))
+    # Both start at the plot's left edge (x = 0 in paper units), after the left margin.
+    head_w = narrow - left - 8
+    sub = textwrap.wrap(meta["subtitle"], max(30, int(head_w / (sz.font * 1.05 * CHAR_EM))))
+    title_lines = textwrap.wrap(meta["title"], max(20, int(head_w / (sz.title * 0.62))))
     line_h = sz.font * 1.35
     title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:

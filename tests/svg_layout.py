@@ -83,9 +83,12 @@ def _text_boxes(el, ox, oy, font) -> list[Box]:
         y = _num(ln.get("y"), _num(el.get("y")))
         dy = ln.get("dy") or "0"
         y += float(dy[:-2]) * font if dy.endswith("em") else _num(dy)
-        w = text_width(text, font)
+        # a line's own size (a subtitle is a <span style="font-size:...">, drawn as a styled tspan in the line)
+        sized = [t for t in ln.iter(NS + "tspan") if "font-size" in (t.get("style") or "")] if ln is not el else []
+        font_here = _font(sized[0]) if sized else font
+        w = text_width(text, font_here)
         x0 = x - (w if anchor == "end" else w / 2 if anchor == "middle" else 0)
-        box = (x0, y - 0.8 * font, x0 + w, y + 0.22 * font)
+        box = (x0, y - 0.8 * font_here, x0 + w, y + 0.22 * font_here)
         if rotated:  # a y-axis title, turned a quarter about the transform's centre: the box turns with it
             cx, cy = float(rotated[2]), float(rotated[3])
             sign = -1 if rotated[1].startswith("-") else 1
@@ -95,7 +98,7 @@ def _text_boxes(el, ox, oy, font) -> list[Box]:
 
             (ax, ay), (bx, by) = turn(box[0], box[1]), turn(box[2], box[3])
             box = (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
-        out.append(Box(text, box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy, font, "text"))
+        out.append(Box(text, box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy, font_here, "text"))
     return out
 
 

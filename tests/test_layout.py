@@ -48,7 +48,7 @@ def describe(pairs) -> list[str]:
 # ---------------------------------------------------------------- 1. nothing over anything, nothing cut
 
 @needs_browser
-@pytest.mark.parametrize("size", ["article", "full"])
+@pytest.mark.parametrize("size", ["article", "full", "social", "page"])
 @pytest.mark.parametrize("name", list(BUSIEST))
 def test_exported_svg_has_no_text_over_text_or_markers_and_nothing_cut(name, size):
     r = draw(BUSIEST[name], size)
