@@ -104,7 +104,7 @@ class Line:
     hover: np.ndarray | None = None  # per point: what the value covers, its release, source and flags in words
     # Written beside the line's only point in view ("58,766 on 4 Apr 2026"): a lone dot says nothing in a PNG.
     point_label: str = ""
-    point_side: str = "top center"
+    point_side: str = "middle right"
 
 
 @dataclass
@@ -740,7 +740,7 @@ def lone_point_label(f, lo, hi, lang: str = "en", sep: str = ",") -> tuple[str, 
     ("", "") for any other series."""
     f = f[f["value"].notna()] if "value" in f else f
     if len(f) != 1:
-        return "", "top center"
+        return "", "middle right"
     r = f.iloc[0]
     v = float(r["value"])
     value = i18n.number(v, lang, sep, 0 if abs(v) >= 100 else 2)
@@ -750,8 +750,10 @@ def lone_point_label(f, lo, hi, lang: str = "en", sep: str = ",") -> tuple[str, 
     else:
         label = i18n.t("figure.point_period", lang, value=value, start=i18n.date(start, lang, "short"),
                        end=i18n.date(end, lang, "short"))
+    # Beside the point, not over it: a lone point is the top of its panel, and a label above it would leave
+    # the panel for the strip of event markers.
     where = (start - lo).days / max((hi - lo).days, 1)
-    return label, "top right" if where < 0.35 else "top left" if where > 0.65 else "top center"
+    return label, "middle right" if where < 0.6 else "middle left"
 
 
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,

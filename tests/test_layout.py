@@ -132,19 +132,19 @@ def test_footer_fits_inside_the_figure_with_two_or_more_sources(size):
 # ---------------------------------------------------------------- 4. an article export that fits a column
 
 @needs_browser
-@pytest.mark.parametrize("series", [THREE[:1], THREE[:2], THREE], ids=["one", "two", "three"])
-def test_article_export_fits_a_column(series, tmp_path):
+@pytest.mark.parametrize("series,lang", [(THREE[:1], "en"), (THREE[:2], "en"), (THREE, "en"), (THREE, "es")],
+                         ids=["one", "two", "three", "three-es"])
+def test_article_export_fits_a_column(series, lang, tmp_path):
     out = tmp_path / "a.png"
-    run = subprocess.run([sys.executable, "-m", "charts", "export", "--series", ",".join(series), "--preset", "all",
-                          "--categories", "", "--size", "article", "--out", str(out)], cwd=ROOT,
+    args = ["--series", ",".join(series), "--preset", "all", "--categories", "", "--size", "article", "--lang", lang]
+    run = subprocess.run([sys.executable, "-m", "charts", "export", *args, "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     from PIL import Image
     w, h = Image.open(out).size
     assert w == 1360 and h <= 1.3 * w, (w, h)
     svg_path = tmp_path / "a.svg"
-    run = subprocess.run([sys.executable, "-m", "charts", "export", "--series", ",".join(series), "--preset", "all",
-                          "--categories", "", "--size", "article", "--out", str(svg_path)], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "charts", "export", *args, "--out", str(svg_path)], cwd=ROOT,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     svg = svg_path.read_text("utf-8")
