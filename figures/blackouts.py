@@ -1,5 +1,8 @@
 """The blackout layer: shade the spans when a series' publisher released nothing, say inside the figure
-whose data stopped and when, and never draw a line across such a span.
+whose data stopped, when, and why when ``data/publication_status.csv`` declares it (its ``reason`` column:
+"No ICE release (federal shutdown): ..."), and never draw a line across such a span. In a figure laid out by
+``figures.core.finish`` the notes sit in rows of their own above the event markers (``figures.layout.
+stack_notes``): drawn inside the plot they covered the markers and each other.
 
 ``add_blackouts(spec, snap, prepared, lo, hi)`` is the one call a figure builder makes: it takes the plain
 figure dict (``figures.trend_spec``) and adds the shapes and notes, and breaks each line where two

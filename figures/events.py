@@ -4,8 +4,10 @@ Each event in view gets a number in date order. The chart shows a thin dotted li
 category, one trace per category, so the legend explains the colours) and numbered markers in a strip above
 the panels. Markers never overlap: events closer than a marker's width at the figure's size are merged into
 one marker labelled with their number range ("12-15"), whose hover box lists them all. The words live in the
-hover box, in the table under the page's chart and, in every exported image, in a footer that lists every
-event in view (the image grows taller rather than drop any).
+hover box, in the table under the page's chart and, in a full-size or social image, in a footer that lists
+every event in view (the image grows taller rather than drop any). An article-size image (``Size.compact``)
+must fit a column: its events are drawn in one grey, with a short key (a few words of each title, or the range
+of numbers and the categories shown) and every title, date and source in the HTML export and the CSVs.
 
 All event text is data. Plotly renders a subset of HTML in hover text, so it is escaped here; the hover
 text is set with ``hovertext`` rather than ``hovertemplate`` so ``%{...}`` in a title is not expanded either.

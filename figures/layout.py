@@ -1,5 +1,6 @@
-"""What a figure is laid out for: its sizes (the page, an article column, a social card, the full image) and
-the axes that events and shaded spans are drawn on (``place_layers``).
+"""What a figure is laid out for: its sizes (the page, an article column, a social card, the full image), the
+axes that events and shaded spans are drawn on (``place_layers``) and the rows of span notes above the event
+markers (``stack_notes``).
 
 Its own module because the figure builders (``figures.core``) and the layers drawn on the overlay
 (``figures.events``) both need these names, and the builders import the layers.
