@@ -30,7 +30,11 @@ from wording import i18n
 
 DECLARED = cdata.DATA / "publication_status.csv"
 KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}
-COLUMNS = ["source", "kind", "start", "end", "target", "statement", "evidence_source", "verified"]
+COLUMNS = ["source", "kind", "start", "end", "target", "reason", "statement", "evidence_source", "verified"]
+# Why a publisher released nothing, when the evidence says (a blackout row's ``reason``): a short code that a
+# chart puts in words beside the span ("No ICE release (federal shutdown)"), in every language (``blackout.
+# reason_<code>`` in locales/). Empty when the reason is not known: the chart then says only that none came.
+REASONS = {"", "shutdown", "funding_lapse"}
 # Sources whose cadence_days mean "not published on a schedule" (fixed files, curated by hand).
 UNSCHEDULED_DAYS = 3650
 
@@ -59,10 +63,15 @@ def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
 def _read_declared(path: Path) -> pd.DataFrame:
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
+    for r in rows:  # a file from before the reason column: no reason known
+        r.setdefault("reason", "")
     if rows and set(COLUMNS) - set(rows[0]):
         raise DeclaredError(f"{path.name}: missing column(s) {sorted(set(COLUMNS) - set(rows[0]))}")
     for i, r in enumerate(rows, start=2):
         where = f"{path.name} row {i}"
+        if r["reason"] not in REASONS:
+            raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
+                                "(or empty when the reason is not known)")
         if r["kind"] not in KINDS:
             raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
         for f in ("start", "end"):
@@ -92,6 +101,7 @@ class Blackout:
     statement: str
     evidence_source: str
     declared: bool
+    reason: str = ""  # a code of ``REASONS``: why nothing was released, when the evidence says
 
     def label(self, publisher: str) -> str:
         to = f"to {day(self.end)}" if self.end else "onward"
@@ -124,7 +134,7 @@ def blackouts(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
     today = today or dt.date.today()
     declared = read_declared() if declared is None else declared
     mine = declared[declared["source"] == source]
-    decl = [Blackout(source, _d(r.start), _d(r.end), r.statement, r.evidence_source, True)
+    decl = [Blackout(source, _d(r.start), _d(r.end), r.statement, r.evidence_source, True, r.reason)
             for r in mine.itertuples() if r.kind == "blackout"]
     # A publisher that stopped: from the last day its data cover (as declared), with no end.
     decl += [Blackout(source, _d(r.start), None, r.statement, r.evidence_source, True)

@@ -165,7 +165,7 @@ def _calc(kaleido, fig: go.Figure, fmt: str, width: int, height: int, scale: flo
                                  topojson=pio.defaults.topojson)
 
 
-def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") -> bytes:
+def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en", details: list[str] | None = None) -> bytes:
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
     In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
@@ -188,7 +188,8 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en") ->
         page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
         page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
                                        f"{html_text(i18n.t('export.description', lang, alt=alt))}"
-                                       "</figcaption></figure></body>", 1)
+                                       + "".join(f"<br>{html_text(d)}" for d in details or [])
+                                       + "</figcaption></figure></body>", 1)
     return page.encode("utf-8")
 
 
@@ -212,10 +213,24 @@ def export_figure(r, fmt: str) -> bytes:
     fig = r.figure
     lang = getattr(r.view, "lang", "en")
     if fmt == "html":
-        return to_html(fig, alt=r.alt, title=r.title, lang=lang)
+        return to_html(fig, alt=r.alt, title=r.title, lang=lang, details=html_details(r))
     img = to_image(fig, fmt, width=sz.width, height=int(fig.layout.height), scale=sz.scale if fmt == "png" else 1,
                    lang=lang)
     return svg_with_alt(img, r.title, r.alt) if fmt == "svg" else img
+
+
+def html_details(r) -> list[str]:
+    """What an HTML export prints under its chart besides the alt text: every source line in full and every
+    event in view with its date, title and source. A small figure's footer names the sources in a line and
+    numbers the events; the words it leaves out are here (and in the CSVs)."""
+    lang = getattr(r.view, "lang", "en")
+    meta = r.figure.layout.meta if r.figure is not None else None
+    out = list((meta or {}).get("source_lines", [])) if isinstance(meta, dict) else []
+    if r.events is not None and len(r.events):
+        for e in r.events.itertuples(index=False):
+            out.append(i18n.t("export.event_line", lang, number=e.number, date=f"{pd.Timestamp(e.date):%Y-%m-%d}",
+                              title=e.title, source=e.source_name))
+    return out
 
 
 def export_table(r) -> pd.DataFrame:

@@ -1,5 +1,8 @@
 """The blackout layer: shade the spans when a series' publisher released nothing, say inside the figure
-whose data stopped and when, and never draw a line across such a span.
+whose data stopped, when, and why when ``data/publication_status.csv`` declares it (its ``reason`` column:
+"No ICE release (federal shutdown): ..."), and never draw a line across such a span. In a figure laid out by
+``figures.core.finish`` the notes sit in rows of their own above the event markers (``figures.layout.
+stack_notes``): drawn inside the plot they covered the markers and each other.
 
 ``add_blackouts(spec, snap, prepared, lo, hi)`` is the one call a figure builder makes: it takes the plain
 figure dict (``figures.trend_spec``) and adds the shapes and notes, and breaks each line where two
@@ -56,6 +59,9 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
     if b.end is None:
         stopped = "stopped" in b.statement or "last published" in b.statement
         return i18n.t("blackout.stopped" if stopped else "blackout.none_after", lang, who=who, date=day(b.start))
+    if b.reason:  # why, when publication_status.csv declares it: "No ICE release (federal shutdown): ..."
+        return i18n.t("blackout.none_between_why", lang, who=who, why=i18n.t("blackout.reason_" + b.reason, lang),
+                      start=day(b.start), end=day(b.end))
     return i18n.t("blackout.none_between", lang, who=who, start=day(b.start), end=day(b.end))
 
 
@@ -89,7 +95,8 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
                           font=dict(size=10, color=NOTE_COLOUR), bgcolor="rgba(255,255,255,0.75)",
                           hovertext=html_text(" ".join(x.statement for x in g)
                                          + i18n.t("blackout.evidence", lang, source=b.evidence_source)),
-                          name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}"))
+                          name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}",
+                          _x0=x0.isoformat(), _x1=x1.isoformat()))
     return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}
 
 
@@ -154,5 +161,15 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
             a["font"]["size"] = max(a["font"]["size"], size)
     layout = spec["layout"]
     layout["shapes"] = list(layout.get("shapes") or []) + lay["shapes"]
+    if "_meta" in spec:
+        # A figure laid out by ``figures.core.finish``: the notes go in rows of their own above the event
+        # markers (figures.layout.stack_notes), never over a marker, a line or each other. Drawn inside the
+        # plot, a note covered the markers of the span's events and the next span's note.
+        for a in lay["annotations"]:
+            a["_span"] = (a.pop("_x0"), a.pop("_x1"))
+        spec["_meta"].setdefault("strip_notes", []).extend(lay["annotations"])
+        return spec
+    for a in lay["annotations"]:
+        a.pop("_x0"), a.pop("_x1")
     layout["annotations"] = list(layout.get("annotations") or []) + lay["annotations"]
     return spec

@@ -30,12 +30,13 @@ from loaders.reported_figures import default_kind
 from loaders.text import html_text
 
 from analysis.data import is_flow, iso_days
+from analysis.ledger import SHORT_NAMES
 
 from wording import flag_messages, i18n
 
 from figures.labels import display_label, localised_label
 # SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
 from figures.layout import panel_axis_name as _yaxis_name, panel_ref as _yref
 from figures.layout import SIZES as SIZES
 from loaders.tidy import FLAGS, INFO_FLAGS
@@ -73,6 +74,9 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 # an opaque background there would hide what is drawn under it.
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
+LEGEND_EM = 0.5  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
+FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower
+MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
 
 
 def _x(values) -> np.ndarray:
@@ -98,6 +102,9 @@ class Line:
     flagged: np.ndarray | None = None  # bool mask of points to mark (partial, quality flags)
     panel: int = 0  # which stacked panel (one unit per panel)
     hover: np.ndarray | None = None  # per point: what the value covers, its release, source and flags in words
+    # Written beside the line's only point in view ("58,766 on 4 Apr 2026"): a lone dot says nothing in a PNG.
+    point_label: str = ""
+    point_side: str = "middle right"
 
 
 @dataclass
@@ -150,6 +157,10 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         )
         if hover is not None:
             trace["text"] = hover
+        if ln.point_label:
+            trace.update(mode="lines+markers+text", texttemplate=_template_literal(html_text(ln.point_label)),
+                         textposition=ln.point_side, textfont=dict(size=sz.font, color=colour), cliponaxis=False)
+            marker["size"] = sz.font * 0.9
         traces.append(trace)
         if ln.flagged is not None and ln.flagged.any():
             traces.append(dict(
@@ -229,11 +240,22 @@ def finish(spec: dict) -> dict:
     meta = spec.pop("_meta")
     sz: Size = meta["size"]
     lay = spec["layout"]
-    plot_w = sz.width - 80 - 24
-    chars = max(40, int(plot_w / (sz.font * 0.52)))  # footer text is plain Latin prose: a little narrower
-    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
-    sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
-    title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
+    left = 80 if sz.name != "social" else 110
+    plot_w = sz.width - left - 24
+    # Footer lines fit the narrowest width the figure is drawn at (the page's chart stretches to its column):
+    # wrapped for 1,100 px, the page's footer ran past the edge of a narrower column and was cut there.
+    wrap_w = min(plot_w, (sz.wrap_px or sz.width) - left - 24)
+    chars = max(40, int(wrap_w / (sz.font * FOOTER_EM)))
+    # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
+    # CSV and the HTML export carry it whole.
+    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
+    # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
+    # ran into the notes above the plot, and the title ran off the right edge.
+    narrow = min(sz.width, sz.wrap_px or sz.width)
+    # Both start at the plot's left edge (x = 0 in paper units), after the left margin.
+    head_w = narrow - left - 8
+    sub = textwrap.wrap(meta["subtitle"], max(30, int(head_w / (sz.font * 1.05 * CHAR_EM))))
+    title_lines = textwrap.wrap(meta["title"], max(20, int(head_w / (sz.title * 0.62))))
     line_h = sz.font * 1.35
     title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:
@@ -243,10 +265,11 @@ def finish(spec: dict) -> dict:
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
     rows, used = (1 if widths else 0), 0.0
+    legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
     for w in widths:
-        if used and used + w > plot_w:
+        if used and used + w > legend_w:
             rows, used = rows + 1, 0.0
         used += w
     legend_h = rows * sz.font * 2.0 + 6
@@ -254,17 +277,32 @@ def finish(spec: dict) -> dict:
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
         x_ticks_h += sz.font * 1.3
+    elif _date_span_days(lay["xaxis"]) < 370:
+        # Plotly's date ticks on a range under a year or so carry the year on a second line ("Feb 8 / 2026"):
+        # counted for one line only, that year sat on the footer's first line.
+        x_ticks_h += sz.font * 1.3
     footer_h = len(footer) * line_h + 12
-    strip = meta["top_strip"]
-    plot_h = max(meta["height"] or sz.plot_height, 170 * meta["panels"])
+    # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
+    strip_notes = meta.get("strip_notes") or []
+    xr = lay["xaxis"].get("range")
+    note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, sz.font) if strip_notes and xr else 0
+    note_h = sz.font * 1.4
+    notes_h = note_rows * note_h + (4 if note_rows else 0)
+    marker_strip = meta["top_strip"]
+    strip = marker_strip + notes_h
+    per_panel = 170
+    plot_h = max(meta["height"] or sz.plot_height, per_panel * meta["panels"])
     others = top + strip + x_ticks_h + footer_h
     if sz.square:
         # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
         # taller, with a plot as tall as the full-size image's, rather than drop events.
         plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
+    elif sz.max_ratio:
+        # An article column: the panels give way first, down to a floor where a panel still reads.
+        plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * meta["panels"])
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
-    lay["margin"] = dict(l=80 if sz.name != "social" else 110, r=24, t=int(top), b=int(x_ticks_h + footer_h),
+    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
                          autoexpand=False)
     # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
     # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
@@ -283,12 +321,49 @@ def finish(spec: dict) -> dict:
         top_k = 1 - k * (h + gap)
         lay[_yaxis_name(k)]["domain"] = [max(0.0, (top_k - h) * panels_top), top_k * panels_top]
     lay["xaxis"]["anchor"] = _yref(n - 1)
+    _fit_axis_titles(lay, n, area, sz)
+    strip_top = 1 - notes_h / area
     if OVERLAY_AXIS in lay:
-        spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top)
+        spec["data"] = place_layers(lay, spec["data"], n, strip_bottom=panels_top, strip_top=strip_top)
+    for a in strip_notes:
+        a.update(y=1 - a.pop("_row") * note_h / area, yref="paper", yanchor="top")
+    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return spec
+
+
+def _date_span_days(xaxis: dict) -> float:
+    """Days across a date axis's range (infinite for any other axis, or one without a range)."""
+    r = xaxis.get("range")
+    if xaxis.get("type") != "date" or not r:
+        return math.inf
+    try:
+        return (dt.date.fromisoformat(str(r[1])[:10]) - dt.date.fromisoformat(str(r[0])[:10])).days
+    except ValueError:
+        return math.inf
+
+
+def _fit_axis_titles(lay: dict, panels: int, area_px: float, sz: Size) -> None:
+    """A panel's y-axis title is written along its height: one longer than the panel (a short panel of an
+    article-size figure, a long Spanish unit) ran into the next panel's title. Such a title goes on two lines,
+    and the left margin grows by a line for it."""
+    wrapped = False
+    for k in range(panels):
+        ax = lay[_yaxis_name(k)]
+        title = (ax.get("title") or {}).get("text") or ""
+        panel_px = (ax["domain"][1] - ax["domain"][0]) * area_px
+        if "<br>" in title or len(html.unescape(title)) * sz.font * LEGEND_EM <= panel_px - 6:
+            continue
+        words = title.split(" ")
+        if len(words) < 2:
+            continue
+        cut = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+        ax["title"]["text"] = " ".join(words[:cut]) + "<br>" + " ".join(words[cut:])
+        wrapped = True
+    if wrapped:
+        lay["margin"]["l"] += int(sz.font * 1.3)
 
 
 def _panel_axis(p: Panel, values: np.ndarray, sz: Size, sep: str = ",") -> dict:
@@ -480,6 +555,22 @@ def source_lines(snap, prepared, lang: str = "en") -> list[str]:
     return lines
 
 
+def compact_source_lines(snap, prepared, lang: str = "en") -> list[str]:
+    """The sources of an article-size figure in a line or two: who published each and how far the data run,
+    then where the rest is (releases used, official files, credits: the CSV and the HTML export carry
+    ``source_lines`` in full)."""
+    names, to = [], [p.frame["end"].max() for p in prepared if len(p.frame)]
+    for sid in dict.fromkeys(p.source for p in prepared):
+        if sid in SHORT_NAMES:
+            who = SHORT_NAMES[sid]
+        else:
+            who = re.split(r" \(| and analysts", str(snap.source_entry(sid).get("publisher") or sid))[0]
+        names.append(who[4:] if who.startswith("the ") else who)
+    head = i18n.t("figure.sources_compact", lang, names="; ".join(names),
+                  date=max(to).date().isoformat() if to else "")
+    return [head + " " + i18n.t("figure.sources_elsewhere", lang)]
+
+
 READ_WORDS = {"archive": "read from an archive copy", "mirror": "read from a copy in another repository",
               "reconstruction": "rebuilt from a copy's text", "digitised": "digitised from a chart",
               "transcription": "transcribed", "producer": "read from the producer's repository"}
@@ -664,6 +755,28 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     return out
 
 
+def lone_point_label(f, lo, hi, lang: str = "en", sep: str = ",") -> tuple[str, str]:
+    """For a series with one value in view: its value and what date it is ("58,766 on 4 Apr 2026", "1,104 a
+    day in Mar 2026" for a month), and which side of the point it goes so it stays inside the plot.
+    ("", "") for any other series."""
+    f = f[f["value"].notna()] if "value" in f else f
+    if len(f) != 1:
+        return "", "middle right"
+    r = f.iloc[0]
+    v = float(r["value"])
+    value = i18n.number(v, lang, sep, 0 if abs(v) >= 100 else 2)
+    start, end = r["date"].date(), r["end"].date() if "end" in f and r["end"] == r["end"] else r["date"].date()
+    if start == end:
+        label = i18n.t("figure.point_on", lang, value=value, date=i18n.date(start, lang, "short"))
+    else:
+        label = i18n.t("figure.point_period", lang, value=value, start=i18n.date(start, lang, "short"),
+                       end=i18n.date(end, lang, "short"))
+    # Beside the point, not over it: a lone point is the top of its panel, and a label above it would leave
+    # the panel for the strip of event markers.
+    where = (start - lo).days / max((hi - lo).days, 1)
+    return label, "middle right" if where < 0.6 else "middle left"
+
+
 def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, reported=None,
                       generated_on: dt.date | None = None, size="page", withheld: dict | None = None,
                       notes: list[str] | None = None) -> go.Figure:
@@ -691,14 +804,18 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             flagged_notes.update(cs - INFO_FLAGS)
             for c in cs & INFO_FLAGS:
                 info_notes.setdefault(c, set()).add(localised_label(p, lang))
+        label, side = lone_point_label(f, lo, hi, lang, sep)
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
-                          hover=point_hover(snap, p, codes, lang)))
+                          hover=point_hover(snap, p, codes, lang), point_label=label, point_side=side))
     notes = left_off
-    if flagged_notes:
+    if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
+        notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
+    elif flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
                             codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
-        notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
+        if not sz.compact:  # an article figure names the flags; the checks' own words are in the CSV
+            notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
     for c, labels in sorted(info_notes.items()):
         notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
     rep_panel = []
@@ -708,15 +825,18 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
     notes += reported_notes(reported, withheld, lang, sep)
-    if len(panels) > 1:
+    if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
                        [is_flow(i) for i in infos], lang=lang)
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
-                      sources=source_lines(snap, prepared, lang), notes=notes, generated_on=generated_on,
-                      size=sz, panels=panels, lang=lang, sep=sep)
+                      sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
+                      notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     layout = spec["layout"]
     layout["xaxis"]["range"] = [lo.isoformat(), hi.isoformat()]
+    # Every source line in full, whatever the footer shows (an article's names the publishers only): the HTML
+    # export prints them under the chart (charts.export.html_details). ``meta`` is data Plotly does not draw.
+    layout["meta"] = dict(source_lines=source_lines(snap, prepared, lang))
     if view.fiscal_axis:
         vals, text = fiscal_ticks(lo, hi, lang)
         layout["xaxis"].update(tickvals=[v.isoformat() for v in vals], ticktext=text)
@@ -827,23 +947,30 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
                  sep: str = ",") -> dict:
     """Targets as labelled horizontal reference lines, dotted and grey, from the day each was reported to the
     end of the view (a goal has no end date), with no markers: a goal is not a data point. The label, at the
-    line's start, says it is a target, its value and who reported it."""
+    line's right end (read leftwards, so it stays inside the plot), says it is a target, its value and who
+    reported it."""
     sz = size_of(size)
     xs, ys, hover, text = [], [], [], []
     end = f"{hi:%Y-%m-%d}"
+    labelled = set()
     for r in reported.itertuples(index=False):
         start = f"{r.period_start:%Y-%m-%d}"
         label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
                                  who=str(r.reported_by).split(" (")[0]))
+        if r.value in labelled:  # one label per line drawn: two reports of one goal share it (both in the hover)
+            label = ""
+        labelled.add(r.value)
         h = _reported_hover(r, lang, sep)
         xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += [label, "", ""]
+        text += ["", label, ""]  # at the line's right end, read leftwards: from its start it ran off the plot
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                # Under the line: the highest goal is often the top of its panel, and a label over it ran into
+                # the event markers' strip above the panel.
+                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 

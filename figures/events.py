@@ -7,8 +7,10 @@ hover box, the key and every export. The chart shows a thin dotted line per even
 category, one trace per category, so the legend explains the colours) and numbered markers in a strip above
 the panels. Markers never overlap: events closer than a marker's width at the figure's size are merged into
 one marker labelled with their number range ("12-15"), whose hover box lists them all. The words live in the
-hover box, in the table under the page's chart and, in every exported image, in a footer that lists every
-event in view (the image grows taller rather than drop any).
+hover box, in the table under the page's chart and, in a full-size or social image, in a footer that lists
+every event in view (the image grows taller rather than drop any). An article-size image (``Size.compact``)
+must fit a column: its events are drawn in one grey, with a short key (a few words of each title, or the range
+of numbers and the categories shown) and every title, date and source in the HTML export and the CSVs.
 
 All event text is data. Plotly renders a subset of HTML in hover text, so it is escaped here; the hover
 text is set with ``hovertext`` rather than ``hovertemplate`` so ``%{...}`` in a title is not expanded either.
@@ -151,7 +153,8 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
             ys += [0, 1, None]
         traces.append(dict(type="scatter", x=xs, y=ys, yaxis=OVERLAY_REF, mode="lines", hoverinfo="skip",
                            name=html_text(i18n.t("events.legend_entry", lang, category=category_label(cat, lang).lower())),
-                           line=dict(color=_colour(cat), width=1.5, dash="dot")))  # no legendgroup: a group stacks its entries
+                           line=dict(color=KEY_COLOUR if sz.compact else _colour(cat), width=1.5, dash="dot"),
+                           showlegend=not sz.compact))  # no legendgroup: a group stacks its entries
     clusters = cluster_events(ev, lo, hi, plot_px, sz.font)
     hovers = [hover_text(e, lang) for e in recs]  # per event; a cluster joins its members' boxes
     mx, text, sizes, rings, htext, symbols = [], [], [], [], [], []
@@ -163,7 +166,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         sizes.append(marker_px(label, sz.font))
         symbols.append("square" if all(recs[i]["own"] for i in c) else "circle")  # the reader's own: a square
         cats = {recs[i]["category"] for i in c}
-        rings.append(_colour(cats.pop()) if len(cats) == 1 else MIXED)
+        rings.append(KEY_COLOUR if sz.compact else _colour(cats.pop()) if len(cats) == 1 else MIXED)
         shown = [hovers[i] for i in c[:6]]
         more = len(c) - len(shown)
         htext.append("<br><br>".join(shown) + ("<br><br>" + i18n.t("events.and_more", lang, n=more,
@@ -178,7 +181,11 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         customdata=[[recs[i]["label"] for i in c] for c in clusters],
     ))
     notes = [i18n.t("events.note", lang, n=len(ev))]
-    if sz.list_events:
+    if sz.compact:
+        # One grey for every event and no legend rows for their categories (two rows of an article's height):
+        # the key names the categories shown instead.
+        notes = compact_key(ev, width=max(40, int((sz.width - 104) / (sz.font * 0.52))), lang=lang)
+    elif sz.list_events:
         notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))),
                                    lang=lang)
         head = i18n.t("events.list_head", lang)
@@ -186,6 +193,32 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     if ev["own"].any():
         notes.append(i18n.t("events.own_note", lang, n=int(ev["own"].sum())))
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
+
+
+KEY_COLOUR = "#5A5A5A"  # an article-size figure's events: one colour (6.9:1 on white), the categories in its key
+KEY_WORDS = 4  # words of a title kept in a compact key
+KEY_LINES = 5  # a compact key longer than this names the events' range and where their titles are instead
+
+
+def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> list[str]:
+    """The events of an article-size figure in a few lines: each number with the first words of its title
+    ("7 Judge blocks Guard deployment…"), or, when that takes more than ``KEY_LINES`` lines, one sentence saying
+    the markers are numbered and where every title, date and source is (the HTML export and the CSV)."""
+    ev = number_events(events_in_view)
+    if ev.empty:
+        return []
+    cats = ", ".join(category_label(c, lang).lower() for c in
+                     [c for c in CATEGORY_COLOURS if c in set(ev["category"])] + sorted(set(ev["category"]) - set(CATEGORY_COLOURS)))
+    items = []
+    for n, t in zip(ev["number"], ev["title"]):
+        words = str(t).split()
+        items.append(f"{n} " + " ".join(words[:KEY_WORDS]) + ("…" if len(words) > KEY_WORDS else ""))
+    lines = textwrap.wrap(i18n.t("events.key_head", lang, categories=cats) + "; ".join(items), width,
+                          break_long_words=False)
+    if len(lines) <= KEY_LINES:
+        return lines
+    return [i18n.t("events.key_elsewhere", lang, first=int(ev["number"].iloc[0]), last=int(ev["number"].iloc[-1]),
+                   categories=cats)]
 
 
 # What the layer reads of an event (hover_text and the markers).

@@ -1,5 +1,6 @@
-"""What a figure is laid out for: its sizes (the page, an article column, a social card, the full image) and
-the axes that events and shaded spans are drawn on (``place_layers``).
+"""What a figure is laid out for: its sizes (the page, an article column, a social card, the full image), the
+axes that events and shaded spans are drawn on (``place_layers``) and the rows of span notes above the event
+markers (``stack_notes``).
 
 Its own module because the figure builders (``figures.core``) and the layers drawn on the overlay
 (``figures.events``) both need these names, and the builders import the layers.
@@ -24,13 +25,21 @@ class Size:
     square: bool = False
     list_events: bool = True  # the page lists events in a table under the chart instead
     description: str = ""
+    # The narrowest width the figure is drawn at (the page's chart stretches to its column, which on a narrow
+    # window is far less than ``width``): footer lines are wrapped for it, so none runs past the figure's edge.
+    wrap_px: int = 0
+    # At most this many times as tall as wide (0: no limit). An article column cannot take a chart three
+    # times taller than its plot: the panels shrink to a floor, and the footer says where the rest is.
+    max_ratio: float = 0.0
+    compact: bool = False  # sources in one or two lines, events as a short key; the full lists go in the CSV/HTML
 
 
 SIZES = {
-    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart"),
+    "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart", wrap_px=700),
     "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
-    "article": Size("article", 680, 2, 12, 16, 340,
-                    description="680 px wide for an article column (no text under 12 px; PNG at 2x)"),
+    "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True,
+                    description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
+                                "under 12 px; PNG at 2x)"),
     "social": Size("social", 1080, 1, 22, 32, 420, square=True,
                    description="1080 x 1080 social card (taller only when the events list needs it)"),
 }
@@ -46,7 +55,8 @@ def size_of(size) -> Size:
         raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
 
 
-def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float) -> list[dict]:
+def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float,
+                 strip_top: float = 1.0) -> list[dict]:
     """Put the layers' traces where they can be seen without taking the mouse from the data.
 
     A layer's traces come on the overlay axis ``y9``: markers with ``_strip_y`` (0 = strip bottom, 1 = top) go in
@@ -78,7 +88,8 @@ def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: floa
                 copy["showlegend"] = False
             out.append(copy)
     if any(t.get("yaxis") == OVERLAY_REF for t in out):
-        lay[OVERLAY_AXIS].update(domain=[min(strip_bottom, 0.999), 1], range=[0, 1])
+        lay[OVERLAY_AXIS].update(domain=[min(strip_bottom, 0.999), max(strip_top, min(strip_bottom, 0.999) + 0.001)],
+                                 range=[0, 1])
     else:
         del lay[OVERLAY_AXIS]
     return out
@@ -98,3 +109,31 @@ def panel_axis_name(k: int) -> str:
 
 def panel_ref(k: int) -> str:
     return "y" if k == 0 else f"y{k + 1}"
+
+
+NOTE_EM = 0.5  # the notes' sans font measures about 0.46 em a character in an export: a row's estimate errs wide
+
+
+def stack_notes(notes: list[dict], lo: str, hi: str, plot_px: float, font: float, pad: float = 8.0) -> int:
+    """Put each note of a span (``_span``: its first and last day, ISO) in a row of its own strip above the
+    event markers: at the span's start, moved left as far as needed to end inside the plot, in the first row
+    (from the top) where it overlaps no note already placed. Sets each note's ``x`` (paper), ``xanchor`` and
+    ``_row``; returns the number of rows. Notes never sit over the markers, the data or each other."""
+    import datetime as dt
+    a, b = dt.date.fromisoformat(str(lo)[:10]), dt.date.fromisoformat(str(hi)[:10])
+    days = max((b - a).days, 1)
+    rows: list[list[tuple[float, float]]] = []
+    for n in sorted(notes, key=lambda n: n["_span"][0]):
+        n.pop("_span")
+        w = len(n["text"]) * font * NOTE_EM + pad
+        x0 = (dt.date.fromisoformat(n["x"][:10]) - a).days / days * plot_px
+        if n.get("xanchor") == "right":
+            x0 -= w
+        x0 = max(0.0, min(x0, plot_px - w))
+        x1 = x0 + w
+        row = next((i for i, r in enumerate(rows) if all(x1 + pad <= p or q + pad <= x0 for p, q in r)), len(rows))
+        if row == len(rows):
+            rows.append([])
+        rows[row].append((x0, x1))
+        n.update(x=x0 / plot_px, xref="paper", xanchor="left", _row=row)
+    return len(rows)

@@ -73,8 +73,11 @@ def test_events_on_a_spanish_chart_are_in_spanish():
     from charts.context import load_context
     snap, events, reported = load_context(cdata.DATA)
     v = View(series=["ddp_arrests_aggregates.weekly_national_digitised"], lang="es")
-    r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="article")
+    r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="full")
     assert r.events is not None and len(r.events)
+    # an article-size figure's short key is Spanish too, categories and all
+    small = _layout_text(render(snap, v, events=events, reported=reported, generated_on=DAY, size="article"))
+    assert "Acontecimientos" in small and "personal" in small and "numerad" in small
     es_titles = {row["id"]: row["title"] for row in pd.read_csv(i18n.LOCALES / "events.es.csv").to_dict("records")}
     assert r.events["title"].tolist() == [es_titles[i] for i in r.events["id"]]
     lay = _layout_text(r)

@@ -228,11 +228,11 @@ def test_a_rebuild_catalogues_only_the_series_it_holds_rows_of(raw_dir, tmp_path
 def test_a_bad_declared_row_names_file_row_and_field(tmp_path):
     p = tmp_path / "publication_status.csv"
     good = (ROOT / "data/publication_status.csv").read_text("utf-8")
-    p.write_text(good + "ice_detention_stats,blackout,2026-13-01,,,x,y,yes\n", "utf-8")
+    p.write_text(good + "ice_detention_stats,blackout,2026-13-01,,,,x,y,yes\n", "utf-8")
     n = good.count("\n") + 1
     with pytest.raises(status.DeclaredError, match=rf"publication_status.csv row {n} field 'start': '2026-13-01'"):
         status.read_declared(p)
-    p.write_text(good + "ice_detention_stats,rumour,,,,x,y,yes\n", "utf-8")
+    p.write_text(good + "ice_detention_stats,rumour,,,,,x,y,yes\n", "utf-8")
     with pytest.raises(status.DeclaredError, match="field 'kind'"):
         status.read_declared(p)
     assert len(status.read_declared()) == good.count("\n") - 1
@@ -244,7 +244,8 @@ def test_trend_chart_shades_the_shutdown_and_breaks_the_line(snap):
     v = View(series=["ice_detention_stats.detained_total"], preset="since-2025-01-20", events=False, reported=False)
     fig = render(snap, v, generated_on=TODAY).figure
     notes = [a.text for a in fig.layout.annotations if (a.name or "").startswith("blackout")]
-    assert "No ICE release: 24 September 2025 to 20 November 2025" in notes
+    # whose data stopped, and why (publication_status.csv declares the reason)
+    assert "No ICE release (federal shutdown): 24 September 2025 to 20 November 2025" in notes
     assert any(s.x0 == "2025-09-24" and s.x1 == "2025-11-20" and s.yref == "paper" for s in fig.layout.shapes)
     tr = fig.data[0]
     xs = list(tr.x)

@@ -98,7 +98,9 @@ def test_mixed_units_get_one_panel_each_on_a_shared_date_axis():
     r = draw(MIXED, size="article")
     L = lay(r)
     axes = y_axes(L)
-    assert [a["title"]["text"] for a in axes.values()] == ["people on a date", "book-ins per day", "encounters per day"]
+    # (a title longer than its short article-size panel is on two lines: figures.core._fit_axis_titles)
+    assert [a["title"]["text"].replace("<br>", " ") for a in axes.values()] == [
+        "people on a date", "book-ins per day", "encounters per day"]
     doms = sorted(a["domain"] for a in axes.values())
     assert all(a[1] <= b[0] for a, b in zip(doms, doms[1:]))  # stacked, never overlapping
     assert L["xaxis"]["anchor"] == "y3"  # one date axis, under the bottom panel
@@ -224,11 +226,19 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         plot_px = cev.PAGE_PLOT_PX if size == "page" else L["width"] - L["margin"]["l"] - L["margin"]["r"]
         assert cev.markers_overlap(m, r.lo, r.hi, plot_px) == []
         assert sorted(int(n) for g in m["customdata"] for n in g) == list(range(1, len(r.events) + 1))
-        # Category colours are explained inside the figure: one legend entry per category drawn.
-        legend = {t["name"] for t in fig["data"] if t["name"].startswith("Event: ")}
-        assert legend == {f"Event: {cev.event_categories[c].lower()}" for c in set(r.events["category"])}
+        # Category colours are explained inside the figure: one legend entry per category drawn. An article-
+        # size figure draws every event in one grey and names the categories in its key instead (issue 26).
+        legend = {t["name"] for t in fig["data"] if t["name"].startswith("Event: ") and t.get("showlegend", True)}
+        cats = {cev.event_categories[c].lower() for c in set(r.events["category"])}
         footer = L["annotations"][-1]["text"]
-        if size != "page":  # the page lists them in the table under the chart
+        if size == "article":
+            assert legend == set() and all(c in footer.replace("<br>", " ") for c in cats)
+            details = "\n".join(export.html_details(r))  # every event, in the HTML export under the chart
+            for n, title in zip(r.events["number"], r.events["title"]):
+                assert f"Event {n}, {r.events.loc[n - 1, 'date']:%Y-%m-%d}: {title}" in details
+        else:
+            assert legend == {f"Event: {c}" for c in cats}
+        if size not in ("page", "article"):  # the page lists them in the table under the chart
             for n, title in zip(r.events["number"], r.events["title"]):
                 assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in footer.replace("~", "")
             assert "more in the events table" not in footer
@@ -353,7 +363,9 @@ def svg_texts(svg: str) -> str:
 @needs_browser
 @pytest.mark.parametrize("view", [View(), BUSY], ids=["default", "busiest"])
 def test_exported_svg_has_units_every_event_and_alt_text(view):
-    r = draw(view, size="article")
+    # The full-size image lists every event under the chart; an article-size one numbers them with a short key
+    # and leaves the titles to the HTML and CSV exports (tests/test_layout.py, issue 26).
+    r = draw(view, size="full")
     svg = export.export_figure(r, "svg").decode()
     text = re.sub(r"<[^>]+>", " ", svg_texts(svg))
     assert "ICE arrests per day" in text  # title

@@ -45,7 +45,7 @@ def reported_traces(r):
 
 
 def footer(r) -> str:
-    return " ".join(a.text or "" for a in r.figure.layout.annotations)
+    return " ".join((a.text or "").replace("<br>", " ") for a in r.figure.layout.annotations)  # as read, unwrapped
 
 
 def points(t):

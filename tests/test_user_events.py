@@ -534,7 +534,7 @@ def test_the_readers_events_are_marked_in_marker_hover_key_table_and_csv():
     from wording import i18n
     _, res = _with_upload(row(title="Newsroom event A", date="2025-01-25"))
     view = cev.filter_events(res.events, "2025-01-01", "2025-03-31")
-    for size, lang in (("article", "en"), ("page", "es")):
+    for size, lang in (("article", "en"), ("page", "es"), ("full", "en")):
         layer = cev.event_layers(view, lo="2025-01-01", hi="2025-03-31", size=size, lang=lang)
         marker = layer["traces"][-1]
         at = next(i for i, g in enumerate(marker["customdata"]) if "U1" in g)
@@ -542,7 +542,7 @@ def test_the_readers_events_are_marked_in_marker_hover_key_table_and_csv():
         assert html_unescape(i18n.t("events.own_hover", lang)) in html_unescape(marker["hovertext"][at])
         notes = " ".join(layer["notes"])
         assert i18n.t("events.own_note", lang, n=1) in notes
-        if size == "article":  # the key listed in exported images
+        if size == "full":  # the key listed in full-size images (an article's compact key gives the numbers only)
             assert "U1 2025-01-25 Newsroom event A (reader's own)" in notes
     table = cev.events_legend_table(view)
     assert table.loc[table["title"] == "Newsroom event A", "number"].tolist() == ["U1"]

@@ -1,0 +1,163 @@
+"""Where the text of an exported SVG sits, read back from the file (issue 26: labels over labels, over event
+markers, ticks over the footer's first line).
+
+Kaleido's SVG places text with nested ``translate`` transforms and ``x``/``y`` attributes; a multi-line text is
+``<tspan class="line">`` elements each with its own ``dy``. An annotation has a background ``rect`` whose size
+Plotly measured in the browser: that rect is its box. Any other text's box is estimated from its position, its
+font size and its characters (an average glyph width per kind of character, calibrated on the annotations'
+measured rects; a little generous, so an estimate errs towards finding an overlap).
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+@dataclass(frozen=True)
+class Box:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    font: float
+    kind: str  # "text", "annotation", "marker"
+
+    def overlaps(self, other: "Box", tol: float = 1.0) -> bool:
+        return (min(self.x1, other.x1) - max(self.x0, other.x0) > tol
+                and min(self.y1, other.y1) - max(self.y0, other.y0) > tol)
+
+
+def glyph_em(c: str) -> float:
+    """An average advance for the sans fonts Chromium draws the export with (Open Sans, else DejaVu/Arial)."""
+    if c in " ":
+        return 0.27
+    if c in "il.,:;'|!()[]jtfrI1":
+        return 0.32
+    if c.isdigit():
+        return 0.56
+    if c.isupper() or c in "mwMW@%":
+        return 0.66
+    return 0.53
+
+
+def text_width(text: str, font: float) -> float:
+    return sum(glyph_em(c) for c in text) * font
+
+
+def _translate(el) -> tuple[float, float]:
+    t = el.get("transform") or ""
+    x = y = 0.0
+    for m in re.finditer(r"translate\(\s*([-\d.e]+)(?:[ ,]+([-\d.e]+))?\s*\)", t):
+        x += float(m[1])
+        y += float(m[2] or 0)
+    return x, y
+
+
+def _font(el) -> float:
+    m = re.search(r"font-size:\s*([\d.]+)px", el.get("style") or "")
+    return float(m[1]) if m else 12.0
+
+
+def _num(v, default=0.0) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return default
+
+
+def _text_boxes(el, ox, oy, font) -> list[Box]:
+    rotated = re.search(r"rotate\(\s*(-?90)[ ,]+([-\d.e]+)[ ,]+([-\d.e]+)", el.get("transform") or "")
+    anchor = el.get("text-anchor") or "start"
+    lines = [t for t in el.iter(NS + "tspan") if "line" in (t.get("class") or "")] or [el]
+    out = []
+    for ln in lines:
+        text = "".join(ln.itertext()) if ln is not el else "".join(el.itertext())
+        text = text.strip("\u200b")
+        if not text.strip():
+            continue
+        x = _num(ln.get("x"), _num(el.get("x")))
+        y = _num(ln.get("y"), _num(el.get("y")))
+        dy = ln.get("dy") or "0"
+        y += float(dy[:-2]) * font if dy.endswith("em") else _num(dy)
+        # a line's own size (a subtitle is a <span style="font-size:...">, drawn as a styled tspan in the line)
+        sized = [t for t in ln.iter(NS + "tspan") if "font-size" in (t.get("style") or "")] if ln is not el else []
+        font_here = _font(sized[0]) if sized else font
+        w = text_width(text, font_here)
+        x0 = x - (w if anchor == "end" else w / 2 if anchor == "middle" else 0)
+        box = (x0, y - 0.8 * font_here, x0 + w, y + 0.22 * font_here)
+        if rotated:  # a y-axis title, turned a quarter about the transform's centre: the box turns with it
+            cx, cy = float(rotated[2]), float(rotated[3])
+            sign = -1 if rotated[1].startswith("-") else 1
+
+            def turn(px, py):
+                return cx - sign * (py - cy), cy + sign * (px - cx)
+
+            (ax, ay), (bx, by) = turn(box[0], box[1]), turn(box[2], box[3])
+            box = (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+        out.append(Box(text, box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy, font_here, "text"))
+    return out
+
+
+def layout_boxes(svg: str) -> list[Box]:
+    """Every text box in the SVG (annotations by their measured rect) and every event marker (white-filled
+    circles: the numbered markers in the strip above the panels)."""
+    root = ET.fromstring(svg)
+    out: list[Box] = []
+
+    def walk(el, ox, oy):
+        dx, dy = _translate(el)
+        ox, oy = ox + dx, oy + dy
+        cls = el.get("class") or ""
+        tag = el.tag.replace(NS, "")
+        if tag == "g" and "annotation-text-g" in cls:
+            for g in el:
+                gx, gy = _translate(g)
+                rect = next((r for r in g if r.tag == NS + "rect" and "bg" in (r.get("class") or "")), None)
+                text = next((t for t in g.iter(NS + "text")), None)
+                if rect is not None and text is not None and "".join(text.itertext()).strip():
+                    x0, y0 = ox + gx + _num(rect.get("x")), oy + gy + _num(rect.get("y"))
+                    out.append(Box(" / ".join(t for t in ("".join(s.itertext()) for s in text.iter(NS + "tspan"))
+                                              if t) or "".join(text.itertext()),
+                                   x0, y0, x0 + _num(rect.get("width")), y0 + _num(rect.get("height")),
+                                   _font(text), "annotation"))
+            return
+        if tag == "text":
+            out.extend(_text_boxes(el, ox, oy, _font(el)))
+            return
+        if tag == "path" and "point" in cls.split() and "fill: rgb(255, 255, 255)" in (el.get("style") or ""):
+            m = re.match(r"M([\d.]+),0A", el.get("d") or "")
+            if m:
+                r = float(m[1])
+                out.append(Box("marker", ox - r, oy - r, ox + r, oy + r, 0, "marker"))
+            return
+        for child in el:
+            walk(child, ox, oy)
+
+    walk(root, 0.0, 0.0)
+    return out
+
+
+def collisions(boxes: list[Box]) -> list[tuple[Box, Box]]:
+    """Pairs that overlap: text over text, and text over an event marker that is not the marker's own number
+    (a number drawn inside its own circle is the marker)."""
+    texts = [b for b in boxes if b.kind != "marker"]
+    markers = [b for b in boxes if b.kind == "marker"]
+    out = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if a.overlaps(b):
+                out.append((a, b))
+        for m in markers:
+            cx, cy = (a.x0 + a.x1) / 2, (a.y0 + a.y1) / 2
+            own = m.x0 <= cx <= m.x1 and m.y0 <= cy <= m.y1 and a.x1 - a.x0 <= m.x1 - m.x0 + 2
+            if not own and a.overlaps(m, tol=2.0):
+                out.append((a, m))
+    return out
+
+
+def smallest_font(svg: str) -> float:
+    return min(float(s) for s in re.findall(r"font-size:\s*([\d.]+)px", svg))
