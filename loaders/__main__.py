@@ -19,8 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     ve = sub.add_parser("verify", help="check every file of the snapshot against the sizes and sha256 in its manifest")
     ve.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
-    up = sub.add_parser("update", help="download, parse, validate and write the named sources (default: all)")
-    up.add_argument("sources", nargs="*", help="source ids (default: every source)")
+    up = sub.add_parser("update", help="download, parse, validate and write the named sources (default: every downloadable source)")
+    up.add_argument("sources", nargs="*", help="source ids (default: every source with a download address; the others are kept as they are)")
     up.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     up.add_argument("--raw", default=str(pipeline.RAW), help="download cache (default: data/raw/, git-ignored)")
     up.add_argument("--allow-shrink", action="store_true",
@@ -90,9 +90,12 @@ def _run(args) -> int:
         print(f"ok: {len(man.get('snapshot_files', {})) + 1} files in {snapshot.resolve(Path(args.data))} match "
               "the manifest")
     elif args.cmd == "update":
-        ids = args.sources or list(registry.SOURCES)
+        ids = args.sources or [sid for sid, src in registry.SOURCES.items() if src.downloadable]
         for sid in ids:
             registry.get(sid)
+        if not args.sources:  # every source that can be downloaded; the others are kept as the snapshot has them
+            kept = sorted(sid for sid, src in registry.SOURCES.items() if not src.downloadable)
+            print(f"not downloaded (no download address; kept as the snapshot holds them): {', '.join(kept)}")
         summary = pipeline.update(ids, Path(args.data), Path(args.raw), progress=True, allow_shrink=args.allow_shrink)
         for sid, what in summary.items():
             print(f"{sid}: {what}")

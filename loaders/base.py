@@ -190,3 +190,9 @@ class Source:
     derived: tuple[str, ...] = ()
     finish_flags: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+
+    @property
+    def downloadable(self) -> bool:
+        """Whether ``update`` can fetch this source: it has fixed download addresses or finds them at run time
+        (a landing page). The others are fixed copies or curated in the project, rebuilt from their files."""
+        return bool(self.download_urls) or self.discover is not _no_discovery

@@ -135,7 +135,7 @@ def discovers(src: Source) -> bool:
 
 
 def downloadable(src: Source) -> bool:
-    return bool(src.download_urls) or discovers(src)
+    return src.downloadable
 
 
 @functools.lru_cache(maxsize=None)

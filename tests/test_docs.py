@@ -179,17 +179,16 @@ def test_the_sources_page_names_the_sources_update_can_download():
     assert m, "the sentence on what `update` downloads is gone: update this test with it"
     count, can, cannot, curated = m.groups()
     can_ids, cannot_ids = set(re.findall(r"`(\w+)`", can)), set(re.findall(r"`(\w+)`", cannot)) | {curated}
-    downloadable = {sid for sid, s in registry.SOURCES.items()
-                    if s.download_urls or s.discover.__name__ != "_no_discovery"}
+    downloadable = {sid for sid, s in registry.SOURCES.items() if s.downloadable}
     assert can_ids == downloadable and cannot_ids == set(registry.SOURCES) - downloadable
     assert {"Eight": 8}.get(count) == len(downloadable)
 
 
 def test_update_stops_on_a_source_with_no_download_address_and_writes_nothing(tmp_path):
-    """As the sources page says: `update` of a source that has no download address fails and writes nothing."""
+    """As the sources page says: `update` of a named source that has no download address fails and writes
+    nothing."""
     from loaders.errors import LoaderError
-    no_url = next(sid for sid, s in registry.SOURCES.items()
-                  if not s.download_urls and s.discover.__name__ == "_no_discovery")
+    no_url = next(sid for sid, s in registry.SOURCES.items() if not s.downloadable)
     with pytest.raises(LoaderError, match="no download URL found"):
         pipeline.update([no_url], tmp_path / "data", tmp_path / "raw", session_factory=lambda **k: None)
     assert not (tmp_path / "data" / "snapshot").exists()
@@ -307,3 +306,15 @@ def test_every_test_the_docs_name_exists():
 def test_the_licence_is_the_mit_licence_pyproject_declares():
     assert 'license = { text = "MIT" }' in (ROOT / "pyproject.toml").read_text()
     assert text(ROOT / "LICENSE").startswith("MIT License")
+
+
+def test_update_with_no_source_ids_downloads_every_downloadable_source_and_names_the_others(tmp_path, monkeypatch, capsys):
+    """A bare `update` stopped at the first source with no download address and wrote nothing; it now asks
+    for every source that can be downloaded and says which it keeps as they are."""
+    from loaders import __main__ as cli
+    asked = []
+    monkeypatch.setattr(pipeline, "update", lambda ids, *a, **k: asked.extend(ids) or {})
+    assert cli.main(["update", "--data", str(tmp_path / "data"), "--raw", str(tmp_path / "raw")]) == 0
+    kept = sorted(sid for sid, s in registry.SOURCES.items() if not s.downloadable)
+    assert kept and sorted(asked) == sorted(set(registry.SOURCES) - set(kept))
+    assert ", ".join(kept) in capsys.readouterr().out
