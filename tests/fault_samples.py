@@ -2,9 +2,11 @@
 
 The fault and fuzz tests run over ``loaders.registry.SOURCES``, so a new source is covered the day it is
 registered. Each needs one small valid file to start from:
-- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), or
-- the smallest real file under ../shared/data that the source's ``raw_globs`` match (tests that need it skip
-  with a reason when the folder is absent).
+- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), or a curated file
+  that lives in the project (``Source.project_files``); ``tests/test_fault_samples.py`` requires one of the two
+  for every registered source, so the fast tier needs nothing beside the clone;
+- failing both, the smallest real file under ../shared/data that the source's ``raw_globs`` match (tests that
+  need it skip with a reason when the folder is absent): a stopgap for a new source, until it has a builder.
 
 The mutations below change a file the way publishers do (renamed sheets, moved tables, reordered columns,
 missing fields, nulls, junk values) and are written once per file kind, not per source.
