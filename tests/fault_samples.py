@@ -109,20 +109,22 @@ def cbp_encounters_sample() -> tuple[str, bytes]:
     year labelled "2025 (FYTD)", September of earlier years grouped "Remaining", Title 42 expulsions until FY2023."""
     from tests.test_cbp_encounters import SWB_HEADER, csv_bytes
     usbp, ofo = "U.S. Border Patrol", "Office of Field Operations"
-    rows = [  # (fiscal year, month, component, demographic, citizenship group, title, encounter type, count)
+    # (fiscal year, month, component, demographic, citizenship group, title, encounter type, count): rows of
+    # the FY22-FY25 (through August) file
+    rows = [
         (2022, "OCT", ofo, "Accompanied Minors", "Mexico", "Title 42", "Expulsions", 112),
-        (2022, "OCT", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 88761),
-        (2022, "OCT", usbp, "FMUA", "Honduras", "Title 8", "Apprehensions", 6318),
-        (2022, "SEP", usbp, "UAC", "Guatemala", "Title 8", "Apprehensions", 5527),
-        (2023, "MAY", ofo, "Single Adults", "Other", "Title 8", "Inadmissibles", 21904),
-        (2023, "MAY", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 30275),
-        (2024, "JAN", usbp, "Single Adults", "Other", "Title 8", "Apprehensions", 61820),
-        (2024, "SEP", ofo, "FMUA", "El Salvador", "Title 8", "Inadmissibles", 412),
-        (2025, "JAN", usbp, "Single Adults", "Mexico", "Title 8", "Apprehensions", 17935),
-        (2025, "JAN", ofo, "UAC", "Guatemala", "Title 8", "Inadmissibles", 38),
+        (2022, "OCT", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 56733),
+        (2022, "OCT", usbp, "FMUA", "Honduras", "Title 8", "Apprehensions", 4296),
+        (2022, "SEP", usbp, "UAC", "Guatemala", "Title 8", "Apprehensions", 4442),
+        (2023, "MAY", ofo, "Single Adults", "Other", "Title 8", "Inadmissibles", 11255),
+        (2023, "MAY", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 15214),
+        (2024, "JAN", usbp, "Single Adults", "Other", "Title 8", "Apprehensions", 35681),
+        (2024, "SEP", ofo, "FMUA", "El Salvador", "Title 8", "Inadmissibles", 380),
+        (2025, "JAN", usbp, "Single Adults", "Mexico", "Title 8", "Apprehensions", 9189),
+        (2025, "JAN", ofo, "UAC", "Guatemala", "Title 8", "Inadmissibles", 45),
         (2025, "JUL", usbp, "Single Adults", "Mexico", "Title 8", "Apprehensions", 2611),
-        (2025, "AUG", usbp, "FMUA", "Other", "Title 8", "Apprehensions", 143),
-        (2025, "AUG", ofo, "Accompanied Minors", "Honduras", "Title 8", "Inadmissibles", 9),
+        (2025, "AUG", usbp, "FMUA", "Other", "Title 8", "Apprehensions", 155),
+        (2025, "AUG", ofo, "Accompanied Minors", "Mexico", "Title 8", "Inadmissibles", 62),
     ]
     return "sbo-encounters-fy22-fy25-aug.csv", csv_bytes(SWB_HEADER, [
         ["2025 (FYTD)" if fy == 2025 else str(fy), "Remaining" if month == "SEP" else "FYTD", month, *rest]
@@ -229,10 +231,11 @@ def deaths_in_custody_sample() -> tuple[str, bytes]:
 
 
 def ddp_arrests_aggregates_sample() -> tuple[str, bytes]:
-    """KUT News' monthly chart data (CRLF): national, Texas and Austin-area arrests per calendar month."""
+    """KUT News' monthly chart data (CRLF): national, Texas and Austin-area arrests per calendar month, January to
+    April 2025 as the chart gives them."""
     rows = [["month_start", "national", "texas", "austin_area"],
-            ["2025-01-01", "20911", "5168", "172"], ["2025-02-01", "22434", "5716", "191"],
-            ["2025-03-01", "24306", "6095", "216"], ["2025-04-01", "26003", "6493", "248"]]
+            ["2025-01-01", "12174", "3011", "237"], ["2025-02-01", "17135", "4009", "370"],
+            ["2025-03-01", "18616", "4202", "383"], ["2025-04-01", "17641", "3896", "424"]]
     return "monthly_arrests_national_texas_austin_oct2022_jul2026.csv", _crlf_csv(rows)
 
 
