@@ -2,9 +2,11 @@
 
 The fault and fuzz tests run over ``loaders.registry.SOURCES``, so a new source is covered the day it is
 registered. Each needs one small valid file to start from:
-- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), or
-- the smallest real file under ../shared/data that the source's ``raw_globs`` match (tests that need it skip
-  with a reason when the folder is absent).
+- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), or a curated file
+  that lives in the project (``Source.project_files``); ``tests/test_fault_samples.py`` requires one of the two
+  for every registered source, so the fast tier needs nothing beside the clone;
+- failing both, the smallest real file under ../shared/data that the source's ``raw_globs`` match (tests that
+  need it skip with a reason when the folder is absent): a stopgap for a new source, until it has a builder.
 
 The mutations below change a file the way publishers do (renamed sheets, moved tables, reordered columns,
 missing fields, nulls, junk values) and are written once per file kind, not per source.
@@ -102,12 +104,159 @@ def ohss_khsm_sample() -> tuple[str, bytes]:
     return t.NAME, t.khsm_workbook()
 
 
+def cbp_encounters_sample() -> tuple[str, bytes]:
+    """The Southwest border file (CRLF, no quoting): a rolling four-fiscal-year window through August, the running
+    year labelled "2025 (FYTD)", September of earlier years grouped "Remaining", Title 42 expulsions until FY2023."""
+    from tests.test_cbp_encounters import SWB_HEADER, csv_bytes
+    usbp, ofo = "U.S. Border Patrol", "Office of Field Operations"
+    # (fiscal year, month, component, demographic, citizenship group, title, encounter type, count): rows of
+    # the FY22-FY25 (through August) file
+    rows = [
+        (2022, "OCT", ofo, "Accompanied Minors", "Mexico", "Title 42", "Expulsions", 112),
+        (2022, "OCT", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 56733),
+        (2022, "OCT", usbp, "FMUA", "Honduras", "Title 8", "Apprehensions", 4296),
+        (2022, "SEP", usbp, "UAC", "Guatemala", "Title 8", "Apprehensions", 4442),
+        (2023, "MAY", ofo, "Single Adults", "Other", "Title 8", "Inadmissibles", 11255),
+        (2023, "MAY", usbp, "Single Adults", "Mexico", "Title 42", "Expulsions", 15214),
+        (2024, "JAN", usbp, "Single Adults", "Other", "Title 8", "Apprehensions", 35681),
+        (2024, "SEP", ofo, "FMUA", "El Salvador", "Title 8", "Inadmissibles", 380),
+        (2025, "JAN", usbp, "Single Adults", "Mexico", "Title 8", "Apprehensions", 9189),
+        (2025, "JAN", ofo, "UAC", "Guatemala", "Title 8", "Inadmissibles", 45),
+        (2025, "JUL", usbp, "Single Adults", "Mexico", "Title 8", "Apprehensions", 2611),
+        (2025, "AUG", usbp, "FMUA", "Other", "Title 8", "Apprehensions", 155),
+        (2025, "AUG", ofo, "Accompanied Minors", "Mexico", "Title 8", "Inadmissibles", 62),
+    ]
+    return "sbo-encounters-fy22-fy25-aug.csv", csv_bytes(SWB_HEADER, [
+        ["2025 (FYTD)" if fy == 2025 else str(fy), "Remaining" if month == "SEP" else "FYTD", month, *rest]
+        for fy, month, *rest in rows])
+
+
+def ice_detention_stats_sample() -> tuple[str, bytes]:
+    """A FY2025 release from the ICE workbook factory (every table the parser reads, found by its title)."""
+    import datetime as dt
+
+    from tests.ice_workbook_factory import Release, build
+    rel = Release("FY25_detentionStats03052025.xlsx", 2025, dt.date(2025, 2, 18), dt.date(2025, 2, 22),
+                  ice=22622, cbp=21137)
+    return rel.name, build(rel)
+
+
+# (SUMLEV, REGION, DIVISION, STATE, NAME, ESTIMATESBASE2020, POPESTIMATE2020 ... POPESTIMATE2025): Vintage 2025
+# figures for the nation, one region, one division and four states (Puerto Rico's region and division are "X").
+_CENSUS_ROWS = [
+    ("010", "0", "0", "00", "United States", 331516113, 331578104, 332100166, 333996304, 336755052, 340003797, 341784857),
+    ("020", "3", "0", "00", "South Region", 126281605, 126473371, 127380165, 129066102, 130894372, 132662072, 133833983),
+    ("030", "3", "6", "00", "East South Central", 19405307, 19427354, 19472696, 19602668, 19763302, 19948564, 20069188),
+    ("040", "3", "6", "01", "Alabama", 5025437, 5032962, 5050058, 5076868, 5117850, 5163055, 5193088),
+    ("040", "3", "6", "28", "Mississippi", 2961264, 2958385, 2947603, 2941237, 2942470, 2950172, 2954160),
+    ("040", "3", "7", "48", "Texas", 29149498, 29237895, 29572672, 30118002, 30719247, 31318578, 31709821),
+    ("040", "X", "X", "72", "Puerto Rico", 3285874, 3281591, 3262731, 3220148, 3203794, 3202521, 3184835),
+]
+
+
+def census_sample() -> tuple[str, bytes]:
+    """NST-EST2025-ALLDATA.csv: all 97 columns of the real header (CRLF); the components of change are made up
+    to add up (change = natural change + net migration + residual), the parser reads only the populations."""
+    years = range(2020, 2026)
+    parts = ["NPOPCHG_", "BIRTHS", "DEATHS", "NATURALCHG", "INTERNATIONALMIG", "DOMESTICMIG", "NETMIG", "RESIDUAL"]
+    rates = ["RBIRTH", "RDEATH", "RNATURALCHG", "RINTERNATIONALMIG", "RDOMESTICMIG", "RNETMIG"]
+    header = (["SUMLEV", "REGION", "DIVISION", "STATE", "NAME", "ESTIMATESBASE2020"]
+              + [f"POPESTIMATE{y}" for y in years] + [f"{p}{y}" for p in parts for y in years]
+              + ["GQESTIMATESBASE2020"] + [f"GQESTIMATES{y}" for y in years]
+              + [f"{r}{y}" for r in rates for y in years[1:]])
+    rows = []
+    for row in _CENSUS_ROWS:
+        codes, base, pop = list(row[:5]), row[5], list(row[6:])
+        change = [b - a for a, b in zip([base] + pop, pop)]
+        births, deaths = [p * 11 // 1000 for p in pop], [p * 10 // 1000 for p in pop]
+        natural = [b - d for b, d in zip(births, deaths)]
+        intl, dom = [p * 4 // 1000 for p in pop], [0 if codes[0] != "040" else -p // 1000 for p in pop]
+        net = [i + d for i, d in zip(intl, dom)]
+        resid = [c - n - m for c, n, m in zip(change, natural, net)]
+        comps = [change, births, deaths, natural, intl, dom, net, resid]
+        gq = [base * 25 // 1000] + [p * 25 // 1000 for p in pop]
+        per_1000 = [round(v / p * 1000, 9) for series in (births, deaths, natural, intl, dom, net)
+                    for v, p in zip(series[1:], pop[1:])]
+        rows.append([*codes, base, *pop, *(v for c in comps for v in c), *gq, *per_1000])
+    return "NST-EST2025-ALLDATA.csv", _crlf_csv([header] + rows)
+
+
+_REGISTRY_FIELDS = [  # after ``address``, in the release's order: each with _agreement and _n_sources companions
+    "adpLevelA", "adpLevelB", "adpLevelC", "adpLevelD", "adpTotal", "agreement", "authorizingAuthority",
+    "avgLengthOfStayDays", "capacity", "circuit", "county", "docket", "facilityFunction", "femaleCrim",
+    "femaleNonCrim", "fieldOffice", "firstUsed", "genderServed", "guaranteedMinimumBeds", "holdsOver72h",
+    "iceThreatLevel1", "iceThreatLevel2", "iceThreatLevel3", "immigrationCourt", "lastFinalRating",
+    "lastInspectionEndDate", "lastInspectionStandard", "lastInspectionType", "lastUsed", "maleCrim", "maleNonCrim",
+    "mandatory", "noIceThreatLevel", "phone", "underDetentionStandards"]
+
+
+def facility_registry_sample() -> tuple[str, bytes]:
+    """release-<version>_facilities.csv (LF, 115 columns): a facility with ICE's code and an ADP from the July
+    2026 sheet, one with two candidate counties, one known only from ICE's sheet (``biweekly-<slug>`` id)."""
+    head = ["id", "kind", "primary_name", "name_agreement", "county_fips", "county_names", "states", "address",
+            "address_agreement", "address_n_sources"]
+    header = head + [f"{f}{suffix}" for f in _REGISTRY_FIELDS for suffix in ("", "_agreement", "_n_sources")]
+    facilities = [
+        ({"id": "ADAMSMS", "primary_name": "ADAMS COUNTY CORRECTIONAL CENTER", "county_fips": "28001",
+          "county_names": "Adams County, MS", "states": "MS", "address": "20 HOBO FORK RD., NATCHEZ, MS 39120"},
+         {"adpLevelA": "1505.7", "adpLevelB": "227.8", "adpLevelC": "84", "adpLevelD": "60.7", "adpTotal": "1878.2",
+          "agreement": "DIGSA", "capacity": "2232", "county": "Adams", "fieldOffice": "NOL",
+          "firstUsed": "10/30/2008", "genderServed": "Male", "guaranteedMinimumBeds": "1436"}),
+        ({"id": "ABTHOLD", "primary_name": "ABILENE HOLD ROOM", "county_fips": "48059|48253|48417|48441",
+          "county_names": "Taylor County, TX|Jones County, TX|Callahan County, TX|Shackelford County, TX",
+          "states": "TX", "address": "12071 FM 3522, ABILENE, TX 79601"},
+         {"agreement": "Other", "authorizingAuthority": "DMCP", "circuit": "5", "county": "ABILENE",
+          "facilityFunction": "HOLD", "fieldOffice": "DAL", "firstUsed": "5/26/2009", "lastUsed": "10/24/2017"}),
+        ({"id": "biweekly-dilley-immigration-processing-center", "primary_name": "DILLEY IMMIGRATION PROCESSING CENTER",
+          "county_fips": "48163|48283", "county_names": "Frio County, TX|La Salle County, TX", "states": "TX",
+          "address": "300 EL RANCHO WAY, DILLEY, TX 78017"},
+         {"adpTotal": "425.8", "agreement": "FAMILY", "fieldOffice": "SNA", "firstUsed": "12/15/2014",
+          "genderServed": "Female/Male", "guaranteedMinimumBeds": "2000", "lastInspectionEndDate": "2026-04-09"}),
+    ]
+    rows = [header]
+    for ident, values in facilities:
+        rec = {"kind": "detention", "name_agreement": "single", "address_agreement": "single",
+               "address_n_sources": "1", **ident}
+        for f, v in values.items():
+            rec.update({f: v, f"{f}_agreement": "single", f"{f}_n_sources": "1"})
+        rows.append([rec.get(h, "") for h in header])
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return "release-2026.07.25_facilities.csv", out.getvalue().encode()
+
+
+def deaths_in_custody_sample() -> tuple[str, bytes]:
+    from tests import test_deaths_in_custody as t
+    return t.NAME, t.csv_bytes(t.sample_rows())
+
+
+def ddp_arrests_aggregates_sample() -> tuple[str, bytes]:
+    """KUT News' monthly chart data (CRLF): national, Texas and Austin-area arrests per calendar month, January to
+    April 2025 as the chart gives them."""
+    rows = [["month_start", "national", "texas", "austin_area"],
+            ["2025-01-01", "12174", "3011", "237"], ["2025-02-01", "17135", "4009", "370"],
+            ["2025-03-01", "18616", "4202", "383"], ["2025-04-01", "17641", "3896", "424"]]
+    return "monthly_arrests_national_texas_austin_oct2022_jul2026.csv", _crlf_csv(rows)
+
+
+def _crlf_csv(rows) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue().encode()
+
+
 BUILDERS = {
     "trac_detention": trac_detention_sample,
     "ddp_records": ddp_records_sample,
     "ddp_facility_daily": ddp_facility_daily_sample,
     "ohss_monthly_tables": ohss_monthly_sample,
     "ohss_khsm": ohss_khsm_sample,
+    "cbp_encounters": cbp_encounters_sample,
+    "ice_detention_stats": ice_detention_stats_sample,
+    "census": census_sample,
+    "facility_registry": facility_registry_sample,
+    "deaths_in_custody": deaths_in_custody_sample,
+    "ddp_arrests_aggregates": ddp_arrests_aggregates_sample,
 }
 
 
