@@ -78,20 +78,11 @@ class Rendered:
         return export_table(self)
 
 
-_PERIOD_DATES: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = {}
-
-
 def _with_period_dates(reported: pd.DataFrame) -> pd.DataFrame:
-    """The reported figures with their periods as dates, converted once per frame (the page's is read-only and
-    shared; converting it again cost a few ms of every new view). The entry keeps the frame it was made from,
-    so an id is never matched to another frame."""
-    hit = _PERIOD_DATES.get(id(reported))
-    if hit is None or hit[0] is not reported:
-        if len(_PERIOD_DATES) > 8:
-            _PERIOD_DATES.clear()
-        hit = _PERIOD_DATES[id(reported)] = (reported, reported.assign(
-            period_start=pd.to_datetime(reported["period_start"]), period_end=pd.to_datetime(reported["period_end"])))
-    return hit[1]
+    """The reported figures with their periods as dates (a few ms, once per view drawn: the page keeps each
+    render, page.cache)."""
+    return reported.assign(period_start=pd.to_datetime(reported["period_start"]),
+                           period_end=pd.to_datetime(reported["period_end"]))
 
 
 def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared], view: View,

@@ -7,7 +7,6 @@ import datetime as dt
 import gc
 import os
 import threading
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -19,6 +18,8 @@ from charts.compose import Rendered, render
 from analysis.coverage import EmptyRange, empty_in_range
 from analysis.view import View, data_bounds, view_range
 from loaders import events as lev
+
+from .cache import kept
 from analysis.view import PRESETS
 
 DATA = cdata.DATA
@@ -44,10 +45,14 @@ class Page:
     def range_bounds(self, today: dt.date) -> tuple[dt.date, dt.date]:
         return range_bounds(self.snap, today)
 
+    def cache_key(self) -> tuple:
+        """What a page is made from, for the page's cache (page.cache): the rest follows from the snapshot."""
+        return (self.snap, self.reported, repr(self.events_setting))
 
-@st.cache_resource(show_spinner=False)
+
+@kept(1)
 def snapshot() -> cdata.Snapshot:
-    # cache_resource hands every session the same object; cache_data would copy the frames on every rerun.
+    # Every session gets the same object, read once per server.
     return cdata.load_snapshot(DATA)
 
 
@@ -65,22 +70,22 @@ def series_options(snap: cdata.Snapshot) -> list[str]:
     return opts
 
 
-@st.cache_resource(show_spinner=False)
-def series_index(_snap: cdata.Snapshot) -> tuple[dict[str, str], list[str], list[str]]:
+@kept(4)
+def series_index(snap: cdata.Snapshot) -> tuple[dict[str, str], list[str], list[str]]:
     # Pure functions of the snapshot, computed once rather than on every rerun (read-only, like the snapshot):
     # formatting several hundred picker labels through the catalogue cost 30-50 ms a rerun.
-    ids = _snap.series_ids()
-    titles = {sid: _snap.info(sid)["title"] for sid in ids}
-    big = [sid for sid in ids if _snap.info(sid)["breakdown"] and len(_snap.keys(sid)) > 15]
-    return titles, series_options(_snap), big
+    ids = snap.series_ids()
+    titles = {sid: snap.info(sid)["title"] for sid in ids}
+    big = [sid for sid in ids if snap.info(sid)["breakdown"] and len(snap.keys(sid)) > 15]
+    return titles, series_options(snap), big
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def range_bounds(_snap: cdata.Snapshot, today: dt.date) -> tuple[dt.date, dt.date]:
-    return data_bounds(_snap, today)
+@kept(4)
+def range_bounds(snap: cdata.Snapshot, today: dt.date) -> tuple[dt.date, dt.date]:
+    return data_bounds(snap, today)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@kept(4)
 def checked_events(user_path: str, signature: tuple | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     # (bundled + local events, rows of the local file that were not loaded), kept per state of the file
     # (``file_signature``): a file changed by hand, by another server or by a repair is read again on the next
@@ -111,74 +116,35 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
     return snap.events
 
 
-class Kept:
-    """A bounded, thread-safe store of values built from the page's read-only objects, shared by sessions.
-    Each entry keeps the objects it was built from, so an id is never matched to another object. Not
-    ``st.cache_resource``: the presets of a view are also built here by a background thread (``prefetch``),
-    which has no script run of its own."""
-
-    def __init__(self, size: int):
-        self._size, self._lock, self._entries = size, threading.Lock(), OrderedDict()
-
-    def get(self, key: tuple, sources: tuple):
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is None or any(a is not b for a, b in zip(hit[0], sources)):
-                return None
-            self._entries.move_to_end(key)
-            return hit[1]
-
-    def put(self, key: tuple, sources: tuple, value) -> None:
-        with self._lock:
-            self._entries[key] = (sources, value)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-    def get_or_build(self, key: tuple, sources: tuple, build):
-        """The kept value, or ``build()`` kept and returned (built outside the lock: two sessions asking at once
-        may both build it; either result is the same)."""
-        value = self.get(key, sources)
-        if value is None:
-            value = build()
-            self.put(key, sources, value)
-        return value
-
-    def __contains__(self, key: tuple) -> bool:
-        with self._lock:
-            return key in self._entries
-
-
-# Rendered views, shared by sessions: a reader who changes the date range back, or opens the page on the default
-# view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is everything
-# render() reads: the view (its repr holds every field), the day (the chart's "Generated on" line and the
-# presets' "today" fallback), the size, and which snapshot, events and reported figures. Those three are the
-# page's own read-only objects (cached above; a reader's upload makes a new events frame), named by identity:
-# hashing their contents would cost 3-7 ms a run.
-_RENDERED = Kept(64)
-
-
-def _render_key(page: Page, view: View, events, size: str) -> tuple[tuple, tuple]:
-    sources = (page.snap, events, page.reported)
-    return (repr(view), dt.date.today(), size, *map(id, sources)), sources
+# Rendered views, shared by sessions (page.cache): a reader who changes the date range back, or opens the page on
+# the default view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is
+# everything render() reads: the snapshot, the view, the events in force, the reported figures, the size, and
+# the day (the chart's "Generated on" line and the presets' "today" fallback).
+@kept(64)
+def _render(snap: cdata.Snapshot, view: View, events: pd.DataFrame | None, reported: pd.DataFrame | None,
+            size: str, day: dt.date) -> Rendered:
+    return render(snap, view, events=events, reported=reported, size=size)
 
 
 def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
-    key, sources = _render_key(page, view, events, size)
-    return _RENDERED.get_or_build(key, sources, lambda: render(page.snap, view, events=events,
-                                                               reported=page.reported, size=size))
+    return _render(page.snap, view, events, page.reported, size, dt.date.today())
 
 
-_VIEW_FACTS = Kept(64)
+def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> bool:
+    return _render.holds(page.snap, view, events, page.reported, size, dt.date.today())
+
+
+@kept(64)
+def _view_facts(snap: cdata.Snapshot, view: View) -> tuple[tuple | None, EmptyRange | None]:
+    return view_range(snap, view), empty_in_range(snap, view)
 
 
 def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
     """(``analysis.view.view_range``, ``analysis.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
-    return _VIEW_FACTS.get_or_build((repr(view), id(page.snap)), (page.snap,),
-                                    lambda: (view_range(page.snap, view), empty_in_range(page.snap, view)))
+    return _view_facts(page.snap, view)
 
 
 # The other date-range presets of the view drawn, built in the background once it is drawn: the range is what
@@ -196,23 +162,23 @@ def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "p
         if preset in ("custom", view.preset):
             continue
         other = replace(view, preset=preset, start=None, end=None)
-        key = _render_key(page, other, events, size)[0]
-        if key in _RENDERED or key in _QUEUED:
+        name = (repr(other), size)
+        if is_rendered(page, other, events, size) or name in _QUEUED:
             continue
-        _QUEUED.add(key)
-        _PREFETCH.submit(_build, page, other, events, size, key)
+        _QUEUED.add(name)
+        _PREFETCH.submit(_build, page, other, events, size, name)
         queued.append(preset)
     return queued
 
 
-def _build(page: Page, view: View, events, size: str, key: tuple) -> None:
+def _build(page: Page, view: View, events, size: str, name: tuple) -> None:
     try:
         rendered(page, view, events, size)
         view_facts(page, view)
     except Exception:  # noqa: BLE001 (a view that cannot be drawn is drawn, with its message, when chosen)
         pass
     finally:
-        _QUEUED.discard(key)
+        _QUEUED.discard(name)
 
 
 def load() -> Page:

@@ -15,6 +15,7 @@ from wording.plain import markdown_literal
 from charts.places_view import (DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label,
                                 render)
 
+from .cache import kept
 from . import deaths as pdeaths
 
 MAP_CHOICES = ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities")
@@ -34,10 +35,10 @@ def _t(key: str, **fields) -> str:
     return i18n.t(f"places.{key}", _lang(), **fields)
 
 
-@st.cache_resource(show_spinner=False)
-def _places_data(_snap) -> P.Places:
-    # Built once per server (about 3 s): the join depends only on the snapshot, which is read-only.
-    return P.build(_snap)
+@kept(4)
+def _places_data(snap) -> P.Places:
+    # Built once per snapshot (about 3 s): the join depends only on the snapshot, which is read-only.
+    return P.build(snap)
 
 
 def places_data(snap) -> P.Places:

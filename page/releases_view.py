@@ -18,21 +18,22 @@ from analysis import data as cdata
 from wording import i18n
 from analysis.status import status_text
 
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _ledger(_snap: cdata.Snapshot, snap_id: int, lang: str = "en", separators: str = ",") -> pd.DataFrame:
-    # The snapshot is read-only once loaded; its id keys the cache (the frame itself is not hashable cheaply).
-    return ledger.ledger(_snap, lang=lang, separators=separators)
+from .cache import kept
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _status(_snap: cdata.Snapshot, snap_id: int, today: dt.date) -> list[status.Status]:
-    return status.publication_status(_snap, today)
+@kept(4)
+def _ledger(snap: cdata.Snapshot, lang: str = "en", separators: str = ",") -> pd.DataFrame:
+    return ledger.ledger(snap, lang=lang, separators=separators)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _continuity(_snap: cdata.Snapshot, snap_id: int, measure: str, today: dt.date, lang: str = "en"):
-    return continuity.continuity_figure(_snap, measure, generated_on=today, lang=lang)
+@kept(4)
+def _status(snap: cdata.Snapshot, today: dt.date) -> list[status.Status]:
+    return status.publication_status(snap, today)
+
+
+@kept(4)
+def _continuity(snap: cdata.Snapshot, measure: str, today: dt.date, lang: str = "en"):
+    return continuity.continuity_figure(snap, measure, generated_on=today, lang=lang)
 
 
 def citation_block(snap: cdata.Snapshot, today: dt.date, lang: str = "en") -> str:
@@ -45,10 +46,9 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
         return i18n.t("releases." + key, lang, **fields)
 
     today = today or dt.date.today()
-    sid = id(snap)
     st.subheader(t("status"))
     st.caption(t("status_help"))
-    statuses = _status(snap, sid, today)
+    statuses = _status(snap, today)
     st.dataframe(status.status_table(statuses, lang), hide_index=True)
     for s in statuses:
         if s.status.startswith(("publication stopped", "no release")) and (s.evidence or s.continues):
@@ -71,7 +71,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
     st.subheader(t("every_release"))
     # The cells in the page's language, numbers with its separators (page/lang.py keeps them as w_sep).
-    table = _ledger(snap, sid, lang, st.session_state.get("w_sep", ","))
+    table = _ledger(snap, lang, st.session_state.get("w_sep", ","))
     sources = list(dict.fromkeys(table["source"]))
     pick = st.selectbox(t("source"), sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
                         key="releases_source")
@@ -79,7 +79,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
     st.subheader(t("continuity"))
     for measure in ("detained", "arrests"):
-        st.plotly_chart(_continuity(snap, sid, measure, today, lang), key=f"continuity_{measure}")
+        st.plotly_chart(_continuity(snap, measure, today, lang), key=f"continuity_{measure}")
 
     st.subheader(t("missing"))
     pres = ledger.catalogue_presence(snap)
@@ -93,7 +93,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None, lang: str = "en") -> str:
     """One line for a headline card: the source's publication status in words, with its last release."""
     today = today or dt.date.today()
-    for s in _status(snap, id(snap), today):
+    for s in _status(snap, today):
         if s.source == source:
             last = i18n.t("status.card_last", lang, date=s.last_release_known.isoformat()) if s.last_release_known else ""
             held = (i18n.t("status.card_held", lang, date=s.last_release_held.isoformat())
@@ -102,17 +102,17 @@ def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
     return ""
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _whats_new_text(_snap: cdata.Snapshot, snap_id: int, sources: tuple[str, ...], lang: str = "en") -> str:
-    return ledger.citation_text(_snap, list(sources), lang=lang)
+@kept(16)
+def _whats_new_text(snap: cdata.Snapshot, sources: tuple[str, ...], lang: str = "en") -> str:
+    return ledger.citation_text(snap, list(sources), lang=lang)
 
 
 def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources, lang: str = "en") -> str:
     """A view's citation followed by what's new in the latest release of each of its sources."""
-    new = _whats_new_text(snap, id(snap), tuple(dict.fromkeys(sources)), lang)
+    new = _whats_new_text(snap, tuple(dict.fromkeys(sources)), lang)
     return citation + ("\n" + i18n.t("news.whats_new", lang) + new if new else "")
 
 
 def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en") -> pd.DataFrame:
     """The publication-status table, for the Sources view."""
-    return status.status_table(_status(snap, id(snap), today or dt.date.today()), lang)
+    return status.status_table(_status(snap, today or dt.date.today()), lang)

@@ -10,13 +10,14 @@ from analysis import sources as csources
 from page.releases_view import status_dataframe
 
 from . import lang as plang
+from .cache import kept
 from .context import Page
 from .lang import t
 
 # Built once from the snapshot (read-only), not on every rerun.
-@st.cache_resource(show_spinner=False)
-def sources_tables(_snap):
-    return csources.sources_tables(_snap)
+@kept(4)
+def sources_tables(snap):
+    return csources.sources_tables(snap)
 
 
 def _catalogue_in(table, lang: str):

@@ -14,25 +14,26 @@ from analysis.study import StudyResult
 
 from . import lang as plang
 from . import state
+from .cache import kept
 from .context import Page
 from .lang import t
 from .trends import ref_label
 
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
 # rerun caused by another control does not recompute them (40-70 ms a rerun).
-@st.cache_resource(show_spinner=False, max_entries=64)
-def study_numbers(_snap, ref: str, on: dt.date, window: int):
-    return es.study_numbers(_snap, ref, on, window)
+@kept(64)
+def study_numbers(snap, ref: str, on: dt.date, window: int):
+    return es.study_numbers(snap, ref, on, window)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def study_figure(_snap, ref: str, on: dt.date, window: int, **kw):
-    return es.study_figure(_snap, ref, on, window, **kw)
+@kept(32)
+def study_figure(snap, ref: str, on: dt.date, window: int, **kw):
+    return es.study_figure(snap, ref, on, window, **kw)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def full_range_sources(_snap, ref: str, lang: str = "en") -> tuple[str, ...]:
-    return es.full_range_sources(_snap, ref, lang)
+@kept(64)
+def full_range_sources(snap, ref: str, lang: str = "en") -> tuple[str, ...]:
+    return es.full_range_sources(snap, ref, lang)
 
 
 def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.date, str]:

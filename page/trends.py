@@ -21,6 +21,7 @@ from wording import i18n
 
 from . import context, deaths, exports, state, uploads
 from . import lang as plang
+from .cache import kept
 from .context import Page
 from .lang import t
 
@@ -34,16 +35,16 @@ def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
     return i18n.series_text(sid, "title", lang, page.ref_label(sid)) + (f": {key}" if key else "")
 
 
-_LABELS = context.Kept(4)
-
-
 def picker_labels(page: Page, lang: str | None = None) -> dict[str, str]:
     """The series picker's label of each option in the reader's language, built once per snapshot and language
     (shared, read-only). Formatting the 291 labels on every run read the language from the session state
     twice per option: 15-30 ms of each change of the date range."""
-    lang = lang or plang.lang()
-    return _LABELS.get_or_build((id(page.snap), lang), (page.snap,),
-                                lambda: {r: ref_label(page, r, lang) for r in page.options})
+    return _picker_labels(page, lang or plang.lang())
+
+
+@kept(4)
+def _picker_labels(page: Page, lang: str) -> dict[str, str]:
+    return {r: ref_label(page, r, lang) for r in page.options}
 
 
 def link_notes(view: View) -> list[str]:

@@ -93,9 +93,8 @@ def test_the_other_presets_of_a_drawn_view_are_built_in_the_background_as_render
     assert context.prefetch(page, view, events) == []  # nothing left to build
     for preset in set(PRESETS) - {"custom", "all"}:
         other = View(series=["ice_detention_stats.detained_total"], preset=preset)
-        key, sources = context._render_key(page, other, events, "page")
-        kept = context._RENDERED.get(key, sources)
-        assert kept is not None and context.rendered(page, other, events) is kept
+        assert context.is_rendered(page, other, events)
+        kept = context.rendered(page, other, events)
         fresh = render(page.snap, other, events=events, reported=page.reported)
         assert _json(kept.figure) == _json(fresh.figure) and kept.table.equals(fresh.table)
 
@@ -112,3 +111,42 @@ def test_a_server_that_settled_its_heap_exits_without_leak_warnings():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "leaked" not in r.stderr, r.stderr[:500]
+
+
+def test_the_page_cache_keys_read_only_inputs_by_identity_and_the_rest_by_value():
+    """page.cache's one rule. A snapshot passed as ``_snap`` used to be left out of st.cache_resource's key, so a
+    second snapshot got the first one's values; an argument that cannot be hashed is refused, never dropped."""
+    import pandas as pd
+    import pytest
+
+    from page.cache import kept
+    calls = []
+
+    @kept(8)
+    def size_of(frame, label, view=None):
+        calls.append(label)
+        return (len(frame), label)
+
+    a, b = pd.DataFrame({"x": [1, 2]}), pd.DataFrame({"x": [1, 2]})
+    assert size_of(a, "one") == (2, "one") and size_of(a, "one") == (2, "one")
+    assert calls == ["one"]
+    size_of(b, "one")  # equal contents, another object: built again, never matched to a's entry
+    size_of(a, "two")
+    size_of(a, "one", view=View(preset="all"))
+    size_of(a, "one", view=View(preset="all"))
+    assert calls == ["one", "one", "two", "one"]
+    with pytest.raises(TypeError, match="argument 'view'.*list"):
+        size_of(a, "one", view=[1, 2])
+    size_of.clear()
+    size_of(a, "one")
+    assert calls[-1] == "one" and len(calls) == 5
+
+
+def test_a_second_snapshot_gets_its_own_headlines_and_ledger():
+    from analysis import data as cdata
+    from page import headlines, releases_view
+    one, two = context.snapshot(), cdata.load_snapshot(context.DATA)
+    day = dt.date(2026, 12, 1)
+    assert headlines.headline_figures(one, day) is headlines.headline_figures(one, day)
+    assert headlines.headline_figures(two, day) is not headlines.headline_figures(one, day)
+    assert releases_view._status(two, day) is not releases_view._status(one, day)
