@@ -10,11 +10,12 @@ import streamlit as st
 from analysis.asof import revisions_after, unversioned
 from charts.compose import Rendered
 from analysis.coverage import EmptyRange
-from figures.events import events_csv, events_legend_table
+from figures.events import events_csv, events_legend_table, number_events
 from figures.core import source_lines
 from figures.labels import localised_label
 from wording.plain import markdown_literal
 from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
+from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 
 from charts import export
 from wording import i18n
@@ -181,6 +182,42 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     return r
 
 
+def link_words(event: dict, lang: str) -> str:
+    """What an event's link is, in the reader's language: the original report, or a copy of another outlet's
+    (where, of whom, of when; ``loaders.copies.describe_link`` in words)."""
+    if not is_copy(event.get("link_is_copy")):
+        return t("page.events_table.link_original")
+    text = lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v).strip()  # noqa: E731
+    outlet, when = text(event.get("original_outlet")), text(event.get("original_date"))
+    words = t("page.events_table.link_copy", host=host(text(event.get("source_url"))) or t("page.events_table.elsewhere"))
+    if outlet and outlet != UNKNOWN_OUTLET:
+        words += t("page.events_table.link_of", outlet=outlet)
+    else:
+        words += t("page.events_table.link_unnamed")
+    return words + (f", {when}" if when else "")
+
+
+def events_reader_table(events: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """The events table as a reader reads it: the precision of each date and what each link is in words of the
+    reader's language (the columns keep their field names; ``events_table_columns`` labels them)."""
+    table = events_legend_table(events, lang).copy()
+    table["date_precision"] = [t(f"page.events_table.precision_{p}") if i18n.has(f"page.events_table.precision_{p}", lang)
+                               else p for p in table["date_precision"]]
+    rows = number_events(events).to_dict("records")  # the table's rows, in its order
+    if len(rows) == len(table):
+        table["link"] = [link_words(e, lang) for e in rows]
+    return table
+
+
+def events_table_columns(columns) -> dict:
+    """Each column of the events table under a reader's label (never the field name), the link clickable."""
+    cfg = {c: st.column_config.Column(t(f"page.events_table.{c}")) for c in columns
+           if i18n.has(f"page.events_table.{c}", plang.lang())}
+    if "source_url" in cfg:
+        cfg["source_url"] = st.column_config.LinkColumn(t("page.events_table.source_url"))
+    return cfg
+
+
 def chart_notes(page: Page, r: Rendered) -> None:
     """Under the chart: data date and sources, each series' definition, the events legend, the data."""
     latest = r.table.sort_values("end").iloc[-1]
@@ -204,8 +241,8 @@ def chart_notes(page: Page, r: Rendered) -> None:
         box = state.lazy_expander(t("page.trends.events_list"), "x_events_legend")
         if box.open:
             with box, st.container(key="events_legend"):
-                st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
-                             column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
+                table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
+                st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
                 st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
                                    file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
     box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
