@@ -44,3 +44,33 @@ def test_the_events_table_shows_reader_labels_not_field_names(lang, words):
     # The precision is a word of the reader's language too, not the file's code.
     precision = set(frame["date_precision"])
     assert precision and not precision & ({"exacta", "aproximada"} if lang == "en" else {"exact", "approximate"})
+
+
+def open_room(at: AppTest, room: str) -> AppTest:
+    """Open a room (tab) by its name, as a click on the switcher would."""
+    at.session_state["tab"] = room
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("room", ["places", "sources", "releases", "study", "trends"])
+def test_every_room_keeps_the_spanish_language_and_separators_in_its_link(room):
+    # A Spanish reader on Places copied the address bar and sent an English page: the room rewrote the link
+    # from its own view, without lang=es.
+    at = app({"lang": "es", "sep": ".", **({"tab": room} if room != "trends" else {})})
+    assert at.session_state["tab"] == room
+    q = {k: at.query_params[k] for k in at.query_params}
+    assert q.get("lang") == "es" and q.get("sep") == ".", q
+    # Opened, the link shows the same room in Spanish.
+    again = app(q)
+    assert again.session_state["tab"] == room and again.session_state["w_lang"] == "es"
+
+
+@pytest.mark.parametrize("room", ["sources", "places"])
+def test_a_language_chosen_in_any_room_goes_into_the_link_and_english_leaves_it_out(room):
+    at = app({"tab": room})
+    at.radio(key="w_lang").set_value("es").run()
+    assert at.query_params.get("lang") == "es" and at.query_params.get("tab") == room
+    at.radio(key="w_lang").set_value("en").run()
+    assert "lang" not in at.query_params and at.query_params.get("tab") == room
