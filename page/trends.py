@@ -72,15 +72,25 @@ def series_picker(page: Page) -> list[str]:
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
     c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
+    lo_bound, hi_bound = page.range_bounds(dt.date.today())
     with c1:
-        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k))
+        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k),
+                     on_change=_custom_from_shown, args=(lo_bound, hi_bound))
     with c2:
         if st.session_state["w_preset"] == "custom":
-            lo_bound, hi_bound = page.range_bounds(dt.date.today())
             st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
         else:
             preset_caption(page, state.current_view())
     return st.session_state["w_preset"]
+
+
+def _custom_from_shown(lo_bound: dt.date, hi_bound: dt.date) -> None:
+    """A custom range starts as the range the reader was looking at, so it ends at the chosen series' last figure,
+    not today (the picker allows up to today; an end past the data only adds empty months)."""
+    ss = st.session_state
+    shown = ss.get("shown_range")
+    if ss.get("w_preset") == "custom" and shown:
+        ss["w_range"] = tuple(min(max(d, lo_bound), hi_bound) for d in shown)
 
 
 def preset_caption(page: Page, view: View) -> str:
@@ -90,6 +100,7 @@ def preset_caption(page: Page, view: View) -> str:
     if rng is None:
         return ""
     lo, hi, _, last = rng
+    st.session_state["shown_range"] = (lo, hi)  # where a custom range starts (``_custom_from_shown``)
     if view.preset == "all":
         text = t("page.trends.preset_all", lo=lo, hi=hi)
     elif view.preset == "since-2025-01-20":

@@ -74,3 +74,16 @@ def test_a_language_chosen_in_any_room_goes_into_the_link_and_english_leaves_it_
     assert at.query_params.get("lang") == "es" and at.query_params.get("tab") == room
     at.radio(key="w_lang").set_value("en").run()
     assert "lang" not in at.query_params and at.query_params.get("tab") == room
+
+
+def test_a_custom_range_starts_as_the_range_shown_and_ends_at_the_last_data_date_not_today():
+    # "Custom range" set its end to today, four months past the data.
+    from analysis import data as cdata
+    from analysis.view import View, view_range
+    at = app()
+    series = list(at.session_state["w_series"])
+    lo, hi, _, last = view_range(cdata.load_snapshot(), View(series=series))
+    at.selectbox(key="w_preset").set_value("custom").run()
+    assert not at.exception
+    assert tuple(at.date_input(key="w_range").value) == (lo, hi) and hi == last
+    assert at.query_params.get("end") == last.isoformat()
