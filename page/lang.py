@@ -33,6 +33,14 @@ def t(key: str, **fields) -> str:
     return i18n.t(key, lang(), **fields)
 
 
+def words(prefix: str, options) -> callable:
+    """A choice's ``format_func``: each option's words (``prefix.option``) in the language the choice is drawn
+    in, looked up once (a function reading the session's language at each call would, in Streamlit's test
+    client, format outside the session, in English)."""
+    table = {o: t(f"{prefix}.{o}") for o in options}
+    return lambda o: table.get(o, str(o))
+
+
 def number(value, decimals: int = 0) -> str:
     return i18n.number(value, lang(), sep(), decimals)
 

@@ -14,7 +14,8 @@ from figures.events import events_csv, events_legend_table, number_events
 from figures.core import source_lines
 from figures.labels import localised_label
 from wording.plain import markdown_literal
-from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
+from analysis import data as cdata
+from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
 from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 
 from charts import export
@@ -74,7 +75,7 @@ def range_picker(page: Page) -> str:
     c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
     lo_bound, hi_bound = page.range_bounds(dt.date.today())
     with c1:
-        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k),
+        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=plang.words("preset", PRESETS),
                      on_change=_custom_from_shown, args=(lo_bound, hi_bound))
     with c2:
         if st.session_state["w_preset"] == "custom":
@@ -133,7 +134,23 @@ def breakdown_picker(page: Page) -> list[str]:
     return list(ss["w_extra"])
 
 
-def chart_options(events: pd.DataFrame) -> None:
+def granularity_note(page: Page, view: View) -> str:
+    """Next to the frequency control: the chosen series that it leaves at their own frequency, and why
+    (``analysis.view.regrouped``); "" when it regroups every one of them."""
+    if view.granularity == "native":
+        return ""
+    kept = []
+    for ref in view.series:
+        sid, _, key = ref.partition("|")
+        if sid not in page.snap.by_series or regrouped(cdata.series_rows(page.snap, sid, key), view.granularity):
+            continue
+        freq = str(page.snap.info(sid)["frequency"])
+        freq = t(f"frequency.{freq}") if i18n.has(f"frequency.{freq}", plang.lang()) else freq
+        kept.append(t("page.trends.gran_kept_item", label=ref_label(page, ref), frequency=freq))
+    return t(f"page.trends.gran_kept_{view.granularity}", names="; ".join(kept)) if kept else ""
+
+
+def chart_options(page: Page, events: pd.DataFrame) -> None:
     """Granularity, per day, rolling average, index, log scale, fiscal axis, as published, reported figures."""
     ss = st.session_state
     box = state.lazy_expander(t("page.trends.chart_options"), "x_options")
@@ -143,9 +160,12 @@ def chart_options(events: pd.DataFrame) -> None:
         o1, o2, o3 = st.columns(3)
         with o1:
             st.radio(t("page.trends.granularity"), list(GRANULARITIES), key="w_gran",
-                     format_func=lambda k: t("granularity." + k), horizontal=True)
+                     format_func=plang.words("granularity", GRANULARITIES), horizontal=True)
+            note = granularity_note(page, state.current_view())
+            if note:
+                st.caption(note)
             st.checkbox(t("page.trends.per_day"), key="w_perday", help=t("page.trends.per_day_help"))
-            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=lambda k: t(f"rolling.{k}"),
+            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=plang.words("rolling", ROLLING),
                      horizontal=True)
         with o2:
             st.checkbox(t("page.trends.index_on"), key="w_index_on")
@@ -312,7 +332,7 @@ def trends_panel(page: Page) -> View:
     uploads.local_events_report(page)
     series_picker(page)
     breakdown_picker(page)
-    chart_options(events)
+    chart_options(page, events)
     events = uploads.events_controls(page, events)
     return range_and_chart(page, events)
 

@@ -87,3 +87,35 @@ def test_a_custom_range_starts_as_the_range_shown_and_ends_at_the_last_data_date
     assert not at.exception
     assert tuple(at.date_input(key="w_range").value) == (lo, hi) and hi == last
     assert at.query_params.get("end") == last.isoformat()
+
+
+def gran_note(at: AppTest, lang: str, granularity: str) -> str:
+    """The words drawn next to the frequency control."""
+    from wording import i18n
+    head = i18n.t(f"page.trends.gran_kept_{granularity}", lang, names="\x00").split("\x00")[0]
+    return " ".join(c.value for c in at.caption if c.value.startswith(head))
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_weekly_says_which_series_stay_at_their_own_frequency_and_why(lang):
+    # "Weekly" did nothing to biweekly and monthly series and said nothing.
+    series = "ddp_facility_daily.detained_midnight,trac_detention.detained_total,ddp_arrests_aggregates.monthly_national_chart_data"
+    at = app({"series": series, "lang": lang}, panels=("x_options",))
+    at.session_state["w_gran"] = "weekly"
+    at.run()
+    note = gran_note(at, lang, "weekly")
+    from wording import i18n
+    from analysis import data as cdata
+    snap = cdata.load_snapshot()
+    titles = {s: i18n.series_text(s, "title", lang, snap.info(s)["title"]) for s in series.split(",")}
+    assert note, "nothing next to the frequency control"
+    # The biweekly and the monthly series are named, with their own frequency; the daily one is not.
+    assert titles["trac_detention.detained_total"] in note and titles["ddp_arrests_aggregates.monthly_national_chart_data"] in note
+    assert titles["ddp_facility_daily.detained_midnight"] not in note
+    assert i18n.t("frequency.biweekly", lang) in note and i18n.t("frequency.monthly", lang) in note
+    # Monthly averages are made of the biweekly headcounts (each is a count on one day), not of the monthly series.
+    at.session_state["w_gran"] = "monthly"
+    at.run()
+    note = gran_note(at, lang, "monthly")
+    assert titles["ddp_arrests_aggregates.monthly_national_chart_data"] in note
+    assert titles["trac_detention.detained_total"] not in note and titles["ddp_facility_daily.detained_midnight"] not in note
