@@ -231,7 +231,8 @@ def finish(spec: dict) -> dict:
     lay = spec["layout"]
     plot_w = sz.width - 80 - 24
     chars = max(40, int(plot_w / (sz.font * 0.52)))  # footer text is plain Latin prose: a little narrower
-    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
+    # A word longer than a line (a file's URL) is broken across lines rather than run past the right edge.
+    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=True) or [""])]
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
@@ -241,15 +242,25 @@ def finish(spec: dict) -> dict:
             f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{html_text(s)}</span>" for s in sub)
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
-    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
+    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text. An entry wider than
+    # the plot (a long series title on a phone-width page chart) is wrapped onto lines of its own: Plotly never
+    # wraps a legend entry, it runs off the right edge.
+    fit = max(12, int((plot_w - 50) / (sz.font * CHAR_EM)))
+    for t in spec["data"]:
+        name = t.get("name") or ""
+        if t.get("showlegend", True) and len(html.unescape(name)) > fit:
+            t["name"] = "<br>".join(textwrap.wrap(name, fit, break_long_words=False)) or name
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
-    rows, used = (1 if widths else 0), 0.0
-    for w in widths:
+    entries = [n.split("<br>") for n in dict.fromkeys(names)]
+    widths = [(50 + max(len(html.unescape(x)) for x in e) * sz.font * CHAR_EM, len(e)) for e in entries]
+    rows, used, row_lines, legend_lines = (1 if widths else 0), 0.0, 0, 0
+    for w, lines in widths:
         if used and used + w > plot_w:
-            rows, used = rows + 1, 0.0
+            rows, used, legend_lines, row_lines = rows + 1, 0.0, legend_lines + row_lines, 0
         used += w
-    legend_h = rows * sz.font * 2.0 + 6
+        row_lines = max(row_lines, lines)
+    legend_lines += row_lines
+    legend_h = rows * sz.font * 2.0 + (legend_lines - rows) * sz.font * 1.3 + 6
     top = 14 + title_h + 8 + legend_h + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):

@@ -157,12 +157,12 @@ class Kept:
 _RENDERED = Kept(64)
 
 
-def _render_key(page: Page, view: View, events, size: str) -> tuple[tuple, tuple]:
+def _render_key(page: Page, view: View, events, size) -> tuple[tuple, tuple]:
     sources = (page.snap, events, page.reported)
     return (repr(view), dt.date.today(), size, *map(id, sources)), sources
 
 
-def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
+def rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> Rendered:
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
     key, sources = _render_key(page, view, events, size)
@@ -188,7 +188,7 @@ _PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefetch-prese
 _QUEUED: set = set()
 
 
-def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
+def prefetch(page: Page, view: View, events: pd.DataFrame | None, size="page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
     queued = []
     for preset in PRESETS:

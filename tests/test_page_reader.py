@@ -119,3 +119,48 @@ def test_weekly_says_which_series_stay_at_their_own_frequency_and_why(lang):
     note = gran_note(at, lang, "monthly")
     assert titles["ddp_arrests_aggregates.monthly_national_chart_data"] in note
     assert titles["trac_detention.detained_total"] not in note and titles["ddp_facility_daily.detained_midnight"] not in note
+
+
+def block_texts(block) -> list[str]:
+    out = []
+    for child in getattr(block, "children", {}).values():
+        v = getattr(child, "value", None)
+        if isinstance(v, str):
+            out.append(v)
+        out += block_texts(child)
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_each_headline_card_is_one_plain_sentence_with_the_rest_one_click_away(lang):
+    # The cards were about 80 words of grey text each: the sentence to quote had to be dug out.
+    import datetime as dt
+    import re
+
+    from analysis import data as cdata
+    from analysis.overview import headlines
+    from page.headlines import quote_markdown
+    from wording import i18n
+    hs = headlines(cdata.load_snapshot(), dt.date.today(), lang)
+    at = app({"lang": lang})
+    popovers = at.get("popover")[:len(hs)]  # the cards' (the chart's definitions come after them)
+    in_popovers = [t for p in popovers for t in block_texts(p)]
+    plain = [m.value for m in at.markdown]  # plain type (a caption is grey)
+    assert len(popovers) == len(hs) >= 4 and all(block_texts(p) for p in popovers)
+    for h, pop in zip(hs, popovers):
+        sentence = quote_markdown(h)
+        assert sentence in plain and sentence not in in_popovers, h.label
+        # One sentence, short enough to quote, that says the figure, its period, what it covers and where from.
+        assert h.quote.endswith(").") and len(h.quote.split()) <= 45, h.quote
+        assert not re.search(r"\.\s+[A-ZÁÉÍÓÚ]", h.quote.replace("U.S. ", "").replace("EE. UU.", "")), h.quote
+        assert i18n.number(h.value, lang) in h.quote
+        period = i18n.date(h.data_date, lang) if "FY" in h.period or "fiscal" in h.period or h.period.startswith(("on ", "el ")) \
+            else h.period
+        assert period in h.quote, (period, h.quote)
+        # The rest is one click away, in the card's popover: comparison, publication, staleness and method.
+        details = " ".join(block_texts(pop))
+        assert h.release_note in details and h.comparison[1:] in details and h.definition[:60] in details
+        assert str(h.age_days) in details
+    # None of that is on the cards themselves any more.
+    outside = [c.value for c in at.caption if c.value not in in_popovers]
+    assert not [c for c in outside if any(h.release_note in c for h in hs)], outside
