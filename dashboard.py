@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page import context, phone, state
+from page import browser, context, state
 from page import lang as plang
 from page.headlines import show_headlines
 from page.releases_view import releases_panel
@@ -29,7 +29,7 @@ events = context.session_events(page)
 state.seed(page, events)
 state.keep_widgets()
 plang.switch()  # after keep_widgets: a widget's value cannot be written back once it is drawn
-phone.width()  # the reader's screen, when narrow: the chart is laid out for it (page/phone.py)
+browser.width()  # the reader's screen, when narrow: the chart is laid out for it; Enter commits a date (page/browser.py)
 show_headlines(page)
 
 # The rooms: only the open one is built and sent to the browser; choosing another reruns the page. A

@@ -21,7 +21,7 @@ from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 from charts import export
 from wording import i18n
 
-from . import context, exports, phone, state, uploads
+from . import browser, context, exports, state, uploads
 from . import lang as plang
 from .context import Page
 from .lang import t
@@ -193,8 +193,8 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         st.info(t("page.trends.choose_series"))
         return None
     try:
-        # built once per view, day and size (a phone's width: page.phone), shared by sessions
-        r = context.rendered(page, view, events, size=phone.chart_size())
+        # built once per view, day and size (a phone's width: page.browser), shared by sessions
+        r = context.rendered(page, view, events, size=browser.chart_size())
     except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
         st.warning(str(e))
         return None
@@ -357,5 +357,5 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
-        context.prefetch(page, view, events, size=phone.chart_size())  # last: the other presets are built while the reader reads this one
+        context.prefetch(page, view, events, size=browser.chart_size())  # last: the other presets are built while the reader reads this one
     return view

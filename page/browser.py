@@ -1,5 +1,5 @@
-"""The page on a phone: how wide the reader's screen is, the chart laid out for that width, and the few styles
-that keep a narrow screen readable.
+"""What the page asks of the reader's browser: how wide the screen is (the chart is laid out for a phone's
+width; a few styles keep a narrow screen readable), and that Enter in a date field applies the date.
 
 Plotly lays out a figure's title, legend and footer for the width it is built for and never wraps them: the
 page chart built for 1,100 px and drawn in a 358 px column had its title and legend cut at the right and the
@@ -33,6 +33,20 @@ export default function(component) {{
     if (window.__pageWidthSent !== w) {{ window.__pageWidthSent = w; setStateValue('width', w); }}
   }};
   send();
+  // A date field (the custom range, the index and as-published dates) applied a typed date only on a click
+  // outside it: a reader typed a date, pressed Enter and saw no change. Streamlit's field applies the typed
+  // value on Escape (its own key handler), so Enter is passed on to it as Escape.
+  if (!window.__dateEnterApplies) {{
+    window.__dateEnterApplies = true;
+    document.addEventListener('keydown', (e) => {{
+      const field = e.key === 'Enter' && !e.isComposing && e.target && e.target.closest
+                    && e.target.closest('[data-testid="stDateInputField"]');
+      if (!field) return;
+      e.preventDefault();
+      e.stopPropagation();
+      e.target.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Escape', code: 'Escape', bubbles: true, cancelable: true}}));
+    }}, true);
+  }}
   if (!window.__pageWidthWatch) {{
     window.__pageWidthWatch = true;
     let timer = null;
@@ -55,7 +69,7 @@ _component = None
 def _viewport():
     global _component
     if _component is None:
-        _component = st.components.v2.component("page_width", js=_JS)
+        _component = st.components.v2.component("page_browser", js=_JS)
     return _component
 
 
