@@ -8,6 +8,8 @@ part); below ``NARROW_PX`` the chart is built for that width (``chart_size``).
 """
 from __future__ import annotations
 
+import re
+import textwrap
 from dataclasses import replace
 
 import streamlit as st
@@ -95,3 +97,71 @@ def chart_size(width_px: int | None = None) -> str | Size:
     column = max(280, int(w) - 32)
     return replace(size_of("page"), name="phone", width=column, plot_height=360,
                    description="the page's chart on a phone")
+
+
+# ---------------------------------------------------------------- figures laid out for a wide screen
+
+_TAGGED = re.compile(r"((?:<[a-z]+[^>]*>)*)(.*?)((?:</[a-z]+>)*)", re.S)
+_CHAR_EM = 0.56  # average glyph width in em of Plotly's fonts, as figures.core counts it
+
+
+def _wrap_html(text: str, chars: int) -> str:
+    """Plotly text (lines joined by <br>, each maybe wrapped in tags such as <b> or <sup>) rewrapped to ``chars``
+    characters a line, each new line in its line's tags."""
+    out = []
+    for seg in text.split("<br>"):
+        opening, inner, closing = _TAGGED.fullmatch(seg).groups()
+        out += [opening + line + closing for line in textwrap.wrap(inner, max(8, chars)) or [inner]]
+    return "<br>".join(out)
+
+
+def fit_to_screen(fig, width_px: int | None = None):
+    """A figure built for a wide screen (the Places maps), with its title and paper-anchored notes rewrapped to a
+    phone's width and its margins grown for the extra lines, so nothing runs off the right edge or over the
+    note beside it; the figure itself (shared, cached) is left as it is. On a wide screen: ``fig`` unchanged."""
+    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
+    if not w or w >= NARROW_PX:
+        return fig
+    spec = fig.to_dict()
+    lay = spec["layout"]
+    width = max(280, int(w) - 32)
+    base = ((lay.get("font") or {}).get("size") or 12)
+    margin = dict(lay.get("margin") or {})
+    # Unset margins are Streamlit's theme's, a few pixels: the page draws these figures with it.
+    left, right = margin.get("l", 10), margin.get("r", 10)
+    plot_w = max(100, width - left - right)
+    grow_top = grow_bottom = title_h = 0.0
+    title = lay.get("title") or {}
+    if title.get("text"):
+        size = (title.get("font") or {}).get("size") or base * 1.4
+        x = title.get("x", 0.5) if title.get("xanchor") == "left" else 0.0
+        before = title["text"].count("<br>")
+        title["text"] = _wrap_html(title["text"], int((width * (1 - x) - 12) / (size * _CHAR_EM)))
+        grow_top = (title["text"].count("<br>") - before) * size * 1.3
+        title_h = (title["text"].count("<br>") + 1) * size * 1.3
+    notes = [a for a in lay.get("annotations") or [] if a.get("text") and a.get("xref", "paper") == "paper"]
+    for a in notes:
+        size = (a.get("font") or {}).get("size") or base
+        x, y = a.get("x", 0.5), a.get("y", 0.5)
+        at = left + x * plot_w
+        edge = width - 4
+        for b in notes:  # a note further along the same line ends this one's room
+            if b is not a and abs(b.get("y", 0.5) - y) < 0.03 and b.get("x", 0.5) > x:
+                edge = min(edge, left + b.get("x", 0.5) * plot_w - 6)
+        anchor = a.get("xanchor", "auto")
+        if anchor == "auto":  # Plotly's own rule for a paper-anchored note
+            anchor = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "center"
+        room = at if anchor == "right" else 2 * min(at, width - at) if anchor == "center" else edge - at
+        before = a["text"].count("<br>")
+        a["text"] = _wrap_html(a["text"], int(room / (size * _CHAR_EM)))
+        added = (a["text"].count("<br>") - before) * size * 1.35
+        if y <= 0 and a.get("yanchor") == "top":
+            grow_bottom = max(grow_bottom, added)
+    margin["t"] = margin.get("t", 100) + grow_top
+    margin["b"] = margin.get("b", 80) + grow_bottom
+    lay["margin"] = margin
+    lay["height"] = (lay.get("height") or 450) + grow_top + grow_bottom
+    if grow_top:
+        # Placed by its last line: Plotly lifts a title of several lines anchored at its top off the figure.
+        title.update(yref="container", y=1 - (12 + title_h) / lay["height"], yanchor="bottom")
+    return spec

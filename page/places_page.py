@@ -12,6 +12,7 @@ from figures import maps
 from analysis import places as P
 from wording.plain import markdown_literal
 from charts.places_view import PlacesView, default_release, link_notes, map_label, render
+from page import browser
 
 
 def _lang() -> str:
@@ -104,7 +105,7 @@ def places_panel(snap) -> None:
     for note in ss.get("places_link_notes") or []:
         st.info(markdown_literal(note))
     r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita), lang, _sep())
-    sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
+    sel = st.plotly_chart(browser.fit_to_screen(r.figure), width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if view.map == "facilities" else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
               if p.get("customdata")] if view.map == "facilities" else []

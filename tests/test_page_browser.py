@@ -107,3 +107,43 @@ def test_enter_in_the_custom_range_applies_the_dates(server, browser):
                                "return gd && String(gd._fullLayout.xaxis.range[0]).startsWith('2025-06-01'); }", arg=CHART)
     finally:
         context.close()
+
+
+PLACES = ".st-key-places_map .js-plotly-plot"
+TEXT_BOXES = """(sel) => {
+  const gd = document.querySelector(sel);
+  return Array.from(gd.querySelectorAll('.gtitle, .annotation-text')).map(e => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: (e.textContent || '').slice(0, 50)};
+  });
+}"""
+
+
+def test_the_places_map_titles_and_notes_fit_a_phone_and_do_not_overlap(server, browser):
+    # At 390 px the map's title and source notes ran off the right edge and the two territory insets' titles
+    # were drawn over each other.
+    context = browser.new_context(viewport=PHONE)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        page.goto(server + "/?tab=places")
+        page.wait_for_selector(IDLE)
+        page.wait_for_function("(sel) => { const gd = document.querySelector(sel); "
+                               "return gd && gd._fullLayout && gd._fullLayout.width <= 390; }", arg=PLACES)
+        page.wait_for_function("() => window.__pageWidthSent > 0")  # the page knows it is on a phone
+        page.wait_for_selector(IDLE)
+        try:
+            page.wait_for_function("(sel) => document.querySelector(sel)._fullLayout.title.text.split('<br>').length > 2",
+                                   arg=PLACES, timeout=30_000)
+        except sync_api.TimeoutError:
+            pytest.fail("the map was never laid out again for the phone's width (its title is on one line)")
+        boxes = page.evaluate(TEXT_BOXES, PLACES)
+        assert len(boxes) >= 3
+        cut = [b for b in boxes if b["right"] > PHONE["width"] + 1 or b["left"] < -1]
+        assert not cut, cut
+        over = [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                if a["left"] < b["right"] - 1 and b["left"] < a["right"] - 1
+                and a["top"] < b["bottom"] - 1 and b["top"] < a["bottom"] - 1]
+        assert not over, over
+    finally:
+        context.close()
