@@ -819,19 +819,26 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     sz = size_of(size)
     xs, ys, hover, text = [], [], [], []
     end = f"{hi:%Y-%m-%d}"
+    # On a figure too narrow for a label to run right from where the line starts (a phone-width page chart), the
+    # label ends where the line ends, wrapped to the plot's width, so it cannot run past the right edge.
+    narrow = sz.width < 600
+    fit = max(16, int((sz.width - 104 - 10) / (sz.font * CHAR_EM)))
     for r in reported.itertuples(index=False):
         start = f"{r.period_start:%Y-%m-%d}"
         label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
                                  who=str(r.reported_by).split(" (")[0]))
+        if narrow:
+            label = "<br>".join(textwrap.wrap(label, fit)) or label
         h = _reported_hover(r, lang, sep)
         xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += [label, "", ""]
+        text += ["", label, ""] if narrow else [label, "", ""]
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                text=text, textposition="top left" if narrow else "top right",
+                textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 

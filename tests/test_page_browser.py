@@ -70,10 +70,10 @@ def test_the_chart_is_reached_within_one_screens_scroll(phone):
     assert m["chartTop"] <= PHONE["height"] * 2 - 400, f"the chart starts {m['chartTop']:.0f} px down"
 
 
-def test_title_legend_and_footer_fit_the_phones_width(phone):
+def test_title_legend_footer_and_labels_fit_the_phones_width(phone):
     m = phone.evaluate(MEASURE, CHART)
     assert m["width"] <= PHONE["width"]
-    for part in ("title", "legend", "footer"):
+    for part in ("title", "legend", "footer", "markers"):  # markers: the text drawn in the plot (event numbers, target labels)
         assert m[part], f"no {part} drawn"
         cut = [r for r in m[part] if r["right"] > PHONE["width"] + 1 or r["left"] < -1]
         assert not cut, f"{part} runs past the screen: {cut[:3]}"
