@@ -57,8 +57,10 @@ export default function(component) {{
 }}
 """
 
-# Narrow screens: a smaller title and less space above it, so the cards and the chart come sooner.
+# Narrow screens: a smaller title and less space above it, so the cards and the chart come sooner. The page's
+# invisible helpers (these styles, the width report) sit in containers that take no room (``style``).
 CSS = f"""<style>
+[class*="st-key-page_helper"] {{ display: none; }}
 @media (max-width: {NARROW_PX}px) {{
   [data-testid="stMainBlockContainer"] {{ padding-top: 2.5rem; }}
   h1 {{ font-size: 1.6rem !important; line-height: 1.25 !important; padding-bottom: 0.25rem !important; }}
@@ -78,14 +80,21 @@ def _viewport():
 def width() -> int:
     """The reader's window width in pixels when it is narrower than ``NARROW_PX`` (in steps of ``STEP_PX``);
     0 on a wide screen, and before the browser has said (the first run of a session, Streamlit's test client)."""
-    st.html(CSS)
+    style(CSS, "phone")
     try:
-        res = _viewport()(key="page_width", default={"width": 0}, height=0, on_width_change=lambda: None)
+        with st.container(key="page_helper_width"):
+            res = _viewport()(key="page_width", default={"width": 0}, height=0, on_width_change=lambda: None)
         w = int(getattr(res, "width", 0) or 0)
     except Exception:  # noqa: BLE001 (no browser to ask, as under the test client: the page as on a wide screen)
         w = int(st.session_state.get("page_width_px", 0) or 0)
     st.session_state["page_width_px"] = w
     return w
+
+
+def style(css: str, name: str) -> None:
+    """Page styles (a ``<style>`` block of the page's own, never data), in a container that takes no room."""
+    with st.container(key=f"page_helper_style_{name}"):
+        st.html(css)
 
 
 def chart_size(width_px: int | None = None) -> str | Size:

@@ -10,6 +10,7 @@ from analysis.overview import Headline, headlines
 from page.releases_view import card_status
 from wording.plain import markdown_literal
 
+from . import browser
 from . import lang as plang
 from .context import Page
 
@@ -72,7 +73,7 @@ def show_headlines(page: Page) -> list:
     """Draw the cards; return the headline figures drawn."""
     t = plang.t
     hs = headline_figures(page.snap, dt.date.today(), plang.lang(), plang.sep())
-    st.html(CARDS_CSS)
+    browser.style(CARDS_CSS, "cards")
     with st.container(key="headline_cards", horizontal=True, gap="small"):
         for i, h in enumerate(hs):
             with st.container(border=True, key=f"card_{i}"):

@@ -387,7 +387,8 @@ def test_event_categories_drive_markers_and_legend(page, server):
     n0 = len(default.events)
     assert n0 > 5 and event_markers(page) == n0 and legend_rows(page) == n0
     header = grid_rows(page.locator(".st-key-events_legend"))[0]
-    assert header[:4] == ["number", "date", "date_precision", "title"] and "source link" in header
+    # Reader labels, not field names (issue 26: the table showed "date_precision").
+    assert header[:4] == ["No.", "Date", "Date precision", "Event"] and "Source link" in header
 
     open_expander(page, "Events on the chart")
     with rerun(page):
