@@ -57,15 +57,21 @@ export default function(component) {{
 }}
 """
 
-# Narrow screens: a smaller title and less space above it, so the cards and the chart come sooner. The page's
-# invisible helpers (these styles, the width report) sit in containers that take no room (``style``).
-CSS = f"""<style>
+# The page's own styles (never data): the headline cards three to a row on a desktop; on a narrow screen a
+# smaller title with less space above it, and the five cards side by side in one row the reader swipes through,
+# each most of the screen wide (stacked, they pushed the chart about 3,200 px down). Applied through the width
+# helper's component (mounted into the page, not a shadow root), in a container that takes no room.
+CSS = f"""
 [class*="st-key-page_helper"] {{ display: none; }}
+.st-key-headline_cards > div {{ flex: 1 1 30%; min-width: 16rem; }}
 @media (max-width: {NARROW_PX}px) {{
   [data-testid="stMainBlockContainer"] {{ padding-top: 2.5rem; }}
   h1 {{ font-size: 1.6rem !important; line-height: 1.25 !important; padding-bottom: 0.25rem !important; }}
+  .st-key-headline_cards {{ flex-wrap: nowrap !important; overflow-x: auto; scroll-snap-type: x mandatory;
+                           padding-bottom: 0.4rem; }}
+  .st-key-headline_cards > div {{ flex: 0 0 85%; min-width: 0; scroll-snap-align: start; }}
 }}
-</style>"""
+"""
 
 _component = None
 
@@ -73,14 +79,13 @@ _component = None
 def _viewport():
     global _component
     if _component is None:
-        _component = st.components.v2.component("page_browser", js=_JS)
+        _component = st.components.v2.component("page_browser", js=_JS, css=CSS, isolate_styles=False)
     return _component
 
 
 def width() -> int:
     """The reader's window width in pixels when it is narrower than ``NARROW_PX`` (in steps of ``STEP_PX``);
     0 on a wide screen, and before the browser has said (the first run of a session, Streamlit's test client)."""
-    style(CSS, "phone")
     try:
         with st.container(key="page_helper_width"):
             res = _viewport()(key="page_width", default={"width": 0}, height=0, on_width_change=lambda: None)
@@ -89,12 +94,6 @@ def width() -> int:
         w = int(st.session_state.get("page_width_px", 0) or 0)
     st.session_state["page_width_px"] = w
     return w
-
-
-def style(css: str, name: str) -> None:
-    """Page styles (a ``<style>`` block of the page's own, never data), in a container that takes no room."""
-    with st.container(key=f"page_helper_style_{name}"):
-        st.html(css)
 
 
 def chart_size(width_px: int | None = None) -> str | Size:

@@ -10,21 +10,9 @@ from analysis.overview import Headline, headlines
 from page.releases_view import card_status
 from wording.plain import markdown_literal
 
-from . import browser
 from . import lang as plang
 from .context import Page
 
-# On a desktop the cards wrap, three to a row; on a phone (Streamlit stacks columns below 640 px) five cards
-# one under the other pushed the chart about 3,200 px down, so there they sit side by side in one row the reader
-# swipes through, each most of the screen wide, and the chart is reached within the second screen.
-CARDS_CSS = """<style>
-.st-key-headline_cards > div { flex: 1 1 30%; min-width: 16rem; }
-@media (max-width: 640px) {
-  .st-key-headline_cards { flex-wrap: nowrap !important; overflow-x: auto; scroll-snap-type: x mandatory;
-                           padding-bottom: 0.4rem; }
-  .st-key-headline_cards > div { flex: 0 0 85%; min-width: 0; scroll-snap-align: start; }
-}
-</style>"""
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
@@ -34,7 +22,7 @@ def headline_figures(_snap, today: dt.date, lang: str = "en", sep: str = ",") ->
     return headlines(_snap, today, lang, sep)
 
 
-def quote_markdown(h: Headline) -> str:
+def card_sentence(h: Headline) -> str:
     """The card's sentence as Markdown that shows exactly its characters, the figure in bold."""
     text = markdown_literal(h.quote)
     figure = markdown_literal(h.figure)
@@ -73,12 +61,12 @@ def show_headlines(page: Page) -> list:
     """Draw the cards; return the headline figures drawn."""
     t = plang.t
     hs = headline_figures(page.snap, dt.date.today(), plang.lang(), plang.sep())
-    browser.style(CARDS_CSS, "cards")
+    # Three to a row on a desktop, one swiped row on a phone (page.browser.CSS).
     with st.container(key="headline_cards", horizontal=True, gap="small"):
         for i, h in enumerate(hs):
             with st.container(border=True, key=f"card_{i}"):
                 st.markdown(f"**{markdown_literal(h.label)}**")
-                st.markdown(quote_markdown(h) if h.quote else markdown_literal(t("common.not_available")))
+                st.markdown(card_sentence(h) if h.quote else markdown_literal(t("common.not_available")))
                 with st.popover(t("page.card.more"), key=f"card_more_{i}"):
                     card_details(page, h)
     return hs

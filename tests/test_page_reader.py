@@ -139,7 +139,7 @@ def test_each_headline_card_is_one_plain_sentence_with_the_rest_one_click_away(l
 
     from analysis import data as cdata
     from analysis.overview import headlines
-    from page.headlines import quote_markdown
+    from page.headlines import card_sentence
     from wording import i18n
     hs = headlines(cdata.load_snapshot(), dt.date.today(), lang)
     at = app({"lang": lang})
@@ -148,7 +148,7 @@ def test_each_headline_card_is_one_plain_sentence_with_the_rest_one_click_away(l
     plain = [m.value for m in at.markdown]  # plain type (a caption is grey)
     assert len(popovers) == len(hs) >= 4 and all(block_texts(p) for p in popovers)
     for h, pop in zip(hs, popovers):
-        sentence = quote_markdown(h)
+        sentence = card_sentence(h)
         assert sentence in plain and sentence not in in_popovers, h.label
         # One sentence, short enough to quote, that says the figure, its period, what it covers and where from.
         assert h.quote.endswith(").") and len(h.quote.split()) <= 45, h.quote
