@@ -25,14 +25,19 @@ STEP_PX = 20
 # never on a wide screen's resizes, which would only rerun the page for nothing.
 _JS = f"""
 export default function(component) {{
-  const {{ setStateValue }} = component;
+  const {{ setStateValue, data }} = component;
+  // What the server already knows (0: a wide screen, or nothing said yet): a wide screen never reruns the page.
+  window.__pageWidthKnown = Number(data || 0);
   const measure = () => {{
     const w = window.innerWidth;
     return w < {NARROW_PX} ? Math.floor(w / {STEP_PX}) * {STEP_PX} : 0;
   }};
   const send = () => {{
     const w = measure();
-    if (window.__pageWidthSent !== w) {{ window.__pageWidthSent = w; setStateValue('width', w); }}
+    if (w !== window.__pageWidthKnown) {{
+      window.__pageWidthKnown = window.__pageWidthSent = w;
+      setStateValue('width', w);
+    }}
   }};
   send();
   // A date field (the custom range, the index and as-published dates) applied a typed date only on a click
@@ -88,7 +93,8 @@ def width() -> int:
     0 on a wide screen, and before the browser has said (the first run of a session, Streamlit's test client)."""
     try:
         with st.container(key="page_helper_width"):
-            res = _viewport()(key="page_width", default={"width": 0}, height=0, on_width_change=lambda: None)
+            known = int(st.session_state.get("page_width_px", 0) or 0)
+            res = _viewport()(key="page_width", data=known, default={"width": 0}, height=0, on_width_change=lambda: None)
         w = int(getattr(res, "width", 0) or 0)
     except Exception:  # noqa: BLE001 (no browser to ask, as under the test client: the page as on a wide screen)
         w = int(st.session_state.get("page_width_px", 0) or 0)
