@@ -231,8 +231,7 @@ def finish(spec: dict) -> dict:
     lay = spec["layout"]
     plot_w = sz.width - 80 - 24
     chars = max(40, int(plot_w / (sz.font * 0.52)))  # footer text is plain Latin prose: a little narrower
-    # A word longer than a line (a file's URL) is broken across lines rather than run past the right edge.
-    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=True) or [""])]
+    footer = [w for t in meta["footer"] for w in (textwrap.wrap(t, chars, break_long_words=False) or [""])]
     sub = textwrap.wrap(meta["subtitle"], max(30, int((sz.width - 40) / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(meta["title"], max(20, int((sz.width - 40) / (sz.title * 0.62))))
     line_h = sz.font * 1.35
@@ -242,25 +241,15 @@ def finish(spec: dict) -> dict:
             f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{html_text(s)}</span>" for s in sub)
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
-    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text. An entry wider than
-    # the plot (a long series title on a phone-width page chart) is wrapped onto lines of its own: Plotly never
-    # wraps a legend entry, it runs off the right edge.
-    fit = max(12, int((plot_w - 50) / (sz.font * CHAR_EM)))
-    for t in spec["data"]:
-        name = t.get("name") or ""
-        if t.get("showlegend", True) and len(html.unescape(name)) > fit:
-            t["name"] = "<br>".join(textwrap.wrap(name, fit, break_long_words=False)) or name
+    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     names = [t.get("name", "") for t in spec["data"] if t.get("showlegend", True) and t.get("name")]
-    entries = [n.split("<br>") for n in dict.fromkeys(names)]
-    widths = [(50 + max(len(html.unescape(x)) for x in e) * sz.font * CHAR_EM, len(e)) for e in entries]
-    rows, used, row_lines, legend_lines = (1 if widths else 0), 0.0, 0, 0
-    for w, lines in widths:
+    widths = [50 + len(html.unescape(n)) * sz.font * CHAR_EM for n in dict.fromkeys(names)]
+    rows, used = (1 if widths else 0), 0.0
+    for w in widths:
         if used and used + w > plot_w:
-            rows, used, legend_lines, row_lines = rows + 1, 0.0, legend_lines + row_lines, 0
+            rows, used = rows + 1, 0.0
         used += w
-        row_lines = max(row_lines, lines)
-    legend_lines += row_lines
-    legend_h = rows * sz.font * 2.0 + (legend_lines - rows) * sz.font * 1.3 + 6
+    legend_h = rows * sz.font * 2.0 + 6
     top = 14 + title_h + 8 + legend_h + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if meta["x_title"] else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
@@ -819,26 +808,19 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     sz = size_of(size)
     xs, ys, hover, text = [], [], [], []
     end = f"{hi:%Y-%m-%d}"
-    # On a figure too narrow for a label to run right from where the line starts (a phone-width page chart), the
-    # label ends where the line ends, wrapped to the plot's width, so it cannot run past the right edge.
-    narrow = sz.width < 600
-    fit = max(16, int((sz.width - 104 - 10) / (sz.font * CHAR_EM)))
     for r in reported.itertuples(index=False):
         start = f"{r.period_start:%Y-%m-%d}"
         label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
                                  who=str(r.reported_by).split(" (")[0]))
-        if narrow:
-            label = "<br>".join(textwrap.wrap(label, fit)) or label
         h = _reported_hover(r, lang, sep)
         xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += ["", label, ""] if narrow else [label, "", ""]
+        text += [label, "", ""]
     colour, dash = TARGET_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                text=text, textposition="top left" if narrow else "top right",
-                textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                text=text, textposition="top right", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 

@@ -8,6 +8,7 @@ part); below ``NARROW_PX`` the chart is built for that width (``chart_size``).
 """
 from __future__ import annotations
 
+import html
 import re
 import textwrap
 from dataclasses import replace
@@ -117,6 +118,7 @@ def chart_size(width_px: int | None = None) -> str | Size:
 
 _TAGGED = re.compile(r"((?:<[a-z]+[^>]*>)*)(.*?)((?:</[a-z]+>)*)", re.S)
 _CHAR_EM = 0.56  # average glyph width in em of Plotly's fonts, as figures.core counts it
+_NOTE_EM = 0.52  # plain prose in notes runs a little narrower (figures.core wraps its footer with it)
 
 
 def _wrap_html(text: str, chars: int) -> str:
@@ -125,7 +127,8 @@ def _wrap_html(text: str, chars: int) -> str:
     out = []
     for seg in text.split("<br>"):
         opening, inner, closing = _TAGGED.fullmatch(seg).groups()
-        out += [opening + line + closing for line in textwrap.wrap(inner, max(8, chars)) or [inner]]
+        out += [opening + line + closing
+                for line in textwrap.wrap(inner, max(8, chars), break_on_hyphens=False) or [inner]]
     return "<br>".join(out)
 
 
@@ -143,8 +146,7 @@ def fit_to_screen(fig, width_px: int | None = None):
     margin = dict(lay.get("margin") or {})
     # Unset margins are Streamlit's theme's, a few pixels: the page draws these figures with it.
     left, right = margin.get("l", 10), margin.get("r", 10)
-    plot_w = max(100, width - left - right)
-    grow_top = grow_bottom = title_h = 0.0
+    grow_top = title_h = 0.0
     title = lay.get("title") or {}
     if title.get("text"):
         size = (title.get("font") or {}).get("size") or base * 1.4
@@ -153,6 +155,22 @@ def fit_to_screen(fig, width_px: int | None = None):
         title["text"] = _wrap_html(title["text"], int((width * (1 - x) - 12) / (size * _CHAR_EM)))
         grow_top = (title["text"].count("<br>") - before) * size * 1.3
         title_h = (title["text"].count("<br>") + 1) * size * 1.3
+    grow_bottom = _fit_notes(lay, width, left, right, base)
+    margin["t"] = margin.get("t", 100) + grow_top
+    margin["b"] = margin.get("b", 80) + grow_bottom
+    lay["margin"] = margin
+    lay["height"] = (lay.get("height") or 450) + grow_top + grow_bottom
+    if grow_top:
+        # Placed by its last line: Plotly lifts a title of several lines anchored at its top off the figure.
+        title.update(yref="container", y=1 - (12 + title_h) / lay["height"], yanchor="bottom")
+    return spec
+
+
+def _fit_notes(lay: dict, width: int, left: float, right: float, base: float) -> float:
+    """Rewrap the figure's paper-anchored notes to the room each has at ``width`` px (to the figure's right edge,
+    or to the next note on the same line); return how much taller the notes under the plot became, in px."""
+    plot_w = max(100, width - left - right)
+    grow_bottom = 0.0
     notes = [a for a in lay.get("annotations") or [] if a.get("text") and a.get("xref", "paper") == "paper"]
     for a in notes:
         size = (a.get("font") or {}).get("size") or base
@@ -167,15 +185,62 @@ def fit_to_screen(fig, width_px: int | None = None):
             anchor = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "center"
         room = at if anchor == "right" else 2 * min(at, width - at) if anchor == "center" else edge - at
         before = a["text"].count("<br>")
-        a["text"] = _wrap_html(a["text"], int(room / (size * _CHAR_EM)))
+        a["text"] = _wrap_html(a["text"], int(room / (size * _NOTE_EM)))
         added = (a["text"].count("<br>") - before) * size * 1.35
         if y <= 0 and a.get("yanchor") == "top":
             grow_bottom = max(grow_bottom, added)
+    return grow_bottom
+
+
+def fit_chart_to_screen(fig, width_px: int | None = None):
+    """The trend chart on a phone: built for the phone's width already (``chart_size``), but a legend entry wider
+    than the screen (a long series title) is wrapped onto lines of its own and the figure grown above the plot to
+    hold them (Plotly never wraps an entry: it ran off the right edge); a target's label sits at its line's
+    right end, wrapped to the plot; a word longer than a note's line (a file's URL) is broken. A copy: the
+    figure itself is shared. On a wide screen: ``fig`` unchanged."""
+    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
+    if not w or w >= NARROW_PX:
+        return fig
+    spec = fig.to_dict()
+    lay = spec["layout"]
+    width = max(280, int(w) - 32)
+    base = (lay.get("font") or {}).get("size") or 12
+    font = ((lay.get("legend") or {}).get("font") or {}).get("size") or base
+    margin = dict(lay.get("margin") or {})
+    left, right = margin.get("l", 80), margin.get("r", 24)
+    entry = int((width - left - 50) / (font * _CHAR_EM))
+    extra_lines, named = 0, set()
+    for t in spec["data"]:
+        name = t.get("name") or ""
+        if t.get("showlegend") is False or not name or "<br>" in name or len(html.unescape(name)) <= entry:
+            continue
+        wrapped = "<br>".join(textwrap.wrap(name, entry, break_long_words=False)) or name
+        if name not in named:  # one legend entry per name
+            extra_lines += wrapped.count("<br>")
+            named.add(name)
+        t["name"] = wrapped
+    label_chars = int((width - left - right - 10) / (font * _CHAR_EM))
+    for t in spec["data"]:
+        texts = t.get("text")
+        if t.get("legendgroup") != "reported_targets" or not isinstance(texts, (list, tuple)):
+            continue
+        placed = []
+        for i in range(0, len(texts), 3):  # one target per (start, end, gap)
+            trip = list(texts[i:i + 3])
+            label = next((x for x in trip if x), "")
+            placed += (["", _wrap_html(label, label_chars) if label else "", ""])[:len(trip)]
+        t["text"] = placed
+        vertical = "bottom" if str(t.get("textposition") or "").startswith("bottom") else "top"
+        t["textposition"] = vertical + " left"  # ends at the line's right end: it cannot run past the plot
+    grow_top = extra_lines * font * 1.3
+    grow_bottom = _fit_notes(lay, width, left, right, base)
+    old_h = lay.get("height") or 450
+    new_h = old_h + grow_top + grow_bottom
+    for part in ("title", "legend"):  # placed from the top in the figure's own units: kept where they were
+        box = lay.get(part) or {}
+        if box.get("yref") == "container" and isinstance(box.get("y"), (int, float)):
+            box["y"] = 1 - (1 - box["y"]) * old_h / new_h
     margin["t"] = margin.get("t", 100) + grow_top
     margin["b"] = margin.get("b", 80) + grow_bottom
-    lay["margin"] = margin
-    lay["height"] = (lay.get("height") or 450) + grow_top + grow_bottom
-    if grow_top:
-        # Placed by its last line: Plotly lifts a title of several lines anchored at its top off the figure.
-        title.update(yref="container", y=1 - (12 + title_h) / lay["height"], yanchor="bottom")
+    lay["margin"], lay["height"] = margin, new_h
     return spec

@@ -206,7 +206,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     # it are laid out for their size and list every event inside the image.
     # In Spanish the chart carries Plotly's Spanish locale as data (config.locales): Streamlit's own plotly.js
     # draws it, where no locale script can be loaded.
-    st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
+    st.plotly_chart(browser.fit_chart_to_screen(r.figure), width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
         view.lang, displaylogo=False, modeBarButtonsToRemove=["toImage"]))
     if r.totals_figure is not None and r.totals_figure is not r.figure:
         st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart",
