@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from page import browser
 from charts import export
 from wording import i18n
 from figures import maps
 from analysis import places as P
 from wording.plain import markdown_literal
 from charts.places_view import PlacesView, default_release, link_notes, map_label, render
-from page import browser
 
 
 def _lang() -> str:

@@ -21,7 +21,8 @@ from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 from charts import export
 from wording import i18n
 
-from . import browser, context, exports, state, uploads
+from . import context, exports, state, uploads
+from . import browser
 from . import lang as plang
 from .context import Page
 from .lang import t
