@@ -22,10 +22,10 @@ from charts import export
 from wording import i18n
 
 from . import context, exports, state, uploads
-from . import browser
 from . import lang as plang
 from .context import Page
 from .lang import t
+from .browser import chart_size, fit_chart_to_screen
 
 
 def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
@@ -195,7 +195,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         return None
     try:
         # built once per view, day and size (a phone's width: page.browser), shared by sessions
-        r = context.rendered(page, view, events, size=browser.chart_size())
+        r = context.rendered(page, view, events, size=chart_size())
     except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
         st.warning(str(e))
         return None
@@ -207,7 +207,7 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     # it are laid out for their size and list every event inside the image.
     # In Spanish the chart carries Plotly's Spanish locale as data (config.locales): Streamlit's own plotly.js
     # draws it, where no locale script can be loaded.
-    st.plotly_chart(browser.fit_chart_to_screen(r.figure), width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
+    st.plotly_chart(fit_chart_to_screen(r.figure), width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
         view.lang, displaylogo=False, modeBarButtonsToRemove=["toImage"]))
     if r.totals_figure is not None and r.totals_figure is not r.figure:
         st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart",
@@ -358,5 +358,5 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
-        context.prefetch(page, view, events, size=browser.chart_size())  # last: the other presets are built while the reader reads this one
+        context.prefetch(page, view, events, size=chart_size())  # last: the other presets are built while the reader reads this one
     return view
