@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page import context, state
+from page import browser, context, state
 from page import lang as plang
 from page.headlines import show_headlines
 from page.releases_view import releases_panel
@@ -29,6 +29,7 @@ events = context.session_events(page)
 state.seed(page, events)
 state.keep_widgets()
 plang.switch()  # after keep_widgets: a widget's value cannot be written back once it is drawn
+browser.width()  # the reader's screen, when narrow: the chart is laid out for it; Enter commits a date (page/browser.py)
 show_headlines(page)
 
 # The rooms: only the open one is built and sent to the browser; choosing another reruns the page. A
@@ -53,4 +54,5 @@ with st.container(key=f"room_{room}"):
     elif room == "releases":
         releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(room)
+plang.sync_link()  # last, like the room: every room's link keeps the reader's language (lang=es, sep=.)
 context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)

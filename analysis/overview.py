@@ -87,6 +87,10 @@ class Headline:
     # A release the source is known to have published after the one this card's figures come from (declared in
     # data/publication_status.csv), not held in the snapshot: the card is behind, the source is not overdue.
     newer_release: dt.date | None = None
+    # The card's one sentence: figure, period, scope and source ("65,765 people were held in ICE detention on
+    # 11 July 2026 (a one-day headcount ...; TRAC)."); everything else on the card is one click away.
+    quote: str = ""
+    figure: str = ""  # the figure as written in ``quote`` (the page sets it in bold)
 
     @property
     def change(self) -> float | None:
@@ -248,6 +252,31 @@ def _month_total(rows, unit, scope):
     return value, month, last["end"].date(), statement, None, _t("no_year_before"), None, last
 
 
+def _source_name(source: str, title: str, publisher: str) -> str:
+    """A short name of where the figure comes from, for the quote: the catalogue's own (``head.source.*``), else
+    the series title's closing parenthesis ("(TRAC)"), else the publisher."""
+    key = "head.source." + source
+    if i18n.has(key, _LANG_VAR.get()["lang"]):
+        return i18n.t(key, _LANG_VAR.get()["lang"])
+    tail = title.rstrip()
+    if tail.endswith(")") and "(" in tail:
+        return tail[tail.rindex("(") + 1:-1]
+    return publisher
+
+
+def _quote(card: str, value: float | None, row, data_date: dt.date | None, fy: str, scope_key: str, source: str) -> str:
+    """The card's sentence in the reader's language ("head.quote.<card>"), every field filled: the templates use
+    what their card's figure is (a day, a month, a fiscal year to a date)."""
+    if value is None or data_date is None:
+        return ""
+    lang = _LANG_VAR.get()["lang"]
+    start = dt.date(data_date.year if data_date.month >= 10 else data_date.year - 1, 10, 1)
+    days = (data_date - start).days + 1
+    return _t("quote." + card, n=_n(value), date=i18n.date(data_date, lang), month=_month_name(row["date"]),
+              fy=_fy(fy) if fy else "", pace=_n(value / days), days=days,
+              scope=_t("quote_scope." + scope_key), source=source)
+
+
 def headlines(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en", sep: str = ",") -> list[Headline]:
     """The cards, every word in ``lang`` and every number with ``sep`` as its thousands mark."""
     token = _LANG_VAR.set({"lang": i18n.check_lang(lang), "sep": i18n.check_separators(sep, lang)})
@@ -286,6 +315,7 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
             rows = _monthly(rows, info) if how == "month-per-day" else rows
             got = {"snapshot": _snapshot, "month-per-day": _month_per_day, "month-total": _month_total}[how](rows, unit, scope)
         value, period, data_date, statement, prev, comparison, prev_row, row = got
+        english_scope = next(sc for c, sc in HEADLINES[n_card][2] if c == sid)
         # The release and staleness go by the newest row of the series (a partial month included), which is
         # the latest the source has published, even when the headline itself uses an earlier full month.
         newest = snap.by_series[sid].sort_values(["end", "release"], na_position="first").iloc[-1]
@@ -304,9 +334,14 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
             title += f" ({_fy(max(k for k in snap.keys(sid) if k))})"
         per_day = i18n.unit(_unit_word(info) + " per day", lang) if how == "month-per-day" else unit
         definition = i18n.localise_numbers(i18n.series_text(sid, "definition", lang, info["definition"]), _LANG_VAR.get()["sep"])
+        publisher = entry.get("publisher", info["source"])
+        fy = max(k for k in snap.keys(sid) if k) if how == "fytd" else ""
+        quote = _quote(LABEL_KEYS[n_card], value, row, data_date, fy, SCOPE_KEYS[english_scope],
+                       _source_name(info["source"], i18n.series_text(sid, "title", lang, info["title"]), publisher))
         out.append(Headline(label, sid, title, value, per_day, period,
-                            data_date, release, info["source"], entry.get("publisher", info["source"]), prev,
+                            data_date, release, info["source"], publisher, prev,
                             prev_release, overdue, definition,
                             statement=statement, scope=scope, comparison=comparison, release_note=release_note,
-                            age_days=age, fixed_file=fixed, newer_release=newer))
+                            age_days=age, fixed_file=fixed, newer_release=newer, quote=quote,
+                            figure=_n(value) if value is not None else ""))
     return out

@@ -334,6 +334,16 @@ def is_daily(df: pd.DataFrame) -> bool:
         df["date"].diff().dt.days.dropna().median() <= 1
 
 
+def regrouped(df: pd.DataFrame, granularity: str) -> bool:
+    """Whether the granularity ``granularity`` regroups a series with these rows: weeks and months are made from
+    daily figures, months also from weekly (or shorter) periods. A series published for longer periods keeps
+    them: splitting a period's figure across weeks or months would mean guessing figures the source did not
+    publish. The page names the series this leaves as published."""
+    if granularity == "native" or not len(df):
+        return False
+    return is_daily(df) or (granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
+
+
 def resample(df: pd.DataFrame, rule: str, how: str) -> pd.DataFrame:
     """Weekly ("W-SUN" periods starting Monday) or monthly ("MS"); flows are summed, levels averaged."""
     if df.empty:
@@ -519,8 +529,7 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
         unit = f"{unit} per day"
         extra = digits_for(float(np.max(days)) if len(days) else 1.0)
     if view.granularity != "native" and len(df):
-        daily_or_weekly = is_daily(df) or (view.granularity == "monthly" and (df["end"] - df["date"]).dt.days.max() <= 7)
-        if daily_or_weekly:
+        if regrouped(df, view.granularity):
             how = "mean" if (not flow or view.per_day) else "sum"
             df = resample(df, view.granularity, how)
             extra = (extra or 0) + (digits_for(7 if view.granularity == "weekly" else 31) if how == "mean" else 0)

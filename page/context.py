@@ -122,17 +122,17 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
 # the day (the chart's "Generated on" line and the presets' "today" fallback).
 @kept(64)
 def _render(snap: cdata.Snapshot, view: View, events: pd.DataFrame | None, reported: pd.DataFrame | None,
-            size: str, day: dt.date) -> Rendered:
+            size, day: dt.date) -> Rendered:
     return render(snap, view, events=events, reported=reported, size=size)
 
 
-def rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> Rendered:
+def rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> Rendered:
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
     return _render(page.snap, view, events, page.reported, size, dt.date.today())
 
 
-def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> bool:
+def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> bool:
     return _render.holds(page.snap, view, events, page.reported, size, dt.date.today())
 
 
@@ -155,7 +155,7 @@ _PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefetch-prese
 _QUEUED: set = set()
 
 
-def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "page") -> list[str]:
+def prefetch(page: Page, view: View, events: pd.DataFrame | None, size="page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
     queued = []
     for preset in PRESETS:
@@ -171,7 +171,7 @@ def prefetch(page: Page, view: View, events: pd.DataFrame | None, size: str = "p
     return queued
 
 
-def _build(page: Page, view: View, events, size: str, name: tuple) -> None:
+def _build(page: Page, view: View, events, size, name: tuple) -> None:
     try:
         rendered(page, view, events, size)
         view_facts(page, view)

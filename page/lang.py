@@ -33,6 +33,14 @@ def t(key: str, **fields) -> str:
     return i18n.t(key, lang(), **fields)
 
 
+def words(prefix: str, options) -> callable:
+    """A choice's ``format_func``: each option's words (``prefix.option``) in the language the choice is drawn
+    in, looked up once (a function reading the session's language at each call would, in Streamlit's test
+    client, format outside the session, in English)."""
+    table = {o: t(f"{prefix}.{o}") for o in options}
+    return lambda o: table.get(o, str(o))
+
+
 def number(value, decimals: int = 0) -> str:
     return i18n.number(value, lang(), sep(), decimals)
 
@@ -42,6 +50,31 @@ def switch() -> None:
     c1, c2 = st.columns(2)
     c1.radio(SWITCH_LABEL, list(i18n.LANGS), key="w_lang", format_func=i18n.LANG_NAMES.get, horizontal=True,
              help=t("page.language_help"))
-    c2.radio(t("common.separators"), list(i18n.SEPARATORS), key="w_sep", horizontal=True,
-             format_func=lambda s: t("common.separators_comma" if s == "," else "common.separators_point"),
+    # The options' words bound to the language they are drawn in (not read again from the session whenever the
+    # label is formatted: Streamlit's test client formats them outside the session, in English).
+    words = {s: t("common.separators_comma" if s == "," else "common.separators_point") for s in i18n.SEPARATORS}
+    c2.radio(t("common.separators"), list(i18n.SEPARATORS), key="w_sep", horizontal=True, format_func=words.get,
              help=t("page.separators_help"))
+
+
+def link_params() -> dict[str, str]:
+    """The language and separators as a link carries them (nothing for the defaults, English and ",")."""
+    q = {}
+    if lang() != "en":
+        q["lang"] = lang()
+    if sep() != ",":
+        q["sep"] = sep()
+    return q
+
+
+def sync_link() -> dict[str, str]:
+    """Write the language and separators into the address bar, whatever room wrote the rest of it (the Places
+    room writes its own view, which knows nothing of the language): a copied link opens the page as the reader
+    sees it. Return what was written."""
+    q = link_params()
+    for k in ("lang", "sep"):
+        if k in q and st.query_params.get(k) != q[k]:
+            st.query_params[k] = q[k]
+        elif k not in q and k in st.query_params:
+            del st.query_params[k]
+    return q

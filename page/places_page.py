@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from page import browser
 from charts import export
 from wording import i18n
 from figures import maps
@@ -123,7 +124,7 @@ def places_panel(snap) -> None:
     r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita, start=view.start,
                                     end=view.end), lang, _sep())
     clickable = view.map in ("facilities", "deaths-facilities")
-    sel = st.plotly_chart(r.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_map",
+    sel = st.plotly_chart(browser.fit_to_screen(r.figure), width="stretch", config=maps.PAGE_CONFIG, key="places_map",
                           on_select="rerun" if clickable else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
               if p.get("customdata")] if clickable else []

@@ -10,11 +10,13 @@ import streamlit as st
 from analysis.asof import revisions_after, unversioned
 from charts.compose import Rendered
 from analysis.coverage import EmptyRange
-from figures.events import events_csv, events_legend_table
+from figures.events import events_csv, events_legend_table, number_events
 from figures.core import source_lines
 from figures.labels import localised_label
 from wording.plain import markdown_literal
-from analysis.view import GRANULARITIES, PRESETS, ROLLING, View
+from analysis import data as cdata
+from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
+from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 
 from charts import export
 from wording import i18n
@@ -24,6 +26,7 @@ from . import lang as plang
 from .cache import kept
 from .context import Page
 from .lang import t
+from .browser import chart_size, fit_chart_to_screen
 
 
 def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
@@ -72,15 +75,25 @@ def series_picker(page: Page) -> list[str]:
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
     c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
+    lo_bound, hi_bound = page.range_bounds(dt.date.today())
     with c1:
-        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=lambda k: t("preset." + k))
+        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=plang.words("preset", PRESETS),
+                     on_change=_custom_from_shown, args=(lo_bound, hi_bound))
     with c2:
         if st.session_state["w_preset"] == "custom":
-            lo_bound, hi_bound = page.range_bounds(dt.date.today())
             st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
         else:
             preset_caption(page, state.current_view())
     return st.session_state["w_preset"]
+
+
+def _custom_from_shown(lo_bound: dt.date, hi_bound: dt.date) -> None:
+    """A custom range starts as the range the reader was looking at, so it ends at the chosen series' last figure,
+    not today (the picker allows up to today; an end past the data only adds empty months)."""
+    ss = st.session_state
+    shown = ss.get("shown_range")
+    if ss.get("w_preset") == "custom" and shown:
+        ss["w_range"] = tuple(min(max(d, lo_bound), hi_bound) for d in shown)
 
 
 def preset_caption(page: Page, view: View) -> str:
@@ -90,6 +103,7 @@ def preset_caption(page: Page, view: View) -> str:
     if rng is None:
         return ""
     lo, hi, _, last = rng
+    st.session_state["shown_range"] = (lo, hi)  # where a custom range starts (``_custom_from_shown``)
     if view.preset == "all":
         text = t("page.trends.preset_all", lo=lo, hi=hi)
     elif view.preset == "since-2025-01-20":
@@ -122,7 +136,23 @@ def breakdown_picker(page: Page) -> list[str]:
     return list(ss["w_extra"])
 
 
-def chart_options(events: pd.DataFrame) -> None:
+def granularity_note(page: Page, view: View) -> str:
+    """Next to the frequency control: the chosen series that it leaves at their own frequency, and why
+    (``analysis.view.regrouped``); "" when it regroups every one of them."""
+    if view.granularity == "native":
+        return ""
+    kept = []
+    for ref in view.series:
+        sid, _, key = ref.partition("|")
+        if sid not in page.snap.by_series or regrouped(cdata.series_rows(page.snap, sid, key), view.granularity):
+            continue
+        freq = str(page.snap.info(sid)["frequency"])
+        freq = t(f"frequency.{freq}") if i18n.has(f"frequency.{freq}", plang.lang()) else freq
+        kept.append(t("page.trends.gran_kept_item", label=ref_label(page, ref), frequency=freq))
+    return t(f"page.trends.gran_kept_{view.granularity}", names="; ".join(kept)) if kept else ""
+
+
+def chart_options(page: Page, events: pd.DataFrame) -> None:
     """Granularity, per day, rolling average, index, log scale, fiscal axis, as published, reported figures."""
     ss = st.session_state
     box = state.lazy_expander(t("page.trends.chart_options"), "x_options")
@@ -132,9 +162,12 @@ def chart_options(events: pd.DataFrame) -> None:
         o1, o2, o3 = st.columns(3)
         with o1:
             st.radio(t("page.trends.granularity"), list(GRANULARITIES), key="w_gran",
-                     format_func=lambda k: t("granularity." + k), horizontal=True)
+                     format_func=plang.words("granularity", GRANULARITIES), horizontal=True)
+            note = granularity_note(page, state.current_view())
+            if note:
+                st.caption(note)
             st.checkbox(t("page.trends.per_day"), key="w_perday", help=t("page.trends.per_day_help"))
-            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=lambda k: t(f"rolling.{k}"),
+            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=plang.words("rolling", ROLLING),
                      horizontal=True)
         with o2:
             st.checkbox(t("page.trends.index_on"), key="w_index_on")
@@ -162,7 +195,8 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
         st.info(t("page.trends.choose_series"))
         return None
     try:
-        r = context.rendered(page, view, events)  # built once per view and day, shared by sessions
+        # built once per view, day and size (a phone's width: page.browser), shared by sessions
+        r = context.rendered(page, view, events, size=chart_size())
     except ValueError as e:  # more series or units than one chart can draw distinctly: the reason, not a chart
         st.warning(str(e))
         return None
@@ -174,13 +208,49 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     # it are laid out for their size and list every event inside the image.
     # In Spanish the chart carries Plotly's Spanish locale as data (config.locales): Streamlit's own plotly.js
     # draws it, where no locale script can be loaded.
-    st.plotly_chart(r.figure, width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
+    st.plotly_chart(fit_chart_to_screen(r.figure), width="stretch", key="trend_chart", alt=r.alt, config=export.plotly_config(
         view.lang, displaylogo=False, modeBarButtonsToRemove=["toImage"]))
     if r.totals_figure is not None and r.totals_figure is not r.figure:
         st.plotly_chart(r.totals_figure, width="stretch", key="totals_chart",
                         config=export.plotly_config(view.lang, displaylogo=False))
     deaths.records_link(r)  # a deaths series drawn: its records are one click away, on the Places tab
     return r
+
+
+def link_words(event: dict, lang: str) -> str:
+    """What an event's link is, in the reader's language: the original report, or a copy of another outlet's
+    (where, of whom, of when; ``loaders.copies.describe_link`` in words)."""
+    if not is_copy(event.get("link_is_copy")):
+        return t("page.events_table.link_original")
+    text = lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v).strip()  # noqa: E731
+    outlet, when = text(event.get("original_outlet")), text(event.get("original_date"))
+    words = t("page.events_table.link_copy", host=host(text(event.get("source_url"))) or t("page.events_table.elsewhere"))
+    if outlet and outlet != UNKNOWN_OUTLET:
+        words += t("page.events_table.link_of", outlet=outlet)
+    else:
+        words += t("page.events_table.link_unnamed")
+    return words + (f", {when}" if when else "")
+
+
+def events_reader_table(events: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """The events table as a reader reads it: the precision of each date and what each link is in words of the
+    reader's language (the columns keep their field names; ``events_table_columns`` labels them)."""
+    table = events_legend_table(events, lang).copy()
+    table["date_precision"] = [t(f"page.events_table.precision_{p}") if i18n.has(f"page.events_table.precision_{p}", lang)
+                               else p for p in table["date_precision"]]
+    rows = number_events(events).to_dict("records")  # the table's rows, in its order
+    if len(rows) == len(table):
+        table["link"] = [link_words(e, lang) for e in rows]
+    return table
+
+
+def events_table_columns(columns) -> dict:
+    """Each column of the events table under a reader's label (never the field name), the link clickable."""
+    cfg = {c: st.column_config.Column(t(f"page.events_table.{c}")) for c in columns
+           if i18n.has(f"page.events_table.{c}", plang.lang())}
+    if "source_url" in cfg:
+        cfg["source_url"] = st.column_config.LinkColumn(t("page.events_table.source_url"))
+    return cfg
 
 
 def chart_notes(page: Page, r: Rendered) -> None:
@@ -206,8 +276,8 @@ def chart_notes(page: Page, r: Rendered) -> None:
         box = state.lazy_expander(t("page.trends.events_list"), "x_events_legend")
         if box.open:
             with box, st.container(key="events_legend"):
-                st.dataframe(r.memo("events_legend", lambda: events_legend_table(r.events, lang)), hide_index=True,
-                             column_config={"source_url": st.column_config.LinkColumn(t("page.trends.source_link"))})
+                table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
+                st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
                 st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
                                    file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
     box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
@@ -266,7 +336,7 @@ def trends_panel(page: Page) -> View:
     uploads.local_events_report(page)
     series_picker(page)
     breakdown_picker(page)
-    chart_options(events)
+    chart_options(page, events)
     events = uploads.events_controls(page, events)
     return range_and_chart(page, events)
 
@@ -290,5 +360,5 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
-        context.prefetch(page, view, events)  # last: the other presets are built while the reader reads this one
+        context.prefetch(page, view, events, size=chart_size())  # last: the other presets are built while the reader reads this one
     return view

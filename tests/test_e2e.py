@@ -332,19 +332,20 @@ def test_default_page_shows_real_data(page, server):
     assert len([n for n in paths if n > 10]) >= len(lines)
     assert state["xrange"][0].startswith("2025-01-20")
 
-    # Headline figures: the values and data dates the snapshot holds.
-    metrics = page.locator("[data-testid='stMetric']")
-    shown = {metrics.nth(i).locator("[data-testid='stMetricLabel']").inner_text().strip():
-             metrics.nth(i).locator("[data-testid='stMetricValue']").inner_text().strip()
-             for i in range(metrics.count())}
+    # Headline cards: one sentence each, with the value and the date the snapshot holds; the data date and the
+    # rest in the card's popover, one click away.
     hs = headlines(SNAP)
     assert len(hs) >= 3
-    for h in hs:
-        assert shown[h.label] == ("n/a" if h.value is None else f"{h.value:,.0f}")
-    captions = " ".join(page.locator("[data-testid='stCaptionContainer']").all_inner_texts())
-    for h in hs:
-        if h.data_date:
-            assert f"Data date {h.data_date}" in captions
+    for i, h in enumerate(hs):
+        card = page.locator(f".st-key-card_{i}")
+        assert card.locator("strong").first.inner_text().strip() == h.label
+        assert card.get_by_text(h.quote).count() or h.quote in card.inner_text()
+        assert h.value is None or f"{h.value:,.0f}" in card.locator("p strong").nth(1).inner_text()
+    page.locator(".st-key-card_0 [data-testid='stPopover'] button").first.click()
+    details = page.locator("[data-testid='stPopoverBody']").first
+    details.wait_for()
+    assert f"Data date {hs[0].data_date}" in details.inner_text()
+    page.keyboard.press("Escape")
     assert re.search(r"Data to \d{4}-\d{2}-\d{2} \(latest point", page.locator("[data-testid='stText']").first.inner_text())
 
     shot = ARTIFACTS / "default_page_full.png"  # git-ignored; the README's copy is made by tests.e2e_screenshot
@@ -387,7 +388,8 @@ def test_event_categories_drive_markers_and_legend(page, server):
     n0 = len(default.events)
     assert n0 > 5 and event_markers(page) == n0 and legend_rows(page) == n0
     header = grid_rows(page.locator(".st-key-events_legend"))[0]
-    assert header[:4] == ["number", "date", "date_precision", "title"] and "source link" in header
+    # Reader labels, not field names (issue 26: the table showed "date_precision").
+    assert header[:4] == ["No.", "Date", "Date precision", "Event"] and "Source link" in header
 
     open_expander(page, "Events on the chart")
     with rerun(page):

@@ -69,13 +69,14 @@ def layout_text(fig) -> str:
 
 def test_headlines_are_dated_and_sourced():
     at = app()
-    labels = [m.label for m in at.metric]
-    assert "People in ICE detention" in labels
-    caps = " ".join(c.value for c in at.caption)
-    assert "Data date" in caps and "Source:" in caps
+    cards = " ".join(m.value for m in at.markdown)
+    assert "People in ICE detention" in cards
+    # The dates and the source in full are in each card's popover, one click away.
+    details = " ".join(t.value for t in at.text)
+    assert "Data date" in details and "Source:" in details
     latest = cdata.series_rows(SNAP, "trac_detention.detained_total").iloc[-1]
     if "ice_detention_stats.detained_total" not in SNAP.by_series:
-        assert at.metric[0].value == f"{latest['value']:,.0f}"
+        assert f"**{latest['value']:,.0f}** people".replace(",", "\\,") in cards
 
 
 def test_default_view_draws_real_data_with_source_line():

@@ -110,7 +110,7 @@ def test_the_check_finds_english_on_the_english_page():
 
 
 def test_headline_cards_tabs_and_link_are_spanish(es):
-    assert [m.label for m in es.metric][0] == "Personas en detención de ICE"
+    assert es.markdown[0].value == "**Personas en detención de ICE**"
     assert [o.content for o in es.get("button_group")[0].proto.options][:2] == ["Tendencias y acontecimientos",
                                                                       "Estudio de acontecimientos"]
     assert es.query_params["lang"] == ["es"] or es.query_params["lang"] == "es"
@@ -125,7 +125,7 @@ def test_the_chart_carries_the_spanish_locale_and_separators():
     fig = json.loads(chart.spec)
     assert fig["layout"]["separators"] == ",."
     assert "Generado el" in json.dumps(fig["layout"], ensure_ascii=False)
-    assert re.search(r"\d\.\d{3}", " ".join(m.value for m in at.metric))  # cards: 65.765
+    assert re.search(r"\*\*\d+\\?\.\d{3}\*\*", " ".join(m.value for m in at.markdown))  # cards: **65.765**
     assert at.query_params["sep"] in (".", ["."])
 
 

@@ -1,0 +1,149 @@
+"""The page in a real browser (issue 26). On a phone (390 x 844) the chart is reached within one screen's scroll,
+not 3,200 px down below five full-height cards, and the chart's title, legend and footer fit the screen's width
+(built for 1,100 px, they ran off the right edge, and the legend's extra rows covered the event markers). On any
+screen, Enter in a date field applies the date (it applied only on a click outside the field).
+
+Real Chromium against ``streamlit run`` (the layout is the browser's): measured after the page has settled."""
+from __future__ import annotations
+
+import pytest
+
+from tests.test_e2e import CHART, CHROMIUM, IDLE, LAUNCH_ARGS, running_server, sync_api
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+# Where things are, in page coordinates (Streamlit scrolls its main section, not the window).
+MEASURE = """(sel) => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const box = document.querySelector('.st-key-trend_chart');
+  const gd = document.querySelector(sel);
+  const rect = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                                                                     text: (e.textContent || '').slice(0, 60)}; };
+  return {
+    chartTop: box.getBoundingClientRect().top + main.scrollTop,
+    width: gd._fullLayout.width,
+    title: Array.from(gd.querySelectorAll('.gtitle')).map(rect),
+    legend: Array.from(gd.querySelectorAll('.legend .legendtext')).map(rect),
+    footer: Array.from(gd.querySelectorAll('.annotation-text')).map(rect),
+    markers: Array.from(gd.querySelectorAll('.scatterlayer .textpoint text')).map(rect),
+    legendBox: Array.from(gd.querySelectorAll('.legend .bg')).map(rect),
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def phone(server, browser):
+    context = browser.new_context(viewport=PHONE)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(server + "/")
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
+    page.wait_for_selector(IDLE)
+    # The chart is rebuilt for the phone's width once the browser has said how wide it is.
+    page.wait_for_function("(sel) => { const gd = document.querySelector(sel); "
+                           "return gd && gd._fullLayout && gd._fullLayout.width <= 390; }", arg=CHART)
+    page.wait_for_selector(IDLE)
+    page.wait_for_timeout(800)  # Plotly draws after the script has finished (its own debounce, not a test timing)
+    yield page
+    context.close()
+
+
+def test_the_chart_is_reached_within_one_screens_scroll(phone):
+    m = phone.evaluate(MEASURE, CHART)
+    # After one screen's scroll (844 px) the chart's top is in view, with most of a screen of it below.
+    assert m["chartTop"] <= PHONE["height"] * 2 - 400, f"the chart starts {m['chartTop']:.0f} px down"
+
+
+def test_title_legend_footer_and_labels_fit_the_phones_width(phone):
+    m = phone.evaluate(MEASURE, CHART)
+    assert m["width"] <= PHONE["width"]
+    for part in ("title", "legend", "footer", "markers"):  # markers: the text drawn in the plot (event numbers, target labels)
+        assert m[part], f"no {part} drawn"
+        cut = [r for r in m[part] if r["right"] > PHONE["width"] + 1 or r["left"] < -1]
+        assert not cut, f"{part} runs past the screen: {cut[:3]}"
+
+
+def test_the_legend_leaves_the_event_markers_uncovered(phone):
+    m = phone.evaluate(MEASURE, CHART)
+    legend_bottom = max(r["bottom"] for r in m["legendBox"] + m["legend"])
+    import re
+    numbered = [r for r in m["markers"] if re.fullmatch(r"U?\d+(\s*[–-]\s*U?\d+)?", r["text"].strip())]  # "7", "10–20"
+    assert numbered, "no numbered event markers on the chart"
+    assert all(r["top"] >= legend_bottom - 1 for r in numbered), (legend_bottom, numbered[:3])
+
+
+def test_enter_in_the_custom_range_applies_the_dates(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        page.goto(server + "/?preset=custom&start=2025-03-01&end=2026-07-31")
+        page.wait_for_selector(IDLE)
+        page.wait_for_selector(f"{CHART} .main-svg")
+        page.wait_for_function("() => window.__dateEnterApplies === true")  # the page's browser helper is in
+        start = page.locator(".st-key-w_range [role='spinbutton']").first
+        start.click()
+        page.keyboard.type("20250601")
+        page.keyboard.press("Enter")  # no click outside the field
+        page.wait_for_function("() => location.search.includes('start=2025-06-01')", timeout=30_000)
+        page.wait_for_selector(IDLE)
+        page.wait_for_function("(sel) => { const gd = document.querySelector(sel); "
+                               "return gd && String(gd._fullLayout.xaxis.range[0]).startsWith('2025-06-01'); }", arg=CHART)
+    finally:
+        context.close()
+
+
+PLACES = ".st-key-places_map .js-plotly-plot"
+TEXT_BOXES = """(sel) => {
+  const gd = document.querySelector(sel);
+  return Array.from(gd.querySelectorAll('.gtitle, .annotation-text')).map(e => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: (e.textContent || '').slice(0, 50)};
+  });
+}"""
+
+
+def test_the_places_map_titles_and_notes_fit_a_phone_and_do_not_overlap(server, browser):
+    # At 390 px the map's title and source notes ran off the right edge and the two territory insets' titles
+    # were drawn over each other.
+    context = browser.new_context(viewport=PHONE)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        page.goto(server + "/?tab=places")
+        page.wait_for_selector(IDLE)
+        page.wait_for_function("(sel) => { const gd = document.querySelector(sel); "
+                               "return gd && gd._fullLayout && gd._fullLayout.width <= 390; }", arg=PLACES)
+        page.wait_for_function("() => window.__pageWidthSent > 0")  # the page knows it is on a phone
+        page.wait_for_selector(IDLE)
+        try:
+            page.wait_for_function("(sel) => document.querySelector(sel)._fullLayout.title.text.split('<br>').length > 2",
+                                   arg=PLACES, timeout=30_000)
+        except sync_api.TimeoutError:
+            pytest.fail("the map was never laid out again for the phone's width (its title is on one line)")
+        boxes = page.evaluate(TEXT_BOXES, PLACES)
+        assert len(boxes) >= 3
+        cut = [b for b in boxes if b["right"] > PHONE["width"] + 1 or b["left"] < -1]
+        assert not cut, cut
+        over = [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                if a["left"] < b["right"] - 1 and b["left"] < a["right"] - 1
+                and a["top"] < b["bottom"] - 1 and b["top"] < a["bottom"] - 1]
+        assert not over, over
+    finally:
+        context.close()
