@@ -40,8 +40,10 @@ SIZES = {
     "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True,
                     description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
                                 "under 12 px; PNG at 2x)"),
-    "social": Size("social", 1080, 1, 22, 32, 420, square=True,
-                   description="1080 x 1080 social card (taller only when the events list needs it)"),
+    # A card, not a document: events as the short key and sources in a line or two (compact), as in an article.
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True, compact=True,
+                   description="1080 x 1080 social card (taller only when its text cannot fit; the full lists of "
+                               "events and sources are in the CSV and HTML)"),
 }
 EXPORT_SIZES = ("article", "social", "full")
 

@@ -153,6 +153,16 @@ def test_article_export_fits_a_column(series, lang, tmp_path):
     assert not hits, "\n".join(describe(hits))
 
 
+def test_a_social_card_of_the_busiest_view_stays_a_card():
+    """All data, three series, every event: the social card was 1080 x 4,371 px, a document of event and source
+    lines; it now keeps the compact key and footer of an article (the lists are in the CSV and HTML)."""
+    r = draw(View(series=THREE, preset="all"), "social")
+    L = r.figure.layout
+    assert L.width == 1080 and L.height <= 1.6 * L.width, L.height
+    foot = footer_of(r.figure).text
+    assert "Official file" not in foot and all(t not in foot for t in r.events["title"])
+
+
 def test_article_footer_names_sources_briefly_and_keeps_every_event_elsewhere():
     r = draw(View(series=THREE, preset="all", categories=[]), "article")
     foot = footer_of(r.figure).text

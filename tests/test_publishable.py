@@ -14,6 +14,7 @@ import pytest
 from tests import bundled
 from analysis import data as cdata
 from figures import events as cev
+from figures.layout import size_of
 from charts import export
 from figures import core as F
 from charts.compose import render
@@ -226,19 +227,21 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         plot_px = cev.PAGE_PLOT_PX if size == "page" else L["width"] - L["margin"]["l"] - L["margin"]["r"]
         assert cev.markers_overlap(m, r.lo, r.hi, plot_px) == []
         assert sorted(int(n) for g in m["customdata"] for n in g) == list(range(1, len(r.events) + 1))
-        # Category colours are explained inside the figure: one legend entry per category drawn. An article-
-        # size figure draws every event in one grey and names the categories in its key instead (issue 26).
+        # Category colours are explained inside the figure: one legend entry per category drawn. A compact
+        # figure (an article or a social card) draws every event in one grey and names the categories in its key
+        # instead (issue 26).
         legend = {t["name"] for t in fig["data"] if t["name"].startswith("Event: ") and t.get("showlegend", True)}
         cats = {cev.event_categories[c].lower() for c in set(r.events["category"])}
         footer = L["annotations"][-1]["text"]
-        if size == "article":
+        compact = size != "page" and size_of(size).compact
+        if compact:
             assert legend == set() and all(c in footer.replace("<br>", " ") for c in cats)
             details = "\n".join(export.html_details(r))  # every event, in the HTML export under the chart
             for n, title in zip(r.events["number"], r.events["title"]):
                 assert f"Event {n}, {r.events.loc[n - 1, 'date']:%Y-%m-%d}: {title}" in details
         else:
             assert legend == {f"Event: {c}" for c in cats}
-        if size not in ("page", "article"):  # the page lists them in the table under the chart
+        if size != "page" and not compact:  # the page lists them in the table under the chart
             for n, title in zip(r.events["number"], r.events["title"]):
                 assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in footer.replace("~", "")
             assert "more in the events table" not in footer
