@@ -33,6 +33,11 @@ def t(key: str, **fields) -> str:
     return i18n.t(key, lang(), **fields)
 
 
+def plural(key: str, count, **fields) -> str:
+    """A counted page message ("1 event", "2 events") in the reader's language."""
+    return i18n.plural(key, count, lang(), **fields)
+
+
 def number(value, decimals: int = 0) -> str:
     return i18n.number(value, lang(), sep(), decimals)
 
