@@ -123,7 +123,7 @@ def _n(v: float) -> str:
 
 
 def _month_name(ts) -> str:
-    return f"{pd.Timestamp(ts):%B %Y}" if _LANG_VAR.get()["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG_VAR.get()["lang"])
+    return i18n.month(pd.Timestamp(ts), _LANG_VAR.get()["lang"])
 
 
 def _fy(fy: str) -> str:

@@ -194,7 +194,7 @@ def death_notes(recs: pd.DataFrame, start: dt.date, end: dt.date, lang: str = "e
     notes = DV.coverage_notes(recs, start, end, lang)
     n = len(DV.in_period(recs, start, end, custody=False))
     if n:
-        notes.append(i18n.t("deaths.enforcement_apart", lang, n=n))
+        notes.append(i18n.plural("deaths.enforcement_apart", n, lang))
     return notes
 
 

@@ -15,10 +15,6 @@ from wording import i18n
 from figures.core import unit_phrase
 from figures.labels import display_label, localised_label
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-
-
 def about(v: float, lang: str = "en", sep: str = ",") -> str:
     """A value rounded to two significant figures for reading aloud: 1,584 -> "1,600"; 42.6 -> "43"."""
     if v is None or not math.isfinite(v):

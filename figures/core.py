@@ -989,7 +989,7 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
                 f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)}" for r in unverified)))
     for measure, n in sorted((withheld or {}).items()):
-        notes.append(i18n.t("figure.note_withheld", lang, n=n, measure=i18n.t("figure.measure_" + measure, lang)))
+        notes.append(i18n.plural("figure.note_withheld", n, lang, measure=i18n.t("figure.measure_" + measure, lang)))
     # One paragraph, not a line each: a square social card keeps its shape with every kind drawn.
     return [" ".join(notes)] if notes else []
 

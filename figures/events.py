@@ -386,8 +386,8 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
     w = csv.writer(buf, lineterminator="\r\n")
     # Comment rows are written by hand with no comma or quote in them: the line stays one cell that starts with
     # "#" (never a formula in a spreadsheet) and a reader skipping "#" lines skips all of it.
-    buf.write(_comment(f"Events timeline exported {(generated_on or dt.date.today()).isoformat()} from the "
-                       f"open-source immigration-enforcement dashboard; {len(ev)} event(s); each row cites its source."))
+    buf.write(_comment(i18n.plural("events.csv_head", len(ev), "en",
+                                   date=(generated_on or dt.date.today()).isoformat())))
     buf.write(_comment("Sources: " + (" | ".join(sources) if sources else "none")))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",
             "source_name", "source_url", "link_is_copy", "original_outlet", "original_date", "origin"]

@@ -424,6 +424,11 @@ def _d(key: str, lang: str, **fields) -> str:
     return i18n.t(f"deaths.fig.{key}", lang, **fields)
 
 
+def _dn(key: str, count: int, lang: str, **fields) -> str:
+    """A counted figure text of the deaths maps ("1 death", "2 deaths"), as ``_d``."""
+    return i18n.plural(f"deaths.fig.{key}", count, lang, **fields)
+
+
 def deaths_source_lines(entry: dict, last: dt.date | None, lang: str = "en") -> list[str]:
     """Who compiled the list, how far it runs, and the credit its licence (CC BY 4.0) asks for, as the trend
     charts write them (``figures.core.source_lines``)."""
@@ -454,7 +459,7 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
     main = counts[~counts["territory"] & (counts["state"] != "(no state)")]
     fig = go.Figure()
     zmax = float(counts["deaths"].max()) if len(counts) else 1.0
-    hover = [f"<b>{html_text(n)}</b><br>" + _d("hover_deaths", lang, n=_n(int(v), None, separators))
+    hover = [f"<b>{html_text(n)}</b><br>" + _dn("hover_deaths", int(v), lang, n=_n(int(v), None, separators))
              for n, v in zip(main["state_name"], main["deaths"])]
     fig.add_trace(go.Choropleth(locations=main["state"], z=main["deaths"], locationmode="USA-states", geo="geo",
                                 colorscale="Reds", zmin=0, zmax=max(zmax, 1.0), marker_line_color="#bbbbbb",
@@ -471,7 +476,7 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
                                         marker=dict(size=14, color=[s.deaths], colorscale="Reds", cmin=0,
                                                     cmax=max(zmax, 1.0), line=dict(color=BORDER, width=1)),
                                         hovertext=[f"<b>{html_text(s.state_name)}</b><br>"
-                                                   + _d("hover_deaths", lang, n=int(s.deaths))],
+                                                   + _dn("hover_deaths", int(s.deaths), lang)],
                                         hoverinfo="text", showlegend=False))
     _title(fig, _d("state_title", lang), _d("state_subtitle", lang, range=_period_text(start, end, lang)))
     lines = list(sources) + [i18n.t("deaths.caveat", lang)] + list(notes)
@@ -481,7 +486,7 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
                                                              for s in terr.itertuples(index=False))))
     nostate = counts[counts["state"] == "(no state)"]
     if len(nostate):
-        lines.append(_d("no_state", lang, n=int(nostate["deaths"].sum())))
+        lines.append(_dn("no_state", int(nostate["deaths"].sum()), lang))
     lines.append(_d("grey", lang))
     lines.append(_d("total", lang, n=_n(int(counts["deaths"].sum()), None, separators)))
     fig.update_layout(height=640)
@@ -506,7 +511,7 @@ def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.d
                         opacity=0.65, line=dict(color="white", width=0.5)),
             customdata=df["facility_id"],
             hovertext=[f"<b>{html_text(str(n))}</b><br>{html_text(str(c))}, {html_text(str(s))}<br>"
-                       + _d("hover_deaths", lang, n=_n(int(v), None, separators)) + "<br>"
+                       + _dn("hover_deaths", int(v), lang, n=_n(int(v), None, separators)) + "<br>"
                        + _d("hover_dates", lang, first=a, last=b)
                        for n, c, s, v, a, b in zip(df["name"], df["city"], df["state"], df["deaths"], df["first"],
                                                    df["last"])],
@@ -527,7 +532,7 @@ def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.d
     lines = list(sources) + [i18n.t("deaths.caveat", lang)] + list(notes) + [_d("matched", lang),
                                                                               P.caveat("points", lang)]
     if len(unplaced):
-        lines.append(_d("not_drawn", lang, n=_n(len(unplaced), None, separators)))
+        lines.append(_dn("not_drawn", len(unplaced), lang, n=_n(len(unplaced), None, separators)))
     fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
     _separators(fig, separators)
     _footer(fig, lines, lang=lang)

@@ -98,7 +98,7 @@ def _pick(event, table: pd.DataFrame, key: str) -> None:
 def unplaced_list(unplaced: pd.DataFrame) -> None:
     """The deaths of the period the facility map could not draw, each with the reason."""
     if len(unplaced):
-        st.text(_t("unplaced", n=len(unplaced)))
+        st.text(i18n.plural("deaths.unplaced", len(unplaced), _lang()))
         st.dataframe(shown(unplaced), hide_index=True)
 
 

@@ -41,6 +41,11 @@ def words(prefix: str, options) -> callable:
     return lambda o: table.get(o, str(o))
 
 
+def plural(key: str, count, **fields) -> str:
+    """A counted page message ("1 event", "2 events") in the reader's language."""
+    return i18n.plural(key, count, lang(), **fields)
+
+
 def number(value, decimals: int = 0) -> str:
     return i18n.number(value, lang(), sep(), decimals)
 

@@ -60,7 +60,7 @@ def sources_panel(page: Page) -> None:
                                                                              t("page.sources.col_does")]),
                  hide_index=True)
     if len(snap.flags):
-        st.text(t("page.sources.flags", n=len(snap.flags)))
+        st.text(plang.plural("page.sources.flags", len(snap.flags)))
         # quality_flags.csv stays English (data); the reader's language gets each finding explained beside it.
         st.dataframe(snap.flags if lang == "en" else snap.flags.assign(**{t("page.sources.col_explained"): [
             flag_messages.explain(f, m, lang, plang.sep()) for f, m in zip(snap.flags["flag"], snap.flags["message"])]}),

@@ -15,7 +15,7 @@ from figures.events import category_label
 from . import context
 from . import lang as plang
 from .context import Page
-from .lang import t
+from .lang import plural, t
 
 
 def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
@@ -38,7 +38,7 @@ def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
         if kept is not None:
             # Streamlit forgets a file when a run does not draw its uploader (a visit to another room): the
             # uploader comes back empty, but the reader did not remove the file, so its events stay, and say so.
-            st.caption(t("page.events.upload_kept", n=len(kept),
+            st.caption(plural("page.events.upload_kept", len(kept),
                          name=markdown_literal(st.session_state.get("uploaded_name", ""))))
             if st.button(t("page.events.upload_forget"), key="w_upload_forget"):
                 forget_upload()
@@ -73,9 +73,9 @@ def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
     st.session_state["uploaded_events"] = res.accepted
     st.session_state["uploaded_name"] = up.name
     with st.container(key="upload_report"):
-        saved = t("page.events.already_saved", n=res.already_saved) if res.already_saved else ""
-        st.success(t("page.events.accepted", n=len(res.accepted), name=markdown_literal(up.name), saved=saved,
-                     rejected=len(res.rejected)))
+        saved = plural("page.events.already_saved", res.already_saved) if res.already_saved else ""
+        st.success(plural("page.events.accepted", len(res.accepted), name=markdown_literal(up.name), saved=saved,
+                          rejected=plural("page.events.rejected_count", len(res.rejected))))
         if len(res.rejected):
             st.text(t("page.events.rejected_rows"))
             # The reasons are the validator's English (data); the page shows them in the reader's language.
@@ -103,7 +103,7 @@ def save_offer(page: Page, accepted: pd.DataFrame) -> bool:
         st.error(t("page.events.not_written", why=markdown_literal(e.strerror or e)))
         return False
     context.checked_events.clear()
-    st.success(t("page.events.saved", added=done.added, total=done.total))
+    st.success(plural("page.events.saved", done.added, added=done.added, total=done.total))
     return True
 
 
@@ -113,7 +113,7 @@ def local_events_report(page: Page) -> pd.DataFrame:
     if len(refused):
         # A fresh session must say why some of the reader's own events are missing, not just leave them out.
         with st.container(key="local_events_report"):
-            st.warning(t("page.events.local_refused", n=refused['row'].nunique(),
+            st.warning(plural("page.events.local_refused", refused['row'].nunique(),
                          name=markdown_literal(page.events_setting.path.name)))
             st.dataframe(reason_messages.rejected_in(refused, plang.lang()), hide_index=True, key="w_local_refused")
     return refused

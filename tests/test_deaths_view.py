@@ -94,7 +94,7 @@ def test_custody_counts_leave_out_deaths_during_enforcement_actions(pl, recs):
     assert placed["deaths"].sum() + len(unplaced) == by_state["deaths"].sum()
     assert not unplaced["facility"].str.contains("enforcement action", case=False).any()
     r = render(SNAP, pl, PlacesView(map="deaths-state", start=jan[0], end=jan[1]))
-    assert any("2 death(s) in this period during enforcement actions" in s for s in r.sources)
+    assert any("2 deaths in this period during enforcement actions" in s for s in r.sources)
     # the series keeps them apart too: the monthly custody count of January 2026 is the custody rows only
     m = SNAP.by_series["deaths_in_custody.deaths_monthly"]
     assert float(m.loc[m["date"] == "2026-01-01", "value"].iloc[0]) == by_state["deaths"].sum()

@@ -556,7 +556,7 @@ def test_bad_events_upload_lists_rejected_rows(page, server, tmp_path):
         page.locator(".st-key-w_upload input[type='file']").set_input_files(str(upload))
 
     report = page.locator(".st-key-upload_report")
-    assert "1 event(s) accepted from my_events.csv; 4 row(s) rejected." in report.inner_text()
+    assert "1 event accepted from my_events.csv; 4 rows rejected." in report.inner_text()
     rejected = grid_rows(report)
     assert rejected[0] == ["row", "field", "reason"]
     by_row = {int(r[0]): (r[1], r[2]) for r in rejected[1:]}

@@ -281,7 +281,7 @@ def test_upload_bad_events_lists_rejected_rows_and_adds_good_ones():
     at.file_uploader(key="w_upload").set_value(("mine.csv", bad, "text/csv"))
     at.run()
     assert not at.exception
-    assert any("1 event(s) accepted" in s.value and "4 row(s) rejected" in s.value for s in at.success)
+    assert any("1 event accepted" in s.value and "4 rows rejected" in s.value for s in at.success)
     rej = next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["row", "field", "reason"])
     assert set(rej["row"]) == {3, 4, 5, 6} and {"date", "category", "source_url", "title"} <= set(rej["field"])
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)

@@ -77,7 +77,7 @@ def test_made_view_draws_each_kind_in_its_own_style(tmp_path):
     assert {y for y, _ in points(counts)} == {911, 888}
     # the book-in figure is not in the arrests panel, and the footer says one was left off
     assert all(777 not in [y for y in t.y] for t in reported_traces(r))
-    assert "1 reported figure(s) of book-ins left off" in footer(r)
+    assert "1 reported figure of book-ins left off" in footer(r)
     # unverified is seen without hovering: a hollow marker, named in the footer
     csym = dict(zip(counts.y, counts.marker.symbol))
     assert csym[888] == "diamond-open" and csym[911] == "diamond"
@@ -92,7 +92,7 @@ def test_targets_count_in_the_axis_range_only_where_drawn(tmp_path):
     drawn = {y for t in reported_traces(r) for y, _ in points(t)}
     assert drawn == {777}
     assert max(r.figure.layout.yaxis.range) < 3111
-    assert "5 reported figure(s) of arrests left off" in footer(r)
+    assert "5 reported figures of arrests left off" in footer(r)
 
 
 def test_a_book_in_figure_goes_to_the_book_ins_panel_when_one_is_drawn(tmp_path):

@@ -405,7 +405,7 @@ def test_a_fresh_session_lists_the_rows_of_the_local_file_that_were_not_loaded(m
                                   row(title="Sneaky\u200b title", date="2025-04-02")))
     at = page(monkeypatch, tmp_path, DASHBOARD_EVENTS_FILE=str(local))
     warning = next(w.value for w in at.warning if "local events file" in w.value)
-    assert "2 row(s)" in warning and "were not loaded" in warning
+    assert "2 rows" in warning and "were not loaded" in warning
     refused = local_refused(at)
     assert refused[["row", "field"]].values.tolist() == [[3, "date"], [4, "title"]]
     assert "invisible character U+200B" in refused["reason"].iloc[1]
@@ -442,7 +442,7 @@ def test_saving_from_the_page_writes_the_configured_file_and_shows_no_path(monke
     assert (tmp_path / "deployment-a.csv.lock").exists()  # the lock lives beside the deployment's file
     # Uploading the same file again: nothing new, and not "rejected" either.
     upload(at, events_file(row(title="Kept by the page", date="2025-05-05")), "again.csv")
-    assert any("0 event(s) accepted from again.csv; 1 already in the local events file; 0 row(s) rejected"
+    assert any("0 events accepted from again.csv; 1 already in the local events file; 0 rows rejected"
                in s.value.replace("\\", "") for s in at.success)
 
 

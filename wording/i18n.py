@@ -12,12 +12,17 @@ The text lives in data files under ``locales/`` (one catalogue per language, rev
 Numbers take their separators as a choice separate from the language: US Spanish outlets print both "75,000"
 and "75.000". ``separators`` names the thousands mark ("," or "."); the decimal mark is the other one.
 
+Plural forms, month names, date patterns and number symbols come from Babel (the Unicode CLDR data): a counted
+message holds one text per plural category of its language (``key.one``, ``key.other``) and ``plural`` picks
+the right one, so "1 death" / "2 deaths" and "1 muerte" / "2 muertes", never "death(s)".
+
 This module imports nothing from the rest of the project, so ``loaders`` can use it too.
 """
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import decimal
 import functools
 import math
 import re
@@ -25,22 +30,30 @@ import string
 import tomllib
 from pathlib import Path
 
+from babel import Locale
+from babel.dates import format_date, get_month_names
+from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
+
 LANGS = ("en", "es")
 LANG_NAMES = {"en": "English", "es": "Español"}
 SEPARATORS = (",", ".")  # the thousands mark; the decimal mark is the other one
 DEFAULT_SEPARATORS = {"en": ",", "es": ","}  # a US audience: "75,000" unless "." is chosen
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
-MONTHS = {
-    "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"),
-    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-           "noviembre", "diciembre"),
+# The CLDR locale whose number symbols a reader gets: the language, in the region that writes its thousands
+# with the chosen mark ("," as in the United States, "." as in Germany or Spain). Babel takes the decimal mark
+# (and the signs) from it.
+NUMBER_LOCALES = {("en", ","): "en_US", ("en", "."): "en_DE", ("es", ","): "es_US", ("es", "."): "es_ES"}
+
+# The dashboard writes the day before the month in both languages ("20 January 2025"), not CLDR's US order
+# ("January 20, 2025"): these are CLDR patterns, the names in them are CLDR's.
+DATE_PATTERNS = {
+    "en": {"long": "d MMMM y", "short": "d MMM y", "month": "MMMM y"},
+    "es": {"long": "d 'de' MMMM 'de' y", "short": "d MMM y", "month": "MMMM 'de' y"},
 }
-MONTHS_SHORT = {
-    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
-    "es": ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"),
-}
+MONTHS = {lang: tuple(get_month_names("wide", locale=lang)[m] for m in range(1, 13)) for lang in LANGS}
+MONTHS_SHORT = {lang: tuple(get_month_names("abbreviated", locale=lang)[m] for m in range(1, 13))
+                for lang in LANGS}
 
 
 class CatalogueError(ValueError):
@@ -94,12 +107,39 @@ def t(key: str, lang: str = "en", /, **fields) -> str:
     try:
         text = cat[key]
     except KeyError:
+        if key + ".other" in cat:
+            raise KeyError(f"{key!r} is a counted message: use plural({key!r}, count, ...)") from None
         raise KeyError(f"no message {key!r} in {LOCALES / (lang + '.toml')}") from None
     return text.format(**fields) if fields else text
 
 
 def has(key: str, lang: str = "en") -> bool:
     return key in catalogue(check_lang(lang))
+
+
+def plural_category(count, lang: str = "en") -> str:
+    """CLDR's plural category of ``count`` in ``lang`` ("one", "many", "other"...), by Babel's rules:
+    English and Spanish say "one" for 1 only, so 0 takes the plural ("0 deaths", "0 muertes")."""
+    n = abs(count)
+    return _locale(check_lang(lang)).plural_form(int(n) if n == int(n) else n)  # numpy counts too
+
+
+@functools.lru_cache(maxsize=None)
+def _locale(lang: str) -> Locale:
+    return Locale.parse(lang)
+
+
+def plural(key: str, count, lang: str = "en", /, **fields) -> str:
+    """The counted message ``key`` in ``lang`` for ``count`` things: the catalogue holds one text per plural
+    category (``key.one``, ``key.other``); a category the language has but the catalogue does not write (the
+    Spanish "many" of "1 millón de") takes ``other``. Fields as ``t``; ``n`` is ``count`` unless given (callers
+    pass the count written with the reader's separators)."""
+    lang = check_lang(lang)
+    cat = catalogue(lang)
+    if key + ".other" not in cat:
+        raise KeyError(f"no counted message {key!r} ({key}.one, {key}.other) in {LOCALES / (lang + '.toml')}")
+    text = cat.get(f"{key}.{plural_category(count, lang)}", cat[key + ".other"])
+    return text.format(**{"n": count, **fields})
 
 
 # ---------------------------------------------------------------- numbers
@@ -118,15 +158,19 @@ def number(value, lang: str = "en", separators: str | None = None, decimals: int
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return t("common.not_available", lang)
     sep = check_separators(separators, lang)
-    text = f"{value:{'+' if signed else ''},.{decimals}f}"
-    if sep == ".":
-        text = text.translate(str.maketrans({",": ".", ".": ","}))
-    return text
+    # Rounded here, on the float's exact value, as the dashboard always has (2.675 is stored as 2.67499...,
+    # so "2.67"): Babel would first write the float as text ("2.675") and round that up to "2.68".
+    exact = decimal.Decimal(f"{value:.{decimals}f}")
+    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
+    if signed:
+        pattern = f"+{pattern};-{pattern}"
+    return format_decimal(exact, pattern, locale=NUMBER_LOCALES[check_lang(lang), sep])
 
 
 def plotly_separators(separators: str | None = None, lang: str = "en") -> str:
     """Plotly's ``layout.separators``: the decimal mark then the thousands mark (".," or ",.")."""
-    return ".," if check_separators(separators, lang) == "," else ",."
+    loc = NUMBER_LOCALES[check_lang(lang), check_separators(separators, lang)]
+    return get_decimal_symbol(loc) + get_group_symbol(loc)
 
 
 # ---------------------------------------------------------------- dates
@@ -144,18 +188,13 @@ def date(d, lang: str = "en", style: str = "long") -> str:
     lang = check_lang(lang)
     if style == "iso":
         return d.isoformat()
-    if style == "short":
-        return f"{d.day} {MONTHS_SHORT[lang][d.month - 1]} {d.year}"
-    if lang == "es":
-        return f"{d.day} de {MONTHS['es'][d.month - 1]} de {d.year}"
-    return f"{d.day} {MONTHS['en'][d.month - 1]} {d.year}"
+    return format_date(d, DATE_PATTERNS[lang]["short" if style == "short" else "long"], locale=lang)
 
 
 def month(d, lang: str = "en") -> str:
     """"July 2026" / "julio de 2026"."""
-    d = _as_date(d)
     lang = check_lang(lang)
-    return f"{MONTHS[lang][d.month - 1]} de {d.year}" if lang == "es" else f"{MONTHS['en'][d.month - 1]} {d.year}"
+    return format_date(_as_date(d), DATE_PATTERNS[lang]["month"], locale=lang)
 
 
 def date_range(lo, hi, lang: str = "en", style: str = "iso") -> str:
