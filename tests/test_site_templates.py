@@ -87,7 +87,8 @@ def small_site(title: str = 'ICE arrests & "book-ins" <per day>, it\'s weekly', 
     listed = list(ps.values())
     out["index.html"] = site.index_html(listed, DAY, live, "en")
     out["index-es.html"] = site.index_html(listed, DAY, "", "es")
-    codes = site.live_embeds(live + "?series=old&x=1#top", {"series": "a,b", "preset": "all"})
+    codes = site.live_embeds(live + "?series=old&x=1#top", {"series": "a,b", "preset": "all",
+                                                            **({"q": text} if text else {})})
     out["live-embeds.txt"] = codes["light"] + "\n" + codes["dark"] + "\n"
     return {k: v.encode("utf-8") for k, v in out.items()}
 
@@ -150,7 +151,9 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 def test_hostile_text_is_escaped_in_every_template(name, page):
     text = page.decode("utf-8")
     assert HOSTILE not in text and "<img" not in text, f"{name} carries raw markup from a title or a note"
-    if name != "export-bare.html" and name != "export-map.html":
+    if name == "live-embeds.txt":  # the text rides in the link's query, percent-encoded
+        assert "q=%3Cimg+src%3Dx+onerror%3Dalert%281%29%3E" in text
+    elif name not in ("export-bare.html", "export-map.html"):  # these two carry no text of ours
         assert html_text(HOSTILE) in text, f"{name} dropped the text instead of escaping it"
 
 
@@ -163,3 +166,15 @@ def test_hostile_link_stays_inside_its_attribute():
     assert 'href="' + html_text(link) + '"' in page
     snippet = site.embed_snippet('x" onload="alert(1)', "t")
     assert 'onload="alert' not in snippet and 'src="x&#34; onload=&#34;alert(1)"' in snippet
+
+
+def test_a_missing_field_fails_instead_of_printing_nothing():
+    """StrictUndefined: a template asking for a value it was not given stops the build."""
+    from jinja2 import UndefinedError
+
+    from charts import templates
+    with pytest.raises(UndefinedError):
+        templates.render("embed_snippet.html", src="x.html", width=16, height=10)  # no title
+    with pytest.raises(UndefinedError):
+        templates.render("site_index.html", lang="en", title="t", scripts=[], pages=[object()], day=DAY,
+                         live_url="", t=lambda key, **f: key)  # a page with no slug or title
