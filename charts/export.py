@@ -27,6 +27,7 @@ import plotly.io as pio
 from loaders.reported_figures import default_kind
 from loaders.text import csv_cell, html_text
 from wording import i18n
+from charts import templates
 from figures.layout import size_of
 from figures.labels import display_label
 from analysis.data import load_snapshot
@@ -168,29 +169,21 @@ def _calc(kaleido, fig: go.Figure, fmt: str, width: int, height: int, scale: flo
 def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en", details: list[str] | None = None) -> bytes:
     """A standalone page that works offline: plotly.js is embedded, nothing is loaded from a CDN. The page has
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
-    In a language other than English the page says so (<html lang>) and carries Plotly's locale inline."""
+    In a language other than English the page says so (<html lang>) and carries Plotly's locale inline.
+    The page is charts/templates/export_chart.html."""
     config = {"displaylogo": False}
     if lang not in (None, "", "en"):
         config["locale"] = lang
-    page = fig.to_html(include_plotlyjs=True, full_html=True, config=config)
+    chart = fig.to_html(include_plotlyjs=True, full_html=False, config=config)
     script = locale_script(lang)
     if script:
-        # After plotly.js (which the page embeds first) and before the chart is drawn.
-        marker = '<div id="'
-        at = page.find(marker)
-        page = page[:at] + f"<script>{script}</script>" + page[at:] if at >= 0 else page
-        page = page.replace("<html>", f'<html lang="{lang}">', 1)
-    if title:
-        page = page.replace("<head>", f"<head><title>{html_text(title)}</title>", 1)
-    if alt:
-        a = html_text(alt)
-        page = page.replace("<head>", f'<head><meta name="description" content="{a}">', 1)
-        page = page.replace("<body>", f'<body><figure role="img" aria-label="{a}" style="margin:0">', 1)
-        page = page.replace("</body>", f'<figcaption style="font:14px sans-serif;max-width:70em;margin:8px">'
-                                       f"{html_text(i18n.t('export.description', lang, alt=alt))}"
-                                       + "".join(f"<br>{html_text(d)}" for d in details or [])
-                                       + "</figcaption></figure></body>", 1)
-    return page.encode("utf-8")
+        # Plotly's markup is plotly.js, then the chart's div and the script that draws it: the locale is
+        # registered between the two (after plotly.js, before the chart is drawn).
+        at = chart.find('<div id="')
+        chart = chart[:at] + f"<script>{script}</script>" + chart[at:] if at >= 0 else chart
+    description = i18n.t("export.description", lang, alt=alt) if alt else ""
+    return templates.render("export_chart.html", chart=chart, lang=lang if script else "", title=title, alt=alt,
+                            description=description, details=details or []).encode("utf-8")
 
 
 def svg_with_alt(svg: bytes, title: str, alt: str) -> bytes:

@@ -24,6 +24,7 @@ from analysis import deaths as DV
 from analysis import data as cdata
 from analysis.view import INAUGURATION
 from charts import export as cexport
+from charts import templates
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
         ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities", "facility", "state-history")}
@@ -219,6 +220,13 @@ def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: 
     return Rendered(fig, t, title, sources + [i18n.t("deaths.caveat", lang)] + notes)
 
 
+def map_html(fig: go.Figure) -> bytes:
+    """A map as a standalone page that draws offline: plotly.js and the outlines are both inside the file
+    (charts/templates/export_map.html)."""
+    chart = fig.to_html(include_plotlyjs=True, full_html=False, config={"displaylogo": False})
+    return templates.render("export_map.html", chart=chart, outlines=maps.geo_assets_script()).encode("utf-8")
+
+
 def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
     """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
     snap = cdata.load_snapshot(data_dir)
@@ -241,7 +249,7 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
         if fmt == "csv":
             payload = cexport.to_csv(r.table, sources=r.sources, title=r.title, lang=lang)
         elif fmt == "html":
-            payload = maps.to_html(r.figure)
+            payload = map_html(r.figure)
         else:
             payload = maps.to_image(r.figure, fmt, width=width or 1200)  # the page's size when none is asked
     except cexport.ExportUnavailable as e:

@@ -38,10 +38,8 @@ import plotly.graph_objects as go
 from PIL import Image
 from plotly.offline import get_plotlyjs
 
-from loaders.text import html_text
-
 from analysis import data as cdata
-from charts import export
+from charts import export, templates
 from wording import i18n
 from charts.compose import render
 from figures.core import source_lines
@@ -363,34 +361,8 @@ def releases_page(snap, day: dt.date, live_url: str, lang: str = "en") -> Page:
 
 
 # ---------------------------------------------------------------------------------------------- HTML
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem;
-color:#1a1a1a;line-height:1.45}
-a{color:#0b5c99}h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.1rem;margin-top:1.5rem}
-.chart{width:100%;min-height:420px}figure{margin:0}figcaption{font-size:.95rem;color:#333;margin:.5rem 0}
-.meta,.cite{font-size:.9rem}.cite{background:#f4f4f4;padding:.6rem;white-space:pre-wrap}
-.downloads a{display:inline-block;margin:.2rem .8rem .2rem 0}
-textarea{width:100%;font-family:ui-monospace,monospace;font-size:.8rem}
-nav{font-size:.9rem}
-"""
-
-
-# Defence in depth for a folder that may be served from anywhere: scripts and styles from the folder (and the
-# inline chart calls), images from the folder or generated in the page, and no connections at all.
-CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; "
-       "base-uri 'none'; form-action 'none'")
-
-
-def _page(title: str, body: str, *, scripts: list[str], style: str = STYLE, lang: str = "en") -> str:
-    tags = "".join(f'<script src="{html_text(s)}"></script>\n' for s in scripts)
-    return (f'<!doctype html>\n<html lang="{html_text(lang)}">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f'<meta name="referrer" content="no-referrer">\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            f"<title>{html_text(title)}</title>\n<style>{style}</style>\n{tags}</head>\n<body>\n{body}\n</body>\n</html>\n")
-
+# The pages are Jinja2 templates (charts/templates/site_*.html, autoescaped); these functions gather what each
+# shows. The frame (its style and Content-Security-Policy) is charts/templates/site_base.html.
 
 def _chart_div(fig, div_id: str, lang: str = "en") -> str:
     # The figures are laid out for an export size (a fixed pixel width); on a page or in an embed the chart
@@ -419,8 +391,7 @@ def dark(fig):
 
 def embed_snippet(src: str, title: str) -> str:
     w, h = ASPECT
-    return (f'<iframe src="{html_text(src)}" title="{html_text(title)}" loading="lazy" '
-            f'style="width:100%;aspect-ratio:{w}/{h};border:0" referrerpolicy="no-referrer"></iframe>')
+    return templates.render("embed_snippet.html", src=src, title=title, width=w, height=h)
 
 
 def live_embeds(app_url: str, query: dict[str, str]) -> dict[str, str]:
@@ -434,70 +405,37 @@ def live_embeds(app_url: str, query: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def _site_words(lang: str):
+    """The site's messages (``site.*`` in the catalogue) in ``lang``, for a template's ``t("key", ...)``."""
+    def t(key, **fields):
+        return i18n.t("site." + key, lang, **fields)
+    return t
+
+
 def embed_html(page: Page, fig, theme: str, scripts: list[str], live_link: str) -> str:
     bg, fg = ("#111418", "#e8e8e8") if theme == "dark" else ("#ffffff", "#1a1a1a")
-    style = (f"html,body{{margin:0;height:100%;background:{bg};color:{fg};font-family:system-ui,sans-serif}}"
-             f".chart{{position:absolute;inset:0 0 1.4rem 0}}p{{position:absolute;bottom:0;margin:0 .4rem;font-size:.75rem}}"
-             f"a{{color:{'#8cc8ff' if theme == 'dark' else '#0b5c99'}}}")
-    body = (f'<div class="chart" role="img" aria-label="{html_text(page.alt)}">'
-            f'{_chart_div(fig, f"chart-{page.slug}-{theme}", page.lang)}</div>\n'
-            + (f'<p><a href="{html_text(live_link)}" target="_blank" rel="noopener">'
-               f'{html_text(i18n.t("site.open_live", page.lang, title=page.title))}</a></p>' if live_link
-               else f'<p>{html_text(page.title)}</p>'))
-    return _page(page.title, body, scripts=scripts, style=style, lang=page.lang)
+    return templates.render("site_embed.html", lang=page.lang, title=page.title, scripts=scripts, page=page,
+                            chart=_chart_div(fig, f"chart-{page.slug}-{theme}", page.lang), live_link=live_link,
+                            bg=bg, fg=fg, link_colour="#8cc8ff" if theme == "dark" else "#0b5c99",
+                            t=_site_words(page.lang))
 
 
 def page_html(page: Page, scripts: list[str], images: dict[str, str], live_link: str, site_url: str,
               day: dt.date) -> str:
-    e = html_text
-    lang = page.lang
-
-    def t(key, **fields):
-        return i18n.t("site." + key, lang, **fields)
-
-    parts = [f'<nav><a href="index.html">{e(t("all_charts"))}</a></nav>', f"<h1>{e(page.title)}</h1>"]
-    for n in page.notes:
-        parts.append(f'<p class="meta">{e(t("note", note=n))}</p>')
-    if page.figure is not None:
-        parts.append(f'<figure><div class="chart" role="img" aria-label="{e(page.alt)}">'
-                     f'{_chart_div(page.figure, "chart-" + page.slug, lang)}</div>'
-                     f"<figcaption><strong>{e(t('description'))}</strong> {e(page.alt)}</figcaption></figure>")
-    for name, texts in page.sentences:
-        parts.append(f"<h2>{e(name)}</h2>" + "".join(f"<p>{e(x)}</p>" for x in texts))
-    parts.append(f"<h2>{e(t('data_dates'))}</h2><ul class=\"meta\">" + "".join(f"<li>{e(d)}</li>" for d in page.dates)
-                 + "</ul>")
-    parts.append(f'<p class="meta">{e(t("built_on", date=day.isoformat()))} '
-                 + (f'<a href="{e(live_link)}">{e(t("open_view"))}</a> {e(t("other_options"))}</p>' if live_link
-                    else f'{e(t("no_live"))}</p>'))
-    parts.append(f'<h2>{e(t("citation"))}</h2><div class="cite">{e(page.citation)}</div>')
-    if page.figure is not None or page.csv:
-        links = []
-        for key in ("png", "svg", "csv"):
-            if key in images:
-                links.append(f'<a href="{e(images[key])}" download>{e(t("download_" + key))}</a>')
-        missing = [k.upper() for k in ("png", "svg") if page.figure is not None and k not in images]
-        parts.append(f'<h2>{e(t("downloads"))}</h2><p class="downloads">' + "".join(links) + "</p>"
-                     + (f'<p class="meta">{e(t("not_built", formats=", ".join(missing)))}</p>' if missing else ""))
-    if page.figure is not None:
-        parts.append(f"<h2>{e(t('embed'))}</h2><p class=\"meta\">{e(t('embed_help'))}</p>")
-        for theme in ("light", "dark"):
-            src = f"{site_url}{page.slug}.embed-{theme}.html"
-            parts.append(f'<p class="meta"><a href="{e(page.slug)}.embed-{theme}.html">{e(t("version_" + theme))}'
-                         f'</a></p><textarea readonly rows="3" aria-label="{e(t("embed_code_" + theme))}">'
-                         f"{e(embed_snippet(src, page.title))}</textarea>")
-    return _page(page.title, "\n".join(parts), scripts=scripts, lang=lang)
+    chart = None if page.figure is None else _chart_div(page.figure, "chart-" + page.slug, page.lang)
+    downloads = [(key, images[key]) for key in ("png", "svg", "csv") if key in images]
+    missing = [k.upper() for k in ("png", "svg") if page.figure is not None and k not in images]
+    embeds = [(theme, embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title))
+              for theme in ("light", "dark")] if chart is not None else []
+    return templates.render("site_page.html", lang=page.lang, title=page.title, scripts=scripts, page=page,
+                            chart=chart, downloads=downloads, missing=missing, embeds=embeds, live_link=live_link,
+                            day=day, t=_site_words(page.lang))
 
 
 def index_html(pages: list[Page], day: dt.date, live_url: str, lang: str = "en") -> str:
-    e = html_text
-    items = "".join(f'<li><a href="{e(p.slug)}.html">{e(p.title)}</a>'
-                    + (f'<br><span class="meta">{e(p.alt)}</span>' if p.alt else "") + "</li>" for p in pages)
     name = export.dashboard_name(lang)
-    live = (f"{e(i18n.t('site.index_built', lang, date=day.isoformat()))} <a href=\"{e(live_url)}\">"
-            f"{e(i18n.t('site.index_live', lang))}</a> {e(i18n.t('site.index_every', lang))}" if live_url
-            else f"{e(i18n.t('site.index_built_alone', lang, date=day.isoformat()))}")
-    body = f"<h1>{e(name)}</h1><p class=\"meta\">{live}</p><ul>{items}</ul>"
-    return _page(name, body, scripts=[], lang=lang)
+    return templates.render("site_index.html", lang=lang, title=name, scripts=[], pages=pages, day=day,
+                            live_url=live_url, t=_site_words(lang))
 
 
 # ---------------------------------------------------------------------------------------------- build
