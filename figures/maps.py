@@ -370,13 +370,6 @@ def geo_assets_script() -> str:
     return "window.PlotlyGeoAssets = {topojson: %s};" % json.dumps(topo, separators=(",", ":"))
 
 
-def to_html(fig: go.Figure) -> bytes:
-    """A standalone page that draws its maps offline: plotly.js and the outlines are both inside the file."""
-    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
-    inject = f"<script>{geo_assets_script()}</script>"
-    return page.replace("<body>", "<body>\n" + inject, 1).encode("utf-8")
-
-
 class _MapsHandler(SimpleHTTPRequestHandler):
     def __init__(self, *a, **kw):
         super().__init__(*a, directory=str(MAPS_DIR), **kw)

@@ -13,7 +13,7 @@ from figures import maps
 from analysis import places as P
 from analysis import deaths as DV
 from wording.plain import markdown_literal
-from charts.places_view import (DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label,
+from charts.places_view import (DEATH_MAPS, map_html, PlacesView, death_link_note, default_release, link_notes, map_label,
                                 render)
 
 from .cache import kept
@@ -66,7 +66,7 @@ def _downloads(r, slug: str, key: str) -> None:
                          mime="image/png", on_click="ignore", key=f"{key}_png")
     c[1].download_button("SVG", data=lambda: maps.to_image(r.figure, "svg"), file_name=f"{slug}.svg",
                          mime="image/svg+xml", on_click="ignore", key=f"{key}_svg")
-    c[2].download_button(_t("html"), data=lambda: maps.to_html(r.figure), file_name=f"{slug}.html",
+    c[2].download_button(_t("html"), data=lambda: map_html(r.figure), file_name=f"{slug}.html",
                          mime="text/html", on_click="ignore", key=f"{key}_html")
     c[3].download_button(_t("csv"), data=lambda: export.to_csv(r.table, sources=r.sources, title=r.title, lang=_lang()),
                          file_name=f"{slug}.csv", mime="text/csv", on_click="ignore", key=f"{key}_csv")

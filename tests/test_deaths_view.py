@@ -22,6 +22,7 @@ from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, render
 from figures import maps
 from figures.core import source_lines
 from page.context import series_options
+from charts.places_view import map_html
 
 SNAP = cdata.load_snapshot()
 WHOLE = (dt.date(2003, 10, 1), dt.date(2026, 12, 31))
@@ -47,7 +48,7 @@ def names(recs) -> list[str]:
 
 def _texts_of(r, lang) -> list[str]:
     fig = r.figure.to_json()
-    page = maps.to_html(r.figure).decode("utf-8")
+    page = map_html(r.figure).decode("utf-8")
     csv = export.to_csv(r.table, sources=r.sources, title=r.title, lang=lang).decode("utf-8")
     return [fig, page, csv]
 

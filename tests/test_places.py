@@ -25,6 +25,7 @@ from charts.places_view import PlacesView, render
 from loaders import census, facility_registry, pipeline
 from loaders.errors import ParseError
 from tests.conftest import ROOT
+from charts.places_view import map_html
 
 SNAP = bundled.snapshot()
 
@@ -248,7 +249,7 @@ def test_bundled_outlines_match_their_provenance():
 
 def test_html_export_carries_the_outlines(pl):
     fig = maps.state_map(pl, "ice", "2026-04-09")
-    page = maps.to_html(fig).decode()
+    page = map_html(fig).decode()
     m = re.search(r"window\.PlotlyGeoAssets = \{topojson: (\{.*?\})\};</script>", page, re.S)
     assert m, "no embedded outlines"
     topo = json.loads(m.group(1))

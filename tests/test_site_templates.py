@@ -136,12 +136,6 @@ def test_every_golden_file_is_still_written():
     assert names == set(outputs())
 
 
-def test_map_export_is_the_page_the_dashboard_offers():
-    """The Places export and the Places tab's HTML download give the same page."""
-    fig = tiny_map()
-    assert _cut(PV.map_html(fig)) == _cut(maps.to_html(fig))
-
-
 # ---------------------------------------------------------------------------------------------- the escaping
 
 HOSTILE = "<img src=x onerror=alert(1)>"
