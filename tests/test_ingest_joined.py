@@ -217,37 +217,3 @@ def test_a_workbooks_sheet_choice_is_choose_sheet_name_s_each_time():
                                                                    file=rel.name, source=ice.ID, required=False)
     with pytest.raises(ParseError, match=r"'first table'.*fiscal year"):
         ctx.sheet(r".", "first table")  # every sheet matches: no one sheet for the year
-
-
-@pytest.mark.parametrize("rows", [[], [[]], [["A", 1.0], [" ", "x"], [1.0, "y"], ["", "z"], ["March  2026\n", ""]],
-                                  [["x"]] * 3 + [[None, "b"]] + [[dt.date(2025, 1, 1)]]])
-def test_column_a_texts_are_the_text_cells_of_column_a(rows):
-    from loaders import ice_tables
-    from loaders.workbook import text_cells
-    assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
-
-
-@pytest.mark.shared
-def test_column_a_texts_are_the_text_cells_of_column_a_on_the_real_block_sheets(shared_data):
-    from loaders import ice_tables
-    from loaders.workbook import text_cells
-    seen = 0
-    for _, s, rows in _real_ice_sheets(shared_data):
-        if "egregation" in s or "ulnerable" in s:
-            assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
-            seen += 1
-    assert seen >= 20
-
-
-def _real_ice_sheets(shared_data):
-    """(file name, sheet name, rows) of every sheet of every ICE workbook in ../shared/data."""
-    from python_calamine import CalamineWorkbook
-    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
-        wb = CalamineWorkbook.from_path(str(p))
-        for s in wb.sheet_names:
-            yield p.name, s, wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
-
-
-_WHITESPACE = [chr(i) for i in range(0x110000) if chr(i).isspace()]
-
-
