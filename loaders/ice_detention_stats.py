@@ -472,17 +472,20 @@ def _stub_columns(t: TableRead, fy: int, through: dt.date, release: dt.date) -> 
     return out
 
 
-def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
-    data_date = None
+def _iids_date(sh: Sheet) -> dt.date:
+    """The Facilities sheet's "Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY" date."""
     for row in sh.rows[:15]:
         for v in row:
             if isinstance(v, str) and "IIDS" in v:
-                data_date = parsing.find_mdy(v)
-                break
-        if data_date:
-            break
-    if data_date is None:
-        raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
+                if (d := parsing.find_mdy(v)):
+                    return d
+                break  # the row's first IIDS line holds no date: the next rows are looked at
+    raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
+
+
+def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
+    """The IIDS date and the facility list: name, place, field office, type and FYTD ADP (sum of Levels A-D)."""
+    data_date = _iids_date(sh)
     hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
     if hr is None:
         raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")

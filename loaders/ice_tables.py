@@ -710,14 +710,9 @@ def _read_calendar_months(ctx, sheet, table: TableSpec, r, c):
     return out
 
 
-def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
-    """Year row, month row, mid/end row, then population rows (ICLOS) or population headings each followed by
-    length-of-time bands (detainees) -> (suffix, key, snapshot day, value)."""
-    rows = ctx.rows(sheet)
-    yr = next((h for h in range(r + 1, min(r + 6, len(rows))) if _canon(_cell(rows, h, c)).startswith("population")),
-              None)
-    if yr is None:
-        raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
+def _snapshot_columns(ctx, sheet, table: TableSpec, rows, yr: int, c: int) -> dict[int, dt.date]:
+    """Column -> snapshot day, from the year row ``yr``, the month row under it and the mid/end row under that
+    (the 15th, or the month's last day)."""
     year, month, cols = None, None, {}
     for cc in range(c + 1, len(rows[yr + 2])):
         y, mo, half = _cell(rows, yr, cc), _label(_cell(rows, yr + 1, cc)), _canon(_cell(rows, yr + 2, cc))
@@ -738,6 +733,18 @@ def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
             raise ctx.fail(sheet, table.name, f"column {cc + 1}: a {half!r} column before any year and month")
         d = dt.date(year, month, 15) if half == "mid" else month_end(dt.date(year, month, 1))
         cols[cc] = d
+    return cols
+
+
+def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
+    """Year row, month row, mid/end row, then population rows (ICLOS) or population headings each followed by
+    length-of-time bands (detainees) -> (suffix, key, snapshot day, value)."""
+    rows = ctx.rows(sheet)
+    yr = next((h for h in range(r + 1, min(r + 6, len(rows))) if _canon(_cell(rows, h, c)).startswith("population")),
+              None)
+    if yr is None:
+        raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
+    cols = _snapshot_columns(ctx, sheet, table, rows, yr, c)
     suffix = table.columns[""][0]
     out, group = [], None
     items = list(cols.items())
@@ -762,6 +769,18 @@ _MONTH_BLOCK = re.compile(r"^(%s)\s+(20\d\d)\b" % "|".join(MONTH_NAMES), re.I)
 _QUARTER_BLOCK = re.compile(r"^(?:Fiscal Year\s*\(FY\)|FY)\s*(20\d\d)\s*Quarter\s*([1-4])\s*Data", re.I)
 
 
+def _block_period(layout: str, m: re.Match) -> tuple[dt.date, dt.date]:
+    """The first and last day of a block's period: a month ('March 2026') or a fiscal quarter ('Fiscal Year (FY)
+    2022 Quarter 2 Data': January to March 2022)."""
+    if layout == "monthly-blocks":
+        start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
+        return start, month_end(start)
+    fy, q = int(m[1]), int(m[2])
+    sm = (10 + 3 * (q - 1) - 1) % 12 + 1
+    start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
+    return start, month_end(dt.date(start.year, sm + 2, 1))
+
+
 def _read_blocks(ctx, sheet, table: TableSpec):
     """Repeated blocks, each titled by its period ('March 2026'; 'Fiscal Year (FY) 2022 Quarter 2 Data'), each a
     header row and label rows ending at 'Grand Total' -> (suffix, key, period start, period end, value)."""
@@ -772,14 +791,7 @@ def _read_blocks(ctx, sheet, table: TableSpec):
         m = rx.match(t) if c == 0 else None
         if not m:
             continue
-        if table.layout == "monthly-blocks":
-            start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
-            end = month_end(start)
-        else:
-            fy, q = int(m[1]), int(m[2])
-            sm = (10 + 3 * (q - 1) - 1) % 12 + 1
-            start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
-            end = month_end(dt.date(start.year, sm + 2, 1))
+        start, end = _block_period(table.layout, m)
         first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, 0))), None)
         if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
             hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
