@@ -75,14 +75,13 @@ from .tidy import frame_from_columns
 from .fetch import read_page
 from . import ice_checks
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
-from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells, open_workbook,
-                       read_table, sections)
+from .workbook import (MONTHS, Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells,
+                       open_workbook, read_table, sections)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
 ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention statistics (ice.gov/detain/detention-management)"
 STALE_DAYS = 10
-MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -268,11 +267,6 @@ def release_date_from_name(name: str, fy: int | None = None) -> dt.date | None:
     raise ParseError(f"file name date {s!r} is no date inside fiscal year {fy}'s release window", source=ID, file=name)
 
 
-def month_start(fy: int, label: str) -> dt.date:
-    i = MONTHS.index(label)
-    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
-
-
 month_end = parsing.month_end
 
 
@@ -389,15 +383,11 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     out: dict[str, dt.date] = {}
     rules = [(k, re.compile(lab, re.I), re.compile(phrase + r"\s+(\d{1,2}/\d{1,2}/\d{4})", re.I))
              for k, lab, phrase in FOOTNOTES]
-    heads: dict[tuple[str, str], bool] = {}  # (table, heading) -> is it the table's section; a handful of headings
     for _row, section, text in sections(sh):
         for k, lab_rx, phrase_rx in rules:
             if k in out:
                 continue
-            hit = heads.get((k, section))
-            if hit is None:
-                hit = heads[k, section] = lab_rx.search(section) is not None
-            if not hit:
+            if not lab_rx.search(section):
                 continue
             m = phrase_rx.search(text)
             if m and (d := parsing.find_mdy(m[1])):

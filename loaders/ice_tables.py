@@ -84,17 +84,15 @@ import calendar
 import datetime as dt
 import math
 import re
-from math import isfinite
 
 
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (Sheet, TableSpec, choose_sheet_name, content_fiscal_year, hidden_sheets, label, norm,
-                       match_columns, read_sheet, read_table, sections)
+from .workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, content_fiscal_year, fiscal_month_start,
+                       hidden_sheets, label, match_columns, norm, read_sheet, read_table, sections)
 
 ID = "ice_detention_stats"
-MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 MONTH_NAMES = {m: i for i, m in enumerate(calendar.month_name) if m}
 CRIMS = ("Convicted Criminal", "Pending Criminal Charges", "Other Immigration Violator")
 # Technologies ATD lists under each field office; any other label in that table is a field office.
@@ -395,11 +393,6 @@ def _first_date(text: str) -> dt.date | None:
 _DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
 
 
-def _fy_month(fy: int, label: str) -> dt.date:
-    i = MONTHS.index(label)
-    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
-
-
 class _Ctx:
     """One workbook being read: its sheets (each a ``workbook.Sheet``, read once), fiscal year and file name, and
     the error helper."""
@@ -407,7 +400,6 @@ class _Ctx:
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
         self.sheets: dict[str, Sheet] = {}  # sheet name -> its Sheet (the caller's own among them)
-        self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
         self._chosen: dict[str, str | None] = {}  # sheet pattern -> the sheet chosen for it in this workbook
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
@@ -474,14 +466,8 @@ def _footnote_date(ctx: _Ctx, notes, table: TableSpec, section: str, phrase: str
     if notes is None:
         # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
         return ctx.iids
-    # A Footnotes sheet has a handful of section headings over a hundred lines: whether a heading is the table's
-    # section is asked once per heading (remembered per workbook), not once per line and table.
-    heads = ctx.heads.setdefault(section, {})
     for head, text in notes:
-        hit = heads.get(head)
-        if hit is None:
-            hit = heads[head] = sec.search(head) is not None
-        if hit and (m := ph.search(text)):
+        if sec.search(head) and (m := ph.search(text)):
             return _first_date(m[1])
     raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
                      source=ID, file=ctx.name)
@@ -556,12 +542,9 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
 def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
     """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
     the labelled rows below run on through the next blocks)."""
-    if ncols == 1:  # most tables: one label column, asked without a generator per row
-        def labelled(r):
-            v = _cell(rows, r, c)
-            return not (v is None or (isinstance(v, str) and not v.strip()))
-    else:
-        labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))  # noqa: E731
+    def labelled(r):
+        return any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
+
     r = hr + 1
     while r < len(rows):
         if not labelled(r):
@@ -646,7 +629,7 @@ def _read_months(ctx, sheet, table: TableSpec, r, c):
     start = c + 1 if two else c
     hr, found = _header(ctx, sheet, table, rows, r, start, {**want, ("FY Overall", "Total", "FY Total"): ("fy", "")})
     monthly, total = table.month_series, table.total_column
-    first_day = {m: _fy_month(ctx.fy, m) for m in MONTHS}  # once per table, not once per cell
+    first_day = {m: fiscal_month_start(ctx.fy, m) for m in MONTHS}
     out, group = [], None
     for row in _body(rows, hr, c, 2 if two else 1):
         a = _label(_cell(rows, row, c))
@@ -664,7 +647,7 @@ def _read_months(ctx, sheet, table: TableSpec, r, c):
         n = len(cells)
         for k, (cc, (kind, m)) in found.items():
             raw = cells[cc] if cc < n else None
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, m or "FY", raw)
+            v = _cell_number(ctx, sheet, table, row, m or "FY", raw)
             if kind == "month":
                 out.append((monthly, key, first_day[m], v))
             else:
@@ -701,7 +684,7 @@ def _read_calendar_months(ctx, sheet, table: TableSpec, r, c):
         seen.add(suffix)
         for cc, m, first in firsts:
             raw = _cell(rows, row, cc)
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
+            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
             out.append((suffix, "", first, v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -757,8 +740,7 @@ def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            # a finite float is its own number; only another cell needs the column's name (built for it alone)
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
+            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -809,7 +791,7 @@ def _read_blocks(ctx, sheet, table: TableSpec):
                 break
             for k, cc, suffix in cols:
                 raw = row[cc] if cc < n else None
-                v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, rr, k, raw)
+                v = _cell_number(ctx, sheet, table, rr, k, raw)
                 if v is None:
                     continue
                 out.append((suffix, lab, start, end, v))
