@@ -44,8 +44,15 @@ Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(r
 ``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
 ``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
 
+Every ICE table is a ``TableSpec``: the headline tables (``ice_detention_stats.TABLES``) and the others
+(``ice_tables.TABLES``). For the latter ``columns`` is a mapping, header label (or a tuple of the publisher's
+spellings) -> (series id suffix, breakdown member), matched by ``match_columns(read)``, and the spec also says the
+fiscal years that carry the table (``first_fy``, ``last_fy``), where its date comes from, and how its keys are made
+(``fy_key``, ``row_fy``, ``children``). ``layout`` names the shape the publisher prints (``LAYOUTS``): "grid" and
+"pairs" are read here, by ``read_table``; each other shape has one reader in ``ice_tables`` (``READERS``).
+
 A new table is a new ``TableSpec`` plus the few lines that turn its ``BodyRow``s into tidy rows; the sources'
-own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``). For example::
+own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ice_tables.TABLES``). For example::
 
     SPEC = TableSpec("atd_tech", r"ATD .*Technology", sheet=r"^\\s*ATD\\b", columns=("Count",))
     t = read_table(choose_sheet(wb, SPEC.sheet, "ATD", fy=fy, file=name, source=ID), SPEC)
@@ -487,9 +494,6 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
     the row's other cells joined."""
-    cached = sh.__dict__.get("_sections")
-    if cached is not None and cached[0] == label_col:
-        return cached[1]
     out, current, by_row = [], "", {}
     for r, c, lab in sh.texts:
         by_row.setdefault(r, []).append((c, lab))
@@ -500,5 +504,4 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
         rest = " ".join(lab for c, lab in cells if c != label_col)
         if rest:
             out.append((r + 1, current, rest))
-    sh._sections = (label_col, out)
     return out
