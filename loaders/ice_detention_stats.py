@@ -69,19 +69,19 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
 from . import ice_tables, parsing
-from .base import ParsedColumns, Series, Source
+from .base import Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
+from .tidy import frame_from_columns
 from .fetch import read_page
 from . import ice_checks
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
-from .workbook import (Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells, open_workbook,
-                       read_table, sections)
+from .workbook import (MONTHS, Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells,
+                       open_workbook, read_table, sections)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
 ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention statistics (ice.gov/detain/detention-management)"
 STALE_DAYS = 10
-MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -267,11 +267,6 @@ def release_date_from_name(name: str, fy: int | None = None) -> dt.date | None:
     raise ParseError(f"file name date {s!r} is no date inside fiscal year {fy}'s release window", source=ID, file=name)
 
 
-def month_start(fy: int, label: str) -> dt.date:
-    i = MONTHS.index(label)
-    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
-
-
 month_end = parsing.month_end
 
 
@@ -388,15 +383,11 @@ def footnote_dates(sh: Sheet | None) -> dict[str, dt.date]:
     out: dict[str, dt.date] = {}
     rules = [(k, re.compile(lab, re.I), re.compile(phrase + r"\s+(\d{1,2}/\d{1,2}/\d{4})", re.I))
              for k, lab, phrase in FOOTNOTES]
-    heads: dict[tuple[str, str], bool] = {}  # (table, heading) -> is it the table's section; a handful of headings
     for _row, section, text in sections(sh):
         for k, lab_rx, phrase_rx in rules:
             if k in out:
                 continue
-            hit = heads.get((k, section))
-            if hit is None:
-                hit = heads[k, section] = lab_rx.search(section) is not None
-            if not hit:
+            if not lab_rx.search(section):
                 continue
             m = phrase_rx.search(text)
             if m and (d := parsing.find_mdy(m[1])):
@@ -471,17 +462,20 @@ def _stub_columns(t: TableRead, fy: int, through: dt.date, release: dt.date) -> 
     return out
 
 
-def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
-    data_date = None
+def _iids_date(sh: Sheet) -> dt.date:
+    """The Facilities sheet's "Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY" date."""
     for row in sh.rows[:15]:
         for v in row:
             if isinstance(v, str) and "IIDS" in v:
-                data_date = parsing.find_mdy(v)
-                break
-        if data_date:
-            break
-    if data_date is None:
-        raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
+                if (d := parsing.find_mdy(v)):
+                    return d
+                break  # the row's first IIDS line holds no date: the next rows are looked at
+    raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
+
+
+def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
+    """The IIDS date and the facility list: name, place, field office, type and FYTD ADP (sum of Levels A-D)."""
+    data_date = _iids_date(sh)
     hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
     if hr is None:
         raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
@@ -563,42 +557,90 @@ FACILITY_COLUMNS = ["release", "fiscal_year", "key", "name", "city", "state", "a
 FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
 
 
-class _IsoText(dict):
-    """date -> its ISO text, each distinct date formatted once, on first look-up."""
-
-    def __missing__(self, d: dt.date) -> str:
-        text = self[d] = d.isoformat()
-        return text
-
-
-def parse(content: bytes, name: str = "") -> ParsedColumns:
+def parse(content: bytes, name: str = "") -> Parsed:
+    """One workbook -> its tidy rows (headline tables, the other tables of ``ice_tables``, facility ADPs) and its
+    reference tables: ``releases`` (one row: the release and every date it gives), ``facilities`` and
+    ``findings`` (what the parser found about the file)."""
     wb = open_workbook(content, name, ID)
-    fy = fiscal_year_from_name(name)
-    fy_from = "the file name" if fy is not None else "the Detention sheet"
-    if fy is None:  # no year in the name: the only Detention sheet's titles say which year it is
-        det0 = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=None, file=name, source=ID)
-        fy = fiscal_year_of(det0.name) or _fiscal_year_from_title(det0)
-        if fy is None:
-            raise ParseError("fiscal year not found in the file name or the Detention sheet's titles", source=ID,
-                             file=name)
-    det = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=fy, file=name, source=ID)
-    fac = choose_sheet(wb, r"^\s*Facilities\b", "Facilities", fy=fy, file=name, source=ID)
-    fn = choose_sheet(wb, r"foot\s*notes?", "Footnotes", fy=fy, file=name, source=ID, required=False)
-    hd = choose_sheet(wb, r"^\s*Header\s*$", "Header", fy=fy, file=name, source=ID, required=False)
+    fy, fy_from = _fiscal_year(wb, name)
+    det, fac, fn, hd = _sheets(wb, fy, name)
     iids, facilities = _read_facilities(fac)
     dates = ReleaseDates(iids, footnote_dates(fn))
+    rel = _dating(name, iids, dates, _header_sheet_date(hd), fy)
+    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
+    rows = _headline_rows(det, fy, dates, rel.release, findings)
+    # every other table, each dated by its own footnote
+    rows += ice_tables.read(wb, fy=fy, name=name, release=rel.release, iids=iids, sheets=(det, fn),
+                            findings=findings)
+    keys, repeated = _facility_keys(facilities)
+    rows += [(f"{ID}.facility_adp_fytd", k, iids, iids, f["adp"], "listed-twice" if k in repeated else "")
+             for k, f in zip(keys, facilities) if f["adp"] is not None]
+    release, release_from = _release_of(name, rel, rows)
+    if not rel.named and not is_ice_name(name):
+        # A downloader's name ("download (3).xlsx"): said in the findings, since nothing in the name vouches for the
+        # date. ICE's own undated end-of-year names are dated the same way and marked in ``dated_from_contents``.
+        findings.append({"series": "", "key": "", "date": release.isoformat(), "flag": "dated-from-contents",
+                         "message": f"the file name {name!r} carries no ICE date: the release is dated {release} from "
+                                    f"the workbook itself ({release_from.split(' (')[0]}), the earliest day it can "
+                                    "have been published, not a known publication date; its fiscal year, "
+                                    f"FY{fy}, is read from {fy_from}"})
+    releases = _release_row(name, fy, release, release_from, rel, dates, det, fac)
+    fac_rows = [[release.isoformat(), fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
+                for k, f in zip(keys, facilities)]
+    find_rows = [[f["series"], f["key"], f["date"], release.isoformat(), name, f["flag"], f["message"]]
+                 for f in findings]
+    return Parsed(frame_from_columns(_columns(rows, release, rel.file_flag)),
+                  {"releases": table_frame(list(releases), [list(releases.values())]),
+                   "facilities": table_frame(FACILITY_COLUMNS, fac_rows),
+                   "findings": table_frame(FINDING_COLUMNS, find_rows)})
+
+
+def _fiscal_year(wb, name: str) -> tuple[int, str]:
+    """The workbook's fiscal year and where it was read: the file name, else the only Detention sheet's name or
+    titles."""
+    fy = fiscal_year_from_name(name)
+    if fy is not None:
+        return fy, "the file name"
+    det0 = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=None, file=name, source=ID)
+    fy = fiscal_year_of(det0.name) or _fiscal_year_from_title(det0)
+    if fy is None:
+        raise ParseError("fiscal year not found in the file name or the Detention sheet's titles", source=ID,
+                         file=name)
+    return fy, "the Detention sheet"
+
+
+def _sheets(wb, fy: int, name: str) -> tuple[Sheet, Sheet, Sheet | None, Sheet | None]:
+    """The Detention, Facilities, Footnotes and Header sheets of fiscal year ``fy`` (the last two may be absent)."""
+    return (choose_sheet(wb, DETENTION_SHEET, "Detention", fy=fy, file=name, source=ID),
+            choose_sheet(wb, r"^\s*Facilities\b", "Facilities", fy=fy, file=name, source=ID),
+            choose_sheet(wb, r"foot\s*notes?", "Footnotes", fy=fy, file=name, source=ID, required=False),
+            choose_sheet(wb, r"^\s*Header\s*$", "Header", fy=fy, file=name, source=ID, required=False))
+
+
+@dataclass
+class _Dating:
+    """A workbook's release date as its name and dates give it, and the evidence of a stale header date."""
+
+    iids: dt.date  # the Facilities sheet's IIDS date
+    named: dt.date | None  # the date in the file name
+    latest: dt.date  # the latest date the workbook states (IIDS or a footnote)
+    release: dt.date  # the name's date, else ``latest``
+    through: dt.date | None  # the latest of the detention, book-ins and removals footnote dates
+    header_date: dt.date | None
+    stale: list[str]
+
+    @property
+    def file_flag(self) -> str:
+        return "stale-header" if self.stale else ""
+
+
+def _dating(name: str, iids: dt.date, dates: ReleaseDates, header_date: dt.date | None, fy: int) -> _Dating:
     named = release_date_from_name(name, fy)
     # An undated (end-of-year) name: the file cannot have come out before the latest date it states, which is the
     # IIDS date or, when the docket snapshot is later (FY2020: IIDS 09-30, docket 10-02), the docket date.
     latest = max([iids, *dates.footnotes.values()])
-    release = named or latest
     # The latest of the detention, book-ins and removals footnote dates: the stale-header evidence.
     through = max((d for k, d in dates.footnotes.items() if k != "docket"), default=None)
-    header_date = _header_sheet_date(hd)
-    reads = {t.name: read_table(det, t) for t in TABLES}
-    for t in reads.values():
-        _check_title_year(t, fy)
-
     stale: list[str] = []
     if through and (through - iids).days > STALE_DAYS:
         stale.append(f"footnotes say the data run to {through}, {(through - iids).days} days after the "
@@ -607,143 +649,121 @@ def parse(content: bytes, name: str = "") -> ParsedColumns:
         stale.append(f"Header sheet date {header_date} vs IIDS date {iids}")
     if named and iids > named:
         stale.append(f"IIDS date {iids} is after the release date {named}")
-    file_flag = "stale-header" if stale else ""
-    # Built column by column (a frame from lists is several times cheaper than from dicts), with dates kept as
-    # date objects and flags as the table's own until the end: both become text once per distinct value.
-    c_series, c_key, c_date, c_end, c_value, c_flag = [], [], [], [], [], []
-    prefix = ID + "."
+    return _Dating(iids, named, latest, named or latest, through, header_date, stale)
 
-    def add(series, key, date, end, value, flag=""):
-        c_series.append(prefix + series)
-        c_key.append(key)
-        c_date.append(date)
-        c_end.append(end)
-        c_value.append(value)
-        c_flag.append(flag)
 
-    def add_month(series, key, start, value, through_d):
-        """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or
-        blank stands for a month not reached yet, and a real figure after the table's date is stale evidence."""
-        if value is None:
-            return
-        end = month_end(start)
-        if start > through_d:
-            if value == 0:
-                return  # ICE prints 0 for months not reached yet: missing, not zero
-            # a real figure for a month after the table's own date: the file's dates are stale
-            add(series, key, start, min(end, release), value, "partial;stale-header")
-            return
-        if end > through_d:
-            add(series, key, start, through_d, value, "partial")
-        else:
-            add(series, key, start, end, value)
-
-    findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
+def _headline_rows(det: Sheet, fy: int, dates: ReleaseDates, release: dt.date, findings: list) -> list[tuple]:
+    """The headline tables (``TABLES``) as rows (series, key, date, end, value, flag): headcounts at the docket
+    date, the monthly tables month by month, fiscal-year-to-date removals at the removals date."""
+    reads = {t.name: read_table(det, t) for t in TABLES}
+    for t in reads.values():
+        _check_title_year(t, fy)
     docket = dates.of("docket")
-    for sid, key, v in _read_detained(reads["detained"]):
-        add(sid, key, docket, docket, v)
-    fy_key = f"FY{fy}"
+    rows = [(ID + "." + sid, key, docket, docket, v, "") for sid, key, v in _read_detained(reads["detained"])]
     for tname in ("book_ins", "adp", "alos"):
+        if reads[tname] is not None:
+            rows += _monthly_rows(reads[tname], fy, dates.of(reads[tname].spec.date), release, findings)
+    rows += _removals_rows(reads["removals"], fy, dates.of("removals"))
+    if {r.fields.get("agency") for r in reads["book_ins"].rows} != set(AGENCIES):
+        raise reads["book_ins"].fail("expected rows for ICE, CBP and Total")
+    for tname in ("adp", "alos"):
         t = reads[tname]
-        if t is None:
-            continue
-        d = dates.of(t.spec.date)
-        # a flow's column past the table's own date holding a stub (7 book-ins in December in a release whose
-        # footnote says data run to 2024-11-30): dropped, with a finding; not a partial month, not stale evidence
-        stubs = _stub_columns(t, fy, d, release) if tname == "book_ins" else {}
-        for start, (n, example) in sorted(stubs.items()):
-            findings.append({"series": "", "key": "", "date": start.isoformat(), "flag": "stub-column",
-                             "message": f"table {tname!r}: the {start:%Y-%m} column lies past the table's data-through "
-                                        f"date {d} (its footnote) and was dropped ({n} figures, e.g. {example:g})"})
-        row_f, sid = None, ""
-        for f, start, v in _monthly(t, fy):
-            if start is None:
-                if "overall" in t.spec.series and not f["key"] and v is not None:
-                    add(_series_id(t.spec, f, "overall"), fy_key, d, d, v)
-                continue
-            if start in stubs:
-                continue
-            if f is not row_f:  # one fields dict per body row (``_monthly``): its series id, once per row
-                row_f, sid = f, _series_id(t.spec, f)
-            add_month(sid, f["key"] if tname != "book_ins" else "", start, v, d)
-    rem = reads["removals"]
-    seen = {}
+        if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
+            raise t.fail("expected CBP, ICE and overall blocks")
+    return rows
+
+
+def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings: list) -> list[tuple]:
+    """A monthly headline table (book-ins, ADP, length of stay) dated by its own date ``d``: a month per row, and
+    the fiscal-year ADP ('FY Overall') at ``d``. A book-ins column past ``d`` holding a stub (7 book-ins in
+    December in a release whose footnote says data run to 2024-11-30) is dropped, with a finding; not a partial
+    month, not stale evidence."""
+    book_ins = t.spec.name == "book_ins"
+    stubs = _stub_columns(t, fy, d, release) if book_ins else {}
+    for start, (n, example) in sorted(stubs.items()):
+        findings.append({"series": "", "key": "", "date": start.isoformat(), "flag": "stub-column",
+                         "message": f"table {t.spec.name!r}: the {start:%Y-%m} column lies past the table's "
+                                    f"data-through date {d} (its footnote) and was dropped ({n} figures, e.g. "
+                                    f"{example:g})"})
+    rows = []
+    for f, start, v in _monthly(t, fy):
+        if start is None:
+            if "overall" in t.spec.series and not f["key"] and v is not None:
+                rows.append((ID + "." + _series_id(t.spec, f, "overall"), f"FY{fy}", d, d, v, ""))
+        elif start not in stubs and (row := _month_row(_series_id(t.spec, f), "" if book_ins else f["key"],
+                                                       start, v, d, release)):
+            rows.append(row)
+    return rows
+
+
+def _month_row(sid: str, key: str, start: dt.date, value, through: dt.date, release: dt.date) -> tuple | None:
+    """A monthly figure: partial when the table's own date falls inside the month, missing when ICE's 0 or blank
+    stands for a month not reached yet, and a real figure after the table's date is stale evidence."""
+    if value is None:
+        return None
+    end = month_end(start)
+    if start > through:
+        if value == 0:
+            return None  # ICE prints 0 for months not reached yet: missing, not zero
+        # a real figure for a month after the table's own date: the file's dates are stale
+        return ID + "." + sid, key, start, min(end, release), value, "partial;stale-header"
+    if end > through:
+        return ID + "." + sid, key, start, through, value, "partial"
+    return ID + "." + sid, key, start, end, value, ""
+
+
+def _removals_rows(rem: TableRead, fy: int, d: dt.date) -> list[tuple]:
+    """Fiscal-year-to-date removals (the total, and the family line ICE prints that year) at the removals date."""
+    seen: dict[str, float] = {}
     for r in rem.rows:
         sid = r.fields.get("series")
         if sid and sid not in seen:
             seen[sid] = r.cells["value"]
     if "removals_fytd" not in seen:
         raise rem.fail(f"(row {rem.at[0] + 1}): no 'Total' removals row with a number")
-    rd = dates.of("removals")
-    for sid, v in seen.items():
-        add(sid, fy_key, rd, rd, v)
-    if {a for a in (r.fields.get("agency") for r in reads["book_ins"].rows)} != set(AGENCIES):
-        raise reads["book_ins"].fail("expected rows for ICE, CBP and Total")
-    for tname in ("adp", "alos"):
-        t = reads[tname]
-        if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
-            raise t.fail("expected CBP, ICE and overall blocks")
+    return [(ID + "." + sid, f"FY{fy}", d, d, v, "") for sid, v in seen.items()]
 
-    # every other table, each dated by its own footnote: rows (series, key, date, end, value, flag)
-    other = ice_tables.read(wb, fy=fy, name=name, release=release, iids=iids, sheets=(det, fn), findings=findings)
-    if other:
-        for col, part in zip((c_series, c_key, c_date, c_end, c_value, c_flag), zip(*other)):
-            col.extend(part)
 
-    keys, repeated = _facility_keys(facilities)
-    for k, f in zip(keys, facilities):
-        if f["adp"] is not None:
-            add("facility_adp_fytd", k, iids, iids, f["adp"], "listed-twice" if k in repeated else "")
-
-    # An undated file cannot have come out before the last day any of its tables covers: the other tables
-    # (ATD, bonds) carry dates of their own, sometimes after every footnote date (FY2021: ATD to 2021-10-23).
-    if not named:
-        last = max(c_end, default=release)
-        if last > release:
-            release = last
+def _release_of(name: str, rel: _Dating, rows: list[tuple]) -> tuple[dt.date, str]:
+    """The release date and where it was read. An undated file cannot have come out before the last day any of
+    its tables covers: the other tables (ATD, bonds) carry dates of their own, sometimes after every footnote
+    date (FY2021: ATD to 2021-10-23)."""
+    release = rel.release
+    if not rel.named:
+        release = max([release, *(r[3] for r in rows)])
     why = "undated file name" if is_ice_name(name) else "no ICE date in the file name"
-    release_from = ("file name" if named else f"IIDS data date ({why})" if release == iids
-                    else f"latest footnote date ({why})" if release == latest
-                    else f"latest date a table covers ({why})")
-    if not named and not is_ice_name(name):
-        # A downloader's name ("download (3).xlsx"): said in the findings, since nothing in the name vouches for the
-        # date. ICE's own undated end-of-year names are dated the same way and marked in ``dated_from_contents``.
-        findings.append({"series": "", "key": "", "date": release.isoformat(), "flag": "dated-from-contents",
-                         "message": f"the file name {name!r} carries no ICE date: the release is dated {release} from "
-                                    f"the workbook itself ({release_from.split(' (')[0]}), the earliest day it can "
-                                    "have been published, not a known publication date; its fiscal year, "
-                                    f"FY{fy}, is read from {fy_from}"})
+    return release, ("file name" if rel.named else f"IIDS data date ({why})" if release == rel.iids
+                     else f"latest footnote date ({why})" if release == rel.latest
+                     else f"latest date a table covers ({why})")
+
+
+def _release_row(name: str, fy: int, release: dt.date, release_from: str, rel: _Dating, dates: ReleaseDates,
+                 det: Sheet, fac: Sheet) -> dict:
+    """The ``releases`` table's row: the release, each table's own date and where it was read (its footnote, a
+    neighbour's, or the IIDS date)."""
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
-    releases = {
+    return {
         "file": name, "fiscal_year": fy, "release_date": release.isoformat(),
-        "release_date_from": release_from, "dated_from_contents": not named,
-        "data_date": iids.isoformat(), "footnote_data_through": iso_or_blank(through),
-        "header_sheet_date": iso_or_blank(header_date), "stale_header": "; ".join(stale),
-        # Each table's own date, and where it was read (its footnote, a neighbour's, or the IIDS date).
+        "release_date_from": release_from, "dated_from_contents": not rel.named,
+        "data_date": rel.iids.isoformat(), "footnote_data_through": iso_or_blank(rel.through),
+        "header_sheet_date": iso_or_blank(rel.header_date), "stale_header": "; ".join(rel.stale),
         "detention_data_through": dates.of("detention").isoformat(),
         "detention_data_through_from": dates.source_of("detention"),
         "book_ins_data_through": dates.of("book_ins").isoformat(),
         "book_ins_data_through_from": dates.source_of("book_ins"),
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
-        "docket_as_of": docket.isoformat(), "docket_as_of_from": dates.source_of("docket"),
+        "docket_as_of": dates.of("docket").isoformat(), "docket_as_of_from": dates.source_of("docket"),
         "detention_sheet": det.name, "facilities_sheet": fac.name}
-    rel_iso = release.isoformat()
-    fac_rows = [[rel_iso, fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
-                for k, f in zip(keys, facilities)]
-    iso = _IsoText()
-    # a row's flag with the file's flag merged in, worked out once per distinct flag
-    merged = {f: ";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in set(c_flag)}
-    # map over a dict's own look-up: no Python frame per row (a workbook has thousands of rows, three columns)
-    cols = {"series": c_series, "key": c_key, "date": list(map(iso.__getitem__, c_date)),
-            "end": list(map(iso.__getitem__, c_end)), "value": c_value,
-            "release": [release.isoformat()] * len(c_series), "flag": list(map(merged.__getitem__, c_flag))}
-    # Handed over as columns and row lists: ``pipeline.parse_files`` makes one frame of each for all the files
-    # (``ParsedColumns``); ``.obs`` and ``.tables`` give this file's frames to any other caller.
-    find_rows = [[f["series"], f["key"], f["date"], rel_iso, name, f["flag"], f["message"]] for f in findings]
-    return ParsedColumns(cols, {"releases": (list(releases), [list(releases.values())]),
-                                "facilities": (FACILITY_COLUMNS, fac_rows),
-                                "findings": (FINDING_COLUMNS, find_rows)})
+
+
+def _columns(rows: list[tuple], release: dt.date, file_flag: str) -> dict[str, list]:
+    """Rows (series, key, date, end, value, flag) as the tidy columns, dates as ISO text, each row's flag with
+    the file's own (``stale-header``) merged in."""
+    series, key, date, end, value, flag = (list(c) for c in zip(*rows)) if rows else ([] for _ in range(6))
+    return {"series": series, "key": key, "date": [d.isoformat() for d in date], "end": [d.isoformat() for d in end],
+            "value": value, "release": [release.isoformat()] * len(series),
+            "flag": [";".join(sorted({c for x in (f, file_flag) for c in x.split(";") if c})) for f in flag]}
 
 
 def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:

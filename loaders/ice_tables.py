@@ -1,13 +1,16 @@
 """The rest of ICE's detention-statistics workbook: every table beyond the seven ``ice_detention_stats`` reads itself.
 
-Each table is declared as data (``Table``: the sheet and title it is found by, its shape, its columns, the series
-its figures go to, the first and last fiscal year whose workbooks carry it, and where its date comes from). Flat
-tables (category rows x value columns) are read by the shared ``workbook.read_table``; the shapes it does not cover
-have a reader each here: the ATD field-office table (technologies nested under each office, one printed without a
-label), months x two label columns, the bond table's date columns, ICLOS's year / month / mid-end header, and the
-repeated period blocks of the segregation sheets. Sheets are chosen with ``workbook.choose_sheet_name``, numbers
-and dates read with ``loaders.parsing``. ``read(wb, ...)`` is called once from ``ice_detention_stats.parse`` and returns tidy
-row dicts (``series,key,date,end,value`` plus flags); the caller adds release and file.
+Each table is declared as data in the one spec type every ICE table uses, ``workbook.TableSpec``: the sheet and
+title it is found by, the shape ICE prints it in (``layout``), its columns and the series its figures go to, the
+first and last fiscal year whose workbooks carry it, and where its date comes from. Tables of the "grid" shape
+(category rows x value columns) are read by the generic ``workbook.read_table``, as the headline tables are; each
+other shape has one reader here (``READERS``), named for what ICE prints: "nested" (ATD field offices with their
+technologies under them, one sometimes printed without a label), "months" (rows x Oct..Sep, one or two label
+columns), "calendar-months" (the bond table's dated month columns), "snapshot-days" (ICLOS's year / month / mid-end
+header) and "monthly-blocks" / "quarterly-blocks" (the segregation sheets' repeated period blocks). How a shape's
+rows are dated is ``DATING``. Sheets are chosen with ``workbook.choose_sheet_name``, numbers and dates read with
+``loaders.parsing``. ``read(wb, ...)`` is called once from ``ice_detention_stats.parse`` and returns tidy rows
+(``series,key,date,end,value,flag``); the caller adds release and file.
 
 Which releases carry which table (checked on every workbook in ../shared/data, FY2019-FY2026):
 
@@ -80,20 +83,16 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import math
-from bisect import bisect_left
 import re
-from dataclasses import dataclass, field
-from math import isfinite
 
 
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (Sheet, TableSpec, choose_sheet_name, content_fiscal_year, hidden_sheets, label, norm,
-                       read_sheet, read_table, sections, text_cells)
+from .workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, content_fiscal_year, fiscal_month_start,
+                       hidden_sheets, label, match_columns, norm, read_sheet, read_table, sections)
 
 ID = "ice_detention_stats"
-MONTHS = ["Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
 MONTH_NAMES = {m: i for i, m in enumerate(calendar.month_name) if m}
 CRIMS = ("Convicted Criminal", "Pending Criminal Charges", "Other Immigration Violator")
 # Technologies ATD lists under each field office; any other label in that table is a field office.
@@ -106,42 +105,11 @@ ALIASES = {"Medical Mental": "Medical/Mental Health", "Average": "Total", "Grand
 
 # ---------------------------------------------------------------- declarations
 
-@dataclass(frozen=True)
-class Table:
-    """One table of the workbook, declared as data.
-
-    ``columns`` maps a header label (compared case- and space-insensitively; a tuple lists ICE's spellings) to the
-    series id suffix its figures go to and the breakdown member the column adds to the key ("" adds none).
-    ``rows`` names the row-label columns: ``("label",)`` for one column, ``("label", "sub")`` when a second label
-    column splits each group (book-outs by reason and criminality: the first label is carried down).
-    ``date`` says where the table's date comes from: ``("footnote", section, phrase)`` or ``("atd",)``.
-    """
-
-    name: str
-    sheet: str
-    title: str
-    shape: str  # "rows", "months", "bond", "iclos", "monthly-blocks", "quarterly-blocks"
-    period: str  # "snapshot", "fytd", "monthly", "semimonthly", "quarterly"
-    columns: dict = field(default_factory=dict)
-    date: tuple = ()
-    first_fy: int = 2019
-    last_fy: int = 9999
-    rows: tuple = ("label",)
-    total_column: str = ""  # months shape: series suffix for the fiscal-year column ("FY Overall" / "Total")
-    children: frozenset = frozenset()  # labels nested under the row above them (ATD technologies)
-    fy_key: bool = False  # prefix keys with the fiscal year (fiscal-year-to-date figures)
-    row_fy: bool = False  # the row label is itself a fiscal year ("FY2026"): it becomes the key's first part
-    extra_series: tuple = ()
-    header_gap: int = 0  # blank cells allowed inside the header row (a merged label cell leaves one)
-    optional: tuple = ()  # columns a layout may leave out (the family-facility column while none were in use)
-    # Release-date windows in which ICE may leave the table out (the facility-type tables while it held no
-    # families: none in the FY2024 and FY2025-01 releases, back by 2025-09): missing there is skipped, not an error.
-    may_lack: tuple = ()
-    label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
-    # Other tables declared for the same figures in another year's layout: read instead when this table's title
-    # is not on its sheet but theirs is (a mid-year FY2021 release prints book-outs by reason in the FY2019-20
-    # annual layout, "... by Release Reason and Criminality: FY2021 YTD", not the monthly one).
-    layouts: tuple = ()
+def _table(name: str, sheet: str, title: str, layout: str, period: str, columns: dict, date: tuple, **kw) -> TableSpec:
+    """A ``workbook.TableSpec`` written in the order these declarations read best: name, sheet, title, the shape
+    ICE prints (``workbook.LAYOUTS``), the period its figures cover, its columns (header label, or a tuple of
+    ICE's spellings -> (series id suffix, breakdown member)) and where its date comes from."""
+    return TableSpec(name, title, sheet, columns, layout, date=date, period=period, **kw)
 
 
 _DETENTION = r"^\s*Detention\b"
@@ -159,51 +127,51 @@ _FSC = ("FSC", "FRC")
 _NO_FAMILIES = ((dt.date(2023, 10, 1), dt.date(2025, 9, 30)),)
 
 
-TABLES: tuple[Table, ...] = (
-    Table("atd_technology", _ATD, r"ATD Active Population Counts and Daily Cost by Technology", "rows", "snapshot",
-          {"Count": ("atd_by_technology", ""), "Daily Tech Cost": ("atd_daily_cost_by_technology", "")},
-          ("atd",), first_fy=2022),
-    Table("atd_status", _ATD, r"ATD Active Population by Status", "rows", "snapshot",
-          {"Count": ("atd_by_status", ""), "ALIP": ("atd_alip_by_status", "")}, ("atd",)),
-    Table("atd_aor", _ATD, r"Active ATD Participants and Average Length in Program", "rows", "snapshot",
-          {"Count": ("atd_by_aor", ""), "Average Length in Program": ("atd_alip_by_aor", "")}, ("atd",),
-          children=frozenset(TECHNOLOGIES)),
-    Table("atd_court_total", _ATD, r"Court Appearance: Total Hearings", "rows", "fytd",
-          {"Count": ("atd_court_appearances", "")}, ("atd-court",), first_fy=2023, fy_key=True),
-    Table("atd_court_final", _ATD, r"Court Appearance: Final Hearings", "rows", "fytd",
-          {"Count": ("atd_court_appearances_final", "")}, ("atd-court",), first_fy=2023, fy_key=True),
-    Table("disposition", _DETENTION, r"Currently Detained by Processing Disposition", "rows", "snapshot",
-          {_FSC: ("detained_by_disposition", "@"), "Adult": ("detained_by_disposition", "Adult"),
-           "Total": ("detained_by_disposition", "Total")}, _F_DOCKET, optional=(_FSC,)),
-    Table("fear_time", _DETENTION, r"Average Time from USCIS Fear Decision Service Date to ICE Release", "rows",
-          "fytd", {_FSC: ("fear_decision_to_release_days", "@"), "Adult": ("fear_decision_to_release_days", "Adult"),
-                   "Total": ("fear_decision_to_release_days", "Total")}, _F_FEAR_RELEASES, first_fy=2020,
-          row_fy=True, optional=(_FSC,), header_gap=1),
-    Table("fear_facility", _DETENTION, r"USCIS-Established Fear Decisions in an ICE Detention Facility", "rows",
-          "snapshot", {"Total Detained": ("detained_with_fear_decision", "")}, _F_FEAR_NOW, first_fy=2020,
-          header_gap=1),
-    Table("book_ins_facility", _DETENTION, r"Initial Book-?Ins by (Facility Type and )?Criminality", "rows", "fytd",
-          {c: ("book_ins_by_facility_type_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKINS, fy_key=True),
-    Table("book_outs_facility", _DETENTION, r"Final (Book ?Outs|Releases)\s*(by Facility Type)?\s*:", "rows", "fytd",
-          {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
-    Table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
-          "rows", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
-          last_fy=2020, fy_key=True, layouts=("book_outs_reason",)),
-    Table("book_outs_reason", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason, Month and Criminality",
-          "months", "monthly", {}, _F_BOOKOUTS, first_fy=2021, rows=("label", "sub"),
-          total_column="book_outs_by_reason_fytd", extra_series=("book_outs_by_reason",),
-          layouts=("book_outs_reason_annual",)),
-    Table("adp_facility", _DETENTION, r"Average Daily Population by Facility Type and Month", "months", "monthly",
-          {}, _F_ADP, total_column="adp_by_facility_type_fytd", extra_series=("adp_by_facility_type",),
-          may_lack=_NO_FAMILIES),
-    Table("alos_facility", _DETENTION, r"Average Length of Stay by Facility Type and Month", "months", "monthly",
-          {}, _F_ADP, total_column="length_of_stay_by_facility_type_fytd", extra_series=("length_of_stay_by_facility_type",),
-          may_lack=_NO_FAMILIES),
-    Table("iclos", r"ICLOS", r"^Average In Custody Length of Stay", "iclos", "semimonthly",
-          {"": ("iclos_days", "")}, _F_ICLOS, first_fy=2022),
-    Table("iclos_detainees", r"ICLOS", r"^Detainees$", "iclos", "semimonthly",
-          {"": ("iclos_detainees", "")}, _F_ICLOS, first_fy=2022),
-    Table("bond", r"Monthly Bond Statistics", r"Bonded Out (Book Outs|Releases)", "bond", "monthly", {
+TABLES: tuple[TableSpec, ...] = (
+    _table("atd_technology", _ATD, r"ATD Active Population Counts and Daily Cost by Technology", "grid", "snapshot",
+           {"Count": ("atd_by_technology", ""), "Daily Tech Cost": ("atd_daily_cost_by_technology", "")},
+           ("atd",), first_fy=2022),
+    _table("atd_status", _ATD, r"ATD Active Population by Status", "grid", "snapshot",
+           {"Count": ("atd_by_status", ""), "ALIP": ("atd_alip_by_status", "")}, ("atd",)),
+    _table("atd_aor", _ATD, r"Active ATD Participants and Average Length in Program", "nested", "snapshot",
+           {"Count": ("atd_by_aor", ""), "Average Length in Program": ("atd_alip_by_aor", "")}, ("atd",),
+           children=frozenset(TECHNOLOGIES)),
+    _table("atd_court_total", _ATD, r"Court Appearance: Total Hearings", "grid", "fytd",
+           {"Count": ("atd_court_appearances", "")}, ("atd-court",), first_fy=2023, fy_key=True),
+    _table("atd_court_final", _ATD, r"Court Appearance: Final Hearings", "grid", "fytd",
+           {"Count": ("atd_court_appearances_final", "")}, ("atd-court",), first_fy=2023, fy_key=True),
+    _table("disposition", _DETENTION, r"Currently Detained by Processing Disposition", "grid", "snapshot",
+           {_FSC: ("detained_by_disposition", "@"), "Adult": ("detained_by_disposition", "Adult"),
+            "Total": ("detained_by_disposition", "Total")}, _F_DOCKET, optional=(_FSC,)),
+    _table("fear_time", _DETENTION, r"Average Time from USCIS Fear Decision Service Date to ICE Release", "grid",
+           "fytd", {_FSC: ("fear_decision_to_release_days", "@"), "Adult": ("fear_decision_to_release_days", "Adult"),
+                    "Total": ("fear_decision_to_release_days", "Total")}, _F_FEAR_RELEASES, first_fy=2020,
+           row_fy=True, optional=(_FSC,), header_gap=1),
+    _table("fear_facility", _DETENTION, r"USCIS-Established Fear Decisions in an ICE Detention Facility", "grid",
+           "snapshot", {"Total Detained": ("detained_with_fear_decision", "")}, _F_FEAR_NOW, first_fy=2020,
+           header_gap=1),
+    _table("book_ins_facility", _DETENTION, r"Initial Book-?Ins by (Facility Type and )?Criminality", "grid", "fytd",
+           {c: ("book_ins_by_facility_type_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKINS, fy_key=True),
+    _table("book_outs_facility", _DETENTION, r"Final (Book ?Outs|Releases)\s*(by Facility Type)?\s*:", "grid", "fytd",
+           {"Total": ("book_outs_by_facility_type_fytd", "")}, _F_BOOKOUTS, fy_key=True, header_gap=1),
+    _table("book_outs_reason_annual", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason and Criminality",
+           "grid", "fytd", {c: ("book_outs_by_reason_fytd", c) for c in CRIMS + ("Total",)}, _F_BOOKOUTS,
+           last_fy=2020, fy_key=True, layouts=("book_outs_reason",)),
+    _table("book_outs_reason", _DETENTION, r"Final (Book ?Outs|Releases) by Release Reason, Month and Criminality",
+           "months", "monthly", {}, _F_BOOKOUTS, first_fy=2021, label_columns=2,
+           total_column="book_outs_by_reason_fytd", month_series="book_outs_by_reason",
+           layouts=("book_outs_reason_annual",)),
+    _table("adp_facility", _DETENTION, r"Average Daily Population by Facility Type and Month", "months", "monthly",
+           {}, _F_ADP, total_column="adp_by_facility_type_fytd", month_series="adp_by_facility_type",
+           may_lack=_NO_FAMILIES),
+    _table("alos_facility", _DETENTION, r"Average Length of Stay by Facility Type and Month", "months", "monthly",
+           {}, _F_ADP, total_column="length_of_stay_by_facility_type_fytd", month_series="length_of_stay_by_facility_type",
+           may_lack=_NO_FAMILIES),
+    _table("iclos", r"ICLOS", r"^Average In Custody Length of Stay", "snapshot-days", "semimonthly",
+           {"": ("iclos_days", "")}, _F_ICLOS, first_fy=2022),
+    _table("iclos_detainees", r"ICLOS", r"^Detainees$", "snapshot-days", "semimonthly",
+           {"": ("iclos_detainees", "")}, _F_ICLOS, first_fy=2022),
+    _table("bond", r"Monthly Bond Statistics", r"Bonded Out (Book Outs|Releases)", "calendar-months", "monthly", {
         ("Total ICE Final Book Outs", "Total ICE Final Releases", "Total ICE Final Book Outs/ ICE Final Releases"):
             ("bond_book_outs_total", ""),
         ("ICE Final Book Outs with Bond Posted", "ICE Final Releases with Bond Posted",
@@ -213,10 +181,10 @@ TABLES: tuple[Table, ...] = (
         ("Average Bond Amount ($)",): ("bond_average_amount", ""),
         ("ALOS (Days)",): ("bond_length_of_stay", ""),
     }, _F_BOND, first_fy=2022),
-    Table("segregation", r"Monthly Segregation", r"", "monthly-blocks", "monthly",
-          {"Placement Count": ("segregation_placements_by_facility", "")}, (), first_fy=2024,
-          label_header="Facilities"),
-    Table("vulnerable", r"Vulnerable", r"", "quarterly-blocks", "quarterly", {
+    _table("segregation", r"Monthly Segregation", r"", "monthly-blocks", "monthly",
+           {"Placement Count": ("segregation_placements_by_facility", "")}, (), first_fy=2024,
+           label_header="Facilities"),
+    _table("vulnerable", r"Vulnerable", r"", "quarterly-blocks", "quarterly", {
         "Number of Placements": ("segregation_placements_by_reason", ""),
         "Average Number of Consecutive Days in Segregation": ("segregation_consecutive_days_by_reason", ""),
         "Average Number of Cumulative Days in Segregation": ("segregation_cumulative_days_by_reason", ""),
@@ -425,41 +393,33 @@ def _first_date(text: str) -> dt.date | None:
 _DATE = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
 
 
-def _fy_month(fy: int, label: str) -> dt.date:
-    i = MONTHS.index(label)
-    return dt.date(fy - 1 if i < 3 else fy, (i + 9) % 12 + 1, 1)
-
-
 class _Ctx:
-    """One workbook being read: its sheets (read once), fiscal year and file name, and the error helper."""
+    """One workbook being read: its sheets (each a ``workbook.Sheet``, read once), fiscal year and file name, and
+    the error helper."""
 
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
-        self._cache: dict[str, list[list]] = {}
-        self._texts: dict[str, list[tuple[int, int, str]]] = {}
-        self.sheets: dict[str, Sheet] = {}  # the caller's Sheets of sheets it read already
-        self.heads: dict[str, dict[str, bool]] = {}  # section pattern -> footnote heading -> does it match
+        self.sheets: dict[str, Sheet] = {}  # sheet name -> its Sheet (the caller's own among them)
         self._chosen: dict[str, str | None] = {}  # sheet pattern -> the sheet chosen for it in this workbook
 
     def fail(self, sheet: str, table: str, what: str) -> ParseError:
         return ParseError(f"sheet {sheet!r} table {table!r}: {what}", source=ID, file=self.name)
 
+    def sheet_of(self, sheet: str) -> Sheet:
+        if sheet not in self.sheets:
+            self.sheets[sheet] = read_sheet(self.wb, sheet, self.name, ID)
+        return self.sheets[sheet]
+
     def rows(self, sheet: str) -> list[list]:
-        if sheet not in self._cache:
-            self._cache[sheet] = read_sheet(self.wb, sheet, self.name, ID).rows
-        return self._cache[sheet]
+        return self.sheet_of(sheet).rows
 
     def texts(self, sheet: str) -> list[tuple[int, int, str]]:
-        """``text_cells`` of a sheet, built once for this workbook: a title search per table over a Detention
-        sheet's whole text otherwise relabelled it every time (measured: a third of the ICE parse)."""
-        if sheet not in self._texts:
-            self._texts[sheet] = text_cells(self.rows(sheet))
-        return self._texts[sheet]
+        """The sheet's non-blank text cells (``Sheet.texts``: built once per sheet, searched by every title)."""
+        return self.sheet_of(sheet).texts
 
     def find(self, sheet: str, pattern: str, start: int = 0) -> tuple[int, int] | None:
         """The first (row-major, from row ``start``) text cell of ``sheet`` matching ``pattern``."""
-        rx = re.compile(pattern, re.I)
-        return next(((r, c) for r, c, lab in self.texts(sheet) if r >= start and rx.search(lab)), None)
+        return self.sheet_of(sheet).find(pattern, start)
 
     def sheet(self, pattern: str, table: str) -> str | None:
         """The sheet for ``pattern`` belonging to this workbook's fiscal year (``workbook.choose_sheet_name``:
@@ -488,13 +448,6 @@ def _blank(v) -> bool:
     return v is None or (isinstance(v, str) and not v.strip())
 
 
-def column_a_texts(rows) -> list[tuple[int, str]]:
-    """(row, label) of every text cell in column A: ``text_cells(rows)``' cells of column 0, without labelling
-    the whole sheet. The period-block sheets (segregation, vulnerable populations: 27,000 cells over a rebuild)
-    are searched in column A only, and no other table reads them."""
-    return [(r, label(v)) for r, row in enumerate(rows) if row and (v := row[0]).__class__ is str and v]
-
-
 # ---------------------------------------------------------------- dates
 
 def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
@@ -504,29 +457,23 @@ def footnote_sections(ctx: _Ctx) -> list[tuple[str, str]] | None:
     if sheet is None:
         return None
     # the caller's own Sheet when it read this one: its sections are worked out already
-    sh = ctx.sheets.get(sheet) or Sheet(sheet, ctx.rows(sheet), ctx.name, ID)
+    sh = ctx.sheet_of(sheet)
     return [(head, text) for _row, head, text in sections(sh)]
 
 
-def _footnote_date(ctx: _Ctx, notes, table: Table, section: str, phrase: str) -> dt.date:
+def _footnote_date(ctx: _Ctx, notes, table: TableSpec, section: str, phrase: str) -> dt.date:
     sec, ph = re.compile(section, re.I), re.compile(rf"(?:{phrase})\s*(?:of\s*)?(\d{{1,2}}/\d{{1,2}}/\d{{4}})", re.I)
     if notes is None:
         # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
         return ctx.iids
-    # A Footnotes sheet has a handful of section headings over a hundred lines: whether a heading is the table's
-    # section is asked once per heading (remembered per workbook), not once per line and table.
-    heads = ctx.heads.setdefault(section, {})
     for head, text in notes:
-        hit = heads.get(head)
-        if hit is None:
-            hit = heads[head] = sec.search(head) is not None
-        if hit and (m := ph.search(text)):
+        if sec.search(head) and (m := ph.search(text)):
             return _first_date(m[1])
     raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
                      source=ID, file=ctx.name)
 
 
-def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
+def _atd_date(ctx: _Ctx, sheet: str, table: TableSpec, r: int, c: int) -> dt.date:
     """An ATD table's as-of date: 'as of M/D/YYYY' in its title, else the first 'Participants Report, M.D.YYYY'
     line below it (ICE prints one under the population tables), else the sheet's first such line."""
     rows = ctx.rows(sheet)
@@ -542,7 +489,7 @@ def _atd_date(ctx: _Ctx, sheet: str, table: Table, r: int, c: int) -> dt.date:
     raise ctx.fail(sheet, table.name, "no as-of date (no 'as of' in the title, no 'Participants Report' line)")
 
 
-def _court_period(ctx: _Ctx, sheet: str, table: Table, title: str) -> dt.date:
+def _court_period(ctx: _Ctx, sheet: str, table: TableSpec, title: str) -> dt.date:
     """'FY26 thru March Court Appearance...' -> 31 March 2026; 'FY23 Year End ...' -> 30 September 2023."""
     if re.search(r"year\s*end", title, re.I):
         return dt.date(ctx.fy, 9, 30)
@@ -555,7 +502,7 @@ def _court_period(ctx: _Ctx, sheet: str, table: Table, title: str) -> dt.date:
 
 # ---------------------------------------------------------------- shape readers
 
-def _header(ctx, sheet, table: Table, rows, r, c, want: dict) -> tuple[int, dict[str, tuple]]:
+def _header(ctx, sheet, table: TableSpec, rows, r, c, want: dict) -> tuple[int, dict[str, tuple]]:
     """Header row below a title at (r, c): the first non-empty row. Columns are matched to ``want`` (label or
     tuple of labels -> target) scanning right from the title column; scanning stops at the first non-empty label
     that is neither wanted nor the row-label header, because the next table often starts in the same row."""
@@ -595,12 +542,9 @@ def _body(rows, hr, c, ncols: int = 1, value_cols=()) -> list[int]:
 def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
     """``_body`` one row at a time, for a reader that stops early (a period block ends at its 'Total' row, while
     the labelled rows below run on through the next blocks)."""
-    if ncols == 1:  # most tables: one label column, asked without a generator per row
-        def labelled(r):
-            v = _cell(rows, r, c)
-            return not (v is None or (isinstance(v, str) and not v.strip()))
-    else:
-        labelled = lambda r: any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))  # noqa: E731
+    def labelled(r):
+        return any(not _blank(_cell(rows, r, c + i)) for i in range(ncols))
+
     r = hr + 1
     while r < len(rows):
         if not labelled(r):
@@ -612,73 +556,14 @@ def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
         r += 1
 
 
-def _read_rows(ctx, sheet, table: Table, r, c) -> list[tuple[str, str, float]]:
-    """Category rows x value columns -> (series suffix, key, value). Flat tables go through the shared
-    ``workbook.read_table``; the field-office table, whose technology rows ICE sometimes prints without a label,
-    through the nesting reader below."""
-    if not table.children:
-        return _read_flat(ctx, sheet, table, r)
-    rows = ctx.rows(sheet)
-    want = {k: v for k, v in table.columns.items()}
-    hr, found = _header(ctx, sheet, table, rows, r, c, want)
-    out, parent = [], None
-    for row in _body(rows, hr, c, value_cols=[cc for cc, _ in found.values()]):
-        lab = ALIASES.get(_label(_cell(rows, row, c)), _label(_cell(rows, row, c)))
-        if not lab and not table.children:
-            raise ctx.fail(sheet, table.name, f"row {row + 1}: figures without a row label")
-        if table.children:
-            if not lab:
-                lab = "(no label)"  # a technology row ICE printed without its name: kept, under its office
-            if lab in table.children or lab == "(no label)":
-                if parent is None:
-                    raise ctx.fail(sheet, table.name, f"row {row + 1}: {lab!r} before any field office row")
-                key = f"{parent} | {lab}"
-            else:
-                parent, key = lab, lab
-        else:
-            key = lab
-        for k, (cc, (suffix, member)) in found.items():
-            v = _cell_number(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
-            if v is None:
-                continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
-            if member == "@":  # the family-facility column: keep ICE's own name for it (FRC or FSC)
-                member = _label(rows[hr][cc])
-            out.append((suffix, " | ".join(p for p in (key, member) if p), v))
-    if not out:
-        raise ctx.fail(sheet, table.name, f"no data rows below header row {hr + 1}")
-    if table.children:
-        _check_children(ctx, sheet, table, out)
-    return out
-
-
-def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]:
-    # read_table searches the title in the sheet's text cells: it is handed only those from the title's row on
-    # (the title is found already), so it does not scan the rows above again; row numbers stay the sheet's
-    rows = ctx.rows(sheet)
-    above_empty = Sheet(sheet, rows, ctx.name, ID)
-    # Its text cells are the sheet's own from row r on (the index is row-major: found by bisection), taken from
-    # the sheet's index, built once, instead of scanning every cell again for each of the sheet's tables. The
-    # title search looks at nothing else, and the reader below reads only rows under the title.
-    cells = ctx.texts(sheet)
-    above_empty._texts = [cell for cell in cells[bisect_left(cells, (r,)):] if cell[2]]
-    t = read_table(above_empty,
-                   TableSpec(name=table.name, title=table.title, sheet=table.sheet, header_gap=table.header_gap))
-    spell = {}
-    for k, target in table.columns.items():
-        for lab in (k if isinstance(k, tuple) else (k,)):
-            spell[_canon(lab)] = (k, target)
-    found = {}
-    for lab in t.header:
-        if (hit := spell.get(_canon(lab))) and hit[0] not in found:
-            found[hit[0]] = (lab, hit[1])
-    missing = [k if isinstance(k, str) else k[0] for k in table.columns if k not in found and k not in table.optional]
-    if missing:
-        raise t.fail(f"column(s) {missing} not found in header row {t.rows[0].row - 1 if t.rows else '?'} "
-                     f"(header: {list(t.header)})")
+def _read_grid(ctx, sheet, table: TableSpec, r, c) -> list[tuple[str, str, float]]:
+    """Category rows x value columns -> (series suffix, key, value), read by the generic ``workbook.read_table``."""
+    t = read_table(ctx.sheet_of(sheet), table)
+    found = match_columns(t)
     out = []
     for br in t.rows:
         key = ALIASES.get(br.label, br.label)
-        for k, (col, (suffix, member)) in found.items():
+        for col, (suffix, member) in found.values():
             v = t.number(br, col, lenient=False, missing=_MISSING)
             if v is None:
                 continue  # ICE leaves a cell blank for "none" in a few tables (court: no % for Total)
@@ -687,6 +572,30 @@ def _read_flat(ctx, sheet, table: Table, r: int) -> list[tuple[str, str, float]]
             out.append((suffix, " | ".join(p for p in (key, member) if p), v))
     if not out:
         raise t.fail("no data rows below its header")
+    return out
+
+
+def _read_nested(ctx, sheet, table: TableSpec, r, c) -> list[tuple[str, str, float]]:
+    """Field offices, each followed by its technologies (``table.children``) -> (series suffix, key, value); a
+    technology row ICE printed without its label is kept under its office as "(no label)"."""
+    rows = ctx.rows(sheet)
+    hr, found = _header(ctx, sheet, table, rows, r, c, dict(table.columns))
+    out, parent = [], None
+    for row in _body(rows, hr, c, value_cols=[cc for cc, _ in found.values()]):
+        lab = ALIASES.get(_label(_cell(rows, row, c)), _label(_cell(rows, row, c))) or "(no label)"
+        if lab in table.children or lab == "(no label)":
+            if parent is None:
+                raise ctx.fail(sheet, table.name, f"row {row + 1}: {lab!r} before any field office row")
+            key = f"{parent} | {lab}"
+        else:
+            parent, key = lab, lab
+        for k, (cc, (suffix, member)) in found.items():
+            v = _cell_number(ctx, sheet, table, row, k if isinstance(k, str) else k[0], _cell(rows, row, cc))
+            if v is not None:  # a blank cell is "none"
+                out.append((suffix, " | ".join(p for p in (key, member) if p), v))
+    if not out:
+        raise ctx.fail(sheet, table.name, f"no data rows below header row {hr + 1}")
+    _check_children(ctx, sheet, table, out)
     return out
 
 
@@ -709,18 +618,18 @@ def _check_children(ctx, sheet, table, out):
                                           "(an unknown technology label?)")
 
 
-def _read_months(ctx, sheet, table: Table, r, c):
+def _read_months(ctx, sheet, table: TableSpec, r, c):
     """Rows x Oct..Sep (+ a fiscal-year column) -> (suffix, key, month start or None for the FY column, value)."""
     rows = ctx.rows(sheet)
     want = {m: ("month", m) for m in MONTHS}
-    two = len(table.rows) == 2
+    two = table.label_columns == 2
     hr = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, c))), None)
     if hr is None:
         raise ctx.fail(sheet, table.name, f"no header row below its title (row {r + 1})")
     start = c + 1 if two else c
     hr, found = _header(ctx, sheet, table, rows, r, start, {**want, ("FY Overall", "Total", "FY Total"): ("fy", "")})
-    monthly, total = table.extra_series[0], table.total_column
-    first_day = {m: _fy_month(ctx.fy, m) for m in MONTHS}  # once per table, not once per cell
+    monthly, total = table.month_series, table.total_column
+    first_day = {m: fiscal_month_start(ctx.fy, m) for m in MONTHS}
     out, group = [], None
     for row in _body(rows, hr, c, 2 if two else 1):
         a = _label(_cell(rows, row, c))
@@ -738,7 +647,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
         n = len(cells)
         for k, (cc, (kind, m)) in found.items():
             raw = cells[cc] if cc < n else None
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, m or "FY", raw)
+            v = _cell_number(ctx, sheet, table, row, m or "FY", raw)
             if kind == "month":
                 out.append((monthly, key, first_day[m], v))
             else:
@@ -748,7 +657,7 @@ def _read_months(ctx, sheet, table: Table, r, c):
     return out
 
 
-def _read_bond(ctx, sheet, table: Table, r, c):
+def _read_calendar_months(ctx, sheet, table: TableSpec, r, c):
     """Metric rows x calendar-month columns (cells holding the month's first day)."""
     rows = ctx.rows(sheet)
     hr = next((h for h in range(r + 1, min(r + 5, len(rows)))
@@ -775,7 +684,7 @@ def _read_bond(ctx, sheet, table: Table, r, c):
         seen.add(suffix)
         for cc, m, first in firsts:
             raw = _cell(rows, row, cc)
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
+            v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
             out.append((suffix, "", first, v))
     missing = {s for s, _ in table.columns.values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
@@ -784,14 +693,9 @@ def _read_bond(ctx, sheet, table: Table, r, c):
     return out
 
 
-def _read_iclos(ctx, sheet, table: Table, r, c):
-    """Year row, month row, mid/end row, then population rows (ICLOS) or population headings each followed by
-    length-of-time bands (detainees) -> (suffix, key, snapshot day, value)."""
-    rows = ctx.rows(sheet)
-    yr = next((h for h in range(r + 1, min(r + 6, len(rows))) if _canon(_cell(rows, h, c)).startswith("population")),
-              None)
-    if yr is None:
-        raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
+def _snapshot_columns(ctx, sheet, table: TableSpec, rows, yr: int, c: int) -> dict[int, dt.date]:
+    """Column -> snapshot day, from the year row ``yr``, the month row under it and the mid/end row under that
+    (the 15th, or the month's last day)."""
     year, month, cols = None, None, {}
     for cc in range(c + 1, len(rows[yr + 2])):
         y, mo, half = _cell(rows, yr, cc), _label(_cell(rows, yr + 1, cc)), _canon(_cell(rows, yr + 2, cc))
@@ -812,6 +716,18 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             raise ctx.fail(sheet, table.name, f"column {cc + 1}: a {half!r} column before any year and month")
         d = dt.date(year, month, 15) if half == "mid" else month_end(dt.date(year, month, 1))
         cols[cc] = d
+    return cols
+
+
+def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
+    """Year row, month row, mid/end row, then population rows (ICLOS) or population headings each followed by
+    length-of-time bands (detainees) -> (suffix, key, snapshot day, value)."""
+    rows = ctx.rows(sheet)
+    yr = next((h for h in range(r + 1, min(r + 6, len(rows))) if _canon(_cell(rows, h, c)).startswith("population")),
+              None)
+    if yr is None:
+        raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
+    cols = _snapshot_columns(ctx, sheet, table, rows, yr, c)
     suffix = table.columns[""][0]
     out, group = [], None
     items = list(cols.items())
@@ -824,8 +740,7 @@ def _read_iclos(ctx, sheet, table: Table, r, c):
             continue
         key = lab if suffix == "iclos_days" or group is None else f"{group} | {lab}"
         for raw, d in vals:
-            # a finite float is its own number; only another cell needs the column's name (built for it alone)
-            v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
+            v = _cell_number(ctx, sheet, table, row, f"{lab} {d}", raw)
             out.append((suffix, key, d, v))
     if not out:
         raise ctx.fail(sheet, table.name, "no data rows")
@@ -836,25 +751,29 @@ _MONTH_BLOCK = re.compile(r"^(%s)\s+(20\d\d)\b" % "|".join(MONTH_NAMES), re.I)
 _QUARTER_BLOCK = re.compile(r"^(?:Fiscal Year\s*\(FY\)|FY)\s*(20\d\d)\s*Quarter\s*([1-4])\s*Data", re.I)
 
 
-def _read_blocks(ctx, sheet, table: Table):
+def _block_period(layout: str, m: re.Match) -> tuple[dt.date, dt.date]:
+    """The first and last day of a block's period: a month ('March 2026') or a fiscal quarter ('Fiscal Year (FY)
+    2022 Quarter 2 Data': January to March 2022)."""
+    if layout == "monthly-blocks":
+        start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
+        return start, month_end(start)
+    fy, q = int(m[1]), int(m[2])
+    sm = (10 + 3 * (q - 1) - 1) % 12 + 1
+    start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
+    return start, month_end(dt.date(start.year, sm + 2, 1))
+
+
+def _read_blocks(ctx, sheet, table: TableSpec):
     """Repeated blocks, each titled by its period ('March 2026'; 'Fiscal Year (FY) 2022 Quarter 2 Data'), each a
     header row and label rows ending at 'Grand Total' -> (suffix, key, period start, period end, value)."""
     rows = ctx.rows(sheet)
-    rx = _MONTH_BLOCK if table.shape == "monthly-blocks" else _QUARTER_BLOCK
+    rx = _MONTH_BLOCK if table.layout == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    # Block titles are text in column A: only its text cells are tried, in row order (``column_a_texts``).
-    for r, t in column_a_texts(rows):
-        m = rx.match(t)
+    for r, c, t in ctx.texts(sheet):  # block titles are text in column A
+        m = rx.match(t) if c == 0 else None
         if not m:
             continue
-        if table.shape == "monthly-blocks":
-            start = dt.date(int(m[2]), MONTH_NAMES[m[1].capitalize()], 1)
-            end = month_end(start)
-        else:
-            fy, q = int(m[1]), int(m[2])
-            sm = (10 + 3 * (q - 1) - 1) % 12 + 1
-            start = dt.date(fy - 1 if q == 1 else fy, sm, 1)
-            end = month_end(dt.date(start.year, sm + 2, 1))
+        start, end = _block_period(table.layout, m)
         first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, 0))), None)
         if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
             hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
@@ -872,7 +791,7 @@ def _read_blocks(ctx, sheet, table: Table):
                 break
             for k, cc, suffix in cols:
                 raw = row[cc] if cc < n else None
-                v = raw if raw.__class__ is float and isfinite(raw) else _cell_number(ctx, sheet, table, rr, k, raw)
+                v = _cell_number(ctx, sheet, table, rr, k, raw)
                 if v is None:
                     continue
                 out.append((suffix, lab, start, end, v))
@@ -898,7 +817,6 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), 
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
         if sh is not None:
-            ctx._cache[sh.name] = sh.rows
             ctx.sheets[sh.name] = sh
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
@@ -917,13 +835,13 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), 
             del out[start:]  # none of a table that failed half-way
             findings.append(unread_finding(ctx, t, e))
             continue
-        if got.shape == "bond":
+        if got.layout == "calendar-months":
             bond.extend(range(start, len(out)))
     _flag_bond_swaps(out, bond, findings)
     return out
 
 
-def _layout_of(ctx: _Ctx, t: Table) -> Table:
+def _layout_of(ctx: _Ctx, t: TableSpec) -> TableSpec:
     """``t``, or the first of its other-year ``layouts`` whose title is on its sheet when ``t``'s is not."""
     if not t.layouts:
         return t
@@ -938,7 +856,7 @@ def _layout_of(ctx: _Ctx, t: Table) -> Table:
     return t
 
 
-def unread_finding(ctx: _Ctx, t: Table, e: ParseError) -> dict:
+def unread_finding(ctx: _Ctx, t: TableSpec, e: ParseError) -> dict:
     """A ``table-unread`` finding: the table's sheet, its name and why, in words."""
     try:
         sheet = ctx.sheet(t.sheet, t.name)
@@ -955,24 +873,20 @@ def unread_finding(ctx: _Ctx, t: Table, e: ParseError) -> dict:
 _COLS = ("series", "key", "date", "end", "value", "flag")
 
 
-def _read_table(ctx: _Ctx, notes, t: Table) -> list[dict]:
+def _read_table(ctx: _Ctx, notes, t: TableSpec) -> list[dict]:
     """One table's rows as dicts (series, key, date, end, value, flag): for a reader of one table."""
     return [dict(zip(_COLS, r)) for r in _table_rows(ctx, notes, t, [])]
 
 
-def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
-    """One table's rows appended to ``rows_out`` (see ``read``)."""
+def _table_rows(ctx: _Ctx, notes, t: TableSpec, rows_out: list) -> list[tuple]:
+    """One table's rows appended to ``rows_out`` (see ``read``): found by its title, dated, read by the reader of
+    its shape (``READERS``) and dated row by row as its period says (``DATING``)."""
     sheet = ctx.sheet(t.sheet, t.name)
     if sheet is None:
         raise ParseError(f"table {t.name!r}: no sheet matching /{t.sheet}/ (sheets: {list(ctx.wb.sheet_names)})",
                          source=ID, file=ctx.name)
-    rows = ctx.rows(sheet)
-    # Rows are appended as tuples in place (no helper call per row: tens of thousands of them per rebuild).
-    append = rows_out.append
-    prefix = ID + "."
-
-    if t.shape in ("monthly-blocks", "quarterly-blocks"):
-        rows_out.extend([(prefix + suffix, key, start, end, v, "")
+    if t.layout in ("monthly-blocks", "quarterly-blocks"):  # titled by their periods: dated by them
+        rows_out.extend([(ID + "." + suffix, key, start, end, v, "")
                          for suffix, key, start, end, v in _read_blocks(ctx, sheet, t)])
         return rows_out
     hit = ctx.find(sheet, t.title)
@@ -980,56 +894,78 @@ def _table_rows(ctx: _Ctx, notes, t: Table, rows_out: list) -> list[tuple]:
         return rows_out
     if hit is None:
         raise ctx.fail(sheet, t.name, f"title not found (no cell matching /{t.title}/)")
+    through = _table_date(ctx, notes, sheet, t, hit)
+    got = READERS[t.layout](ctx, sheet, t, *hit)
+    rows_out.extend(DATING[t.layout](ctx, sheet, t, got, through))
+    return rows_out
+
+
+def _table_date(ctx: _Ctx, notes, sheet: str, t: TableSpec, hit: tuple[int, int]) -> dt.date:
+    """The table's own date (``t.date``: its footnote, the ATD report line, or the court table's title), refused
+    when it lies outside the workbook's fiscal year (October before it to March after it): that is another
+    year's table on a sheet of this one, not this release's figures (and never a reason to move its date)."""
     r, c = hit
-    title = _label(_cell(rows, r, c))
     if t.date[0] == "footnote":
         through = _footnote_date(ctx, notes, t, *t.date[1:])
     elif t.date[0] == "atd":
         through = _atd_date(ctx, sheet, t, r, c)
     else:  # "atd-court": the period named in the title
-        through = _court_period(ctx, sheet, t, title)
-    # a table dated outside its workbook's fiscal year (October before it to March after it) is another year's
-    # table on a sheet of this one: not this release's figures (and never a reason to move its date)
+        through = _court_period(ctx, sheet, t, _label(_cell(ctx.rows(sheet), r, c)))
     if not dt.date(ctx.fy - 1, 10, 1) <= through <= dt.date(ctx.fy + 1, 3, 31):
         raise ctx.fail(sheet, t.name, f"dated {through}, outside fiscal year {ctx.fy}: another year's table")
-    fy_part = f"FY{ctx.fy}"
+    return through
 
-    if t.shape == "rows":
-        for suffix, key, v in _read_rows(ctx, sheet, t, r, c):
-            if t.row_fy:
-                first, _, rest = key.partition(" | ")
-                m = re.fullmatch(r"(?:EO)?FY\s*(20\d\d)(?:\s*YTD)?", first)
-                if not m:
-                    raise ctx.fail(sheet, t.name, f"row label {first!r} is not a fiscal year (FY20xx)")
-                key = " | ".join(p for p in (f"FY{m[1]}", rest) if p)
-            elif t.fy_key:
-                key = f"{fy_part} | {key}"
-            append((prefix + suffix, key, through, through, v, ""))
-    elif t.shape in ("months", "bond"):
-        got = _read_months(ctx, sheet, t, r, c) if t.shape == "months" else _read_bond(ctx, sheet, t, r, c)
-        for suffix, key, start, v in got:
-            if v is None:
-                continue
-            if start is None:
-                append((prefix + suffix, f"{fy_part} | {key}", through, through, v, ""))
-                continue
-            # a month: partial when the table's date falls inside it, missing when ICE's 0 stands for a month
-            # not reached yet, and a real figure after the table's date is stale evidence
-            end = month_end(start)
-            if start > through:
-                if v == 0:
-                    continue  # ICE prints 0 for months it has not reached: missing, not zero
-                append((prefix + suffix, key, start, end, v, "partial;stale-header"))  # the header is stale
-            elif end > through:
-                append((prefix + suffix, key, start, through, v, "partial"))
-            else:
-                append((prefix + suffix, key, start, end, v, ""))
-    elif t.shape == "iclos":
-        for suffix, key, d, v in _read_iclos(ctx, sheet, t, r, c):
-            if v is None or (d > through and v == 0):
-                continue  # a snapshot day not reached yet (ICE prints 0)
-            append((prefix + suffix, key, d, d, v, "" if d <= through else "stale-header"))
-    return rows_out
+
+def _dated_once(ctx: _Ctx, sheet: str, t: TableSpec, got, through: dt.date):
+    """Snapshot and fiscal-year-to-date rows: one point at the table's date, the fiscal year first in a to-date
+    key (``fy_key``), or the row's own fiscal year when the row label is one (``row_fy``)."""
+    for suffix, key, v in got:
+        if t.row_fy:
+            first, _, rest = key.partition(" | ")
+            m = re.fullmatch(r"(?:EO)?FY\s*(20\d\d)(?:\s*YTD)?", first)
+            if not m:
+                raise ctx.fail(sheet, t.name, f"row label {first!r} is not a fiscal year (FY20xx)")
+            key = " | ".join(p for p in (f"FY{m[1]}", rest) if p)
+        elif t.fy_key:
+            key = f"FY{ctx.fy} | {key}"
+        yield ID + "." + suffix, key, through, through, v, ""
+
+
+def _dated_by_month(ctx: _Ctx, sheet: str, t: TableSpec, got, through: dt.date):
+    """Monthly rows: partial when the table's date falls inside the month, missing when ICE's 0 stands for a
+    month not reached yet, and a real figure after the table's date is stale evidence; a fiscal-year column
+    (month None) is one point at the table's date."""
+    for suffix, key, start, v in got:
+        if v is None:
+            continue
+        if start is None:
+            yield ID + "." + suffix, f"FY{ctx.fy} | {key}", through, through, v, ""
+            continue
+        end = month_end(start)
+        if start > through:
+            if v != 0:  # ICE prints 0 for months it has not reached: missing, not zero
+                yield ID + "." + suffix, key, start, end, v, "partial;stale-header"  # the header is stale
+        elif end > through:
+            yield ID + "." + suffix, key, start, through, v, "partial"
+        else:
+            yield ID + "." + suffix, key, start, end, v, ""
+
+
+def _dated_by_day(ctx: _Ctx, sheet: str, t: TableSpec, got, through: dt.date):
+    """Snapshot days (ICLOS): each its own point; a day after the table's date is dropped when ICE prints 0
+    there (not reached yet), else kept as stale evidence."""
+    for suffix, key, d, v in got:
+        if v is None or (d > through and v == 0):
+            continue
+        yield ID + "." + suffix, key, d, d, v, "" if d <= through else "stale-header"
+
+
+# The reader of each shape ICE prints (``workbook.LAYOUTS``; the period blocks are read by ``_read_blocks``),
+# and how its rows are dated.
+READERS = {"grid": _read_grid, "nested": _read_nested, "months": _read_months, "calendar-months": _read_calendar_months,
+           "snapshot-days": _read_snapshot_days}
+DATING = {"grid": _dated_once, "nested": _dated_once, "months": _dated_by_month, "calendar-months": _dated_by_month,
+          "snapshot-days": _dated_by_day}
 
 
 def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):

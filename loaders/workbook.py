@@ -44,8 +44,15 @@ Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(r
 ``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
 ``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
 
+Every ICE table is a ``TableSpec``: the headline tables (``ice_detention_stats.TABLES``) and the others
+(``ice_tables.TABLES``). For the latter ``columns`` is a mapping, header label (or a tuple of the publisher's
+spellings) -> (series id suffix, breakdown member), matched by ``match_columns(read)``, and the spec also says the
+fiscal years that carry the table (``first_fy``, ``last_fy``), where its date comes from, and how its keys are made
+(``fy_key``, ``row_fy``, ``children``). ``layout`` names the shape the publisher prints (``LAYOUTS``): "grid" and
+"pairs" are read here, by ``read_table``; each other shape has one reader in ``ice_tables`` (``READERS``).
+
 A new table is a new ``TableSpec`` plus the few lines that turn its ``BodyRow``s into tidy rows; the sources'
-own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ohss_monthly.SPECS``). For example::
+own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ice_tables.TABLES``). For example::
 
     SPEC = TableSpec("atd_tech", r"ATD .*Technology", sheet=r"^\\s*ATD\\b", columns=("Count",))
     t = read_table(choose_sheet(wb, SPEC.sheet, "ATD", fy=fy, file=name, source=ID), SPEC)
@@ -262,24 +269,68 @@ RowRule = Callable[[str], "Mapping[str, str] | None"]
 
 @dataclass(frozen=True)
 class TableSpec:
+    """One table of a workbook, declared as data (see the module docstring). The one spec type of every ICE
+    table: the headline tables (``ice_detention_stats.TABLES``) and the rest (``ice_tables.TABLES``)."""
+
     name: str
     title: str
     sheet: str = r"^\s*Detention\b"
-    columns: tuple[str, ...] = ()
-    layout: str = "grid"  # "grid" or "pairs"
+    # Header labels: a tuple of labels that must be present, or a mapping of header label (a tuple lists the
+    # publisher's spellings) -> (series id suffix, the breakdown member the column adds to the key; "" adds none,
+    # "@" the column's printed label).
+    columns: tuple[str, ...] | Mapping = ()
+    # The shape the publisher prints (``LAYOUTS``); "grid" and "pairs" are read by ``read_table``, the others by
+    # the shape readers of the module that declares them (``ice_tables.READERS``).
+    layout: str = "grid"
     series: str | Mapping[str, str] = ""
     rows: RowRule | None = None
     required: bool = True
-    date: str = ""
+    # Which date the figures carry: a release date's name ("docket", "book_ins"; headline tables) or where it is
+    # read, ("footnote", section, phrase), ("atd",) or ("atd-court",) (``ice_tables``).
+    date: str | tuple = ""
     header_gap: int = 0
     stop: str | None = None
     max_rows: int = 200
     heading: str = ""  # the table's name as the publisher prints it, for error messages
     notes: str = ""
+    # ---- what the other ICE tables also declare (``ice_tables``)
+    period: str = ""  # "snapshot", "fytd", "monthly", "semimonthly", "quarterly"
+    first_fy: int = 2019  # the first and last fiscal year whose workbooks carry the table
+    last_fy: int = 9999
+    label_columns: int = 1  # 2: a second label column splits each group (the first label is carried down)
+    month_series: str = ""  # "months": series suffix of the monthly figures
+    total_column: str = ""  # "months": series suffix of the fiscal-year column ("FY Overall" / "Total")
+    children: frozenset = frozenset()  # "nested": labels nested under the row above them (ATD technologies)
+    fy_key: bool = False  # prefix keys with the fiscal year (fiscal-year-to-date figures)
+    row_fy: bool = False  # the row label is itself a fiscal year ("FY2026"): it becomes the key's first part
+    optional: tuple = ()  # columns a layout may leave out (the family-facility column while none were in use)
+    # Release-date windows in which the publisher may leave the table out: missing there is skipped, not an error.
+    may_lack: tuple = ()
+    label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
+    # Other tables declared for the same figures in another year's layout: read instead when this table's title
+    # is not on its sheet but theirs is.
+    layouts: tuple = ()
 
     @property
     def what(self) -> str:
         return self.heading or self.name
+
+    def spellings(self) -> dict[str, tuple]:
+        """Each header spelling (case and spacing folded) -> (the ``columns`` key, its target)."""
+        out: dict[str, tuple] = {}
+        items = self.columns.items() if isinstance(self.columns, Mapping) else ((k, None) for k in self.columns)
+        for k, target in items:
+            for lab in (k if isinstance(k, tuple) else (k,)):
+                out[norm(lab)] = (k, target)
+        return out
+
+
+# The shapes ICE prints, each read by one reader: "grid" (labelled rows under a header row) and "pairs" (label rows
+# with one number beside them) here; the others in ``ice_tables``: "nested" (field offices with their technologies
+# under them), "months" (rows x Oct..Sep), "calendar-months" (rows x dated month columns), "snapshot-days" (year /
+# month / mid-end header rows), "monthly-blocks" and "quarterly-blocks" (a block per period, titled by it).
+LAYOUTS = ("grid", "pairs", "nested", "months", "calendar-months", "snapshot-days", "monthly-blocks",
+           "quarterly-blocks")
 
 
 @dataclass
@@ -350,12 +401,13 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
         return _read_pairs(sh, spec, at, title)
     hr, header = _header(sh, r, c, spec.header_gap, spec)
     want = {norm(k): k for k in header}
-    missing = [col for col in spec.columns if norm(col) not in want]
+    required = () if isinstance(spec.columns, Mapping) else spec.columns
+    missing = [col for col in required if norm(col) not in want]
     if missing:
         raise sh.fail(f"table {spec.what!r}: column(s) {missing} not found in its header row {hr + 1} "
                       f"(header: {list(header)})")
     # Columns by the spec's spelling, whatever spacing and case the sheet used.
-    cols = {col: header[want[norm(col)]] for col in spec.columns}
+    cols = {col: header[want[norm(col)]] for col in required}
     for k, v in header.items():
         cols.setdefault(k, v)
     stop = re.compile(spec.stop, re.I) if spec.stop else None
@@ -373,6 +425,22 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
                             {k: row[cc] if cc < n else None for k, cc in col_items}))
         rr += 1
     return TableRead(spec, sh, title, at, cols, rows)
+
+
+def match_columns(t: TableRead) -> dict:
+    """The header columns a spec with a ``columns`` mapping wants: its key -> (the label as printed, its target),
+    each key's first spelling left to right; a wanted column missing (and not ``optional``) is an error."""
+    spell = t.spec.spellings()
+    found: dict = {}
+    for lab in t.header:
+        if (hit := spell.get(norm(lab))) and hit[0] not in found:
+            found[hit[0]] = (lab, hit[1])
+    missing = [k if isinstance(k, str) else k[0] for k in t.spec.columns
+               if k not in found and k not in t.spec.optional]
+    if missing:
+        raise t.fail(f"column(s) {missing} not found in header row {t.rows[0].row - 1 if t.rows else '?'} "
+                     f"(header: {list(t.header)})")
+    return found
 
 
 def _fields(sh: Sheet, spec: TableSpec, rr: int, lab: str) -> Mapping[str, str]:
@@ -426,9 +494,6 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
     the row's other cells joined."""
-    cached = sh.__dict__.get("_sections")
-    if cached is not None and cached[0] == label_col:
-        return cached[1]
     out, current, by_row = [], "", {}
     for r, c, lab in sh.texts:
         by_row.setdefault(r, []).append((c, lab))
@@ -439,5 +504,4 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
         rest = " ".join(lab for c, lab in cells if c != label_col)
         if rest:
             out.append((r + 1, current, rest))
-    sh._sections = (label_col, out)
     return out

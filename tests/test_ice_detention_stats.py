@@ -871,3 +871,13 @@ def test_release_flags_reach_the_page_and_the_exports(tmp_path):
     text = " ".join(a.text for a in out.figure.layout.annotations if a.text)
     assert "stale-release (release 2021-09-27, FY21-detentionstats.xlsx)" in text
     assert "repeated (release 2021-09-27" in text and "older than its date says" in text
+
+
+def test_parse_reads_as_named_steps_each_short():
+    """``parse`` is a list of named steps (issue 28: it was 155 lines with a complexity of 60); each step fits
+    on a screen."""
+    import inspect
+    steps = [ice.parse, ice._fiscal_year, ice._sheets, ice._read_facilities, ice._dating, ice._headline_rows,
+             ice._monthly_rows, ice._month_row, ice._removals_rows, ice._release_of, ice._release_row, ice._columns]
+    sizes = {f.__name__: len(inspect.getsource(f).splitlines()) for f in steps}
+    assert max(sizes.values()) <= 40, sizes

@@ -56,7 +56,7 @@ def test_every_declared_series_is_in_the_catalogue():
     assert {s.id for s in ice_tables.SERIES} <= ids
     suffixes = set()
     for t in ice_tables.TABLES:
-        suffixes |= {v[0] for v in t.columns.values()} | set(t.extra_series) | ({t.total_column} - {""})
+        suffixes |= {v[0] for v in t.columns.values()} | ({t.month_series, t.total_column} - {""})
     assert {S + x for x in suffixes} == {s.id for s in ice_tables.SERIES}
     assert all(s.id.startswith(S) and s.definition and s.unit for s in ice_tables.SERIES)
 
@@ -604,3 +604,14 @@ def test_a_bond_month_of_zeros_in_every_row_is_missing(rel):
     df = parse(buf.getvalue(), rel.name)
     assert rows(df, "bond_book_outs_total").date.min() == "2025-05-01"
     assert len(rows(df, "bond_average_amount")) == 12
+
+
+def test_every_ice_table_is_one_spec_type_with_one_reader_for_its_shape():
+    """Headline and other tables alike are ``workbook.TableSpec``s; the headline ones are read by the generic
+    ``read_table`` ("grid", "pairs"), every other shape by the one reader ``ice_tables`` has for it."""
+    from loaders.workbook import LAYOUTS, TableSpec
+    assert all(type(t) is TableSpec for t in ice.TABLES + ice_tables.TABLES)
+    assert {t.layout for t in ice.TABLES} == {"grid", "pairs"}
+    blocks = {"monthly-blocks", "quarterly-blocks"}
+    assert set(ice_tables.READERS) == set(ice_tables.DATING) == set(LAYOUTS) - {"pairs"} - blocks
+    assert {t.layout for t in ice_tables.TABLES} == set(LAYOUTS) - {"pairs"}  # no reader without a table

@@ -52,33 +52,30 @@ def releases():
                                 through=D(2025, 3, 22), cbp=20000, famu=None)]
 
 
-def test_ice_parse_hands_over_columns_whose_frames_are_the_plain_ones():
-    rel = releases()[0]
-    out = ice.parse(build(rel), rel.name)
-    assert isinstance(out, ParsedColumns) and isinstance(out, Parsed)
-    pd.testing.assert_frame_equal(out.obs, tidy.frame_from_columns(out.columns))
-    cols, rows = out.table_rows["releases"]
-    # the releases table was built from one row dict: the row lists make the same frame
-    pd.testing.assert_frame_equal(out.tables["releases"], pd.DataFrame([dict(zip(cols, rows[0]))], dtype=object))
-    fcols, frows = out.table_rows["facilities"]
-    assert len(frows) == len(rel.facilities) and fcols == ice.FACILITY_COLUMNS
-    pd.testing.assert_frame_equal(out.tables["facilities"],
-                                  pd.DataFrame([dict(zip(fcols, r)) for r in frows], dtype=object))
+def _as_columns(parsed: Parsed) -> ParsedColumns:
+    """A parser's frames handed over as plain columns and row lists (what a ``ParsedColumns`` parser returns)."""
+    obs = parsed.obs
+    return ParsedColumns({c: obs[c].tolist() for c in obs.columns},
+                         {n: (list(t.columns), t.values.tolist()) for n, t in parsed.tables.items()})
+
+
+# The ICE parser, handing over columns: real workbooks' rows through ``parse_files``' join.
+COLUMNS_SRC = dataclasses.replace(SRC, parse=lambda content, name: _as_columns(ice.parse(content, name)))
 
 
 def test_joined_frames_equal_the_per_file_frames():
     items = [(r.name, build(r)) for r in releases()]
-    assert_same(pipeline.parse_files(SRC, items), plain_parse_files(SRC, items))
+    assert_same(pipeline.parse_files(COLUMNS_SRC, items), plain_parse_files(COLUMNS_SRC, items))
 
 
 def test_each_gets_the_columns_and_the_manifest_facts_are_the_frames():
     items = [(r.name, build(r)) for r in releases()]
     seen = []
-    pipeline.parse_files(SRC, items, lambda name, content, parsed: seen.append((name, parsed)))
+    pipeline.parse_files(COLUMNS_SRC, items, lambda name, content, parsed: seen.append((name, parsed)))
     assert [n for n, _ in seen] == [n for n, _ in items]
     for (name, parsed), (_, content) in zip(seen, items):
         assert isinstance(parsed, ParsedColumns) and set(parsed.columns["file"]) == {name}
-        frame = pipeline.parse_file(SRC, content, name, validate=False).obs
+        frame = pipeline.parse_file(COLUMNS_SRC, content, name, validate=False).obs
         assert pipeline.file_facts(parsed.columns) == pipeline.file_facts(frame)
         pd.testing.assert_frame_equal(parsed.obs, frame)  # built on demand, file column and all
 
@@ -146,7 +143,7 @@ def test_a_bad_row_in_joined_columns_names_file_row_and_field_as_before():
     rels = releases()
 
     def parse(content, name):
-        out = ice.parse(content, name)
+        out = _as_columns(ice.parse(content, name))
         if name == rels[1].name:
             out.columns["value"][7] = -5.0  # a figure no check in the parser looks at
         return out
@@ -171,12 +168,7 @@ def test_joined_frames_equal_the_per_file_frames_on_the_real_workbooks(shared_da
     files = sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx"))
     assert len(files) >= 15
     items = [(p.name, p.read_bytes()) for p in files]
-    seen = {}
-    joined = pipeline.parse_files(SRC, items, lambda name, content, parsed: seen.setdefault(name, parsed))
-    assert_same(joined, plain_parse_files(SRC, items))
-    for name, content in items:
-        frame = pipeline.parse_file(SRC, content, name, validate=False).obs
-        assert pipeline.file_facts(seen[name].columns) == pipeline.file_facts(frame)
+    assert_same(pipeline.parse_files(SRC, items), plain_parse_files(SRC, items))
 
 
 def test_repeat_texts_is_repeat_text_of_each_run_joined():
@@ -217,37 +209,3 @@ def test_a_workbooks_sheet_choice_is_choose_sheet_name_s_each_time():
                                                                    file=rel.name, source=ice.ID, required=False)
     with pytest.raises(ParseError, match=r"'first table'.*fiscal year"):
         ctx.sheet(r".", "first table")  # every sheet matches: no one sheet for the year
-
-
-@pytest.mark.parametrize("rows", [[], [[]], [["A", 1.0], [" ", "x"], [1.0, "y"], ["", "z"], ["March  2026\n", ""]],
-                                  [["x"]] * 3 + [[None, "b"]] + [[dt.date(2025, 1, 1)]]])
-def test_column_a_texts_are_the_text_cells_of_column_a(rows):
-    from loaders import ice_tables
-    from loaders.workbook import text_cells
-    assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
-
-
-@pytest.mark.shared
-def test_column_a_texts_are_the_text_cells_of_column_a_on_the_real_block_sheets(shared_data):
-    from loaders import ice_tables
-    from loaders.workbook import text_cells
-    seen = 0
-    for _, s, rows in _real_ice_sheets(shared_data):
-        if "egregation" in s or "ulnerable" in s:
-            assert ice_tables.column_a_texts(rows) == [(r, lab) for r, c, lab in text_cells(rows) if c == 0]
-            seen += 1
-    assert seen >= 20
-
-
-def _real_ice_sheets(shared_data):
-    """(file name, sheet name, rows) of every sheet of every ICE workbook in ../shared/data."""
-    from python_calamine import CalamineWorkbook
-    for p in sorted((shared_data / "ice-detention-stats").glob("original_xlsx*/*.xlsx")):
-        wb = CalamineWorkbook.from_path(str(p))
-        for s in wb.sheet_names:
-            yield p.name, s, wb.get_sheet_by_name(s).to_python(skip_empty_area=False)
-
-
-_WHITESPACE = [chr(i) for i in range(0x110000) if chr(i).isspace()]
-
-

@@ -4,7 +4,8 @@ import datetime as dt
 import pytest
 
 from loaders.errors import ParseError
-from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, month_cells, read_table, sections
+from loaders.workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table,
+                              sections)
 
 ROWS = [
     ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
@@ -98,3 +99,15 @@ def test_hidden_and_leftover_sheets_are_not_candidates_and_content_breaks_a_name
                                          r"by its name\), 'Footnotes' \(hidden\)"):
         choose_sheet_name(["Footnotes_DEL", "Footnotes"], r"foot", "Footnotes", fy=2026, file="f.xlsx", source="s",
                           hidden={"Footnotes"})
+
+
+def test_a_spec_whose_columns_name_series_matches_each_spelling_and_names_a_missing_column():
+    """The spec type every ICE table uses: ``columns`` may map a header label (or a tuple of the publisher's
+    spellings) to the series its figures go to; ``optional`` columns may be missing."""
+    spec = TableSpec("b", r"Initial Book-?Ins", columns={("October", "Oct"): ("s_oct", ""), "NOV": ("s_nov", "Nov"),
+                                                         "FSC": ("s_fam", "@")}, optional=("FSC",))
+    t = read_table(sheet(), spec)
+    assert [r.label for r in t.rows] == ["Total", "ICE"] and t.rows[0].fields == {}
+    assert match_columns(t) == {("October", "Oct"): ("Oct", ("s_oct", "")), "NOV": ("Nov", ("s_nov", "Nov"))}
+    with pytest.raises(ParseError, match=r"table 'c': column\(s\) \['Dec\.'\] not found in header row 2"):
+        match_columns(read_table(sheet(), TableSpec("c", r"Initial Book-?Ins", columns={"Dec.": ("s", "")})))
