@@ -81,7 +81,7 @@ def test_the_image_is_slim_python_with_chromium_pinned_requirements_and_a_non_ro
 
 
 TEST_TOOLS = {"pytest", "iniconfig", "pluggy", "hypothesis", "sortedcontainers", "playwright", "greenlet",
-              "responses", "ruff", "pygments", "pyyaml"}
+              "responses", "ruff", "mypy", "pygments", "pyyaml"}
 
 
 def _norm(name: str) -> str:
