@@ -20,9 +20,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from loaders import registry, tidy
-
 from analysis import data as cdata
+from loaders import registry, tidy
 from wording import i18n
 
 # (label, series, how). how: "latest" = the value of the last period the release covers (a headcount or a

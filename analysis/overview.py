@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis import data as cdata
-from wording import i18n
 from analysis import status  # read through the module at call time: a test replaces status.publication_status
+from wording import i18n
 
 # (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (

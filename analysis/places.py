@@ -36,7 +36,6 @@ import pandas as pd
 import zipcodes
 
 from loaders.census import STATES, TERRITORIES, USPS
-
 from wording import i18n
 
 CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"

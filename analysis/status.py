@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-import re
 
 import pandas as pd
 
-from loaders import registry
-
 from analysis import data as cdata
 from analysis.ledger import SHORT_NAMES, day, releases_of
-from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
+from loaders import registry
 from wording import i18n
+from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
 
 DECLARED = cdata.DATA / "publication_status.csv"
 KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}

@@ -29,7 +29,6 @@ import pandas as pd
 
 from wording import i18n
 
-
 # How many days (the observation's own included) a level may stand for, by catalogue frequency.
 CARRY_DAYS = {"daily": 1, "weekly": 7, "biweekly": 14, "monthly": 31}
 DEFAULT_CARRY_DAYS = 31

@@ -234,7 +234,7 @@ def main() -> int:
     if not measured:
         print("   only the warm-up reader ran: no per-reader figures (use --sessions 2 or more)")
         return 0
-    med = {k: statistics.median(getattr(r[j], "cpu") for r in measured) for k, j in
+    med = {k: statistics.median(r[j].cpu for r in measured) for k, j in
            (("first", 1), ("range", 2), ("png", 3))}
     mix = med["first"] + med["range"] + args.png_share * med["png"]
     per_session = (rss_end - rss_base) / len(measured)

@@ -5,9 +5,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from analysis import data as cdata
+from analysis import releases, status
+
 from . import export_data, limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
-from analysis import data as cdata, releases, status
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,8 +30,8 @@ from tqdm import tqdm
 from . import events, limits, origins, registry, snapshot, tidy
 from .base import Parsed, ParsedColumns, Source, table_frame
 from .errors import LoaderError, LockedError, ParseError
-from .snapshot import SnapshotError
 from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .snapshot import SnapshotError
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"

@@ -24,6 +24,7 @@ and check it against the manifest, so a switch in the middle of a read is notice
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import errno
 import hashlib
 import json
@@ -32,7 +33,6 @@ import re
 import secrets
 import shutil
 from pathlib import Path
-import datetime as dt
 
 from .errors import LoaderError, naming
 from .errors import excerpt as short

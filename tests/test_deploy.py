@@ -149,7 +149,7 @@ def test_the_image_installs_the_runtime_requirements_directly():
 def test_runtime_requirements_hold_no_test_tool_and_dev_requirements_add_them():
     runtime, dev = pins("requirements.txt"), pins("requirements-dev.txt")
     assert not TEST_TOOLS & set(runtime), TEST_TOOLS & set(runtime)
-    assert TEST_TOOLS <= set(dev), TEST_TOOLS - set(dev)
+    assert set(dev) >= TEST_TOOLS, TEST_TOOLS - set(dev)
     assert not set(runtime) & set(dev), "pinned in both files (and perhaps to two versions)"
     first = next(ln for ln in (ROOT / "requirements-dev.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
     assert first == "-r requirements.txt"
@@ -218,10 +218,9 @@ def entry_command(tmp_path: Path, script: str | None = None, extra: list[str] = 
     try:
         deadline = time.monotonic() + 90
         while True:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    break
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the entry command did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
             time.sleep(0.3)
@@ -255,6 +254,7 @@ raise RuntimeError("could not open " + __file__)
 
 def page_text(url: str) -> str:
     from playwright.sync_api import sync_playwright
+
     from tests.test_e2e import CHROMIUM, LAUNCH_ARGS
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
@@ -287,6 +287,7 @@ def test_an_unexpected_error_reading_an_upload_shows_no_internals(monkeypatch, t
     """The page's own message for an upload it could not check: a bug's text (which may hold server paths) is
     not shown; the validator's own errors (which name only the uploaded file) still are."""
     from streamlit.testing.v1 import AppTest
+
     from loaders import events as lev
     monkeypatch.setenv("DASHBOARD_PUBLIC", "1")
     monkeypatch.setenv("DASHBOARD_EVENTS_FILE", str(tmp_path / "user_events.csv"))

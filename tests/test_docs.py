@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from loaders import __main__ as loaders_main, events, pipeline, registry, snapshot
+from loaders import __main__ as loaders_main
+from loaders import events, pipeline, registry, snapshot
 from tests import gen_cli_docs
 from tests.conftest import ROOT
 

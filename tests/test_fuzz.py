@@ -174,9 +174,7 @@ def insert_parquet_rows(content: bytes, at: int, rows: list[list[str]]) -> bytes
 @pytest.mark.parametrize("sid", SOURCE_IDS)
 def test_junk_rows(sid):
     name, good, kind = sample_or_skip(sid)
-    if kind == "xlsx":
-        ncol = 12
-    elif kind in ("csv", "json", "parquet"):
+    if kind == "xlsx" or kind in ("csv", "json", "parquet"):
         ncol = 12
     else:
         pytest.skip(f"no junk-row mutation for {kind} files")

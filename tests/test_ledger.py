@@ -12,11 +12,11 @@ import re
 import pandas as pd
 import pytest
 
-from figures import blackouts, continuity
-from analysis import ledger, status
 from analysis import data as cdata
-from charts.compose import render
+from analysis import ledger, status
 from analysis.view import View
+from charts.compose import render
+from figures import blackouts, continuity
 from loaders.__main__ import main as cli
 from tests.conftest import ROOT, open_trend_panels
 

@@ -11,9 +11,9 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
 from analysis.overview import HEADLINES, PUBLISHED_RELEASES, headlines
+from tests import bundled
 
 SNAP = bundled.snapshot()
 TODAY = dt.date(2026, 12, 1)
@@ -181,6 +181,7 @@ def test_a_card_behind_a_known_release_says_so_and_counts_staleness_from_it():
     its badge once said "overdue by 215 days", counted from the held release: two staleness statements from two
     different releases. Now the badge names the newer release and the overdue days count from it."""
     import datetime as dt
+
     from analysis.data import load_snapshot
     from analysis.status import source_status
     from tests.conftest import ROOT
@@ -201,6 +202,7 @@ def test_two_readers_cards_built_at_once_keep_their_own_language(monkeypatch):
     reset to English by the other call)."""
     import datetime as dt
     import threading
+
     from analysis import status
     from analysis.data import load_snapshot
     from tests.conftest import ROOT

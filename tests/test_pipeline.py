@@ -54,6 +54,7 @@ def test_rows_validated_once_per_rebuild_still_name_their_file(raw_dir, tmp_path
     """A source's files are validated in one pass (``parse_files``), not file by file: a bad row the parser let
     through must still stop the rebuild with the file and the row named, and nothing written."""
     import dataclasses
+
     from loaders import registry
     src = registry.get("trac_detention")
 
@@ -104,15 +105,15 @@ def test_failed_update_keeps_last_good(tmp_path, raw_dir):
 
 def test_lock_refuses_a_second_writer(tmp_path, raw_dir):
     from loaders.errors import LockedError
-    with pipeline.update_lock(tmp_path / "data"):
-        with pytest.raises(LockedError, match="already writing"):
-            pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
+    with pipeline.update_lock(tmp_path / "data"), pytest.raises(LockedError, match="already writing"):
+        pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
 
 
 def test_status_reports_age_against_cadence(raw_dir, tmp_path):
     import datetime as dt
     pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
-    from analysis import data as cdata, status
+    from analysis import data as cdata
+    from analysis import status
     snap = cdata.load_snapshot(tmp_path / "data")
     st = status.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 7, 20)), snap,
                                dt.date(2026, 7, 20)).set_index("source")

@@ -7,10 +7,10 @@ import datetime as dt
 
 import pytest
 
-from tests import bundled
 from analysis.view import View
 from charts.compose import render
 from loaders import reported_figures
+from tests import bundled
 
 SNAP = bundled.snapshot()
 HEADER = ",".join(reported_figures.COLUMNS + reported_figures.KIND_COLUMNS) + "\n"

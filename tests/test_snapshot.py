@@ -20,8 +20,8 @@ import responses
 from analysis import data as cdata
 from loaders import pipeline, snapshot, trac_detention
 from loaders.__main__ import main as cli
-from loaders.snapshot import SnapshotError
 from loaders.fetch import sidecar_path
+from loaders.snapshot import SnapshotError
 from tests.conftest import ROOT, record_downloads
 from tests.fault_samples import leftovers, snapshot_bytes
 
