@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import contextvars
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -98,7 +100,9 @@ class Headline:
 # The words of the cards, by language (locales/*.toml, "head.*"): set for one call of ``headlines``. A context
 # variable, not a module dict: the page's sessions run in threads, and two readers' cards (one in Spanish, one
 # in English) may be built at the same moment; each thread sees only its own call's language.
-_LANG_VAR: contextvars.ContextVar[dict] = contextvars.ContextVar("headline_lang", default={"lang": "en", "sep": ","})
+# Its default is read-only: a default is shared by every thread that has not set the variable.
+_LANG_VAR: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "headline_lang", default=MappingProxyType({"lang": "en", "sep": ","}))
 LABEL_KEYS = ("detained", "arrests", "book_ins", "removals", "encounters")  # HEADLINES, in order
 SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all",
               "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",

@@ -27,6 +27,7 @@ the normalised name alone when it names one code only. A facility no rule matche
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -416,7 +417,7 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
     # The registry also has rows without an ICE code (ids "ice-<slug>" from ice.gov's roster, "biweekly-<slug>"
     # from the workbook): a facility whose code it lacks can still take its county from a row of the same name.
     by_name = {}
-    for i, r in reg_all.iterrows():
+    for _, r in reg_all.iterrows():
         if not DETLOC.match(r["code"] or ""):
             by_name.setdefault((loose_name(r["name"]), r["state"]), r)
     pts = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"]).set_index("geoid")
@@ -427,7 +428,7 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
         code = fid if not fid.startswith("name:") else ""
         ice = g[g["source"] == "ice"]
         sources = set(g["source"])
-        latest = lambda col: next((v for v in reversed(list(g[col])) if v), "")  # noqa: E731
+        latest = functools.partial(_latest, g)
         r = reg_by.loc[code] if code and code in reg_by.index else None
         r_named = None
         if r is None:
@@ -489,6 +490,11 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
             "in_registry": r is not None, "notes": "; ".join(notes),
         })
     return pd.DataFrame(rows)
+
+
+def _latest(g: pd.DataFrame, col: str) -> str:
+    """The last non-empty value of a column of one facility's rows (sorted oldest first), or ""."""
+    return next((v for v in reversed(list(g[col])) if v), "")
 
 
 def latest_ice(ice: pd.DataFrame, col: str) -> str:

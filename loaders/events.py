@@ -408,6 +408,14 @@ class _Damaged(NamedTuple):
 MAX_DAMAGED = 50  # unreadable stretches read past, one at a time, before the rest of a file is given up
 
 
+def _feed(lines: list[str], at: list[int]):
+    """The lines from ``at[0]`` on, one at a time, keeping ``at[0]`` at the index of the next line (so the reader
+    of the lines knows where a damaged stretch began)."""
+    while at[0] < len(lines):
+        at[0] += 1
+        yield lines[at[0] - 1]
+
+
 def _read_records(text: str, name: str) -> list:
     """The file's records; a stretch the CSV reader cannot read (an unclosed quote, a NUL byte, appended junk)
     becomes a ``_Damaged`` entry for the line it starts on, and reading starts again on the next line.
@@ -425,11 +433,7 @@ def _read_records(text: str, name: str) -> list:
     while pos < len(lines):
         at = [pos]
 
-        def feed():
-            while at[0] < len(lines):
-                at[0] += 1
-                yield lines[at[0] - 1]
-        reader = csv.reader(feed(), strict=True)
+        reader = csv.reader(_feed(lines, at), strict=True)
         start = pos
         try:
             for rec in reader:
@@ -541,7 +545,7 @@ def link_problems(value: str) -> list[tuple[str, str]]:
         return [("source_url", "has a user name before '@', which can disguise the real host; link to the page "
                                "itself")]
     try:
-        parts.port
+        _ = parts.port  # reading it checks it: urllib raises ValueError for a port that is not a number
     except ValueError:
         return [("source_url", f"{_show(parts.netloc)} has a port that is not a number from 0 to 65535")]
     problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)

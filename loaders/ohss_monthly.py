@@ -221,13 +221,13 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
 # ---------------------------------------------------------------- which table gives which series
 
 def _crim_key(group: str, label: str) -> str | None:
-    g, l = _norm(group), _norm(label)
+    g, lab = _norm(group), _norm(label)
     if "non-criminal" in g:
-        if l.startswith("total"):
+        if lab.startswith("total"):
             return "Non-criminal (all)"
         return "Non-criminal: " + label.replace("/ ", "/").lower()
     if "convicted" in g:
-        if l.startswith("total"):
+        if lab.startswith("total"):
             return "Convicted criminals (all)"
         return "Convicted: " + label.replace("/ ", "/").lower()
     return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import io
 import os
 import shutil
@@ -37,6 +38,11 @@ PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 RAW = DATA / "raw"
 FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
+
+
+def _without_codes(flag: str, drop: set[str]) -> str:
+    """A row's ";"-joined flag codes without those in ``drop`` (the codes a source's finish step recomputes)."""
+    return ";".join(c for c in flag.split(";") if c and c not in drop)
 
 
 # ---------------------------------------------------------------- finding and parsing raw files
@@ -510,7 +516,7 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
         obs = obs[~obs["series"].isin(src.derived)].copy()
         if src.finish_flags:  # the marks of the last finish step go with its findings
             drop = set(src.finish_flags)
-            obs["flag"] = obs["flag"].map(lambda x: ";".join(c for c in x.split(";") if c and c not in drop))
+            obs["flag"] = obs["flag"].map(functools.partial(_without_codes, drop=drop))
         if len(flags):
             flags = flags[~flags["flag"].isin(src.finish_flags)]
         rows, found = src.finish(obs, tables, other)
@@ -840,7 +846,7 @@ def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
     man = read_manifest(data_dir)
     problems = snapshot.verify(data_dir) if snapshot.is_snapshot_folder(data_dir) else []
     rows = []
-    for sid, src in registry.SOURCES.items():
+    for sid in registry.SOURCES:
         e = man["sources"].get(sid)
         if not e:
             rows.append({"source": sid, "rows": 0, "latest_release": "", "data_to": "", "age_days": "", "status": "missing"})

@@ -143,7 +143,8 @@ def build(rel: Release) -> bytes:
     adp_cbp = months_to(rel.fy, through, rel.adp_cbp)
     # ICE's FY Overall: the monthly means weighted by the days each month covers, the last to ``through``.
     w = _days_covered(rel.fy, through)
-    fy_mean = lambda vals: sum(v * d for v, d in zip(vals, w) if v) / sum(d for v, d in zip(vals, w) if v)
+    def fy_mean(vals):
+        return sum(v * d for v, d in zip(vals, w) if v) / sum(d for v, d in zip(vals, w) if v)
     fytd = rel.adp_fytd if rel.adp_fytd is not None else fy_mean([a + b for a, b in zip(adp_ice, adp_cbp)])
     ice_fytd = fy_mean(adp_ice) if rel.adp_fytd is None else fytd * rel.ice / (rel.ice + rel.cbp)
     if "adp" not in rel.omit:
@@ -177,7 +178,8 @@ def build(rel: Release) -> bytes:
     if rel.through:
         # ICE's layout: the table's name in column A, the sentence with its date in column B, one section each.
         run = rel.through + dt.timedelta(days=2)
-        tail = lambda d: f"{d:%m/%d/%Y} (IIDS Run Date {run:%m/%d/%Y}; EID as of {d:%m/%d/%Y})."
+        def tail(d):
+            return f"{d:%m/%d/%Y} (IIDS Run Date {run:%m/%d/%Y}; EID as of {d:%m/%d/%Y})."
         rem, dock = rel.removals_through or rel.through, rel.docket or rel.through
         for i, (a, b) in enumerate([
             (f"FY{rel.fy} ICE Average Daily Population and ICE Average Length of Stay",

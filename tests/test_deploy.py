@@ -211,7 +211,7 @@ def entry_command(tmp_path: Path, script: str | None = None, extra: list[str] = 
     assert f"--server.port={port}" in args and "--server.address=127.0.0.1" in args
     e = dict(os.environ, **env())
     e["DASHBOARD_EVENTS_FILE"] = str(tmp_path / "user_events.csv")  # /state exists only in the image
-    log = open(tmp_path / "server.log", "wb")
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script or "dashboard.py", *args, *extra],
                             cwd=ROOT, env=e, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

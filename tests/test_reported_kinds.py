@@ -130,7 +130,7 @@ def test_bundled_arrests_panel_since_inauguration(series):
     targets = set(rep[rep.kind == "target"]["value"])
     arrests_axis = "y"
     for t in reported_traces(r):
-        for y, h in points(t):
+        for _, h in points(t):
             if "markers" in (t.mode or ""):
                 assert not h.startswith("Target"), h  # no target drawn as a data point
             if t.yaxis == arrests_axis:

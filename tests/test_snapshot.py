@@ -132,7 +132,7 @@ def test_update_refuses_a_shrinking_release(built, raw_dir, tmp_path, trac_book_
         body = (json.dumps(json.loads((raw_dir / TRAC / "pop_agen_table.json").read_text())[:1]).encode()
                 if "pop_agen" in u else trac_book_ins_json if "book_in" in u else b"[]")
         responses.get(u, body=body)
-    with pytest.raises(Exception):
+    with pytest.raises(SnapshotError, match="shrinks 1 source"):
         pipeline.update([TRAC], data, tmp_path / "cache")
     assert gen_bytes(data) == before
 
