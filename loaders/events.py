@@ -216,10 +216,10 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
         ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
-        ev[STUDY_DEFAULT] = flag in _TRUE
-        if ev[STUDY_DEFAULT]:
+        is_default = flag in _TRUE
+        if is_default:
             default_row = row_no
-        accepted.append({**ev, "row": row_no, "origin": origin})
+        accepted.append({**ev, STUDY_DEFAULT: is_default, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
 
@@ -332,10 +332,10 @@ def check_upload(content: bytes, name: str, existing: pd.DataFrame | None) -> Up
 def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Stack validated frames in priority order; a later event with an earlier one's date and title, or id, is
     returned as rejected (``row`` is its row in its own file) rather than shown twice."""
-    frames = [f for f in frames if f is not None and len(f)]
-    if not frames:
+    given = [f for f in frames if f is not None and len(f)]
+    if not given:
         return _frame([]), pd.DataFrame(columns=REJECTED + ["origin"])
-    allrows = pd.concat(frames, ignore_index=True)
+    allrows = pd.concat(given, ignore_index=True)
     key = allrows["date"].dt.strftime("%Y-%m-%d") + "\x00" + allrows["title"].map(_title_key)
     dup_key = key.duplicated(keep="first")
     dup_id = allrows["id"].duplicated(keep="first") & ~dup_key

@@ -273,7 +273,7 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
         one = next(iter(bad_files)) if len(bad_files) == 1 else None
         raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file or one)
     df["value"] = vals.astype("float64")
-    if order is not None and all(_plain_text(codes, uniq) for codes, uniq in ranked):
+    if order is not None and ranked is not None and all(_plain_text(codes, uniq) for codes, uniq in ranked):
         return df.iloc[order].reset_index(drop=True)  # what sort_canonical gives, from the codes already made
     return sort_canonical(df)
 
