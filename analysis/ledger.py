@@ -165,14 +165,13 @@ def key_figures(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
             if f is None:
                 continue
             p = prev.get(label)
-            comparable = p is not None and p.key == f.key
             out.append(dict(source=source, release=rel.date(), figure=label, series=series, key=f.key,
                             date=f.date.date(), end=f.end.date(), value=f.value, flag=f.flag,
                             previous_release=p.release.date() if p else None,
                             previous_date=p.date.date() if p else None,
                             previous_end=p.end.date() if p else None,
                             previous_value=p.value if p else None,
-                            change=(f.value - p.value) if comparable else None))
+                            change=(f.value - p.value) if p is not None and p.key == f.key else None))
             prev[label] = f
     return pd.DataFrame(out, columns=["source", "release", "figure", "series", "key", "date", "end", "value",
                                       "flag", "previous_release", "previous_date", "previous_end", "previous_value", "change"])
@@ -264,7 +263,7 @@ class _Words:
     def n(self, v: float, signed: bool = False) -> str:
         text = f"{v:+,.0f}" if signed else _n(v)
         # A bare number (sign, digits and marks): swapped whole ("-7,978" -> "-7.978").
-        return text.translate(str.maketrans({",": ".", ".": ","})) if self.sep == "." else text
+        return text.translate(str.maketrans(",.", ".,")) if self.sep == "." else text
 
     def figure(self, label: str) -> str:
         key = "figure." + figure_key(label)

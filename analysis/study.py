@@ -61,8 +61,8 @@ def daily_values(df: pd.DataFrame, *, flow: bool, max_carry_days: int = DEFAULT_
 
 @dataclass
 class Window:
-    start: dt.date
-    end: dt.date
+    start: dt.date | None  # None (and end None): no rows in the window
+    end: dt.date | None
     days_with_data: int
     mean_per_day: float | None
 
