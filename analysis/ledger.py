@@ -505,10 +505,12 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
             if lang != "en":
                 what = t("what." + WHAT_KEYS[what]) if what in WHAT_KEYS else what
             if f.key == "*":
-                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), month=_month(f.date, lang))
+                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value),
+                         month=_month(f.date, lang))
                 before = _sum_in(snap, f.series, f.date - pd.DateOffset(months=1), rel)
             else:
-                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what, month=_month(f.date, lang))
+                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what,
+                         month=_month(f.date, lang))
                 before = _value_in(snap, f.series, f.key, f.date - pd.DateOffset(months=1), rel)
             facts = [fact(f)]
             if before is not None and before != f.value:

@@ -43,7 +43,8 @@ HEADLINES = (
      (("ddp_records.arrests_daily", "ICE ERO administrative arrests, national, de-duplicated"),
       # KUT's chart data is not DDP's own series: its SOURCES note leaves part of what it counts unverified.
       ("ddp_arrests_aggregates.monthly_national_chart_data",
-       "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention"))),
+       "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, "
+       "though its chart's headline says arrests with detention"))),
     ("ICE book-ins per day (monthly average)", "latest",
      (("ice_detention_stats.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"),
       ("trac_detention.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"))),
@@ -108,7 +109,8 @@ SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all"
               "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",
               "initial book-ins into detention after ICE arrests (not arrests)": "book_ins",
               "ICE removals as ICE counts them, including returns": "removals",
-              "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention": "kut_arrests",
+              ("KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, "
+               "though its chart's headline says arrests with detention"): "kut_arrests",
               "nationwide, all of CBP (the sum of CBP's counts by state)": "cbp_nationwide_states",
               "nationwide, all of CBP": "cbp_nationwide", "southwest land border only, all of CBP": "cbp_swb",
               "U.S. Border Patrol only, nationwide": "usbp"}
@@ -123,7 +125,8 @@ def _n(v: float) -> str:
 
 
 def _month_name(ts) -> str:
-    return f"{pd.Timestamp(ts):%B %Y}" if _LANG_VAR.get()["lang"] == "en" else i18n.month(pd.Timestamp(ts), _LANG_VAR.get()["lang"])
+    lang = _LANG_VAR.get()["lang"]
+    return f"{pd.Timestamp(ts):%B %Y}" if lang == "en" else i18n.month(pd.Timestamp(ts), lang)
 
 
 def _fy(fy: str) -> str:

@@ -228,7 +228,8 @@ def _period_pair(df: pd.DataFrame, d: dt.date, n: int, flow: bool):
     return _period_window(before, flow), _period_window(after, flow), left_out
 
 
-def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool, max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
+def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,
+          max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
     """The event study a series allows: whole periods for weekly and monthly series (``days`` turned into the
     nearest whole number of periods, at least one), days otherwise. ``note`` says which, and why."""
     df = df.sort_values("date").reset_index(drop=True)

@@ -357,7 +357,8 @@ def resample(df: pd.DataFrame, rule: str, how: str) -> pd.DataFrame:
         # snapshots simply fall before its last day. Only a total, or an average of daily counts that stop
         # early, covers less than the period.
         partial &= False
-    out.loc[partial, "flag"] = out.loc[partial, "flag"].map(lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
+    out.loc[partial, "flag"] = out.loc[partial, "flag"].map(
+        lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
     out["release"] = pd.NaT
     out["file"] = ""
     return out[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)

@@ -799,7 +799,8 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
                               f"the limit is {max_rows:,} (it holds {len(old):,}). Nothing was saved.",
                               source=SOURCE, file=label)
         out = pd.concat([old, added], ignore_index=True).sort_values(["date", "id"], kind="mergesort")
-        out = out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d"))
+        out = (out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="")
+               .assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d")))
         data = out.to_csv(index=False, lineterminator="\n").encode("utf-8")
         if len(data) > max_bytes:
             raise SaveRefused(f"saving would make the local events file {len(data):,} bytes; the limit is "

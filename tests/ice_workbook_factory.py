@@ -3,7 +3,8 @@
 The layout follows the FY2025 releases: a ``Header`` sheet; ``Detention FY25`` with the currently-detained table
 titled in A18 and the book-ins table beside it in I18, the removals block in N27, the ADP table in A90 and the
 length-of-stay table in A107; ``Facilities FY25`` with the IIDS line in row 6 and the ``Name`` header in row 7;
-``Footnotes`` with each table's name in column A and its "updated through" / "snapshot as of" sentence in B. Labels keep ICE's trailing spaces (``ICE  ``, ``Average ``),
+``Footnotes`` with each table's name in column A and its "updated through" / "snapshot as of" sentence in B. Labels keep
+ICE's trailing spaces (``ICE  ``, ``Average ``),
 future months are 0, and every table is found by the parser from its title, so ``shift`` moves them all down.
 """
 from __future__ import annotations
@@ -80,7 +81,8 @@ def build(rel: Release) -> bytes:
     h = wb.active
     h.title = "Header"
     h["A1"] = "ICE Detention Statistics"
-    h["A2"] = "These statistics are made available to the public pursuant to the Fiscal Year 2020 Department of Homeland Security Appropriations Bill."
+    h["A2"] = ("These statistics are made available to the public pursuant to the Fiscal Year 2020 Department of Homeland "
+               "Security Appropriations Bill.")
     if rel.header_text_date:
         h["A3"] = f"Data current as of {rel.header_text_date}"
     wb.create_sheet(f"ATD FY{yy} YTD")["A1"] = "ICE Alternatives to Detention"
@@ -184,7 +186,8 @@ def build(rel: Release) -> bytes:
         for i, (a, b) in enumerate([
             (f"FY{rel.fy} ICE Average Daily Population and ICE Average Length of Stay",
              f"FY{rel.fy} YTD ICE Detention data are updated through " + tail(rel.through)),
-            (None, "Family Staging Centers (FSC) include the Karnes County Family Staging Center (active end date of 11/03/2021)."),
+            (None, "Family Staging Centers (FSC) include the Karnes County Family Staging Center "
+                   "(active end date of 11/03/2021)."),
             (f"FY{rel.fy} ICE Removals", f"FY{rel.fy} YTD ICE Removals data are updated through " + tail(rem)),
             ("ICE Currently Detained Population Breakdown", "ICE National Docket data are a snapshot as of " + tail(dock)),
             (f"FY{rel.fy} ICE Initial Book-Ins", f"FY{rel.fy} YTD ICE Book-ins data is updated through " + tail(rel.through)),
