@@ -510,7 +510,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                              f"{srcs[sid].get('title') or sid}: {tname.replace('_', ' ')}",
                              TABLE_DESCRIPTIONS.get(name, f"Reference table '{tname}' of source {sid}.")
                              + " Not a time series.", (sid,),
-                             from_file=rel))
+                             from_file=tfile))
     return out
 
 
