@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 
@@ -193,6 +194,18 @@ def test_make_run_installs_only_the_runtime_and_make_test_both():
     assert installs("run") == {"requirements.txt"}
     assert installs("test") == {"requirements.txt", "requirements-dev.txt"}
     assert "requirements-dev.txt" in rule("$(BIN)/.installed-dev")[0]  # a changed pin reinstalls
+
+
+def test_make_lint_runs_the_linter_the_type_checker_and_the_import_contract_before_the_tests():
+    mk = (ROOT / "Makefile").read_text("utf-8")
+    m = re.search(r"^lint:[^\n]*\n((?:\t[^\n]*\n)*)", mk, re.M)
+    assert m, "no lint target"
+    tools = [line.split()[0] for line in m.group(1).splitlines()]
+    assert tools == ["$(BIN)/ruff", "$(BIN)/mypy", "$(BIN)/lint-imports"], tools
+    assert re.search(r"^test:.*\blint\b", mk, re.M)
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]
+    assert {"loaders", "analysis", "figures", "wording"} <= set(mypy["packages"])
+    assert not mypy.get("ignore_errors") and not mypy.get("ignore_missing_imports")  # only per module
 
 
 def test_dockerignore_keeps_raw_files_local_events_and_the_venv_out():
