@@ -54,9 +54,11 @@ test-setup: dev-setup
 		|| echo "could not install nginx: the proxy test will skip"; \
 	fi
 
-# The linter and the layers' import contract (both configured in pyproject.toml) run first: CI enforces them.
+# The linter, the type checker and the layers' import contract (all configured in pyproject.toml) run first:
+# CI enforces them.
 lint: dev-setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
 # Two workers (pytest-xdist), one per core of the 2-core machines this is measured on; a test file stays on

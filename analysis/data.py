@@ -79,7 +79,8 @@ def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
     obs["release"] = pd.to_datetime(obs["release"].replace("", None), format="%Y-%m-%d")
     for c in ("series", "key", "flag", "file"):
         obs[c] = obs[c].fillna("")
-    catalogue = read_catalogue(files["series.csv"]) if "series.csv" in files else pd.DataFrame(columns=["id", "measure"]).set_index("id")
+    catalogue = (read_catalogue(files["series.csv"]) if "series.csv" in files
+                 else pd.DataFrame(columns=["id", "measure"]).set_index("id"))
     flags = csv("quality_flags.csv", dtype=str) if "quality_flags.csv" in files else pd.DataFrame()
     tables = {rel[len("tables/"):-len(".csv")]: csv(rel, dtype=str)
               for rel in sorted(files) if rel.startswith("tables/") and rel.endswith(".csv")}

@@ -19,11 +19,10 @@ import re
 
 import pandas as pd
 
+from analysis import places as P
 from loaders import deaths_in_custody as D
 from loaders.census import TERRITORIES, USPS
-
 from wording import i18n
-from analysis import places as P
 
 TABLE = f"{D.ID}.records"
 SOURCE = D.ID

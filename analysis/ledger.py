@@ -20,9 +20,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from loaders import registry, tidy
-
 from analysis import data as cdata
+from loaders import registry, tidy
 from wording import i18n
 
 # (label, series, how). how: "latest" = the value of the last period the release covers (a headcount or a
@@ -166,14 +165,13 @@ def key_figures(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
             if f is None:
                 continue
             p = prev.get(label)
-            comparable = p is not None and p.key == f.key
             out.append(dict(source=source, release=rel.date(), figure=label, series=series, key=f.key,
                             date=f.date.date(), end=f.end.date(), value=f.value, flag=f.flag,
                             previous_release=p.release.date() if p else None,
                             previous_date=p.date.date() if p else None,
                             previous_end=p.end.date() if p else None,
                             previous_value=p.value if p else None,
-                            change=(f.value - p.value) if comparable else None))
+                            change=(f.value - p.value) if p is not None and p.key == f.key else None))
             prev[label] = f
     return pd.DataFrame(out, columns=["source", "release", "figure", "series", "key", "date", "end", "value",
                                       "flag", "previous_release", "previous_date", "previous_end", "previous_value", "change"])
@@ -265,7 +263,7 @@ class _Words:
     def n(self, v: float, signed: bool = False) -> str:
         text = f"{v:+,.0f}" if signed else _n(v)
         # A bare number (sign, digits and marks): swapped whole ("-7,978" -> "-7.978").
-        return text.translate(str.maketrans({",": ".", ".": ","})) if self.sep == "." else text
+        return text.translate(str.maketrans(",.", ".,")) if self.sep == "." else text
 
     def figure(self, label: str) -> str:
         key = "figure." + figure_key(label)
@@ -507,10 +505,12 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
             if lang != "en":
                 what = t("what." + WHAT_KEYS[what]) if what in WHAT_KEYS else what
             if f.key == "*":
-                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), month=_month(f.date, lang))
+                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value),
+                         month=_month(f.date, lang))
                 before = _sum_in(snap, f.series, f.date - pd.DateOffset(months=1), rel)
             else:
-                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what, month=_month(f.date, lang))
+                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what,
+                         month=_month(f.date, lang))
                 before = _value_in(snap, f.series, f.key, f.date - pd.DateOffset(months=1), rel)
             facts = [fact(f)]
             if before is not None and before != f.value:

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import contextvars
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import pandas as pd
 
 from analysis import data as cdata
-from wording import i18n
 from analysis import status  # read through the module at call time: a test replaces status.publication_status
+from wording import i18n
 
 # (label, how, ((candidate series, scope in words), ...))
 HEADLINES = (
@@ -41,7 +43,8 @@ HEADLINES = (
      (("ddp_records.arrests_daily", "ICE ERO administrative arrests, national, de-duplicated"),
       # KUT's chart data is not DDP's own series: its SOURCES note leaves part of what it counts unverified.
       ("ddp_arrests_aggregates.monthly_national_chart_data",
-       "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention"))),
+       "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, "
+       "though its chart's headline says arrests with detention"))),
     ("ICE book-ins per day (monthly average)", "latest",
      (("ice_detention_stats.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"),
       ("trac_detention.book_ins_ice", "initial book-ins into detention after ICE arrests (not arrests)"))),
@@ -102,13 +105,16 @@ class Headline:
 # The words of the cards, by language (locales/*.toml, "head.*"): set for one call of ``headlines``. A context
 # variable, not a module dict: the page's sessions run in threads, and two readers' cards (one in Spanish, one
 # in English) may be built at the same moment; each thread sees only its own call's language.
-_LANG_VAR: contextvars.ContextVar[dict] = contextvars.ContextVar("headline_lang", default={"lang": "en", "sep": ","})
+# Its default is read-only: a default is shared by every thread that has not set the variable.
+_LANG_VAR: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "headline_lang", default=MappingProxyType({"lang": "en", "sep": ","}))
 LABEL_KEYS = ("detained", "arrests", "book_ins", "removals", "encounters")  # HEADLINES, in order
 SCOPE_KEYS = {"headcount, all arresting agencies (ICE and CBP)": "headcount_all",
               "ICE ERO administrative arrests, national, de-duplicated": "ero_arrests",
               "initial book-ins into detention after ICE arrests (not arrests)": "book_ins",
               "ICE removals as ICE counts them, including returns": "removals",
-              "KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, though its chart's headline says arrests with detention": "kut_arrests",
+              ("KUT News's monthly count of DDP's ICE arrest records, national: all de-duplicated arrests by its code, "
+               "though its chart's headline says arrests with detention"): "kut_arrests",
               "nationwide, all of CBP (the sum of CBP's counts by state)": "cbp_nationwide_states",
               "nationwide, all of CBP": "cbp_nationwide", "southwest land border only, all of CBP": "cbp_swb",
               "U.S. Border Patrol only, nationwide": "usbp"}

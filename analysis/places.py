@@ -27,6 +27,7 @@ the normalised name alone when it names one code only. A facility no rule matche
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,6 @@ import pandas as pd
 import zipcodes
 
 from loaders.census import STATES, TERRITORIES, USPS
-
 from wording import i18n
 
 CROSSWALK = Path(__file__).resolve().parent.parent / "data" / "facility_crosswalk.csv"
@@ -144,7 +144,7 @@ class _Matcher:
     """Name (and state) -> ICE code, from every source that prints both."""
 
     def __init__(self, registry: pd.DataFrame, sheet: pd.DataFrame, ddp: pd.DataFrame, crosswalk: pd.DataFrame):
-        self.state_of = {}
+        self.state_of: dict[str, str] = {}
         self.by_name_state: dict[tuple[str, str], set] = {}
         self.by_name: dict[str, set] = {}
         # DDP's codes come with the names in ICE's own records, so an exact name there wins over the registry's
@@ -261,7 +261,7 @@ def city_point(city: str, state: str) -> tuple[float, float, int] | None:
     mine = [z for z in zs if _point(z) and (
         _city_key(z["city"]) == want or want in (_city_key(c) for c in z.get("acceptable_cities") or ()))]
     standard = [z for z in mine if z.get("zip_code_type") == "STANDARD"]
-    pts = [_point(z) for z in (standard or mine)]
+    pts = [pt for z in (standard or mine) if (pt := _point(z))]
     if not pts:
         return None
     return float(np.median([p[0] for p in pts])), float(np.median([p[1] for p in pts])), len(pts)
@@ -274,10 +274,10 @@ def _gazetteer_place(zips: list[str], cities: list[str], state: str) -> tuple[fl
         if pt:
             return pt[0], pt[1], "zip", f"placed at the centre of its ZIP code {z} (approximate)"
     for c in dict.fromkeys(c for c in cities if c):
-        pt = city_point(c, state)
-        if pt:
-            return pt[0], pt[1], "city", (f"placed at the centre of {c.title()}, {state} (the middle of its "
-                                          f"{pt[2]} ZIP code centre(s); approximate)")
+        cpt = city_point(c, state)
+        if cpt:
+            return cpt[0], cpt[1], "city", (f"placed at the centre of {c.title()}, {state} (the middle of its "
+                                            f"{cpt[2]} ZIP code centre(s); approximate)")
     tried = [f"ZIP code {z}" for z in dict.fromkeys(c for c in zips if c)] + [
         f"city {c!r}, {state}" for c in dict.fromkeys(c for c in cities if c)]
     return (np.nan, np.nan, "", "not on the map: " + (f"the gazetteer knows none of {', '.join(tried)}" if tried
@@ -416,8 +416,8 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
     reg_by = reg.drop_duplicates("code").set_index("code")
     # The registry also has rows without an ICE code (ids "ice-<slug>" from ice.gov's roster, "biweekly-<slug>"
     # from the workbook): a facility whose code it lacks can still take its county from a row of the same name.
-    by_name = {}
-    for i, r in reg_all.iterrows():
+    by_name: dict[tuple[str, str], pd.Series] = {}
+    for _, r in reg_all.iterrows():
         if not DETLOC.match(r["code"] or ""):
             by_name.setdefault((loose_name(r["name"]), r["state"]), r)
     pts = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"]).set_index("geoid")
@@ -428,7 +428,7 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
         code = fid if not fid.startswith("name:") else ""
         ice = g[g["source"] == "ice"]
         sources = set(g["source"])
-        latest = lambda col: next((v for v in reversed(list(g[col])) if v), "")  # noqa: E731
+        latest = functools.partial(_latest, g)
         r = reg_by.loc[code] if code and code in reg_by.index else None
         r_named = None
         if r is None:
@@ -490,6 +490,11 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
             "in_registry": r is not None, "notes": "; ".join(notes),
         })
     return pd.DataFrame(rows)
+
+
+def _latest(g: pd.DataFrame, col: str) -> str:
+    """The last non-empty value of a column of one facility's rows (sorted oldest first), or ""."""
+    return next((v for v in reversed(list(g[col])) if v), "")
 
 
 def latest_ice(ice: pd.DataFrame, col: str) -> str:

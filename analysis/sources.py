@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from loaders import origins
-
 from analysis import data as cdata
-from wording import methods
 from analysis.ledger import catalogue_presence
+from loaders import origins
+from wording import methods
 
 CATALOGUE_COLUMNS = ["id", "title", "metric", "agency", "breakdown", "unit", "frequency", "definition", "source"]
 

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-import re
 
 import pandas as pd
 
-from loaders import registry
-
 from analysis import data as cdata
 from analysis.ledger import SHORT_NAMES, day, releases_of
-from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
+from loaders import registry
 from wording import i18n
+from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
 
 DECLARED = cdata.DATA / "publication_status.csv"
 KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}
@@ -134,10 +133,11 @@ def blackouts(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
     today = today or dt.date.today()
     declared = read_declared() if declared is None else declared
     mine = declared[declared["source"] == source]
-    decl = [Blackout(source, _d(r.start), _d(r.end), r.statement, r.evidence_source, True, r.reason)
+    # A blackout's and a stopped publisher's start is required (``_read_declared``).
+    decl = [Blackout(source, dt.date.fromisoformat(r.start), _d(r.end), r.statement, r.evidence_source, True, r.reason)
             for r in mine.itertuples() if r.kind == "blackout"]
     # A publisher that stopped: from the last day its data cover (as declared), with no end.
-    decl += [Blackout(source, _d(r.start), None, r.statement, r.evidence_source, True)
+    decl += [Blackout(source, dt.date.fromisoformat(r.start), None, r.statement, r.evidence_source, True)
              for r in mine.itertuples() if r.kind == "stopped"]
     cad = cadence_days(snap, source)
     computed = []
@@ -214,7 +214,7 @@ def is_reference(snap: cdata.Snapshot, source: str) -> bool:
 
 def declared_releases(declared: pd.DataFrame, source: str) -> list[dt.date]:
     mine = declared[(declared["source"] == source) & (declared["kind"] == "release")]
-    return [_d(s) for s in mine["start"] if s]
+    return [dt.date.fromisoformat(s) for s in mine["start"] if s]
 
 
 def source_freshness(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
@@ -307,7 +307,7 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
         words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
     elif not cad or cad >= UNSCHEDULED_DAYS:
         words = "not published on a schedule (fixed or curated files)"
-    elif not held_last:
+    elif not held_last or days_since is None:  # days_since is known whenever a release is held
         words = "not versioned"
     elif days_since <= cad:
         words = "on time"

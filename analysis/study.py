@@ -29,7 +29,6 @@ import pandas as pd
 
 from wording import i18n
 
-
 # How many days (the observation's own included) a level may stand for, by catalogue frequency.
 CARRY_DAYS = {"daily": 1, "weekly": 7, "biweekly": 14, "monthly": 31}
 DEFAULT_CARRY_DAYS = 31
@@ -62,8 +61,8 @@ def daily_values(df: pd.DataFrame, *, flow: bool, max_carry_days: int = DEFAULT_
 
 @dataclass
 class Window:
-    start: dt.date
-    end: dt.date
+    start: dt.date | None  # None (and end None): no rows in the window
+    end: dt.date | None
     days_with_data: int
     mean_per_day: float | None
 
@@ -229,7 +228,8 @@ def _period_pair(df: pd.DataFrame, d: dt.date, n: int, flow: bool):
     return _period_window(before, flow), _period_window(after, flow), left_out
 
 
-def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool, max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
+def study(df: pd.DataFrame, event_date: dt.date, days: int, *, flow: bool,
+          max_carry_days: int = DEFAULT_CARRY_DAYS) -> StudyResult:
     """The event study a series allows: whole periods for weekly and monthly series (``days`` turned into the
     nearest whole number of periods, at least one), days otherwise. ``note`` says which, and why."""
     df = df.sort_values("date").reset_index(drop=True)

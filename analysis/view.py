@@ -113,6 +113,7 @@ class View:
                 raw = raw[-1]
             raw = str(raw)[:2000]
             cur = getattr(v, f.name)
+            val: list[str] | bool | int | dt.date | str
             try:
                 if isinstance(cur, list):
                     val = [] if raw == "all" else [s for s in raw.split(",") if s]
@@ -366,7 +367,8 @@ def resample(df: pd.DataFrame, rule: str, how: str) -> pd.DataFrame:
         # snapshots simply fall before its last day. Only a total, or an average of daily counts that stop
         # early, covers less than the period.
         partial &= False
-    out.loc[partial, "flag"] = out.loc[partial, "flag"].map(lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
+    out.loc[partial, "flag"] = out.loc[partial, "flag"].map(
+        lambda f: ";".join(sorted(set(filter(None, f.split(";"))) | {"partial"})))
     out["release"] = pd.NaT
     out["file"] = ""
     return out[["date", "end", "value", "release", "flag", "file"]].reset_index(drop=True)
@@ -451,9 +453,10 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     as_of = pd.Timestamp(view.as_of) if view.as_of else None
     for ref in view.series:
         sid, key = split_ref(ref)
-        if sid not in snap.by_series:
+        rows = chosen_rows(snap, ref, view.as_of)
+        if rows is None:  # not in the snapshot
             continue
-        raw.append((ref, sid, key, chosen_rows(snap, ref, view.as_of)))
+        raw.append((ref, sid, key, rows))
     if not raw:
         today = dt.date.today()
         return [], today, today
@@ -466,7 +469,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     for ref, sid, key, df in raw:
         info = snap.info(sid)
         df_src = df
-        df, unit, notes, extra = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
+        df, unit, shape_notes, extra = _shaped(snap, sid, key, df, info, view, memo=as_of is None)
         if extra is None:
             decimals[ref] = None
         else:
@@ -476,7 +479,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
                 if as_of is None:
                     snap._memo[("decimals", sid, key)] = src
             decimals[ref] = export_decimals(src, extra)
-        shaped.append((ref, sid, key, info, df, unit, list(notes)))
+        shaped.append((ref, sid, key, info, df, unit, list(shape_notes)))
     base_date, refused = None, None
     if base is not None:
         # One base date for every series (``common_base``), or none: lines indexed at different dates on one
@@ -583,7 +586,8 @@ def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
     """A date column as YYYY-MM-DD text (``analysis.data.iso_days``); ``missing_ok``: a missing date stays missing."""
     out = cdata.iso_days(col.to_numpy(dtype="datetime64[ns]"))
     if missing_ok:
-        out = np.where(out == "NaT", None, out)
+        out = out.astype(object)
+        out[out == "NaT"] = None
     return pd.Series(out, index=col.index, dtype="str")
 
 

@@ -30,6 +30,7 @@ printed before and after.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import statistics
@@ -60,10 +61,8 @@ def tree(pid: int) -> list[int]:
     parents: dict[int, list[int]] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
-            try:
+            with contextlib.suppress(OSError, ValueError, IndexError):
                 parents.setdefault(int(_stat(int(d.name))[1]), []).append(int(d.name))
-            except (OSError, ValueError, IndexError):
-                pass
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -89,11 +88,9 @@ def cpu_seconds(pid: int) -> float:
 def rss_mib(pid: int, whole_tree: bool = False) -> float:
     kib = 0
     for p in (tree(pid) if whole_tree else [pid]):
-        try:
+        with contextlib.suppress(OSError, StopIteration):
             kib += next(int(ln.split()[1]) for ln in Path(f"/proc/{p}/status").read_text().splitlines()
                         if ln.startswith("VmRSS:"))
-        except (OSError, StopIteration):
-            pass
     return kib / 1024
 
 
@@ -166,7 +163,7 @@ def main() -> int:
     header("Capacity: the server's own CPU seconds and memory per reader")
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     port = free_port()
-    log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-capacity-", suffix=".log", delete=False)
+    log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-capacity-", suffix=".log", delete=False)  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.address", "127.0.0.1", "--server.port",
          str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
@@ -234,7 +231,7 @@ def main() -> int:
     if not measured:
         print("   only the warm-up reader ran: no per-reader figures (use --sessions 2 or more)")
         return 0
-    med = {k: statistics.median(getattr(r[j], "cpu") for r in measured) for k, j in
+    med = {k: statistics.median(r[j].cpu for r in measured) for k, j in
            (("first", 1), ("range", 2), ("png", 3))}
     mix = med["first"] + med["range"] + args.png_share * med["png"]
     per_session = (rss_end - rss_base) / len(measured)

@@ -49,9 +49,9 @@ assert png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
 
 def default_figure():
     from analysis import data as cdata
-    from charts.context import load_context
-    from charts.compose import render
     from analysis.view import View
+    from charts.compose import render
+    from charts.context import load_context
     snap, events, reported = load_context(cdata.DATA)
     return render(snap, View(), events=events, reported=reported, generated_on=dt.date.today()).figure
 

@@ -11,7 +11,8 @@ reading the same sheets with python-calamine, and against a plain openpyxl read.
   sheets the loader reads (recorded by watching one project parse of each file), nothing else;
 - openpyxl: ``load_workbook(read_only=True, data_only=True)`` and ``iter_rows(values_only=True)`` of the same
   sheets.
-Project and floor run alternately, ``--runs`` rounds; best of each (openpyxl: best of 2, after them). Target: project / calamine floor <= 1.5.
+Project and floor run alternately, ``--runs`` rounds; best of each (openpyxl: best of 2, after them). Target: project /
+calamine floor <= 1.5.
 """
 from __future__ import annotations
 

@@ -155,6 +155,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 async def main_async(levels: list[int], budget: float, static_only: bool = False) -> int:
     from playwright.async_api import async_playwright
+
     from charts.site import build_site
     site_dir = Path(tempfile.mkdtemp(prefix="bench-site-")) / "site"
     build_site(site_dir, images=False, log=lambda m: None)

@@ -19,8 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import READY, TRIVIAL  # noqa: E402
-from common import (browser_missing, prepare_pages, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, header,  # noqa: E402
-                    write_wrapper)
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header, prepare_pages, write_wrapper  # noqa: E402
 
 
 def measure(browser, server: Server, sessions: int, project: bool) -> dict:

@@ -29,8 +29,19 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (browser_missing, prepare_pages, CHROMIUM, CHROMIUM_ARGS, ROOT, Server, header, median, read_runs,  # noqa: E402
-                    verdict, write_wrapper)
+from common import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    Server,
+    browser_missing,
+    header,
+    median,
+    prepare_pages,
+    read_runs,
+    verdict,
+    write_wrapper,
+)
 
 TRIVIAL = '''\
 import numpy as np

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import functools
 import sys
 import tempfile
 import time
@@ -137,8 +138,8 @@ def main() -> int:
             proj_out = ddp_records.aggregate_records(path, table)
             pd_out = pandas_counts(path, cols)
             ok = same_counts(proj_out, pd_out, table)
-            t_proj, runs_proj = best_of(lambda: ddp_records.aggregate_records(path, table), args.runs)
-            t_pd, runs_pd = best_of(lambda: pandas_counts(path, cols), args.runs)
+            t_proj, runs_proj = best_of(functools.partial(ddp_records.aggregate_records, path, table), args.runs)
+            t_pd, runs_pd = best_of(functools.partial(pandas_counts, path, cols), args.runs)
             print(f"   {label}: project {t_proj:.3f} s (runs {' '.join(f'{t:.3f}' for t in runs_proj)}), "
                   f"pandas {t_pd:.3f} s (runs {' '.join(f'{t:.3f}' for t in runs_pd)}); "
                   f"{len(proj_out):,} tidy rows; same counts: {ok}")

@@ -101,7 +101,7 @@ class Server:
         streamlit = Path(sys.executable).with_name("streamlit")
         cmd = [str(streamlit), "run", str(self.script), "--server.address", "127.0.0.1",
                "--server.port", str(self.port), "--server.headless", "true"]
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-", suffix=".log", delete=False)
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
                                      env={**os.environ, **(env or {})}, start_new_session=True)
 

@@ -6,25 +6,22 @@ options given explicitly override the query string. The figure is built by the s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import stat
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
-import dataclasses
-
-from loaders.errors import LoaderError
-from loaders.fetch import atomic_write
 
 from analysis import data as cdata
-from charts.context import load_context
-from charts import export
-from wording import i18n
-from charts.compose import render
-from figures.layout import EXPORT_SIZES, SIZES
 from analysis.view import View, view_from_link
-from charts import site
-from charts import places_view
+from charts import export, places_view, site
+from charts.compose import render
+from charts.context import load_context
 from figures.core import source_lines
+from figures.layout import EXPORT_SIZES, SIZES
+from loaders.errors import LoaderError
+from loaders.fetch import atomic_write
+from wording import i18n
 
 
 def query_from_args(args) -> dict[str, str]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from loaders import events as lev
-
 from analysis import data as cdata
+from loaders import events as lev
 from wording import i18n
 
 

@@ -10,12 +10,12 @@ import datetime as dt
 import pandas as pd
 
 from analysis import data as cdata
-from charts import export
-from wording import i18n
-from charts.compose import render
-from figures.core import build_study_figure, source_lines
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
 from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
+from charts import export
+from charts.compose import render
+from figures.core import build_study_figure, source_lines
+from wording import i18n
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 

@@ -5,9 +5,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from analysis import data as cdata
+from analysis import releases, status
+
 from . import export_data, limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
-from analysis import data as cdata, releases, status
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,12 +21,15 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     ve = sub.add_parser("verify", help="check every file of the snapshot against the sizes and sha256 in its manifest")
     ve.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
-    up = sub.add_parser("update", help="download, parse, validate and write the named sources (default: every downloadable source)")
-    up.add_argument("sources", nargs="*", help="source ids (default: every source with a download address; the others are kept as they are)")
+    up = sub.add_parser("update",
+                        help="download, parse, validate and write the named sources (default: every downloadable source)")
+    up.add_argument("sources", nargs="*",
+                    help="source ids (default: every source with a download address; the others are kept as they are)")
     up.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     up.add_argument("--raw", default=str(pipeline.RAW), help="download cache (default: data/raw/, git-ignored)")
     up.add_argument("--allow-shrink", action="store_true",
-                    help=f"accept a release with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows for a source than the snapshot")
+                    help=f"accept a release with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows for a source "
+                         "than the snapshot")
     rb = sub.add_parser("rebuild", help="regenerate the snapshot from a folder of raw files")
     rb.add_argument("--raw", default=str(pipeline.RAW), help="folder of raw files (e.g. ../shared/data)")
     rb.add_argument("--out", default=str(pipeline.DATA), help="where to write the snapshot (default: data/)")

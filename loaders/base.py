@@ -115,7 +115,7 @@ class ParsedColumns(Parsed):
         self._tables: dict[str, pd.DataFrame] | None = None
 
     @property
-    def obs(self) -> pd.DataFrame:  # type: ignore[override]
+    def obs(self) -> pd.DataFrame:
         if self._obs is None:
             self._obs = frame_from_columns(self.columns)
         return self._obs

@@ -229,13 +229,15 @@ def parse_site_weekly(df: pd.DataFrame, name: str) -> list[dict]:
         start = parsing.iso_date(r["week_start_monday"], source=ID, file=name, row=i, field="week_start_monday")
         end = start + dt.timedelta(days=6)
         flag = "digitised;partial" if r["first_or_partial_week_flag"].strip() else "digitised"
-        total = parsing.number(r["arrests_total_rounded"], source=ID, file=name, row=i, field="arrests_total_rounded", missing=_NA)
+        total = parsing.number(r["arrests_total_rounded"], source=ID, file=name, row=i, field="arrests_total_rounded",
+                               missing=_NA)
         rows.append({"series": f"{ID}.site_weekly_digitised", "date": start, "end": end, "value": total, "flag": flag})
         for col, key in (("arrests_convicted_digitized", "Criminal conviction"),
                          ("arrests_not_convicted_digitized", "No criminal conviction")):
             v = parsing.number(r[col], source=ID, file=name, row=i, field=col, missing=_NA)
-            rows.append({"series": f"{ID}.site_weekly_by_conviction_digitised", "key": key, "date": start, "end": end,
-                         "value": round(v), "flag": flag})
+            if v is not None:  # a split marked NA is not published for that week: no row, as in the paper tables
+                rows.append({"series": f"{ID}.site_weekly_by_conviction_digitised", "key": key, "date": start,
+                             "end": end, "value": round(v), "flag": flag})
     return rows
 
 

@@ -38,8 +38,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import tidy
-from .ddp_records import DDP_FACTS
 from .base import Parsed, Series, Source
+from .ddp_records import DDP_FACTS
 from .errors import ParseError
 
 ID = "ddp_facility_daily"

@@ -47,6 +47,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import duckdb
 import numpy as np
@@ -262,6 +263,8 @@ def _counts(con, relation: str, table: RecordTable, columns: list[str], rule: st
     if relation == "records":  # a stream is consumed once; what is known is what was counted
         return {"counted": counted, "duplicate_rule": rule}
     date_col = _first_present(table.date, columns)
+    if date_col is None:  # build_sql refuses such a file before its rows are counted
+        raise ParseError(f"no date column: expected one of {list(table.date)} for the {table.name} table", source=ID)
     ((rows, undated),) = con.sql(f"select count(*), count(*) filter (where try_cast({_quote(date_col)} as date) is null) "
                                  f"from {relation}").fetchall()
     return {"rows": int(rows), "undated": int(undated), "counted": counted,
@@ -282,8 +285,16 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
 
 
 BASE = "https://github.com/deportationdata/ice/raw/refs/heads/main/data/"
+class _Facts(TypedDict):
+    publisher: str
+    landing_page: str
+    licence: str
+    cadence: str
+    cadence_days: int
+
+
 # What every source built from DDP's ICE releases shares.
-DDP_FACTS = dict(
+DDP_FACTS = _Facts(
     publisher="Deportation Data Project (UC Berkeley Law / UCLA Center for Immigration Law and Policy)",
     landing_page="https://deportationdata.org/data/ice.html",
     licence="CC0 1.0 (public domain dedication)",

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -146,7 +147,7 @@ def read_records(content: bytes, name: str) -> list[dict]:
     out = []
     for n, raw in parsing.csv_rows(content, COLUMNS, source=ID, file=name):
         rec = {h: clean(v) for h, v in raw.items()}
-        where = dict(source=ID, file=name, row=f"row {n}")
+        where: dict[str, Any] = dict(source=ID, file=name, row=f"row {n}")
         try:
             d = dt.date.fromisoformat(rec["Date_of_Death"])
         except ValueError:
@@ -366,7 +367,7 @@ def check_tables(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def fy_adp(adp: pd.DataFrame) -> dict[int, float]:
     """ICE's average daily population over each fiscal year the workbooks cover (nearly) completely: the value
     with the latest end date among the rows keyed to that year, if that date is in September."""
-    out = {}
+    out: dict[int, float] = {}
     if adp is None or adp.empty:
         return out
     for key, g in adp.groupby("key"):

@@ -216,10 +216,10 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
         ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
-        ev[STUDY_DEFAULT] = flag in _TRUE
-        if ev[STUDY_DEFAULT]:
+        is_default = flag in _TRUE
+        if is_default:
             default_row = row_no
-        accepted.append({**ev, "row": row_no, "origin": origin})
+        accepted.append({**ev, STUDY_DEFAULT: is_default, "row": row_no, "origin": origin})
     return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
 
 
@@ -332,10 +332,10 @@ def check_upload(content: bytes, name: str, existing: pd.DataFrame | None) -> Up
 def merge_events(*frames: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Stack validated frames in priority order; a later event with an earlier one's date and title, or id, is
     returned as rejected (``row`` is its row in its own file) rather than shown twice."""
-    frames = [f for f in frames if f is not None and len(f)]
-    if not frames:
+    given = [f for f in frames if f is not None and len(f)]
+    if not given:
         return _frame([]), pd.DataFrame(columns=REJECTED + ["origin"])
-    allrows = pd.concat(frames, ignore_index=True)
+    allrows = pd.concat(given, ignore_index=True)
     key = allrows["date"].dt.strftime("%Y-%m-%d") + "\x00" + allrows["title"].map(_title_key)
     dup_key = key.duplicated(keep="first")
     dup_id = allrows["id"].duplicated(keep="first") & ~dup_key
@@ -408,6 +408,14 @@ class _Damaged(NamedTuple):
 MAX_DAMAGED = 50  # unreadable stretches read past, one at a time, before the rest of a file is given up
 
 
+def _feed(lines: list[str], at: list[int]):
+    """The lines from ``at[0]`` on, one at a time, keeping ``at[0]`` at the index of the next line (so the reader
+    of the lines knows where a damaged stretch began)."""
+    while at[0] < len(lines):
+        at[0] += 1
+        yield lines[at[0] - 1]
+
+
 def _read_records(text: str, name: str) -> list:
     """The file's records; a stretch the CSV reader cannot read (an unclosed quote, a NUL byte, appended junk)
     becomes a ``_Damaged`` entry for the line it starts on, and reading starts again on the next line.
@@ -425,11 +433,7 @@ def _read_records(text: str, name: str) -> list:
     while pos < len(lines):
         at = [pos]
 
-        def feed():
-            while at[0] < len(lines):
-                at[0] += 1
-                yield lines[at[0] - 1]
-        reader = csv.reader(feed(), strict=True)
+        reader = csv.reader(_feed(lines, at), strict=True)
         start = pos
         try:
             for rec in reader:
@@ -541,7 +545,7 @@ def link_problems(value: str) -> list[tuple[str, str]]:
         return [("source_url", "has a user name before '@', which can disguise the real host; link to the page "
                                "itself")]
     try:
-        parts.port
+        _ = parts.port  # reading it checks it: urllib raises ValueError for a port that is not a number
     except ValueError:
         return [("source_url", f"{_show(parts.netloc)} has a port that is not a number from 0 to 65535")]
     problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
@@ -795,7 +799,8 @@ def save_user_events(new: pd.DataFrame, path: Path | str = USER, *, bundled: pd.
                               f"the limit is {max_rows:,} (it holds {len(old):,}). Nothing was saved.",
                               source=SOURCE, file=label)
         out = pd.concat([old, added], ignore_index=True).sort_values(["date", "id"], kind="mergesort")
-        out = out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="").assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d"))
+        out = (out.reindex(columns=COLUMNS + list(OPTIONAL), fill_value="")
+               .assign(date=lambda d: d["date"].dt.strftime("%Y-%m-%d")))
         data = out.to_csv(index=False, lineterminator="\n").encode("utf-8")
         if len(data) > max_bytes:
             raise SaveRefused(f"saving would make the local events file {len(data):,} bytes; the limit is "

@@ -29,6 +29,7 @@ import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -499,17 +500,17 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                      from_file="manifest.json"))
     for sid in sorted(srcs):
         for tname, meta in sorted((srcs[sid].get("tables") or {}).items()):
-            rel = meta.get("file") if isinstance(meta, dict) else None
-            if not rel or rel not in files:
+            tfile = meta.get("file") if isinstance(meta, dict) else None
+            if not tfile or tfile not in files:
                 raise ExportError(f"manifest.json: source {sid} table {tname} has no file in the snapshot")
             name = f"{sid}.{tname}"
-            df = _csv(files[rel])
+            df = _csv(files[tfile])
             fields = _fields_for(list(df.columns), TABLES.get(name, []))
-            out.append(Table(name, f"tables/{name}.parquet", fields, _arrow(df, fields, rel),
+            out.append(Table(name, f"tables/{name}.parquet", fields, _arrow(df, fields, tfile),
                              f"{srcs[sid].get('title') or sid}: {tname.replace('_', ' ')}",
                              TABLE_DESCRIPTIONS.get(name, f"Reference table '{tname}' of source {sid}.")
                              + " Not a time series.", (sid,),
-                             from_file=rel))
+                             from_file=tfile))
     return out
 
 
@@ -582,7 +583,7 @@ def datapackage(tables: list[Table], written: dict[str, bytes], man: dict, manif
     for t in tables:
         schema: dict = {"fields": []}
         for f in t.fields:
-            fd = {"name": f.name, "type": f.type, "description": f.description}
+            fd: dict[str, Any] = {"name": f.name, "type": f.type, "description": f.description}
             if f.unit:
                 fd["unit"] = f.unit
             if f.type == "boolean":

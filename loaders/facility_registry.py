@@ -149,7 +149,8 @@ def parse_ice_sheet(content: bytes, name: str) -> Parsed:
         as_of = r.get("sourceAsOf")
         if not isinstance(as_of, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", as_of):
             raise _fail(f"record {i} field 'sourceAsOf': {as_of!r} is not a YYYY-MM-DD date", name)
-        xref = r.get("xref") if isinstance(r.get("xref"), str) else ""
+        xref_given = r.get("xref")
+        xref = xref_given if isinstance(xref_given, str) else ""
         addr = f.get("address") if isinstance(f.get("address"), dict) else {}
         adp = _number(f.get("adpTotal"), name=name, row=i, field="adpTotal")
         state = r.get("state") if isinstance(r.get("state"), str) else ""

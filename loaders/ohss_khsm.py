@@ -46,7 +46,8 @@ LANDING = "https://ohss.dhs.gov/khsm/cbp-encounters"
 MONTH_RE = re.compile(r"^(\d{1,2})\s+([A-Za-z]+)$")
 TAG_RE = re.compile(r"fy(\d\d)m(\d\d)", re.I)
 # The landing page's link to the USBP workbook; spaces may come encoded (%20) or not.
-HREF_RE = re.compile(r"""href\s*=\s*["']([^"'#?]*KHSM(?:%20|\s|_|-)*Encounters(?:%20|\s|_|-)*(?:\(|%28)?USBP[^"'#?]*\.xlsx)["']""", re.I)
+HREF_RE = re.compile(r"""href\s*=\s*["']([^"'#?]*KHSM(?:%20|\s|_|-)*Encounters"""
+                     r"""(?:%20|\s|_|-)*(?:\(|%28)?USBP[^"'#?]*\.xlsx)["']""", re.I)
 
 _DEF = (" USBP encounters are Border Patrol apprehensions between ports of entry, plus Title 42 expulsions from "
         "March 2020 to May 2023; they are events, not people, and not ICE arrests or port-of-entry inadmissibles. "

@@ -193,16 +193,19 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
     for i in range(head + 1, len(rows)):
         r = list(rows[i]) + [""] * (width - len(rows[i]))
         a, b = r[0], str(r[1]).strip()
-        if _norm(b) == "total" and _fiscal_year(a):
-            fy = _fiscal_year(a)[0]
+        fy_here = _fiscal_year(a)
+        if _norm(b) == "total" and fy_here:
+            fy = fy_here[0]
             continue
         # Month rows leave column A blank; accept a repeated fiscal year there too rather than drop the row.
-        if fiscal.month_number(b) and (not str(a).strip() or _fiscal_year(a)):
-            fy = _fiscal_year(a)[0] if str(a).strip() else fy
+        month = fiscal.month_number(b)
+        if month and (not str(a).strip() or fy_here):
+            if str(a).strip() and fy_here:
+                fy = fy_here[0]
             if fy is None:
                 raise ParseError(f"sheet {sheet!r} row {i + 1}: month {b!r} before any fiscal-year Total row",
                                  source=ID, file=file)
-            start = fiscal.month_start(fy, fiscal.month_number(b)).isoformat()
+            start = fiscal.month_start(fy, month).isoformat()
             vals = [parsing.number(r[j], source=ID, file=file, row=f"sheet {sheet!r} row {i + 1}",
                                    field=_heading(rows[head][j]), missing=_MISSING, field_kind="column") for j in range(2, width)]
             months.append((start, i + 1, vals))
@@ -221,13 +224,13 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
 # ---------------------------------------------------------------- which table gives which series
 
 def _crim_key(group: str, label: str) -> str | None:
-    g, l = _norm(group), _norm(label)
+    g, lab = _norm(group), _norm(label)
     if "non-criminal" in g:
-        if l.startswith("total"):
+        if lab.startswith("total"):
             return "Non-criminal (all)"
         return "Non-criminal: " + label.replace("/ ", "/").lower()
     if "convicted" in g:
-        if l.startswith("total"):
+        if lab.startswith("total"):
             return "Convicted criminals (all)"
         return "Convicted: " + label.replace("/ ", "/").lower()
     return None
@@ -331,7 +334,8 @@ def release_of(name: str, notes: list[str], data_month: str | None) -> str:
 
 def title_month(title: str) -> str | None:
     m = TITLE_MONTH_RE.search(title)
-    return dt.date(int(m[2]), fiscal.month_number(m[1]), 1).isoformat() if m else None
+    month = fiscal.month_number(m[1]) if m else None
+    return dt.date(int(m[2]), month, 1).isoformat() if m and month else None
 
 
 # ---------------------------------------------------------------- parse
@@ -364,7 +368,7 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
     data_month = title_month(tables[0][0].title)
     notes = [n for t, _ in tables for n in t.notes]
     release = release_of(name, notes, data_month)
-    rows = []
+    tidy_rows: list[dict] = []
     for t, picks in tables:
         last = max(m[0] for m in t.months)
         flag = "rounded" if data_month in (None, last) else "rounded;stale-header"
@@ -373,9 +377,9 @@ def parse(content: bytes, name: str = "") -> pd.DataFrame:
             for sid, key, col in picks:
                 v = vals[col]
                 if v is not None:
-                    rows.append({"series": f"{ID}.{sid}", "key": key, "date": start, "end": end, "value": v,
-                                 "release": release, "flag": flag})
-    out = tidy.frame(rows)
+                    tidy_rows.append({"series": f"{ID}.{sid}", "key": key, "date": start, "end": end, "value": v,
+                                      "release": release, "flag": flag})
+    out = tidy.frame(tidy_rows)
     out["file"] = name
     return out
 

@@ -27,9 +27,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from . import registry
 from .errors import LoaderError
 from .fetch import read_sidecar, sidecar_path
-from . import registry
 
 PATH = Path(__file__).with_name("origins.csv")
 COLUMNS = ["source_id", "file", "producer", "title", "official_url", "read_as", "read_url", "archive_url",

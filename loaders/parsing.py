@@ -66,7 +66,8 @@ def number(v, *, source: str | None = None, file: str | None = None, row: int | 
         if lenient:
             return None
         known = ", ".join(repr(m) for m in sorted(missing) if m)
-        raise ParseError(f"{where(row, field, field_kind)}: {v!r} is not a number" + (f" or a missing marker ({known})" if known else ""),
+        raise ParseError(f"{where(row, field, field_kind)}: {v!r} is not a number"
+                         + (f" or a missing marker ({known})" if known else ""),
                          source=source, file=file) from None
 
 

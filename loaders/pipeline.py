@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import io
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,13 +33,18 @@ from tqdm import tqdm
 from . import events, limits, origins, registry, snapshot, tidy
 from .base import Parsed, ParsedColumns, Source, table_frame
 from .errors import LoaderError, LockedError, ParseError
-from .snapshot import SnapshotError
 from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .snapshot import SnapshotError
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 RAW = DATA / "raw"
 FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
+
+
+def _without_codes(flag: str, drop: set[str]) -> str:
+    """A row's ";"-joined flag codes without those in ``drop`` (the codes a source's finish step recomputes)."""
+    return ";".join(c for c in flag.split(";") if c and c not in drop)
 
 
 # ---------------------------------------------------------------- finding and parsing raw files
@@ -50,8 +58,9 @@ def find_raw_files(source: Source, raw_dir: Path | None) -> list[Path]:
     """This source's raw files under ``raw_dir`` (either layout), one per content, sorted by name; with no
     ``raw_dir``, only the files curated in the project itself (``project_files``)."""
     found: dict[str, Path] = {}
-    for pattern in source.raw_globs if raw_dir is not None else ():
-        for p in sorted(Path(raw_dir).glob(pattern)):
+    folder = Path(raw_dir) if raw_dir is not None else None
+    for pattern in source.raw_globs if folder is not None else ():
+        for p in sorted(folder.glob(pattern)) if folder is not None else ():
             # Anything but a folder is taken, so that a FIFO or device among the raw files is refused by name
             # (``limits.read_regular``) instead of silently skipped.
             if not p.is_dir() and not p.name.endswith((".meta.json", ".part")) and p.name not in found:
@@ -199,7 +208,7 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
                 else:  # rows of another width: this file's own frame, as pandas makes it (or refuses it)
                     tables.setdefault(tname, []).append(_table_of(source, tcols, trows, name))
             batch.append((name, out))
-            parsed = out
+            parsed: Parsed = out
         else:
             flush()
             parsed = _finish(source, out, name, validate=False)
@@ -232,7 +241,7 @@ def _joined_frame(source: Source, batch: list[tuple[str, ParsedColumns]]) -> pd.
     """One tidy frame of the files' columns, joined in file order: the frame ``pd.concat`` of their own frames
     (each with its ``file`` column) gives. Should the joined build fail, each file's frame is built on its own,
     so that the error names the file the bad value came from."""
-    joined = {c: [] for c in batch[0][1].columns if c != "file"}
+    joined: dict[str, list] = {c: [] for c in batch[0][1].columns if c != "file"}
     for _name, p in batch:
         for c, v in p.columns.items():
             if c != "file":
@@ -277,7 +286,7 @@ def _joined_tables(parts: list) -> list[pd.DataFrame]:
     return out
 
 
-def build_source(source: Source, paths: list[Path], progress=None, *, held: list[dict] = ()
+def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = ()
                  ) -> tuple[pd.DataFrame, list[dict], dict]:
     """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
 
@@ -510,7 +519,7 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
         obs = obs[~obs["series"].isin(src.derived)].copy()
         if src.finish_flags:  # the marks of the last finish step go with its findings
             drop = set(src.finish_flags)
-            obs["flag"] = obs["flag"].map(lambda x: ";".join(c for c in x.split(";") if c and c not in drop))
+            obs["flag"] = obs["flag"].map(functools.partial(_without_codes, drop=drop))
         if len(flags):
             flags = flags[~flags["flag"].isin(src.finish_flags)]
         rows, found = src.finish(obs, tables, other)
@@ -551,7 +560,7 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
         keep.remove(sid)
         results[sid] = _carried(sid, cur_man, cur_files, old_flags)
     results = finish_sources(results, _GenerationView(results, keep, cur_man, cur_files))
-    manifest = {"sources": {sid: cur_man["sources"][sid] for sid in keep}}
+    manifest: dict[str, Any] = {"sources": {sid: cur_man["sources"][sid] for sid in keep}}
     new_flags = [old_flags[old_flags["source"].isin(keep)]] if old_flags is not None and len(old_flags) else []
     with snapshot.Generation(out_dir, curated_dir=DATA) as gen:
         for sid in keep:
@@ -840,7 +849,7 @@ def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
     man = read_manifest(data_dir)
     problems = snapshot.verify(data_dir) if snapshot.is_snapshot_folder(data_dir) else []
     rows = []
-    for sid, src in registry.SOURCES.items():
+    for sid in registry.SOURCES:
         e = man["sources"].get(sid)
         if not e:
             rows.append({"source": sid, "rows": 0, "latest_release": "", "data_to": "", "age_days": "", "status": "missing"})

@@ -1,8 +1,20 @@
 """The explicit list of sources. Add a module here to add a source (see docs/contributing.md, "Adding a source")."""
 from __future__ import annotations
 
-from . import (cbp_encounters, census, ddp_arrests_aggregates, ddp_facility_daily, ddp_records, deaths_in_custody,
-               facility_registry, ice_detention_stats, ohss_khsm, ohss_monthly, reported_figures, trac_detention)
+from . import (
+    cbp_encounters,
+    census,
+    ddp_arrests_aggregates,
+    ddp_facility_daily,
+    ddp_records,
+    deaths_in_custody,
+    facility_registry,
+    ice_detention_stats,
+    ohss_khsm,
+    ohss_monthly,
+    reported_figures,
+    trac_detention,
+)
 from .base import Series, Source
 
 SOURCES: dict[str, Source] = {m.SOURCE.id: m.SOURCE for m in (

@@ -212,7 +212,7 @@ def _check_kind(name: str, i: int, r: dict) -> None:
                                    + (f" ({bound})" if bound else ""))
 
 
-def load_reported(path: str | Path = None) -> pd.DataFrame:
+def load_reported(path: str | Path | None = None) -> pd.DataFrame:
     """Every reported figure with all its columns (for hover text), validated. Defaults to the project's file."""
     p = Path(path) if path else Path(__file__).resolve().parent.parent / FILE
     return read_rows(p.read_bytes(), p.name)

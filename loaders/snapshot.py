@@ -24,6 +24,7 @@ and check it against the manifest, so a switch in the middle of a read is notice
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import errno
 import hashlib
 import json
@@ -32,7 +33,6 @@ import re
 import secrets
 import shutil
 from pathlib import Path
-import datetime as dt
 
 from .errors import LoaderError, naming
 from .errors import excerpt as short
@@ -116,15 +116,15 @@ def parse_manifest(text: bytes | str, path: Path) -> dict:
         raise manifest_error(path, f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     if not isinstance(man, dict) or not isinstance(man.get("sources"), dict):
         raise manifest_error(path, "has no 'sources' object")
-    for sid, e in man["sources"].items():
-        if not isinstance(e, dict):
+    for sid, entry in man["sources"].items():
+        if not isinstance(entry, dict):
             raise manifest_error(path, f"source {sid!r} is not an object")
-        rows = e.get("rows", 0)
+        rows = entry.get("rows", 0)
         if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
             raise manifest_error(path, f"source {sid!r} field 'rows' is {short(rows)}, not a count")
         for fld in ("latest_release", "date_min", "date_max"):
-            _check_date(e.get(fld), path, f"source {sid!r} field {fld!r}")
-        for f in e.get("files") or []:
+            _check_date(entry.get(fld), path, f"source {sid!r} field {fld!r}")
+        for f in entry.get("files") or []:
             if not isinstance(f, dict):
                 raise manifest_error(path, f"source {sid!r} has a file entry that is not an object")
             for fld in ("release", "data_date", "date_min", "date_max"):
@@ -289,10 +289,10 @@ def verify(data_dir: Path | str) -> list[str]:
         rel = p.relative_to(gen).as_posix()
         if p.is_file() and rel != MANIFEST and rel not in listed and p.name != ".update.lock":
             problems.append(f"{p}: not listed in the manifest (a stray or half-written file)")
-    for sid, e in sorted(man["sources"].items()):
+    for sid, entry in sorted(man["sources"].items()):
         if f"observations/{sid}.csv" not in listed:
             problems.append(f"{mpath}: source {sid} has no observations file listed")
-        for t in (e.get("tables") or {}).values():
+        for t in (entry.get("tables") or {}).values():
             if isinstance(t, dict) and t.get("file") and t["file"] not in listed:
                 problems.append(f"{mpath}: source {sid} table {t['file']} is not listed")
     if gen == data_dir / NAME or gen.name.startswith(OLD_PREFIX):
@@ -339,7 +339,7 @@ def cleanup(data_dir: Path) -> list[str]:
 
 def remove_flat_layout(data_dir: Path) -> list[str]:
     """The generated files of the flat layout of earlier versions, once ``snapshot/`` has replaced them."""
-    removed = []
+    removed: list[str] = []
     if not (data_dir / MANIFEST).is_file():  # removed last, so present until the flat layout is all gone
         return removed
     for sub in ("observations", "tables"):

@@ -53,10 +53,13 @@ FLAGS = {
     "duplicate-record": "the same person and date appear on more than one record",
     "unknown-facility": "a record's facility is in none of the facility lists the snapshot holds",
     "table-unread": "a table of this release was missing or in a layout the parser does not know; the release is kept without it",
-    "corrected": "corrected from the printed figures, where the file itself proves them wrong (e.g. two rows' labels swapped); the finding names the printed values",
-    "out-of-range": "the value breaks a rule its series must keep (a fraction in 0-1, a whole count not below 0, a part not above its total, a share equal to its parts' ratio)",
+    "corrected": "corrected from the printed figures, where the file itself proves them wrong (e.g. two rows' labels "
+                 "swapped); the finding names the printed values",
+    "out-of-range": "the value breaks a rule its series must keep (a fraction in 0-1, a whole count not below 0, a part "
+                    "not above its total, a share equal to its parts' ratio)",
     "stub-column": "a month column printed past the table's own data-through date was dropped",
-    "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own contents (the earliest day it can have been published)",
+    "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own "
+                           "contents (the earliest day it can have been published)",
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
 }
 
@@ -273,7 +276,7 @@ def validate(df: pd.DataFrame, *, source: str, series_ids: set[str], file: str |
         one = next(iter(bad_files)) if len(bad_files) == 1 else None
         raise ValidationError("; ".join(problems[:10]) + more, source=source, file=file or one)
     df["value"] = vals.astype("float64")
-    if order is not None and all(_plain_text(codes, uniq) for codes, uniq in ranked):
+    if order is not None and ranked is not None and all(_plain_text(codes, uniq) for codes, uniq in ranked):
         return df.iloc[order].reset_index(drop=True)  # what sort_canonical gives, from the codes already made
     return sort_canonical(df)
 

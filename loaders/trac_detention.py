@@ -45,7 +45,8 @@ SERIES = (
            "Headcount of people held in ICE detention on the snapshot date, whoever arrested them (ICE or CBP)." + _TRAC_DEF,
            ID, measure="level"),
     Series(f"{ID}.detained_ice", "People in ICE detention arrested by ICE (TRAC)", "detained", "ICE", "people",
-           "biweekly", "Headcount in ICE detention of people whose arresting agency was ICE (interior arrests)." + _TRAC_DEF, ID, measure="level"),
+           "biweekly", "Headcount in ICE detention of people whose arresting agency was ICE (interior arrests)." + _TRAC_DEF,
+           ID, measure="level"),
     Series(f"{ID}.detained_cbp", "People in ICE detention arrested by CBP (TRAC)", "detained", "CBP", "people",
            "biweekly", "Headcount in ICE detention of people arrested by CBP (mostly at or near the border) and handed "
            "to ICE. These are not ICE arrests." + _TRAC_DEF, ID, measure="level"),
@@ -54,9 +55,11 @@ SERIES = (
            "Headcount in ICE detention split by ICE's criminality label: convicted, pending charges, or other "
            "immigration violator (no conviction or charge)." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
     Series(f"{ID}.detained_ice_by_criminality", "ICE-arrested people in detention by criminality (TRAC)", "detained",
-           "ICE", "people", "biweekly", "As above, for people ICE arrested." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
+           "ICE", "people", "biweekly", "As above, for people ICE arrested." + _TRAC_DEF, ID, breakdown="criminality",
+           measure="level"),
     Series(f"{ID}.detained_cbp_by_criminality", "CBP-arrested people in detention by criminality (TRAC)", "detained",
-           "CBP", "people", "biweekly", "As above, for people CBP arrested." + _TRAC_DEF, ID, breakdown="criminality", measure="level"),
+           "CBP", "people", "biweekly", "As above, for people CBP arrested." + _TRAC_DEF, ID, breakdown="criminality",
+           measure="level"),
     Series(f"{ID}.book_ins_ice", "Initial book-ins into ICE detention after an ICE arrest, monthly (TRAC)",
            "book-ins", "ICE", "book-ins", "monthly",
            "People booked into ICE detention for the first time in the month, where ICE made the arrest. A proxy for "
@@ -78,7 +81,8 @@ SERIES = (
            "People enrolled in ICE's Alternatives to Detention monitoring programme on the snapshot date (not in "
            "detention)." + _TRAC_DEF, ID, measure="level"),
     Series(f"{ID}.atd_by_aor", "People in Alternatives to Detention by field office (TRAC)", "atd", "ICE", "people",
-           "biweekly", "ATD enrolment by ICE field office (area of responsibility)." + _TRAC_DEF, ID, breakdown="aor", measure="level"),
+           "biweekly", "ATD enrolment by ICE field office (area of responsibility)." + _TRAC_DEF, ID, breakdown="aor",
+           measure="level"),
 )
 
 

@@ -63,6 +63,7 @@ def record_downloads(raw: Path) -> Path:
     downloads, so they get the record a download would leave: the source's URL for that name, a fixed time, and
     the checksum of the bytes as they are now (a file changed afterwards no longer matches its record)."""
     import hashlib
+
     from loaders import registry
     from loaders.fetch import sidecar_path
     urls = {u.rsplit("/", 1)[-1]: u for s in registry.SOURCES.values() for u in s.download_urls}

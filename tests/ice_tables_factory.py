@@ -80,7 +80,8 @@ def add(wb, rel, skip: tuple[str, ...] = ()) -> None:
             [(r + 1, 3 + i, m) for i, m in enumerate(MONTHS + ["Total"])])
         bonded = [_months(fy, through, 10 * (k + 1)) for k in range(3)]
         remove = [_months(fy, through, 100 * (k + 1)) for k in range(3)]
-        sums = lambda parts: [sum(x) for x in zip(*parts)]
+        def sums(parts):
+            return [sum(x) for x in zip(*parts)]
         rows = [("Total", "", sums(bonded + remove))]
         for reason, parts in (("Bonded Out", bonded), ("Release to Remove", remove)):
             rows.append((reason, "Total", sums(parts)))

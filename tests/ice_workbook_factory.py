@@ -3,7 +3,8 @@
 The layout follows the FY2025 releases: a ``Header`` sheet; ``Detention FY25`` with the currently-detained table
 titled in A18 and the book-ins table beside it in I18, the removals block in N27, the ADP table in A90 and the
 length-of-stay table in A107; ``Facilities FY25`` with the IIDS line in row 6 and the ``Name`` header in row 7;
-``Footnotes`` with each table's name in column A and its "updated through" / "snapshot as of" sentence in B. Labels keep ICE's trailing spaces (``ICE  ``, ``Average ``),
+``Footnotes`` with each table's name in column A and its "updated through" / "snapshot as of" sentence in B. Labels keep
+ICE's trailing spaces (``ICE  ``, ``Average ``),
 future months are 0, and every table is found by the parser from its title, so ``shift`` moves them all down.
 """
 from __future__ import annotations
@@ -80,7 +81,8 @@ def build(rel: Release) -> bytes:
     h = wb.active
     h.title = "Header"
     h["A1"] = "ICE Detention Statistics"
-    h["A2"] = "These statistics are made available to the public pursuant to the Fiscal Year 2020 Department of Homeland Security Appropriations Bill."
+    h["A2"] = ("These statistics are made available to the public pursuant to the Fiscal Year 2020 Department of Homeland "
+               "Security Appropriations Bill.")
     if rel.header_text_date:
         h["A3"] = f"Data current as of {rel.header_text_date}"
     wb.create_sheet(f"ATD FY{yy} YTD")["A1"] = "ICE Alternatives to Detention"
@@ -143,7 +145,8 @@ def build(rel: Release) -> bytes:
     adp_cbp = months_to(rel.fy, through, rel.adp_cbp)
     # ICE's FY Overall: the monthly means weighted by the days each month covers, the last to ``through``.
     w = _days_covered(rel.fy, through)
-    fy_mean = lambda vals: sum(v * d for v, d in zip(vals, w) if v) / sum(d for v, d in zip(vals, w) if v)
+    def fy_mean(vals):
+        return sum(v * d for v, d in zip(vals, w) if v) / sum(d for v, d in zip(vals, w) if v)
     fytd = rel.adp_fytd if rel.adp_fytd is not None else fy_mean([a + b for a, b in zip(adp_ice, adp_cbp)])
     ice_fytd = fy_mean(adp_ice) if rel.adp_fytd is None else fytd * rel.ice / (rel.ice + rel.cbp)
     if "adp" not in rel.omit:
@@ -177,12 +180,14 @@ def build(rel: Release) -> bytes:
     if rel.through:
         # ICE's layout: the table's name in column A, the sentence with its date in column B, one section each.
         run = rel.through + dt.timedelta(days=2)
-        tail = lambda d: f"{d:%m/%d/%Y} (IIDS Run Date {run:%m/%d/%Y}; EID as of {d:%m/%d/%Y})."
+        def tail(d):
+            return f"{d:%m/%d/%Y} (IIDS Run Date {run:%m/%d/%Y}; EID as of {d:%m/%d/%Y})."
         rem, dock = rel.removals_through or rel.through, rel.docket or rel.through
         for i, (a, b) in enumerate([
             (f"FY{rel.fy} ICE Average Daily Population and ICE Average Length of Stay",
              f"FY{rel.fy} YTD ICE Detention data are updated through " + tail(rel.through)),
-            (None, "Family Staging Centers (FSC) include the Karnes County Family Staging Center (active end date of 11/03/2021)."),
+            (None, "Family Staging Centers (FSC) include the Karnes County Family Staging Center "
+                   "(active end date of 11/03/2021)."),
             (f"FY{rel.fy} ICE Removals", f"FY{rel.fy} YTD ICE Removals data are updated through " + tail(rem)),
             ("ICE Currently Detained Population Breakdown", "ICE National Docket data are a snapshot as of " + tail(dock)),
             (f"FY{rel.fy} ICE Initial Book-Ins", f"FY{rel.fy} YTD ICE Book-ins data is updated through " + tail(rel.through)),

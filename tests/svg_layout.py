@@ -69,6 +69,11 @@ def _num(v, default=0.0) -> float:
         return default
 
 
+def _turn(px: float, py: float, cx: float, cy: float, sign: int) -> tuple[float, float]:
+    """The point (px, py) turned a quarter about (cx, cy): clockwise for sign 1, anticlockwise for -1."""
+    return cx - sign * (py - cy), cy + sign * (px - cx)
+
+
 def _text_boxes(el, ox, oy, font) -> list[Box]:
     rotated = re.search(r"rotate\(\s*(-?90)[ ,]+([-\d.e]+)[ ,]+([-\d.e]+)", el.get("transform") or "")
     anchor = el.get("text-anchor") or "start"
@@ -92,11 +97,7 @@ def _text_boxes(el, ox, oy, font) -> list[Box]:
         if rotated:  # a y-axis title, turned a quarter about the transform's centre: the box turns with it
             cx, cy = float(rotated[2]), float(rotated[3])
             sign = -1 if rotated[1].startswith("-") else 1
-
-            def turn(px, py):
-                return cx - sign * (py - cy), cy + sign * (px - cx)
-
-            (ax, ay), (bx, by) = turn(box[0], box[1]), turn(box[2], box[3])
+            (ax, ay), (bx, by) = _turn(box[0], box[1], cx, cy, sign), _turn(box[2], box[3], cx, cy, sign)
             box = (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
         out.append(Box(text, box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy, font_here, "text"))
     return out

@@ -180,10 +180,14 @@ def test_nationwide_state_layout_gives_only_states():
 
 
 @pytest.mark.parametrize("row, what", [
-    (["FY?", "FYTD", "OCT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "1"], "line 2 field 'Fiscal Year'"),
-    (["2025", "FYTD", "OKT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "1"], "line 2 field 'Month (abbv)'"),
-    (["2025", "FYTD", "OCT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "many"], "line 2 field 'Encounter Count'"),
-    (["2025", "FYTD", "OCT", "Air and Marine Operations", "UAC", "Mexico", "Title 8", "Apprehensions", "1"], "line 2 field 'Component'"),
+    (["FY?", "FYTD", "OCT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "1"],
+     "line 2 field 'Fiscal Year'"),
+    (["2025", "FYTD", "OKT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "1"],
+     "line 2 field 'Month (abbv)'"),
+    (["2025", "FYTD", "OCT", "U.S. Border Patrol", "UAC", "Mexico", "Title 8", "Apprehensions", "many"],
+     "line 2 field 'Encounter Count'"),
+    (["2025", "FYTD", "OCT", "Air and Marine Operations", "UAC", "Mexico", "Title 8", "Apprehensions", "1"],
+     "line 2 field 'Component'"),
 ])
 def test_bad_rows_are_named(row, what):
     with pytest.raises(ParseError, match=re.escape(what)) as e:

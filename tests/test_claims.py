@@ -11,9 +11,9 @@ import re
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
 from loaders import ohss_monthly, reported_figures, trac_detention
+from tests import bundled
 from tests.conftest import ROOT
 
 SOURCES_PAGE = " ".join((ROOT / "docs" / "sources.md").read_text("utf-8").split())  # one line: sentences wrap
@@ -137,6 +137,7 @@ def test_ddp_counts_against_ice_headcount():
 def test_the_headline_quoted_on_the_using_page_is_what_the_card_says():
     """docs/using.md quotes a headline card's sentence; the bundled snapshot's card says exactly that."""
     import datetime as dt
+
     from analysis import overview
     (quoted,) = claim(r'\("(\w+ \d{4} average: [\d,]+ arrests a day)"\)', USING_PAGE)
     assert quoted in {h.statement for h in overview.headlines(SNAP, dt.date.today())}

@@ -17,11 +17,13 @@ import re
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
 from figures import events as cev
-from loaders import copies, events as lev, reported_figures as rf
+from loaders import copies
+from loaders import events as lev
+from loaders import reported_figures as rf
 from loaders.errors import ParseError
+from tests import bundled
 
 SNAP = bundled.snapshot()
 RF = rf.load_reported()

@@ -35,8 +35,9 @@ def test_exports_read_the_curated_rows_from_the_snapshot_not_the_files_beside_it
 
 
 def test_a_snapshot_without_its_events_says_so_rather_than_drawing_none_silently(tmp_path, capsys):
-    from loaders.snapshot import MANIFEST
     import json
+
+    from loaders.snapshot import MANIFEST
     shutil.copytree(DATA / "snapshot", tmp_path / "snapshot")
     man_path = tmp_path / "snapshot" / MANIFEST
     man = json.loads(man_path.read_text())

@@ -52,6 +52,21 @@ def test_five_states_drop_stray_row_na_zero_lower_bound(five_states_csv):
     assert set(df.loc[df.date == "2025-08-04", "flag"]) == {"lower-bound;partial"}
 
 
+def test_site_weekly_conviction_split_not_given_is_no_row_not_a_crash():
+    """A week whose conviction split is marked NA has its total and no split rows (was a TypeError from round(None),
+    found by the type checker)."""
+    name = "ddp_weekly_arrests_nov2023_feb2025.csv"
+    csv = (b"week_start_monday,arrests_total_rounded,arrests_convicted_digitized,arrests_not_convicted_digitized,"
+           b"first_or_partial_week_flag\n"
+           b"2024-01-01,1200,500.4,699.6,\n"
+           b"2024-01-08,1300,NA,NA,\n")
+    df = pipeline.parse_bytes(SRC, csv, name)
+    split = df[df.series == "ddp_arrests_aggregates.site_weekly_by_conviction_digitised"]
+    assert list(split.date) == ["2024-01-01", "2024-01-01"] and sorted(split.value) == [500, 700]
+    total = df[df.series == "ddp_arrests_aggregates.site_weekly_digitised"].set_index("date")["value"]
+    assert total.to_dict() == {"2024-01-01": 1200, "2024-01-08": 1300}
+
+
 def test_bad_inputs_named():
     with pytest.raises(ParseError, match="unknown file"):
         agg.parse(b"a,b\n1,2\n", "other.csv")

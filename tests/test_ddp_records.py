@@ -35,7 +35,7 @@ def arrests_episodes():
     """
     rng = random.Random(4)
     episodes, rows = [], []
-    for i in range(3000):
+    for _ in range(3000):
         day = START + dt.timedelta(days=rng.randrange(40))
         when = dt.datetime.combine(day, dt.time(rng.randrange(24), rng.randrange(60)))
         person = None if rng.random() < 0.05 else f"P{rng.randrange(2500):05d}"

@@ -342,9 +342,10 @@ def test_the_chart_says_where_the_list_ends_in_both_languages():
     """The list is a compilation, not a publisher's releases: wherever deaths are drawn, the note says the
     list holds nothing after its last entry (never "no release"), in the reader's language."""
     import datetime as dt
-    from figures import blackouts
+
     from analysis import data as cdata
     from analysis.status import series_blackouts
+    from figures import blackouts
     snap = cdata.load_snapshot()
     spans = series_blackouts(snap, ["deaths_in_custody.deaths_monthly"], dt.date(2025, 1, 1), dt.date(2026, 12, 1))
     (b,) = spans.values()

@@ -18,11 +18,10 @@ from analysis.view import View
 from charts import event_study as es
 from charts import export
 from charts.compose import render as render_trend
-from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, render
+from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, map_html, render
 from figures import maps
 from figures.core import source_lines
 from page.context import series_options
-from charts.places_view import map_html
 
 SNAP = cdata.load_snapshot()
 WHOLE = (dt.date(2003, 10, 1), dt.date(2026, 12, 31))

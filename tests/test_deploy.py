@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def test_the_image_is_slim_python_with_chromium_pinned_requirements_and_a_non_ro
 
 
 TEST_TOOLS = {"pytest", "iniconfig", "pluggy", "hypothesis", "sortedcontainers", "playwright", "greenlet",
-              "responses", "ruff", "pygments", "pyyaml"}
+              "responses", "ruff", "mypy", "pygments", "pyyaml"}
 
 
 def _norm(name: str) -> str:
@@ -149,7 +150,7 @@ def test_the_image_installs_the_runtime_requirements_directly():
 def test_runtime_requirements_hold_no_test_tool_and_dev_requirements_add_them():
     runtime, dev = pins("requirements.txt"), pins("requirements-dev.txt")
     assert not TEST_TOOLS & set(runtime), TEST_TOOLS & set(runtime)
-    assert TEST_TOOLS <= set(dev), TEST_TOOLS - set(dev)
+    assert set(dev) >= TEST_TOOLS, TEST_TOOLS - set(dev)
     assert not set(runtime) & set(dev), "pinned in both files (and perhaps to two versions)"
     first = next(ln for ln in (ROOT / "requirements-dev.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
     assert first == "-r requirements.txt"
@@ -195,6 +196,18 @@ def test_make_run_installs_only_the_runtime_and_make_test_both():
     assert "requirements-dev.txt" in rule("$(BIN)/.installed-dev")[0]  # a changed pin reinstalls
 
 
+def test_make_lint_runs_the_linter_the_type_checker_and_the_import_contract_before_the_tests():
+    mk = (ROOT / "Makefile").read_text("utf-8")
+    m = re.search(r"^lint:[^\n]*\n((?:\t[^\n]*\n)*)", mk, re.M)
+    assert m, "no lint target"
+    tools = [line.split()[0] for line in m.group(1).splitlines()]
+    assert tools == ["$(BIN)/ruff", "$(BIN)/mypy", "$(BIN)/lint-imports"], tools
+    assert re.search(r"^test:.*\blint\b", mk, re.M)
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]
+    assert {"loaders", "analysis", "figures", "wording"} <= set(mypy["packages"])
+    assert not mypy.get("ignore_errors") and not mypy.get("ignore_missing_imports")  # only per module
+
+
 def test_dockerignore_keeps_raw_files_local_events_and_the_venv_out():
     lines = set((ROOT / ".dockerignore").read_text().split())
     assert {".git", ".venv", "data/raw", "data/user_events.csv", "tests/artifacts"} <= lines
@@ -211,17 +224,16 @@ def entry_command(tmp_path: Path, script: str | None = None, extra: list[str] = 
     assert f"--server.port={port}" in args and "--server.address=127.0.0.1" in args
     e = dict(os.environ, **env())
     e["DASHBOARD_EVENTS_FILE"] = str(tmp_path / "user_events.csv")  # /state exists only in the image
-    log = open(tmp_path / "server.log", "wb")
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script or "dashboard.py", *args, *extra],
                             cwd=ROOT, env=e, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    break
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the entry command did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
             time.sleep(0.3)
@@ -255,6 +267,7 @@ raise RuntimeError("could not open " + __file__)
 
 def page_text(url: str) -> str:
     from playwright.sync_api import sync_playwright
+
     from tests.test_e2e import CHROMIUM, LAUNCH_ARGS
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
@@ -287,6 +300,7 @@ def test_an_unexpected_error_reading_an_upload_shows_no_internals(monkeypatch, t
     """The page's own message for an upload it could not check: a bug's text (which may hold server paths) is
     not shown; the validator's own errors (which name only the uploaded file) still are."""
     from streamlit.testing.v1 import AppTest
+
     from loaders import events as lev
     monkeypatch.setenv("DASHBOARD_PUBLIC", "1")
     monkeypatch.setenv("DASHBOARD_EVENTS_FILE", str(tmp_path / "user_events.csv"))

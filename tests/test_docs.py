@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from loaders import __main__ as loaders_main, events, pipeline, registry, snapshot
+from loaders import __main__ as loaders_main
+from loaders import events, pipeline, registry, snapshot
 from tests import gen_cli_docs
 from tests.conftest import ROOT
 
@@ -116,9 +117,8 @@ def test_every_command_shown_is_a_make_target_or_a_command_whose_options_exist(d
                     parse_with(parsers[words[i + 1]](), words[i + 2:])
                 except ParseError as e:
                     problems.append(f"{cmd}: {e}")
-            elif words[0] == ".venv/bin/python" and words[1].endswith(".py"):
-                if not (ROOT / words[1]).is_file():
-                    problems.append(f"{cmd}: no script {words[1]}")
+            elif words[0] == ".venv/bin/python" and words[1].endswith(".py") and not (ROOT / words[1]).is_file():
+                problems.append(f"{cmd}: no script {words[1]}")
     assert not problems, f"{doc.name}: {problems}"
 
 

@@ -40,9 +40,9 @@ if not CHROMIUM:
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
 from analysis import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
-from charts.compose import render  # noqa: E402
 from analysis.overview import headlines  # noqa: E402
 from analysis.view import View  # noqa: E402
+from charts.compose import render  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -103,7 +103,7 @@ def running_server():
     """``streamlit run dashboard.py`` on a free loopback port, stopped (by its own id) on exit."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    log = open(ARTIFACTS / "streamlit.log", "wb")
+    log = open(ARTIFACTS / "streamlit.log", "wb")  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
@@ -167,13 +167,11 @@ def rerun(page):
     """Wrap an interaction that makes Streamlit rerun the script; return once that run has finished."""
     page.evaluate(WATCH_RUNS)
     yield
-    try:
+    # A fast run can start and finish within one React commit (messages batched on a loaded machine), so the
+    # app's state attribute never shows "running". The assertions after each interaction check what the run
+    # drew; here it is enough that the app is idle again.
+    with contextlib.suppress(sync_api.TimeoutError):
         page.wait_for_function("() => window.__runs > 0", timeout=15_000)
-    except sync_api.TimeoutError:
-        # A fast run can start and finish within one React commit (messages batched on a loaded machine), so
-        # the app's state attribute never shows "running". The assertions after each interaction check what
-        # the run drew; here it is enough that the app is idle again.
-        pass
     page.wait_for_selector(IDLE, timeout=60_000)
 
 

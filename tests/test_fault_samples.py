@@ -56,9 +56,11 @@ def test_built_text_samples_have_the_layout_of_the_real_file(sid, shared_data):
     real = _real_namesake(shared_data, sid, name).read_bytes()
     assert content.startswith(b"\xef\xbb\xbf") == real.startswith(b"\xef\xbb\xbf"), "byte-order mark differs"
     if kind == "json":
-        keys = lambda b: list(fs._records(json.loads(b.decode("utf-8-sig")))[0])
+        def keys(b):
+            return list(fs._records(json.loads(b.decode("utf-8-sig")))[0])
         assert keys(content) == keys(real)
         return
-    header = lambda b: b.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
+    def header(b):
+        return b.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
     assert header(content) == header(real)
     assert _line_end(content) == _line_end(real), "line ends differ from the real file's"

@@ -32,8 +32,8 @@ from loaders.__main__ import main as cli
 from loaders.errors import FetchError, LoaderError
 from loaders.fetch import fetch, make_session
 from tests import fault_samples as fs
-from tests.fault_samples import leftovers, snapshot_bytes
 from tests.conftest import record_downloads
+from tests.fault_samples import leftovers, snapshot_bytes
 
 SOURCE_IDS = sorted(registry.SOURCES)
 DOWNLOADABLE = [s for s in SOURCE_IDS if fs.downloadable(registry.get(s))]

@@ -166,6 +166,7 @@ def test_linked_files_joins_filters_and_dedupes_a_landing_pages_links():
     """The one landing-page link reader (issue 28: written three times, for CBP, KHSM and OHSS's monthly tables)."""
     import ast
     import re
+
     from loaders.fetch import linked_files
     html = ('<a href="/files/a.csv">A</a> <a href=\'b.csv?x=1\'>B</a> <a href="/files/a.csv">again</a>'
             '<a href="/files/KHSM Encounters.csv">spaces</a> <a href="notes.pdf">pdf</a>')

@@ -5,9 +5,9 @@ import re
 import pandas as pd
 import pytest
 
+from loaders import ice_checks
 from wording import flag_messages as fm
 from wording import i18n
-from loaders import ice_checks
 
 # One message per sentence of loaders/ice_checks.py, as its f-strings write them.
 SAMPLES = [

@@ -7,6 +7,7 @@ Inputs: arbitrary bytes, and mutations of a small valid sample (truncation, byte
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import zipfile
 
@@ -39,10 +40,9 @@ def check_parser(sid: str, content: bytes, name: str) -> None:
     obs = out.obs if isinstance(out, Parsed) else out
     df = tidy.frame(obs)
     df["file"] = name
-    try:
+    # e.g. a flipped digit made a negative count: the pipeline refuses the file, naming row and field
+    with contextlib.suppress(ValidationError):
         tidy.validate(df, source=sid, series_ids={s.id for s in src.series}, file=name)
-    except ValidationError:
-        pass  # e.g. a flipped digit made a negative count: the pipeline refuses the file, naming row and field
 
 
 def sample_or_skip(sid: str) -> tuple[str, bytes, str]:
@@ -174,9 +174,7 @@ def insert_parquet_rows(content: bytes, at: int, rows: list[list[str]]) -> bytes
 @pytest.mark.parametrize("sid", SOURCE_IDS)
 def test_junk_rows(sid):
     name, good, kind = sample_or_skip(sid)
-    if kind == "xlsx":
-        ncol = 12
-    elif kind in ("csv", "json", "parquet"):
+    if kind == "xlsx" or kind in ("csv", "json", "parquet"):
         ncol = 12
     else:
         pytest.skip(f"no junk-row mutation for {kind} files")

@@ -10,10 +10,10 @@ import datetime as dt
 
 import pytest
 
-from tests import bundled
+from analysis.view import View
 from charts import export
 from charts.compose import render
-from analysis.view import View
+from tests import bundled
 from tests.test_e2e import CHROMIUM, LAUNCH_ARGS, sync_api
 
 pytestmark = pytest.mark.browser

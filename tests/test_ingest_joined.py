@@ -195,8 +195,10 @@ def test_validate_leaves_the_callers_frame_as_it_was():
 def test_a_workbooks_sheet_choice_is_choose_sheet_name_s_each_time():
     """``ice_tables._Ctx.sheet`` answers each sheet pattern once per workbook: every table must still get what
     ``choose_sheet_name`` says for it, and an ambiguous pattern must still fail naming the table."""
-    from python_calamine import CalamineWorkbook
     import io
+
+    from python_calamine import CalamineWorkbook
+
     from loaders import ice_tables
     from loaders.workbook import choose_sheet_name
     rel = releases()[0]

@@ -3,8 +3,8 @@ damaged only where it is damaged, saving and links on a network, Places links wi
 from __future__ import annotations
 
 import errno
-import re
 import os
+import re
 
 import pytest
 
@@ -12,7 +12,6 @@ from loaders import errors
 from loaders.__main__ import main as cli
 from tests.conftest import record_downloads
 from tests.fault_samples import trac_detention_sample
-
 
 # ---------------------------------------------------------------- every error names its file, advice kept
 
@@ -71,6 +70,7 @@ def _good_file(n: int = 128) -> bytes:
 def test_random_bytes_appended_cost_only_the_lines_they_touch():
     """Before: all 128 good events left the chart and the page said "1 row(s) ... were not loaded"."""
     import random
+
     from loaders import events
     rnd = random.Random(32)
     for _ in range(5):
@@ -137,8 +137,9 @@ def test_saving_is_off_unless_asked_for_when_the_server_listens_beyond_loopback(
 
 def test_the_page_offers_no_save_on_a_network_address(monkeypatch, tmp_path):
     from streamlit import config
-    from tests.test_user_events import page, page_text, upload
+
     from tests.test_events import events_file, row
+    from tests.test_user_events import page, page_text, upload
     before = config.get_option("server.address")
     config.set_option("server.address", "0.0.0.0")
     try:
@@ -161,8 +162,8 @@ def test_the_page_offers_no_save_on_a_network_address(monkeypatch, tmp_path):
     ("https://xn--ypal-43d9g.com/x", "mixes Cyrillic and Latin"),
 ])
 def test_uploaded_links_to_loopback_private_or_look_alike_hosts_are_refused(url, words):
-    from tests.test_events import TODAY, events_file, row
     from loaders import events
+    from tests.test_events import TODAY, events_file, row
     _, rej = events.validate_events(events_file(row(source_url=url)), "u.csv", today=TODAY)
     hit = rej[rej["field"] == "source_url"]
     assert len(hit) == 1 and words in hit["reason"].iloc[0], rej.to_dict("records")
@@ -174,6 +175,7 @@ def test_uploaded_links_to_loopback_private_or_look_alike_hosts_are_refused(url,
 def test_reported_figures_use_the_same_link_check(url, words):
     """Their own pattern accepted https://trusted.gov@evil.example/x."""
     from pathlib import Path
+
     from loaders import pipeline, registry
     from loaders.errors import LoaderError
     from tests.conftest import ROOT

@@ -12,11 +12,11 @@ import re
 import pandas as pd
 import pytest
 
-from figures import blackouts, continuity
-from analysis import ledger, status
 from analysis import data as cdata
-from charts.compose import render
+from analysis import ledger, status
 from analysis.view import View
+from charts.compose import render
+from figures import blackouts, continuity
 from loaders.__main__ import main as cli
 from tests.conftest import ROOT, open_trend_panels
 
@@ -315,7 +315,8 @@ def build(tmp_path, source, cadence_days, catalogue, rows):
 
 def test_built_source_that_stops(tmp_path):
     sid = "trac_detention.detained_total"
-    dates = list(pd.date_range("2025-06-01", "2025-09-21", freq="14D")) + list(pd.date_range("2025-11-16", "2026-01-11", freq="14D"))
+    dates = (list(pd.date_range("2025-06-01", "2025-09-21", freq="14D"))
+             + list(pd.date_range("2025-11-16", "2026-01-11", freq="14D")))
     rows = [[sid, "", f"{d:%Y-%m-%d}", f"{d:%Y-%m-%d}", 1000 + i, f"{d:%Y-%m-%d}", "", "t.json"] for i, d in enumerate(dates)]
     snap = build(tmp_path, "trac_detention", 21, [[sid, "People detained", "detained", "ICE+CBP", "people", "biweekly",
                                                     "x", "trac_detention", "", "level"]], rows)

@@ -6,9 +6,9 @@ does). The second process is an unmodified ``python -m loaders rebuild`` or ``up
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
-import shutil
 import time
 
 import pytest

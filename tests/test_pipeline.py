@@ -43,7 +43,8 @@ def test_bad_file_leaves_snapshot_untouched(raw_dir, tmp_path):
     out = tmp_path / "snap"
     pipeline.rebuild(raw_dir, out, allow_missing=True)
     before = snapshot_bytes(out)
-    (raw_dir / "trac_detention" / "pop_agen_table.json").write_text('[{"date": "31/31/2025", "ice_all": 1, "cbp_all": 1, "total_all": 2}]')
+    (raw_dir / "trac_detention" / "pop_agen_table.json").write_text(
+        '[{"date": "31/31/2025", "ice_all": 1, "cbp_all": 1, "total_all": 2}]')
     with pytest.raises(Exception, match="pop_agen_table.json"):
         pipeline.rebuild(raw_dir, out, allow_missing=True)
     assert snapshot_bytes(out) == before
@@ -54,6 +55,7 @@ def test_rows_validated_once_per_rebuild_still_name_their_file(raw_dir, tmp_path
     """A source's files are validated in one pass (``parse_files``), not file by file: a bad row the parser let
     through must still stop the rebuild with the file and the row named, and nothing written."""
     import dataclasses
+
     from loaders import registry
     src = registry.get("trac_detention")
 
@@ -74,7 +76,10 @@ def test_rows_validated_once_per_rebuild_still_name_their_file(raw_dir, tmp_path
 @responses.activate
 def test_update_downloads_parses_and_merges(tmp_path, trac_population_json, trac_book_ins_json):
     for u in trac_detention.SOURCE.download_urls:
-        body = trac_population_json if "pop_agen" in u else trac_book_ins_json if "book_in" in u else b'[{"aor": "", "atd_technology": "Total", "count_num": 5, "download_date": "07/11/2026", "family_unit": "All"}]' if "atd" in u else b'[{"name": "X", "type_detailed": "", "count": " 1,000", "download_date": "07/09/2026"}]'
+        atd = b'[{"aor": "", "atd_technology": "Total", "count_num": 5, "download_date": "07/11/2026", "family_unit": "All"}]'
+        facilities = b'[{"name": "X", "type_detailed": "", "count": " 1,000", "download_date": "07/09/2026"}]'
+        body = (trac_population_json if "pop_agen" in u else trac_book_ins_json if "book_in" in u
+                else atd if "atd" in u else facilities)
         responses.get(u, body=body, headers={"ETag": '"1"'})
     data, raw = tmp_path / "data", tmp_path / "raw"
     summary = pipeline.update(["trac_detention"], data, raw)
@@ -104,15 +109,15 @@ def test_failed_update_keeps_last_good(tmp_path, raw_dir):
 
 def test_lock_refuses_a_second_writer(tmp_path, raw_dir):
     from loaders.errors import LockedError
-    with pipeline.update_lock(tmp_path / "data"):
-        with pytest.raises(LockedError, match="already writing"):
-            pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
+    with pipeline.update_lock(tmp_path / "data"), pytest.raises(LockedError, match="already writing"):
+        pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
 
 
 def test_status_reports_age_against_cadence(raw_dir, tmp_path):
     import datetime as dt
     pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
-    from analysis import data as cdata, status
+    from analysis import data as cdata
+    from analysis import status
     snap = cdata.load_snapshot(tmp_path / "data")
     st = status.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 7, 20)), snap,
                                dt.date(2026, 7, 20)).set_index("source")

@@ -110,7 +110,7 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
                 ports.append(p)
         replicas = [f"127.0.0.1:{p}" for p in ports[:2]]
         for i, port in enumerate(ports[:2]):
-            log = open(tmp_path / f"replica{i}.log", "wb")
+            log = open(tmp_path / f"replica{i}.log", "wb")  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
             files.append(log)
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.address", "127.0.0.1",
@@ -119,7 +119,7 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DASHBOARD_PUBLIC": "1"}))
         conf = runtime / "nginx.conf"
         conf.write_text(render(f"127.0.0.1:{ports[2]}", replicas, runtime))
-        nlog = open(runtime / "stderr.log", "wb")
+        nlog = open(runtime / "stderr.log", "wb")  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
         files.append(nlog)
         procs.append(subprocess.Popen([NGINX, "-p", str(runtime), "-c", str(conf), "-e", str(runtime / "error.log"),
                                        "-g", "daemon off;"], stdout=nlog, stderr=subprocess.STDOUT))

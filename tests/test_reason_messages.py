@@ -5,10 +5,10 @@ import datetime as dt
 
 import pandas as pd
 
-from wording import i18n
-from wording import reason_messages as rm
 from loaders import copies
 from loaders import events as lev
+from wording import i18n
+from wording import reason_messages as rm
 
 GOOD = ["", "2025-03-01", "exact", "Event", "policy", "Something.", "Agency", "https://example.org/a"]
 

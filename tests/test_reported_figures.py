@@ -6,7 +6,8 @@ from loaders.errors import ParseError
 
 SRC = reported_figures.SOURCE
 HEADER = "period_start,period_end,metric,value,unit,reported_by,url,source_quality,note\n"
-GOOD = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day (upper bound),Washington Post,https://example.org/a,syndicated copy,fewer than 600\n"
+GOOD = ("2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day (upper bound),Washington Post,https://example.org/a,"
+        "syndicated copy,fewer than 600\n")
 
 
 def test_project_file_loads_and_keeps_distinct_rows():

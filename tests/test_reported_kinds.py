@@ -7,10 +7,10 @@ import datetime as dt
 
 import pytest
 
-from tests import bundled
 from analysis.view import View
 from charts.compose import render
 from loaders import reported_figures
+from tests import bundled
 
 SNAP = bundled.snapshot()
 HEADER = ",".join(reported_figures.COLUMNS + reported_figures.KIND_COLUMNS) + "\n"
@@ -130,7 +130,7 @@ def test_bundled_arrests_panel_since_inauguration(series):
     targets = set(rep[rep.kind == "target"]["value"])
     arrests_axis = "y"
     for t in reported_traces(r):
-        for y, h in points(t):
+        for _, h in points(t):
             if "markers" in (t.mode or ""):
                 assert not h.startswith("Target"), h  # no target drawn as a data point
             if t.yaxis == arrests_axis:

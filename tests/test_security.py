@@ -21,12 +21,12 @@ import responses
 
 from charts import export
 from figures.core import Line, build_trend_figure
-from wording.plain import markdown_literal
 from loaders import registry
 from loaders.__main__ import main as cli
 from loaders.text import html_text
-from tests.conftest import ROOT
 from tests import fault_samples as fs
+from tests.conftest import ROOT
+from wording.plain import markdown_literal
 
 PY_FILES = [p for p in ROOT.rglob("*.py")
             if not any(part in (".venv", "tests", "node_modules", "__pycache__") or part.startswith(".")

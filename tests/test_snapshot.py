@@ -20,8 +20,8 @@ import responses
 from analysis import data as cdata
 from loaders import pipeline, snapshot, trac_detention
 from loaders.__main__ import main as cli
-from loaders.snapshot import SnapshotError
 from loaders.fetch import sidecar_path
+from loaders.snapshot import SnapshotError
 from tests.conftest import ROOT, record_downloads
 from tests.fault_samples import leftovers, snapshot_bytes
 
@@ -127,12 +127,15 @@ def test_a_release_that_shrinks_a_source_is_refused_unless_told(built, raw_dir, 
 @responses.activate
 def test_update_refuses_a_shrinking_release(built, raw_dir, tmp_path, trac_book_ins_json):
     data, before = built
+    # Every table comes back (the two the snapshot lacks with one record each: an empty list is refused as a
+    # damaged file, which is not what this test is about), but the population table with only one of its records.
+    atd = b'[{"aor": "", "atd_technology": "Total", "count_num": 5, "download_date": "07/11/2026", "family_unit": "All"}]'
+    facilities = b'[{"name": "X", "type_detailed": "", "count": " 1,000", "download_date": "07/09/2026"}]'
     for u in trac_detention.SOURCE.download_urls:
-        # Every table comes back, but the population table with only one of its records.
         body = (json.dumps(json.loads((raw_dir / TRAC / "pop_agen_table.json").read_text())[:1]).encode()
-                if "pop_agen" in u else trac_book_ins_json if "book_in" in u else b"[]")
+                if "pop_agen" in u else trac_book_ins_json if "book_in" in u else atd if "atd" in u else facilities)
         responses.get(u, body=body)
-    with pytest.raises(Exception):
+    with pytest.raises(SnapshotError, match="shrinks 1 source"):
         pipeline.update([TRAC], data, tmp_path / "cache")
     assert gen_bytes(data) == before
 

@@ -5,8 +5,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from wording import i18n
 from analysis.study import study, x_title_in
+from wording import i18n
 
 
 def monthly():
@@ -74,8 +74,8 @@ def test_the_table_in_spanish():
 
 
 def test_the_spanish_study_csv_and_figure():
-    from charts import event_study as es
     from analysis.data import load_snapshot
+    from charts import event_study as es
     snap = load_snapshot()
     ref = "trac_detention.book_ins_ice"  # monthly: whole months, and the legend's two windows
     on = dt.date(2025, 6, 1)

@@ -89,6 +89,7 @@ def test_the_spanish_page_prints_the_study_with_decimal_commas():
 
 def test_the_study_csv_rounds_values_per_day_so_the_published_totals_come_back():
     import io
+
     from analysis import data as cdata
     flow, _, _, res = es.study_numbers(SNAP, MONTHLY, dt.date(2025, 6, 1), 90)
     assert flow

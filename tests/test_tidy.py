@@ -70,7 +70,8 @@ def test_sort_canonical_is_the_joined_key_order(nul):
     import numpy as np
     rng = np.random.default_rng(7)
     n = 400
-    pick = lambda opts: [opts[i] for i in rng.integers(0, len(opts), n)]
+    def pick(opts):
+        return [opts[i] for i in rng.integers(0, len(opts), n)]
     df = tidy.frame(pd.DataFrame({
         "series": pick(["s.a", "s.ab", "s.a.b", "s.B", "s.é"]), "key": pick(["", "x", "x y", "X", "xy"]),
         "date": pick(["2020-01-01", "2020-02-01", "2019-12-01"]), "value": range(n),
@@ -125,7 +126,8 @@ def test_duplicates_and_order_from_shared_key_codes_equal_pandas_own(seed):
     import numpy as np
     rng = np.random.default_rng(seed)
     n = 300
-    pick = lambda opts: [opts[i] for i in rng.integers(0, len(opts), n)]
+    def pick(opts):
+        return [opts[i] for i in rng.integers(0, len(opts), n)]
     df = pd.DataFrame({"series": pick(["s.a", "s.b", "s.ab"]), "key": pick(["", "x", "y", None]),
                        "date": pick(["2020-01-01", "2020-02-01"]), "release": pick(["", "2020-03-01"]),
                        "file": pick(["a.xlsx", "b.xlsx", None])})

@@ -217,8 +217,8 @@ def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
     import plotly.io as pio
 
     from analysis import data as cdata
-    from charts.compose import render
     from analysis.view import View, prepare
+    from charts.compose import render
     kept, fresh = cdata.load_snapshot(), None
     series = ["ice_detention_stats.book_ins_ice", "ddp_arrests_aggregates.weekly_national_digitised"]
     for preset in ("all", "last-90-days", "fiscal-ytd", "since-2025-01-20", "all"):

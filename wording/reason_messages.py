@@ -1,6 +1,7 @@
 """Why an uploaded (or local) events row was not taken, in the reader's language.
 
-``loaders/events.py`` (and ``loaders/copies.py`` for a copied link's columns) writes each reason in English (the rejected rows are data: the CSV a script reads and the
+``loaders/events.py`` (and ``loaders/copies.py`` for a copied link's columns) writes each reason in English (the rejected
+rows are data: the CSV a script reads and the
 error a command prints stay English). The page in another language renders a reason from the catalogue's
 sentence for its kind (``locales/*.toml``, ``reason.*``), filled with the fields read back out of the English;
 each pattern mirrors one of the validator's sentences. A reason no pattern reads is shown as written and said
