@@ -374,7 +374,8 @@ def test_releases_tab_on_the_page(snap):
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
-    cards = [c.value for c in at.caption if c.value.startswith("Publication: ")]
+    # each headline card's publication status, in its details (one click away from the card's sentence)
+    cards = [c.value for c in at.text if c.value.startswith("Publication: ")]
     assert any(c.startswith("Publication: no release for") and "latest held 2026-04-09" in c for c in cards)
     at.session_state["tab"] = "releases"
     at.run()
