@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from analysis import data as cdata
@@ -176,6 +177,6 @@ def test_no_figure_module_reaches_up_into_the_outputs():
 
 def test_a_map_image_without_a_browser_says_what_to_install(monkeypatch):
     monkeypatch.setattr(image, "find_browser", lambda: None)
-    fig = maps.go.Figure(layout=dict(height=300))
+    fig = go.Figure(layout=dict(height=300))
     with pytest.raises(export.ExportUnavailable, match="apt-get install chromium"):
         maps.to_image(fig, "png")
