@@ -4,14 +4,16 @@ whose data stopped, when, and why when ``data/publication_status.csv`` declares 
 ``figures.core.finish`` the notes sit in rows of their own above the event markers (``figures.layout.
 stack_notes``): drawn inside the plot they covered the markers and each other.
 
-``add_blackouts(spec, snap, prepared, lo, hi)`` is the one call a figure builder makes: it takes the plain
-figure dict (``figures.trend_spec``) and adds the shapes and notes, and breaks each line where two
-consecutive points sit on either side of a blackout further apart than the series' usual step. Points that
+``add_blackouts(spec, snap, prepared, lo, hi)`` is the one call a figure builder makes: it takes a figure spec
+(``figures.spec.FigureSpec``, from ``figures.core.trend_spec``) or a plain figure dict (data and layout) and
+returns a new one with the shapes and notes added, each line broken where two consecutive points sit on
+either side of a blackout further apart than the series' usual step. Points that
 exist are still joined: a month ICE filled in after a pause is data, not a gap.
 """
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from wording import i18n
 from analysis.ledger import SHORT_NAMES
 from analysis.status import Blackout, series_blackouts
 from figures.labels import display_label
+from figures.spec import FigureSpec
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
@@ -135,9 +138,13 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date, text=None):
     return out_x, out_y
 
 
-def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
-                  lang: str = "en") -> dict:
-    """Add the blackout layer to a figure dict in place (and return it)."""
+def add_blackouts(spec: FigureSpec | dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
+                  lang: str = "en") -> FigureSpec | dict:
+    """``spec`` with the blackout layer added, as a new spec of the same kind (``spec`` is left as it was).
+
+    A ``FigureSpec`` (laid out by ``figures.core.finish``) gets the notes as ``strip_notes``, at the figure's
+    own text size; a plain figure dict (``{"data": ..., "layout": ...}``, laid out by its builder) gets them
+    as layout annotations inside the plot."""
     ids = [p.series_id for p in prepared]
     lay = layer(snap, ids, lo, hi, today, lang=lang)
     if not lay["shapes"]:
@@ -146,30 +153,30 @@ def add_blackouts(spec: dict, snap, prepared, lo: dt.date, hi: dt.date, today: d
     names = {html_text(p.label): p.series_id for p in prepared}
     # The traces are named by their legend label (figures.labels.display_label), in the figure's language.
     names.update({html_text(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
-    for tr in spec["data"]:
+    data = []
+    for tr in (spec.data if isinstance(spec, FigureSpec) else spec["data"]):
         sid = names.get(tr.get("name"))
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):
             if tr.get("text") is not None:
-                tr["x"], tr["y"], tr["text"] = break_at(tr["x"], tr["y"], per_series[sid], hi, text=tr["text"])
+                x, y, text = break_at(tr["x"], tr["y"], per_series[sid], hi, text=tr["text"])
+                tr = dict(tr, x=x, y=y, text=text, connectgaps=False)
             else:
-                tr["x"], tr["y"] = break_at(tr["x"], tr["y"], per_series[sid], hi)
-            tr["connectgaps"] = False
-    # Notes at the figure's own text size (an article-size export must stay readable at 680 px).
-    size = getattr((spec.get("_meta") or {}).get("size"), "font", None)
-    if size:
-        for a in lay["annotations"]:
-            a["font"]["size"] = max(a["font"]["size"], size)
-    layout = spec["layout"]
-    layout["shapes"] = list(layout.get("shapes") or []) + lay["shapes"]
-    if "_meta" in spec:
-        # A figure laid out by ``figures.core.finish``: the notes go in rows of their own above the event
-        # markers (figures.layout.stack_notes), never over a marker, a line or each other. Drawn inside the
-        # plot, a note covered the markers of the span's events and the next span's note.
-        for a in lay["annotations"]:
+                x, y = break_at(tr["x"], tr["y"], per_series[sid], hi)
+                tr = dict(tr, x=x, y=y, connectgaps=False)
+        data.append(tr)
+    notes = lay["annotations"]  # made here: changed freely
+    if isinstance(spec, FigureSpec):
+        # The notes go in rows of their own above the event markers (figures.layout.stack_notes), never over a
+        # marker, a line or each other. Drawn inside the plot, a note covered the markers of the span's events
+        # and the next span's note. At the figure's own text size (an article-size export must stay readable
+        # at 680 px).
+        for a in notes:
+            a["font"]["size"] = max(a["font"]["size"], spec.size.font)
             a["_span"] = (a.pop("_x0"), a.pop("_x1"))
-        spec["_meta"].setdefault("strip_notes", []).extend(lay["annotations"])
-        return spec
-    for a in lay["annotations"]:
+        layout = dict(spec.layout, shapes=list(spec.layout.get("shapes") or []) + lay["shapes"])
+        return replace(spec, data=tuple(data), layout=layout, strip_notes=spec.strip_notes + tuple(notes))
+    for a in notes:
         a.pop("_x0"), a.pop("_x1")
-    layout["annotations"] = list(layout.get("annotations") or []) + lay["annotations"]
-    return spec
+    layout = dict(spec["layout"], shapes=list(spec["layout"].get("shapes") or []) + lay["shapes"])
+    layout["annotations"] = list(layout.get("annotations") or []) + notes
+    return dict(spec, data=data, layout=layout)

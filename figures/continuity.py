@@ -219,7 +219,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
                           font=dict(size=11, color="#6b6b6b"), name="continuity-notes")],
     )
     spec = {"data": traces, "layout": layout}
-    add_blackouts(spec, snap, shown, start, hi, lang=lang)
+    spec = add_blackouts(spec, snap, shown, start, hi, lang=lang)
     spec["agreements"] = agreements
     return spec
 

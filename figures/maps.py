@@ -32,6 +32,7 @@ from loaders.text import html_text
 
 from wording import i18n
 from analysis import places as P
+from figures import image
 
 MAPS_DIR = Path(__file__).resolve().parent.parent / "static" / "maps"
 TOPOJSON = ("usa_110m", "world_110m")
@@ -401,13 +402,10 @@ def topojson_url() -> str:
 
 
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200) -> bytes:
-    """PNG or SVG through the project's Kaleido export, with the outlines served from this machine."""
-    # The one import from a layer above (listed in pyproject's import contract): a map's image goes through
-    # the exports' one Kaleido browser. to_image moves to charts.export in the next step; until then this import
-    # stays here so that loading the figures never loads the outputs.
-    from charts import export
+    """PNG or SVG through the project's one Kaleido browser (``figures.image``, the charts' exports' too), with
+    the outlines served from this machine."""
     pio.defaults.topojson = topojson_url()
-    return export.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))
+    return image.to_image(fig, fmt, width=width, height=int(fig.layout.height or 640))
 
 
 # ---------------------------------------------------------------- deaths in ICE custody

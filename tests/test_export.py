@@ -84,7 +84,8 @@ def test_full_dataset_zip_has_manifest_and_all_rows():
 
 
 def test_missing_browser_message(monkeypatch, rendered):
-    monkeypatch.setattr(export, "find_browser", lambda: None)
+    from figures import image  # where the image export looks for a browser (export.to_image is image.to_image)
+    monkeypatch.setattr(image, "find_browser", lambda: None)
     with pytest.raises(export.ExportUnavailable, match="apt-get install chromium"):
         export.to_image(rendered.figure, "png")
 

@@ -347,7 +347,7 @@ def test_file_names_are_not_cut_short():
 def test_a_span_layer_adds_shading_and_a_note_through_one_function():
     x = pd.date_range("2025-01-01", periods=30).to_numpy()
     spec = F.trend_spec([F.Line("s", x, np.arange(30.0))], title="t", subtitle="s", sources=[])
-    F.add_layer(spec, F.span_layer([("2025-01-05", "2025-01-09")], name="No release", note="Shaded: no release."))
+    spec = F.add_layer(spec, F.span_layer([("2025-01-05", "2025-01-09")], name="No release", note="Shaded: no release."))
     fig = F.finish(spec)
     shade = [t for t in fig["data"] if t.get("fill") == "toself"]
     # on an invisible axis overlaying the panel's (so the panel's points still answer the mouse), 0 to 1

@@ -1,0 +1,34 @@
+"""A figure before it is laid out: the Plotly traces and layout, plus what ``figures.core.finish`` needs to lay
+them out for one size (the title and subtitle to wrap, the footer lines, how many panels, the strip above
+them). None of it is drawn as it stands, and none of it reaches Plotly: ``finish`` turns it into a Plotly dict.
+
+A spec is frozen. The functions that add to one (``figures.core.add_layer``, ``figures.blackouts.add_blackouts``)
+return a new spec (``dataclasses.replace``) and leave the one they were given as it was, so a caller can keep a
+spec and lay it out again, or add another layer to it, without finding it changed.
+
+Its own module because the builders (``figures.core``) and the layers (``figures.blackouts``) both read it,
+and the builders import the layers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from figures.layout import Size
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    data: tuple[dict, ...]  # Plotly traces; a layer's go on the overlay axis (figures.layout.OVERLAY_REF)
+    layout: dict  # Plotly layout keys; ``finish`` adds the margins, heights and domains to a copy
+    size: Size
+    title: str  # plain text, wrapped by ``finish`` for the size
+    subtitle: str
+    # Sources, then notes, then the generated-on line (always last: a layer's notes go before it).
+    footer: tuple[str, ...]
+    panels: int  # stacked panels, one unit each
+    x_title: str = ""  # a title under the x axis takes a line of the bottom margin
+    top_strip: float = 0  # px above the panels for the event markers
+    height: int | None = None  # the panels' height asked for (None: the size's)
+    # Notes of spans with no release (figures.blackouts), each with ``_span`` (its first and last day): laid
+    # in rows of their own above the event markers by ``finish`` (figures.layout.stack_notes).
+    strip_notes: tuple[dict, ...] = ()
