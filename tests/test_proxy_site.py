@@ -162,10 +162,19 @@ def small_site(root: Path) -> Path:
     return root
 
 
+def precompress(path: Path, content: bytes | None = None) -> bytes:
+    """Write ``path``.gz as `gzip -k -9 -n` would (or of other ``content``: a stale copy); return its bytes."""
+    data = gzip.compress(path.read_bytes() if content is None else content, compresslevel=9, mtime=0)
+    path.with_name(path.name + ".gz").write_bytes(data)
+    return data
+
+
 @pytest.mark.slow
 @needs_nginx
 def test_nginx_serves_the_site_with_types_caching_and_gzip_and_still_proxies_the_app(tmp_path, site_root):
     site = small_site(site_root)
+    geo_gz = precompress(site / "assets" / "geo-assets.js")
+    precompress(site / "01-ice-arrests-per-day.html", b"<p>a stale page: 1 arrest</p>" * 50)
     with proxy_in_front_of(site, tmp_path) as addr:
         # A page: HTML in UTF-8, gzipped for a browser that accepts it, kept 5 minutes, then revalidated.
         status, h, body = get(addr, "/site/01-ice-arrests-per-day.html", **{"Accept-Encoding": "gzip"})
@@ -189,6 +198,13 @@ def test_nginx_serves_the_site_with_types_caching_and_gzip_and_still_proxies_the
         assert status == 200 and h["Content-Type"] == "application/javascript; charset=utf-8"
         assert h["Cache-Control"] == "public, max-age=3600" and h["Content-Encoding"] == "gzip"
         assert gzip.decompress(body) == (site / "assets" / "plotly.min.js").read_bytes()
+        # A script compressed once after the build (gzip_static) is sent as that file, with the same headers.
+        status, h, body = get(addr, "/site/assets/geo-assets.js", **{"Accept-Encoding": "gzip"})
+        assert (status, h["Content-Encoding"], h["Cache-Control"]) == (200, "gzip", "public, max-age=3600")
+        assert h["Content-Type"] == "application/javascript; charset=utf-8" and body == geo_gz
+        # A page's .gz is never used (its figures change from one build to the next): the page itself is sent.
+        status, h, body = get(addr, "/site/01-ice-arrests-per-day.html", **{"Accept-Encoding": "gzip"})
+        assert gzip.decompress(body) == (site / "01-ice-arrests-per-day.html").read_bytes()
 
         # Downloads: CSV and SVG as text (gzipped), PNG as it is; the folder's index at /site/ and at /site.
         for name, ctype, zipped in [("01-ice-arrests-per-day.csv", "text/csv; charset=utf-8", True),
