@@ -114,7 +114,7 @@ def parse_ms(text: str) -> float:
 
 
 def parse_wrk(out: str) -> dict:
-    pct = {int(p): parse_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)$", out, re.M)}
+    pct = {int(p): parse_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)\s*$", out, re.M)}
     if len(pct) < 4:
         print("   (wrk printed these percentiles only:)\n" + out)
     n, secs, read = re.search(r"(\d+) requests in ([\d.]+)(?:s), ([\d.]+[KMGT]?B) read", out).groups()
@@ -337,10 +337,13 @@ def main() -> int:
         print(f"   => per core, the site serves about {site_views_cpu_fly / app_per_core:,.0f}x as many first views "
               f"as the live app gzipping plotly.js for each reader, {site_views_cpu / app_per_core:,.0f}x with it "
               "compressed once")
-        if site_view:
-            print(f"   => bandwidth: {mb(site_view['total'])} per site view; at {site_views_wall:,.0f} views/s "
-                  f"that is {site_view['total'] * site_views_wall * 8 / 1e9:.1f} Gbit/s: past a 1 Gbit/s link, "
-                  "the network, not the core, is the site's limit")
+        gz = max((res for _, res in results["site view.gz"]), key=lambda r: r["rps"])
+        view_bytes = site_view["total"] if site_view else gz["bytes"] / gz["requests"] * n_files
+        cap = 1e9 / 8 / view_bytes
+        print(f"   => bandwidth: {mb(view_bytes)} per first site view; the {site_views_cpu:,.0f} views one core "
+              f"serves in a second would need {view_bytes * site_views_cpu * 8 / 1e9:.1f} Gbit/s: a 1 Gbit/s "
+              f"link carries about {cap:,.0f} first views a second, so the network, not the core, is the site's "
+              "limit (a CDN in front takes both)")
         print(f"   load average after the run: {loadavg()}")
     finally:
         for p in reversed(procs):
