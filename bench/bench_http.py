@@ -231,6 +231,8 @@ def main() -> int:
         site = work / "site"
         if args.site:
             shutil.copytree(args.site, site)
+            for d in [site, *(x for x in site.rglob("*") if x.is_dir())]:
+                d.chmod(0o755)  # copytree keeps the source's modes: nginx's workers must enter every folder
         else:
             t0 = time.monotonic()
             r = subprocess.run([sys.executable, "-m", "charts", "site", "--out", str(site), "--no-images"],
