@@ -246,7 +246,7 @@ def main() -> int:
         app_port, proxy_port = free_port(), free_port()
         while proxy_port == app_port:
             proxy_port = free_port()
-        logs.append(open(work / "streamlit.log", "wb"))
+        logs.append(open(work / "streamlit.log", "wb"))  # noqa: SIM115 (a running server's log, closed when it stops)
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.address", "127.0.0.1",
              "--server.port", str(app_port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
@@ -257,7 +257,7 @@ def main() -> int:
         runtime.mkdir()
         conf = runtime / "nginx.conf"
         conf.write_text(render(f"127.0.0.1:{proxy_port}", [f"127.0.0.1:{app_port}"], runtime, site=site))
-        logs.append(open(runtime / "stderr.log", "wb"))
+        logs.append(open(runtime / "stderr.log", "wb"))  # noqa: SIM115 (a running server's log, closed when it stops)
         procs.append(subprocess.Popen([nginx, "-p", str(runtime), "-c", str(conf), "-e", str(runtime / "error.log"),
                                        "-g", "daemon off;"], stdout=logs[-1], stderr=subprocess.STDOUT,
                                       preexec_fn=pinned(SERVER_CPU)))

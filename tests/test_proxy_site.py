@@ -102,7 +102,7 @@ def proxy_in_front_of(site: Path, tmp_path: Path):
     port = free_port()
     conf = runtime / "nginx.conf"
     conf.write_text(render(f"127.0.0.1:{port}", [f"127.0.0.1:{replica.server_address[1]}"], runtime, site=site))
-    log = open(runtime / "stderr.log", "wb")
+    log = open(runtime / "stderr.log", "wb")  # noqa: SIM115 (a running server's log, closed when it stops)
     proc = subprocess.Popen([NGINX, "-p", str(runtime), "-c", str(conf), "-e", str(runtime / "error.log"),
                              "-g", "daemon off;"], stdout=log, stderr=subprocess.STDOUT)
     try:
