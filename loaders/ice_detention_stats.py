@@ -68,15 +68,25 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
-from . import ice_tables, parsing
+from . import ice_checks, ice_tables, parsing
 from .base import Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
-from .tidy import frame_from_columns
 from .fetch import read_page
-from . import ice_checks
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
-from .workbook import (MONTHS, Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells,
-                       open_workbook, read_table, sections)
+from .tidy import frame_from_columns
+from .workbook import (
+    MONTHS,
+    Sheet,
+    TableRead,
+    TableSpec,
+    choose_sheet,
+    fiscal_year_of,
+    label,
+    month_cells,
+    open_workbook,
+    read_table,
+    sections,
+)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"

@@ -85,12 +85,24 @@ import datetime as dt
 import math
 import re
 
-
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, content_fiscal_year, fiscal_month_start,
-                       hidden_sheets, label, match_columns, norm, read_sheet, read_table, sections)
+from .workbook import (
+    MONTHS,
+    Sheet,
+    TableSpec,
+    choose_sheet_name,
+    content_fiscal_year,
+    fiscal_month_start,
+    hidden_sheets,
+    label,
+    match_columns,
+    norm,
+    read_sheet,
+    read_table,
+    sections,
+)
 
 ID = "ice_detention_stats"
 MONTH_NAMES = {m: i for i, m in enumerate(calendar.month_name) if m}

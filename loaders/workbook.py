@@ -61,15 +61,14 @@ own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ice_t
 """
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 from dataclasses import dataclass, field
 from math import isfinite
 from typing import Callable, Mapping
-import datetime as dt
 
-from python_calamine import CalamineWorkbook
-from python_calamine import CalamineError
+from python_calamine import CalamineError, CalamineWorkbook
 
 from .errors import ParseError
 from .parsing import number

@@ -12,11 +12,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from figures import continuity
-from analysis import ledger, status
 from analysis import data as cdata
-from wording import i18n
+from analysis import ledger, status
 from analysis.status import status_text
+from figures import continuity
+from wording import i18n
 
 from .cache import kept
 

@@ -8,10 +8,11 @@ import pytest
 import requests
 import responses
 
-from loaders import fetch, ice_detention_stats as ice, pipeline, tidy
+from loaders import fetch, pipeline, tidy
+from loaders import ice_detention_stats as ice
 from loaders.errors import FetchError, ParseError
-from tests.ice_workbook_factory import Release, build
 from tests.conftest import record_downloads
+from tests.ice_workbook_factory import Release, build
 
 SRC = ice.SOURCE
 S = "ice_detention_stats."
@@ -354,6 +355,7 @@ def test_stale_header_from_data_past_every_date_in_the_file():
     b = build(feb14)
     # build() writes zeros after `through or iids`; put February back as ICE's stale file had it
     import io
+
     from openpyxl import load_workbook
     wb = load_workbook(io.BytesIO(b))
     wb["Detention FY25"]["N22"] = 4597
@@ -646,7 +648,8 @@ ISSUE_13 = [
 @pytest.mark.shared
 @pytest.mark.parametrize("file, month, wrong, right, through", ISSUE_13)
 def test_partial_month_ends_at_the_tables_footnote_date(real, file, month, wrong, right, through):
-    from analysis import data as cdata, view as cview
+    from analysis import data as cdata
+    from analysis import view as cview
     p = real[file]
     row = p.obs[(p.obs.series == S + "book_ins_ice") & (p.obs.date == month)].iloc[0]
     assert row.end == through and "partial" in row.flag
@@ -700,8 +703,9 @@ def test_fy_overall_adp_follows_from_the_months_and_their_days(feb_release):
     assert findings([feb_release]).empty
     # No footnotes: the parser can only cut February at the IIDS date (02-18), while ICE's FY Overall was
     # computed to 02-22. The check sees the arithmetic fail and says which day count would fit.
-    from openpyxl import load_workbook
     import io
+
+    from openpyxl import load_workbook
     wb = load_workbook(io.BytesIO(build(feb_release)))
     del wb["Footnotes"]
     buf = io.BytesIO()
@@ -850,9 +854,9 @@ def test_fy21_end_of_year_file_repeats_the_2021_09_16_release(shared_data, real)
 def test_release_flags_reach_the_page_and_the_exports(tmp_path):
     """Rebuild a snapshot from a stale, repeating release and its original: the finding and its reason are in
     quality_flags.csv (listed on the page and zipped with the full export) and inside the chart's own notes."""
-    from charts import compose
     from analysis import data as cdata
     from analysis.view import View
+    from charts import compose
     sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
                     removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,
                     adp_ice=[6000.0] * 12, adp_cbp=[15000.0] * 12)

@@ -13,9 +13,11 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from loaders import ice_detention_stats as ice, ice_tables
+from loaders import ice_detention_stats as ice
+from loaders import ice_tables
 
 HEADLINE = {s.id for s in ice.SERIES} - {s.id for s in ice_tables.SERIES}  # headcount, book-ins, ADP, ALOS, removals, facilities
 COLS = ["series", "key", "date", "end", "value", "flag"]

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from loaders import ice_detention_stats as ice, ice_tables, pipeline, tidy
+from loaders import ice_detention_stats as ice
+from loaders import ice_tables, pipeline, tidy
 from loaders.errors import ParseError
 from tests.conftest import SHARED
 from tests.ice_workbook_factory import Release, build
@@ -578,8 +579,9 @@ def test_ddp_drops_a_repeated_atd_row(real):
 def test_ddp_fy2023_atd_figures_are_the_leftover_fy2024_sheet(real):
     """DDP's FY2023 end-of-year ATD rows are not FY2023's: they equal this module's reading of the workbook's
     other ATD sheet ("ATD FY24 YTD"), which is what a parser taking the first ATD sheet reads."""
-    from tests.conftest import SHARED
     from python_calamine import CalamineWorkbook
+
+    from tests.conftest import SHARED
     file = "FY23_detentionStats.xlsx"
     r, obs = real[file]
     ddp = _pick(_ddp(SHARED, "atd-population"), file, r)

@@ -6,9 +6,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests import bundled
 from analysis import data as cdata
 from page import state
+from tests import bundled
 from tests.conftest import ROOT, open_trend_panels
 
 SNAP = bundled.snapshot()
@@ -35,6 +35,7 @@ def trend(at) -> dict:
 def points(fig, i=0) -> list[tuple[str, float]]:
     """(x, y) pairs of a trace, without the blanks inserted where the line breaks."""
     import base64
+
     import numpy as np
     y = fig["data"][i]["y"]
     if isinstance(y, dict):

@@ -7,8 +7,8 @@ import datetime as dt
 
 import plotly.io as pio
 
-from charts.compose import render
 from analysis.view import View
+from charts.compose import render
 from page import context
 
 

@@ -104,8 +104,8 @@ def test_weekly_says_which_series_stay_at_their_own_frequency_and_why(lang):
     at.session_state["w_gran"] = "weekly"
     at.run()
     note = gran_note(at, lang, "weekly")
-    from wording import i18n
     from analysis import data as cdata
+    from wording import i18n
     snap = cdata.load_snapshot()
     titles = {s: i18n.series_text(s, "title", lang, snap.info(s)["title"]) for s in series.split(",")}
     assert note, "nothing next to the frequency control"

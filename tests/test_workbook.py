@@ -4,8 +4,7 @@ import datetime as dt
 import pytest
 
 from loaders.errors import ParseError
-from loaders.workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table,
-                              sections)
+from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table, sections
 
 ROWS = [
     ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
