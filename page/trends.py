@@ -359,5 +359,6 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
-        context.prefetch(page, view, events, size=chart_size())  # last: the other presets are built while the reader reads this one
+        # last: the other presets are built while the reader reads this one
+        context.prefetch(page, view, events, size=chart_size())
     return view

@@ -544,9 +544,12 @@ def _ddp_date(file, fy, named):
 @pytest.mark.shared
 def test_agrees_with_deportation_data_project_parse(shared_data, real):
     d = shared_data / "ice-detention-stats" / "ddp_parsed_parquet"
-    load = lambda n: pd.read_parquet(d / f"{n}.parquet").assign(file_date=lambda x: x.file_date.astype(str),
-                                                                pull_date=lambda x: x.pull_date.astype(str))
-    det, bi, adp = load("currently-detained-by-criminality"), load("book-ins-by-arresting-agency"), load("adp-by-agency-criminality")
+    def load(n):
+        return pd.read_parquet(d / f"{n}.parquet").assign(file_date=lambda x: x.file_date.astype(str),
+                                                          pull_date=lambda x: x.pull_date.astype(str))
+
+    det, bi, adp = (load("currently-detained-by-criminality"), load("book-ins-by-arresting-agency"),
+                    load("adp-by-agency-criminality"))
     rem, famu = load("removals"), load("famu-removals")
     crim = {"Total": "", "Convicted Criminal": "Convicted criminal", "Pending Criminal Charges": "Pending criminal charges",
             "Other Immigration Violator": "Other immigration violator"}
@@ -558,7 +561,9 @@ def test_agrees_with_deportation_data_project_parse(shared_data, real):
         assert fd not in DDP_BAD
         obs = p.obs
         # DDP dates several FY21 files "2021-12-31"; its pull date (our IIDS date) tells them apart.
-        pick = lambda t: t[(t.file_date == fd) & ((t.pull_date == r.data_date) | (t.file_date != "2021-12-31"))]
+        def pick(t, fd=fd, r=r):
+            return t[(t.file_date == fd) & ((t.pull_date == r.data_date) | (t.file_date != "2021-12-31"))]
+
         det_, bi_, adp_, rem_, famu_ = (pick(t) for t in (det, bi, adp, rem, famu))
         # currently detained, every agency and criminality row
         rows = det_[det_.fiscal_year == r.fiscal_year]
@@ -622,7 +627,8 @@ def test_checks_on_ddp_history_find_the_known_bad_releases(shared_data):
 def test_rebuild_end_to_end(shared_data, tmp_path):
     counts = pipeline.rebuild(shared_data, tmp_path / "snap", ["ice_detention_stats"])
     assert counts["ice_detention_stats"] > 4000
-    out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
+    out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str,
+                      keep_default_na=False)
     # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
     held = {hashlib.sha256(p.read_bytes()).hexdigest() for p in shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")}
     assert out.file.nunique() == len(held)

@@ -181,7 +181,7 @@ def check_variant(monkeypatch, layouts, name, muts, other_name):
 
 @pytest.mark.shared
 def test_the_harness_reads_each_layout_as_the_file_reads(monkeypatch, layouts):
-    for name, (fy, sheets, base) in layouts.items():
+    for name, (_fy, sheets, base) in layouts.items():
         got = parse_mem(monkeypatch, copy(sheets), name)
         pd.testing.assert_frame_equal(got.obs, base.obs)
 

@@ -227,7 +227,8 @@ def test_event_categories_and_text_filter_follow_on_chart_and_table():
     assert len(only) == len(legend) < len(default) and set(legend["category"].str.lower()) == {"personnel"}
     rerun(at, "w_evtext", "Vitello")
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
-    assert len(legend) >= 1 and all("Vitello" in (t + d) for t, d in zip(legend["title"], legend.get("description", legend["title"])))
+    assert len(legend) >= 1 and all("Vitello" in (t + d)
+                                    for t, d in zip(legend["title"], legend.get("description", legend["title"])))
     rerun(at, "w_events", False)
     assert event_numbers(trend(at)) == []
 

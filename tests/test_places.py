@@ -427,7 +427,8 @@ def test_search_facilities_needs_every_word_in_name_city_state_or_code():
     from analysis.places import search_facilities
     fac = pd.DataFrame({"facility_id": ["KRO", "KRNRCTX", "KRHUBFL", "X1"],
                         "name": ["KROME NORTH SPC", "KARNES CO IMMIGRATION PROCESS CTR", "KROME/MIAMI HUB", "OTERO"],
-                        "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"], "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],
+                        "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"],
+                        "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],
                         "state": ["FL", "TX", "FL", "NM"], "code": ["KRO", "KRNRCTX", "KRHUBFL", "X1"]})
     assert list(search_facilities(fac, "Krome")["facility_id"]) == ["KRO", "KRHUBFL"]
     assert list(search_facilities(fac, "krome miami")["facility_id"]) == ["KRO", "KRHUBFL"]
