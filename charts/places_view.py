@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from wording import i18n
-from figures import maps
-from analysis import places as P
-from analysis import deaths as DV
 from analysis import data as cdata
+from analysis import deaths as DV
+from analysis import places as P
 from analysis.view import INAUGURATION
 from charts import export as cexport
 from charts import templates
+from figures import maps
+from wording import i18n
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
         ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities", "facility", "state-history")}

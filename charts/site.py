@@ -31,7 +31,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -39,18 +39,18 @@ from PIL import Image
 from plotly.offline import get_plotlyjs
 
 from analysis import data as cdata
-from charts import export, templates
-from wording import i18n
-from charts.compose import render
-from figures.core import source_lines
-from analysis.view import view_from_link
-from figures.labels import localised_label
-from analysis import places as P
-from charts import places_view as PV
 from analysis import ledger
+from analysis import places as P
+from analysis.view import view_from_link
+from charts import export, templates
+from charts import places_view as PV
+from charts.compose import render
 from charts.context import load_context
 from figures import maps  # imported before the date is fixed in it
+from figures.core import source_lines
+from figures.labels import localised_label
 from loaders.errors import LoaderError
+from wording import i18n
 
 # No live dashboard unless the builder names one (``--live-url``): a published page must never cite or link the
 # builder's own machine, as the old default (http://127.0.0.1:8501/) made every page do.

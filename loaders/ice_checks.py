@@ -94,7 +94,10 @@ def _decrease_checks(obs: pd.DataFrame) -> list[dict]:
 
 def _detained_frame(obs: pd.DataFrame) -> pd.DataFrame:
     """One row per release: ICE, CBP, total detained and the convicted share of each agency."""
-    get = lambda sid, key="": obs[(obs.series == f"{ID}.{sid}") & (obs.key == key)].set_index(["release", "file", "date"])["value"]
+    def get(sid: str, key: str = "") -> pd.Series:
+        picked = obs[(obs.series == f"{ID}.{sid}") & (obs.key == key)]
+        return picked.set_index(["release", "file", "date"])["value"]
+
     d = pd.concat({"ice": get("detained_ice"), "cbp": get("detained_cbp"),
                    "ice_conv": get("detained_ice_by_criminality", "Convicted criminal"),
                    "cbp_conv": get("detained_cbp_by_criminality", "Convicted criminal")}, axis=1)
@@ -112,7 +115,9 @@ def _transposition_checks(obs: pd.DataFrame) -> list[dict]:
     """
     d = _detained_frame(obs)
     hits: dict[int, str] = {}
-    close = lambda x, y: abs(x - y) <= SWAP_TOLERANCE * max(abs(x), abs(y), 1)
+    def close(x: float, y: float) -> bool:
+        return abs(x - y) <= SWAP_TOLERANCE * max(abs(x), abs(y), 1)
+
     for i in range(len(d) - 1):
         a, b = d.iloc[i], d.iloc[i + 1]
         if close(a.ice, a.cbp) or not (close(a.ice, b.cbp) and close(a.cbp, b.ice)):
@@ -229,7 +234,9 @@ def _adp_overall_checks(obs: pd.DataFrame) -> list[dict]:
 def _snapshot_frame(obs: pd.DataFrame) -> pd.DataFrame:
     """One row per release: its dates and the figures a repeat would share."""
     idx = ["release", "file"]
-    get = lambda sid, col="value", key="": _per_release(obs, sid, key).groupby(idx)[col].first()
+    def get(sid: str, col: str = "value", key: str = "") -> pd.Series:
+        return _per_release(obs, sid, key).groupby(idx)[col].first()
+
     rem = obs[obs.series == f"{ID}.removals_fytd"].groupby(idx).agg(removals=("value", "first"),
                                                                    removals_date=("date", "first"), fy=("key", "first"))
     through = pd.concat([get("detained_total", "date"), get("adp_total_fytd", "date"), rem["removals_date"]],
@@ -243,7 +250,7 @@ def _release_checks(obs: pd.DataFrame) -> list[dict]:
     """Stale releases (tables far older than the file's date) and releases repeating an earlier one's figures."""
     out = []
     d = _snapshot_frame(obs)
-    seen: dict[tuple, object] = {}
+    seen: dict[tuple, tuple[str, str]] = {}  # the figures -> the first release (date, file) that printed them
     for r in d.itertuples():
         rel = dt.date.fromisoformat(r.release)
         if isinstance(r.through, str) and r.through:
@@ -255,13 +262,13 @@ def _release_checks(obs: pd.DataFrame) -> list[dict]:
                                     f"its figures are older than its date says"))
         sig = (r.fy, r.ice, r.cbp, r.removals)
         prev = seen.get(sig)
-        if prev is not None and prev.release != r.release:
+        if prev is not None and prev[0] != r.release:
             out.append(_finding("", "", "", r.release, r.file, "repeated",
                                 f"its headcount (ICE {r.ice:,.0f}, CBP {r.cbp:,.0f}) and {r.fy} removals "
-                                f"({r.removals:,.0f}) are exactly those of the earlier release {prev.release} "
-                                f"({prev.file}): it repeats that release's figures rather than adding new ones"))
+                                f"({r.removals:,.0f}) are exactly those of the earlier release {prev[0]} "
+                                f"({prev[1]}): it repeats that release's figures rather than adding new ones"))
         else:
-            seen[sig] = r
+            seen[sig] = (r.release, r.file)
     return out
 
 

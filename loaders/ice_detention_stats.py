@@ -68,15 +68,25 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
-from . import ice_tables, parsing
+from . import ice_checks, ice_tables, parsing
 from .base import Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
-from .tidy import frame_from_columns
 from .fetch import read_page
-from . import ice_checks
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
-from .workbook import (MONTHS, Sheet, TableRead, TableSpec, choose_sheet, fiscal_year_of, label, month_cells,
-                       open_workbook, read_table, sections)
+from .tidy import frame_from_columns
+from .workbook import (
+    MONTHS,
+    Sheet,
+    TableRead,
+    TableSpec,
+    choose_sheet,
+    fiscal_year_of,
+    label,
+    month_cells,
+    open_workbook,
+    read_table,
+    sections,
+)
 
 ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
@@ -116,7 +126,8 @@ def _series() -> tuple[Series, ...]:
                    "book-ins", agency, "book-ins", "monthly",
                    f"People booked into ICE detention for the first time in the month, {_WHO[a]}. A book-in is not an "
                    "arrest: arrests that end without detention are missing and transfers from jails are included. "
-                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES, ID, measure="flow",
+                   "The month holding the table's data-through date is partial and covers only the days to it." + _DATES,
+                   ID, measure="flow",
                    bounds="count"),
             Series(f"{ID}.adp_{a}", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "adp", agency, "people", "monthly",
@@ -129,11 +140,13 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
                    f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
-                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES, ID, breakdown="fiscal year", measure="level"),
+                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES,
+                   ID, breakdown="fiscal year", measure="level"),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
-                   "from custody as ICE computes it. Not the time today's detainees have been held." + _DATES, ID, measure="level"),
+                   "from custody as ICE computes it. Not the time today's detainees have been held." + _DATES,
+                   ID, measure="level"),
             Series(f"{ID}.alos_{a}_by_criminality", f"Average length of stay by criminality, {_WHO_SHORT[a]}, monthly "
                    "(ICE release)", "alos", agency, "days", "monthly",
                    f"As the average length of stay, {_WHO[a]}, by ICE's criminality label." + _DATES, ID,
@@ -145,17 +158,20 @@ def _series() -> tuple[Series, ...]:
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
                "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES, ID, breakdown="fiscal year", measure="level",
+               "that date; key = fiscal year; it only grows within a year." + _DATES,
+               ID, breakdown="fiscal year", measure="level",
                bounds="count"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
-               "removals table's data-through date. Printed from FY2024; not the same measure as removals after family-centre detention." + _DATES,
+               "removals table's data-through date. Printed from FY2024; not the same measure as removals after "
+               "family-centre detention." + _DATES,
                ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
-               "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU removals instead." + _DATES,
+               "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU "
+               "removals instead." + _DATES,
                ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
@@ -163,7 +179,8 @@ def _series() -> tuple[Series, ...]:
                "sheet (the sum of its "
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
-               "city, state, field office and type are in the facilities table." + _DATES, ID, breakdown="facility", measure="level"),
+               "city, state, field office and type are in the facilities table." + _DATES,
+               ID, breakdown="facility", measure="level"),
     ]
     return tuple(out)
 
@@ -415,8 +432,9 @@ def _monthly(t: TableRead, fy: int):
 
 
 def _series_id(spec: TableSpec, f, part: str = "") -> str:
-    tpl = spec.series.get(part if part else ("key" if f.get("key") else ""))
-    return tpl.format(**f)
+    if isinstance(spec.series, str):
+        raise TypeError(f"table {spec.name!r}: its series must map a part to an id template")
+    return spec.series[part if part else ("key" if f.get("key") else "")].format(**f)
 
 
 def _read_detained(t: TableRead):
@@ -479,7 +497,7 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
     hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
     if hr is None:
         raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
-    cols = {}
+    cols: dict[str, int] = {}
     for c, v in enumerate(sh.rows[hr]):
         cols.setdefault(label(v), c)
     need = ["City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
@@ -509,7 +527,7 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
         out.append({"name": name, "city": label(row[c_city]), "state": state,
                     "aor": label(row[c_aor]), "type": label(row[c_type]),
-                    "adp": None if levels[0] is None else float(sum(levels))})
+                    "adp": None if levels[0] is None else float(sum(x for x in levels if x is not None))})
     if not out:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
     return data_date, out
@@ -658,19 +676,35 @@ def _headline_rows(det: Sheet, fy: int, dates: ReleaseDates, release: dt.date, f
     reads = {t.name: read_table(det, t) for t in TABLES}
     for t in reads.values():
         _check_title_year(t, fy)
+
+    def required(tname: str) -> TableRead:
+        t = reads[tname]
+        if t is None:  # ``read_table`` raises for a required table; only an optional one comes back as None
+            raise det.fail(f"table {tname!r} not found")
+        return t
+
     docket = dates.of("docket")
-    rows = [(ID + "." + sid, key, docket, docket, v, "") for sid, key, v in _read_detained(reads["detained"])]
+    rows = [(ID + "." + sid, key, docket, docket, v, "") for sid, key, v in _read_detained(required("detained"))]
     for tname in ("book_ins", "adp", "alos"):
-        if reads[tname] is not None:
-            rows += _monthly_rows(reads[tname], fy, dates.of(reads[tname].spec.date), release, findings)
-    rows += _removals_rows(reads["removals"], fy, dates.of("removals"))
-    if {r.fields.get("agency") for r in reads["book_ins"].rows} != set(AGENCIES):
-        raise reads["book_ins"].fail("expected rows for ICE, CBP and Total")
+        monthly = reads[tname]
+        if monthly is not None:
+            rows += _monthly_rows(monthly, fy, dates.of(_date_name(monthly.spec)), release, findings)
+    rows += _removals_rows(required("removals"), fy, dates.of("removals"))
+    book_ins = required("book_ins")
+    if {r.fields.get("agency") for r in book_ins.rows} != set(AGENCIES):
+        raise book_ins.fail("expected rows for ICE, CBP and Total")
     for tname in ("adp", "alos"):
         t = reads[tname]
         if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
             raise t.fail("expected CBP, ICE and overall blocks")
     return rows
+
+
+def _date_name(spec: TableSpec) -> str:
+    """The name of the release date a headline table's figures carry (``ReleaseDates.of``)."""
+    if not isinstance(spec.date, str):
+        raise TypeError(f"table {spec.name!r}: a headline table names its date, not {spec.date!r}")
+    return spec.date
 
 
 def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings: list) -> list[tuple]:
@@ -716,9 +750,9 @@ def _removals_rows(rem: TableRead, fy: int, d: dt.date) -> list[tuple]:
     """Fiscal-year-to-date removals (the total, and the family line ICE prints that year) at the removals date."""
     seen: dict[str, float] = {}
     for r in rem.rows:
-        sid = r.fields.get("series")
-        if sid and sid not in seen:
-            seen[sid] = r.cells["value"]
+        sid, v = r.fields.get("series"), r.cells["value"]
+        if sid and sid not in seen and isinstance(v, float):  # always a float: ``read_table`` keeps numbered rows only
+            seen[sid] = v
     if "removals_fytd" not in seen:
         raise rem.fail(f"(row {rem.at[0] + 1}): no 'Total' removals row with a number")
     return [(ID + "." + sid, f"FY{fy}", d, d, v, "") for sid, v in seen.items()]
@@ -780,7 +814,7 @@ def _facility_keys(facilities: list[dict]) -> tuple[list[str], set[str]]:
         places.setdefault(f["name"], set()).add((f["city"], f["state"]))
     base = [f"{f['name']} ({f['city']}, {f['state']})" if len(places[f["name"]]) > 1 else f["name"]
             for f in facilities]
-    total, seen = Counter(base), Counter()
+    total, seen = Counter(base), Counter[str]()
     keys, repeated = [], set()
     for b in base:
         seen[b] += 1

@@ -84,13 +84,26 @@ import calendar
 import datetime as dt
 import math
 import re
-
+from typing import Mapping
 
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
-from .workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, content_fiscal_year, fiscal_month_start,
-                       hidden_sheets, label, match_columns, norm, read_sheet, read_table, sections)
+from .workbook import (
+    MONTHS,
+    Sheet,
+    TableSpec,
+    choose_sheet_name,
+    content_fiscal_year,
+    fiscal_month_start,
+    hidden_sheets,
+    label,
+    match_columns,
+    norm,
+    read_sheet,
+    read_table,
+    sections,
+)
 
 ID = "ice_detention_stats"
 MONTH_NAMES = {m: i for i, m in enumerate(calendar.month_name) if m}
@@ -397,6 +410,10 @@ class _Ctx:
     """One workbook being read: its sheets (each a ``workbook.Sheet``, read once), fiscal year and file name, and
     the error helper."""
 
+    # the release's date and its IIDS date: ``read`` sets them before any table is read
+    release: dt.date
+    iids: dt.date
+
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
         self.sheets: dict[str, Sheet] = {}  # sheet name -> its Sheet (the caller's own among them)
@@ -467,8 +484,8 @@ def _footnote_date(ctx: _Ctx, notes, table: TableSpec, section: str, phrase: str
         # no Footnotes sheet at all: like the main tables, fall back to the IIDS date (releases.csv says so)
         return ctx.iids
     for head, text in notes:
-        if sec.search(head) and (m := ph.search(text)):
-            return _first_date(m[1])
+        if sec.search(head) and (m := ph.search(text)) and (d := _first_date(m[1])):
+            return d
     raise ParseError(f"table {table.name!r}: no date in the Footnotes (section /{section}/, phrase /{phrase}/)",
                      source=ID, file=ctx.name)
 
@@ -478,8 +495,8 @@ def _atd_date(ctx: _Ctx, sheet: str, table: TableSpec, r: int, c: int) -> dt.dat
     line below it (ICE prints one under the population tables), else the sheet's first such line."""
     rows = ctx.rows(sheet)
     title = _label(_cell(rows, r, c))
-    if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)):
-        return _first_date(m[1])
+    if (m := re.search(r"as of\s*(\d{1,2}/\d{1,2}/\d{4})", title, re.I)) and (d := _first_date(m[1])):
+        return d
     # the hits below the title, then all of them, looked at one by one (the first with a date answers)
     rx = re.compile(r"Participants Report", re.I)
     hits = [(rr, cc) for rr, cc, lab in ctx.texts(sheet) if rx.search(lab)]
@@ -502,7 +519,15 @@ def _court_period(ctx: _Ctx, sheet: str, table: TableSpec, title: str) -> dt.dat
 
 # ---------------------------------------------------------------- shape readers
 
-def _header(ctx, sheet, table: TableSpec, rows, r, c, want: dict) -> tuple[int, dict[str, tuple]]:
+def _columns(table: TableSpec) -> Mapping:
+    """The table's header label -> target mapping: every shape read here declares one (a tuple of labels is
+    only for ``workbook.read_table``'s grid)."""
+    if not isinstance(table.columns, Mapping):
+        raise TypeError(f"table {table.name!r} ({table.layout}): its columns must be a mapping of label -> target")
+    return table.columns
+
+
+def _header(ctx, sheet, table: TableSpec, rows, r, c, want: Mapping) -> tuple[int, dict[str, tuple]]:
     """Header row below a title at (r, c): the first non-empty row. Columns are matched to ``want`` (label or
     tuple of labels -> target) scanning right from the title column; scanning stops at the first non-empty label
     that is neither wanted nor the row-label header, because the next table often starts in the same row."""
@@ -547,11 +572,11 @@ def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
 
     r = hr + 1
     while r < len(rows):
-        if not labelled(r):
-            # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
-            # stray sum (FY2021: 117,682 under Washington DC's technologies)
-            if not (any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
-                break
+        # an unlabelled row with figures counts only between labelled rows; at the end of a table it is a
+        # stray sum (FY2021: 117,682 under Washington DC's technologies)
+        if not labelled(r) and not (
+                any(_maybe_number(_cell(rows, r, cc)) is not None for cc in value_cols) and labelled(r + 1)):
+            break
         yield r
         r += 1
 
@@ -559,6 +584,8 @@ def _body_rows(rows, hr, c, ncols: int = 1, value_cols=()):
 def _read_grid(ctx, sheet, table: TableSpec, r, c) -> list[tuple[str, str, float]]:
     """Category rows x value columns -> (series suffix, key, value), read by the generic ``workbook.read_table``."""
     t = read_table(ctx.sheet_of(sheet), table)
+    if t is None:  # only an optional table is left unread, and the caller found this one's title
+        raise ctx.fail(sheet, table.name, f"title not found (no cell matching /{table.title}/)")
     found = match_columns(t)
     out = []
     for br in t.rows:
@@ -579,7 +606,7 @@ def _read_nested(ctx, sheet, table: TableSpec, r, c) -> list[tuple[str, str, flo
     """Field offices, each followed by its technologies (``table.children``) -> (series suffix, key, value); a
     technology row ICE printed without its label is kept under its office as "(no label)"."""
     rows = ctx.rows(sheet)
-    hr, found = _header(ctx, sheet, table, rows, r, c, dict(table.columns))
+    hr, found = _header(ctx, sheet, table, rows, r, c, dict(_columns(table)))
     out, parent = [], None
     for row in _body(rows, hr, c, value_cols=[cc for cc, _ in found.values()]):
         lab = ALIASES.get(_label(_cell(rows, row, c)), _label(_cell(rows, row, c))) or "(no label)"
@@ -645,7 +672,7 @@ def _read_months(ctx, sheet, table: TableSpec, r, c):
             key = ALIASES.get(a, a)
         cells = rows[row]  # row < len(rows) (``_body``); columns are never negative
         n = len(cells)
-        for k, (cc, (kind, m)) in found.items():
+        for cc, (kind, m) in found.values():
             raw = cells[cc] if cc < n else None
             v = _cell_number(ctx, sheet, table, row, m or "FY", raw)
             if kind == "month":
@@ -667,7 +694,7 @@ def _read_calendar_months(ctx, sheet, table: TableSpec, r, c):
     months = {cc: (v.date() if isinstance(v, dt.datetime) else v) for cc, v in enumerate(rows[hr])
               if isinstance(v, (dt.date, dt.datetime))}
     spell = {}
-    for k, (suffix, _) in table.columns.items():
+    for k, (suffix, _) in _columns(table).items():
         for lab in k:
             spell[_canon(lab)] = suffix
     # FY2026 workbooks print 0 in every row for the prior year's months (they start the table in October): a month
@@ -686,7 +713,7 @@ def _read_calendar_months(ctx, sheet, table: TableSpec, r, c):
             raw = _cell(rows, row, cc)
             v = _cell_number(ctx, sheet, table, row, f"{m:%Y-%m}", raw)
             out.append((suffix, "", first, v))
-    missing = {s for s, _ in table.columns.values()} - seen
+    missing = {s for s, _ in _columns(table).values()} - seen
     # FY2022-FY2023 tables print no total row; the others are always there.
     if missing - {"bond_book_outs_total"}:
         raise ctx.fail(sheet, table.name, f"row(s) for {sorted(missing)} not found")
@@ -703,13 +730,13 @@ def _snapshot_columns(ctx, sheet, table: TableSpec, rows, yr: int, c: int) -> di
             if mo.capitalize() not in MONTH_NAMES:
                 raise ctx.fail(sheet, table.name, f"row {yr + 2}: {mo!r} is not a month name")
             new = MONTH_NAMES[mo.capitalize()]
-            if _maybe_number(y):
-                year = int(_maybe_number(y))
+            if (yn := _maybe_number(y)):
+                year = int(yn)
             elif year is not None and month is not None and new <= month:
                 year += 1  # ICE stops printing the year row (FY2026: no 2026 over Jan-Mar 2026): months go on
             month = new
-        elif _maybe_number(y):
-            year = int(_maybe_number(y))
+        elif (yn := _maybe_number(y)):
+            year = int(yn)
         if half not in ("mid", "end"):
             continue
         if year is None or month is None:
@@ -728,7 +755,7 @@ def _read_snapshot_days(ctx, sheet, table: TableSpec, r, c):
     if yr is None:
         raise ctx.fail(sheet, table.name, f"no 'Population' header row below its title (row {r + 1})")
     cols = _snapshot_columns(ctx, sheet, table, rows, yr, c)
-    suffix = table.columns[""][0]
+    suffix = _columns(table)[""][0]
     out, group = [], None
     items = list(cols.items())
     for row in _body(rows, yr + 2, c):
@@ -778,7 +805,7 @@ def _read_blocks(ctx, sheet, table: TableSpec):
         if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
             hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
         else:
-            hr, found = _header(ctx, sheet, table, rows, r, 0, table.columns)
+            hr, found = _header(ctx, sheet, table, rows, r, 0, _columns(table))
         last = found
         blocks += 1
         cols = [(k, cc, suffix) for k, (cc, (suffix, _)) in found.items()]
@@ -821,7 +848,7 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), 
     ctx.release, ctx.iids = release, iids
     notes = footnote_sections(ctx)
     out: list[tuple] = []
-    bond = []  # where the bond table's rows are in ``out``: only those can be swapped
+    bond: list[int] = []  # where the bond table's rows are in ``out``: only those can be swapped
     for t in TABLES:
         if not t.first_fy <= fy <= t.last_fy:
             continue  # this layout does not carry the table

@@ -61,15 +61,14 @@ own modules keep their specs in a tuple (``ice_detention_stats.TABLES``, ``ice_t
 """
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 from dataclasses import dataclass, field
 from math import isfinite
-from typing import Callable, Mapping
-import datetime as dt
+from typing import Callable, Literal, Mapping, overload
 
-from python_calamine import CalamineWorkbook
-from python_calamine import CalamineError
+from python_calamine import CalamineError, CalamineWorkbook
 
 from .errors import ParseError
 from .parsing import number
@@ -249,8 +248,18 @@ def _describe(names: list[str]) -> str:
     return ", ".join(f"{s!r} ({'FY%d' % y if (y := fiscal_year_of(s)) else 'no year in the name'})" for s in names)
 
 
+@overload
+def choose_sheet(wb, pattern: str, what: str, *, fy: int | None, file: str, source: str,
+                 required: Literal[True] = True) -> Sheet: ...
+@overload
+def choose_sheet(wb, pattern: str, what: str, *, fy: int | None, file: str, source: str,
+                 required: bool) -> Sheet | None: ...
+
+
 def choose_sheet(wb, pattern: str, what: str, *, fy: int | None, file: str, source: str,
                  required: bool = True) -> Sheet | None:
+    """The sheet for ``what`` (``choose_sheet_name``), read; None only when it is not ``required`` (a required
+    one that is missing is a ParseError there)."""
     read: dict[str, Sheet] = {}
 
     def year_of(name: str) -> int | None:
@@ -411,7 +420,8 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     for k, v in header.items():
         cols.setdefault(k, v)
     stop = re.compile(spec.stop, re.I) if spec.stop else None
-    rows, rr = [], hr + 1
+    rows: list[BodyRow] = []
+    rr = hr + 1
     col_items = list(cols.items())
     while rr < len(sh.rows) and len(rows) < spec.max_rows:
         row = sh.rows[rr]
@@ -494,7 +504,9 @@ def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
     the row's other cells joined."""
-    out, current, by_row = [], "", {}
+    out: list[tuple[int, str, str]] = []
+    current = ""
+    by_row: dict[int, list[tuple[int, str]]] = {}
     for r, c, lab in sh.texts:
         by_row.setdefault(r, []).append((c, lab))
     for r, cells in by_row.items():

@@ -14,13 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from analysis import data as cdata
-from charts.compose import Rendered, render
 from analysis.coverage import EmptyRange, empty_in_range
-from analysis.view import View, data_bounds, view_range
+from analysis.view import PRESETS, View, data_bounds, view_range
+from charts.compose import Rendered, render
 from loaders import events as lev
 
 from .cache import kept
-from analysis.view import PRESETS
 
 DATA = cdata.DATA
 

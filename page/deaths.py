@@ -10,11 +10,11 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from wording import i18n
-from wording.plain import markdown_literal
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import INAUGURATION, view_range
+from wording import i18n
+from wording.plain import markdown_literal
 
 from . import state
 

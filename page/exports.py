@@ -6,9 +6,9 @@ import streamlit as st
 
 from charts import export
 from charts.compose import Rendered, render
+from charts.site import live_embeds
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES
-from charts.site import live_embeds
 from page.releases_view import citation_with_whats_new
 
 from . import state

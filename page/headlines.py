@@ -15,7 +15,6 @@ from .cache import kept
 from .context import Page
 
 
-
 @kept(8)
 def headline_figures(snap, today: dt.date, lang: str = "en", sep: str = ",") -> list:
     # Depends only on the snapshot, the day (overdue badges) and the reader's language and separators: 30-40 ms

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page import browser
-from charts import export
-from wording import i18n
-from figures import maps
-from analysis import places as P
 from analysis import deaths as DV
+from analysis import places as P
+from charts import export
+from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_html, map_label, render
+from figures import maps
+from page import browser
+from wording import i18n
 from wording.plain import markdown_literal
-from charts.places_view import (DEATH_MAPS, map_html, PlacesView, death_link_note, default_release, link_notes, map_label,
-                                render)
 
-from .cache import kept
 from . import deaths as pdeaths
+from .cache import kept
 
 MAP_CHOICES = ("state", "facilities", "field-offices", "deaths-state", "deaths-facilities")
 

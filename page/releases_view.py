@@ -12,11 +12,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from figures import continuity
-from analysis import ledger, status
 from analysis import data as cdata
-from wording import i18n
+from analysis import ledger, status
 from analysis.status import status_text
+from figures import continuity
+from wording import i18n
 
 from .cache import kept
 
@@ -73,8 +73,8 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
     # The cells in the page's language, numbers with its separators (page/lang.py keeps them as w_sep).
     table = _ledger(snap, lang, st.session_state.get("w_sep", ","))
     sources = list(dict.fromkeys(table["source"]))
-    pick = st.selectbox(t("source"), sources, index=sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0,
-                        key="releases_source")
+    first = sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0
+    pick = st.selectbox(t("source"), sources, index=first, key="releases_source")
     st.dataframe(table[table["source"] == pick].iloc[::-1], hide_index=True)
 
     st.subheader(t("continuity"))

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from wording import flag_messages, i18n, methods
 from analysis import sources as csources
 from page.releases_view import status_dataframe
+from wording import flag_messages, i18n, methods
 
 from . import lang as plang
 from .cache import kept
 from .context import Page
 from .lang import t
+
 
 # Built once from the snapshot (read-only), not on every rerun.
 @kept(4)

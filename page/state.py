@@ -7,9 +7,9 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from wording import i18n
-from charts.event_study import DATE_CHOICE
 from analysis.view import INAUGURATION, View, view_from_link
+from charts.event_study import DATE_CHOICE
+from wording import i18n
 
 from . import lang as plang
 from .context import Page

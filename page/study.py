@@ -6,11 +6,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
+from analysis.study import StudyResult
 from charts import event_study as es
-from wording import i18n
 from charts import export
 from figures.layout import EXPORT_SIZES, SIZES
-from analysis.study import StudyResult
+from wording import i18n
 
 from . import lang as plang
 from . import state
@@ -18,6 +18,7 @@ from .cache import kept
 from .context import Page
 from .lang import t
 from .trends import ref_label
+
 
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
 # rerun caused by another control does not recompute them (40-70 ms a rerun).

@@ -7,26 +7,25 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis.asof import revisions_after, unversioned
-from charts.compose import Rendered
-from analysis.coverage import EmptyRange
-from figures.events import events_csv, events_legend_table, number_events
-from figures.core import source_lines
-from figures.labels import localised_label
-from wording.plain import markdown_literal
 from analysis import data as cdata
+from analysis.asof import revisions_after, unversioned
+from analysis.coverage import EmptyRange
 from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
-from loaders.copies import UNKNOWN_OUTLET, host, is_copy
-
 from charts import export
+from charts.compose import Rendered
+from figures.core import source_lines
+from figures.events import events_csv, events_legend_table, number_events
+from figures.labels import localised_label
+from loaders.copies import UNKNOWN_OUTLET, host, is_copy
 from wording import i18n
+from wording.plain import markdown_literal
 
 from . import context, deaths, exports, state, uploads
 from . import lang as plang
+from .browser import chart_size, fit_chart_to_screen
 from .cache import kept
 from .context import Page
 from .lang import t
-from .browser import chart_size, fit_chart_to_screen
 
 
 def ref_label(page: Page, ref: str, lang: str | None = None) -> str:
@@ -360,5 +359,6 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
         exports.downloads(page, r, events, view.to_query())
-        context.prefetch(page, view, events, size=chart_size())  # last: the other presets are built while the reader reads this one
+        # last: the other presets are built while the reader reads this one
+        context.prefetch(page, view, events, size=chart_size())
     return view

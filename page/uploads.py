@@ -5,12 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from wording import reason_messages
-from wording.plain import markdown_literal
+from figures.events import category_label
 from loaders import events as lev
 from loaders.errors import LoaderError
-
-from figures.events import category_label
+from wording import reason_messages
+from wording.plain import markdown_literal
 
 from . import context
 from . import lang as plang

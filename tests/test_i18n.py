@@ -234,6 +234,7 @@ def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
     of data/publication_status.csv has one Spanish statement (locales/publication_status.es.csv, no extra
     ids) and every source's cadence one Spanish rendering (locales/cadence.es.csv)."""
     import datetime as dt
+
     from analysis import status
     from analysis.data import load_snapshot
     from loaders import registry

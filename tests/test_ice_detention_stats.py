@@ -8,10 +8,11 @@ import pytest
 import requests
 import responses
 
-from loaders import fetch, ice_detention_stats as ice, pipeline, tidy
+from loaders import fetch, pipeline, tidy
+from loaders import ice_detention_stats as ice
 from loaders.errors import FetchError, ParseError
-from tests.ice_workbook_factory import Release, build
 from tests.conftest import record_downloads
+from tests.ice_workbook_factory import Release, build
 
 SRC = ice.SOURCE
 S = "ice_detention_stats."
@@ -354,6 +355,7 @@ def test_stale_header_from_data_past_every_date_in_the_file():
     b = build(feb14)
     # build() writes zeros after `through or iids`; put February back as ICE's stale file had it
     import io
+
     from openpyxl import load_workbook
     wb = load_workbook(io.BytesIO(b))
     wb["Detention FY25"]["N22"] = 4597
@@ -542,9 +544,12 @@ def _ddp_date(file, fy, named):
 @pytest.mark.shared
 def test_agrees_with_deportation_data_project_parse(shared_data, real):
     d = shared_data / "ice-detention-stats" / "ddp_parsed_parquet"
-    load = lambda n: pd.read_parquet(d / f"{n}.parquet").assign(file_date=lambda x: x.file_date.astype(str),
-                                                                pull_date=lambda x: x.pull_date.astype(str))
-    det, bi, adp = load("currently-detained-by-criminality"), load("book-ins-by-arresting-agency"), load("adp-by-agency-criminality")
+    def load(n):
+        return pd.read_parquet(d / f"{n}.parquet").assign(file_date=lambda x: x.file_date.astype(str),
+                                                          pull_date=lambda x: x.pull_date.astype(str))
+
+    det, bi, adp = (load("currently-detained-by-criminality"), load("book-ins-by-arresting-agency"),
+                    load("adp-by-agency-criminality"))
     rem, famu = load("removals"), load("famu-removals")
     crim = {"Total": "", "Convicted Criminal": "Convicted criminal", "Pending Criminal Charges": "Pending criminal charges",
             "Other Immigration Violator": "Other immigration violator"}
@@ -556,7 +561,9 @@ def test_agrees_with_deportation_data_project_parse(shared_data, real):
         assert fd not in DDP_BAD
         obs = p.obs
         # DDP dates several FY21 files "2021-12-31"; its pull date (our IIDS date) tells them apart.
-        pick = lambda t: t[(t.file_date == fd) & ((t.pull_date == r.data_date) | (t.file_date != "2021-12-31"))]
+        def pick(t, fd=fd, r=r):
+            return t[(t.file_date == fd) & ((t.pull_date == r.data_date) | (t.file_date != "2021-12-31"))]
+
         det_, bi_, adp_, rem_, famu_ = (pick(t) for t in (det, bi, adp, rem, famu))
         # currently detained, every agency and criminality row
         rows = det_[det_.fiscal_year == r.fiscal_year]
@@ -620,7 +627,8 @@ def test_checks_on_ddp_history_find_the_known_bad_releases(shared_data):
 def test_rebuild_end_to_end(shared_data, tmp_path):
     counts = pipeline.rebuild(shared_data, tmp_path / "snap", ["ice_detention_stats"])
     assert counts["ice_detention_stats"] > 4000
-    out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str, keep_default_na=False)
+    out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str,
+                      keep_default_na=False)
     # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
     held = {hashlib.sha256(p.read_bytes()).hexdigest() for p in shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")}
     assert out.file.nunique() == len(held)
@@ -646,7 +654,8 @@ ISSUE_13 = [
 @pytest.mark.shared
 @pytest.mark.parametrize("file, month, wrong, right, through", ISSUE_13)
 def test_partial_month_ends_at_the_tables_footnote_date(real, file, month, wrong, right, through):
-    from analysis import data as cdata, view as cview
+    from analysis import data as cdata
+    from analysis import view as cview
     p = real[file]
     row = p.obs[(p.obs.series == S + "book_ins_ice") & (p.obs.date == month)].iloc[0]
     assert row.end == through and "partial" in row.flag
@@ -700,8 +709,9 @@ def test_fy_overall_adp_follows_from_the_months_and_their_days(feb_release):
     assert findings([feb_release]).empty
     # No footnotes: the parser can only cut February at the IIDS date (02-18), while ICE's FY Overall was
     # computed to 02-22. The check sees the arithmetic fail and says which day count would fit.
-    from openpyxl import load_workbook
     import io
+
+    from openpyxl import load_workbook
     wb = load_workbook(io.BytesIO(build(feb_release)))
     del wb["Footnotes"]
     buf = io.BytesIO()
@@ -850,9 +860,9 @@ def test_fy21_end_of_year_file_repeats_the_2021_09_16_release(shared_data, real)
 def test_release_flags_reach_the_page_and_the_exports(tmp_path):
     """Rebuild a snapshot from a stale, repeating release and its original: the finding and its reason are in
     quality_flags.csv (listed on the page and zipped with the full export) and inside the chart's own notes."""
-    from charts import compose
     from analysis import data as cdata
     from analysis.view import View
+    from charts import compose
     sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
                     removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,
                     adp_ice=[6000.0] * 12, adp_cbp=[15000.0] * 12)

@@ -13,9 +13,11 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from loaders import ice_detention_stats as ice, ice_tables
+from loaders import ice_detention_stats as ice
+from loaders import ice_tables
 
 HEADLINE = {s.id for s in ice.SERIES} - {s.id for s in ice_tables.SERIES}  # headcount, book-ins, ADP, ALOS, removals, facilities
 COLS = ["series", "key", "date", "end", "value", "flag"]
@@ -179,7 +181,7 @@ def check_variant(monkeypatch, layouts, name, muts, other_name):
 
 @pytest.mark.shared
 def test_the_harness_reads_each_layout_as_the_file_reads(monkeypatch, layouts):
-    for name, (fy, sheets, base) in layouts.items():
+    for name, (_fy, sheets, base) in layouts.items():
         got = parse_mem(monkeypatch, copy(sheets), name)
         pd.testing.assert_frame_equal(got.obs, base.obs)
 

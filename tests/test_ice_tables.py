@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from loaders import ice_detention_stats as ice, ice_tables, pipeline, tidy
+from loaders import ice_detention_stats as ice
+from loaders import ice_tables, pipeline, tidy
 from loaders.errors import ParseError
 from tests.conftest import SHARED
 from tests.ice_workbook_factory import Release, build
@@ -178,7 +179,8 @@ def test_a_renamed_header_is_a_finding_naming_sheet_table_and_column(rel):
 def test_an_unknown_technology_leaves_the_table_out_instead_of_passing_as_a_field_office(rel):
     content = edit(build(rel), "ATD FY26 YTD", "A32", "Voice Kiosk")  # Atlanta's "Ankle Monitor" row renamed
     f = unread(content, rel.name)
-    assert f.message.str.contains(r"^table 'atd_aor' \(sheet 'ATD FY26 YTD'\) not read: field office rows \['Atlanta', 'Voice Kiosk'\]").tolist() == [True]
+    assert f.message.str.contains(r"^table 'atd_aor' \(sheet 'ATD FY26 YTD'\) not read: "
+                                  r"field office rows \['Atlanta', 'Voice Kiosk'\]").tolist() == [True]
     assert rows(parse(content, rel.name), "atd_by_aor").empty
 
 
@@ -186,6 +188,18 @@ def test_a_missing_footnote_date_is_a_finding_not_the_iids_date(rel):
     wb = load_workbook(io.BytesIO(build(rel)))
     cell = next(c for row in wb["Footnotes"].iter_rows() for c in row if "ICLOS and Detainees Data" in str(c.value))
     content = edit(build(rel), "Footnotes", cell.coordinate, "ICE ICLOS and Detainees Data are current")  # no date
+    f = unread(content, rel.name)
+    assert sorted(f.message.str.extract(r"^table '(\w+)'")[0]) == ["iclos", "iclos_detainees"]
+    assert f.message.str.contains("no date in the Footnotes").all()
+    assert rows(parse(content, rel.name), "iclos_days").empty
+
+
+def test_an_impossible_footnote_date_is_no_date(rel):
+    """A footnote phrase followed by a day that does not exist (30 February) gave the table no date at all
+    (None where a date must be); it is read as no date, so the table is left out with the usual finding."""
+    wb = load_workbook(io.BytesIO(build(rel)))
+    cell = next(c for row in wb["Footnotes"].iter_rows() for c in row if "ICLOS and Detainees Data" in str(c.value))
+    content = edit(build(rel), "Footnotes", cell.coordinate, "ICE ICLOS and Detainees Data are updated through 02/30/2026")
     f = unread(content, rel.name)
     assert sorted(f.message.str.extract(r"^table '(\w+)'")[0]) == ["iclos", "iclos_detainees"]
     assert f.message.str.contains("no date in the Footnotes").all()
@@ -275,7 +289,9 @@ def test_every_real_workbook_parses_and_carries_its_tables(real):
 def test_real_table_dates_come_from_the_footnotes(real):
     r, obs = real["FY26_detentionStats_04092026.xlsx"]
     assert r.data_date == "2026-04-02"
-    one = lambda sid, key: rows(obs, sid, key)
+    def one(sid, key):
+        return rows(obs, sid, key)
+
     assert one("detained_by_disposition", "Total | Total").date.item() == "2026-04-04"  # docket snapshot
     assert one("detained_by_disposition", "Total | Total").value.item() == 60311
     b = one("book_outs_by_reason", "Total | Total").set_index("date")
@@ -412,7 +428,9 @@ ONLY_DDP = {
 @pytest.mark.shared
 def test_agrees_with_deportation_data_project_parse(real):
     from tests.conftest import SHARED
-    L = lambda n: _ddp(SHARED, n)
+    def L(n):
+        return _ddp(SHARED, n)
+
     atd, aor, court = L("atd-population"), L("atd-by-aor"), L("atd-court-appearances")
     disp, fear_t, fear_f = L("currently-detained-by-disposition"), L("fear-decision-time"), L("fear-decisions-by-facility-type")
     bif, bof = L("book-ins-by-facility-type"), L("book-outs-by-facility-type")
@@ -446,7 +464,9 @@ def test_agrees_with_deportation_data_project_parse(real):
 
     for file, (r, obs) in real.items():
         fy = r.fiscal_year
-        pick = lambda t: _pick(t, file, r)
+        def pick(t, file=file, r=r):
+            return _pick(t, file, r)
+
         if pick(removals).empty:
             continue  # a release DDP does not hold
         releases_in_both += 1
@@ -540,7 +560,9 @@ def test_agrees_with_deportation_data_project_parse(real):
                   on=("key", "date"))
         t = pick(vul)
         if not t.empty or not rows(obs, "segregation_placements_by_reason").empty:
-            start = lambda y, q: dt.date(y - 1 if q == 1 else y, (10 + 3 * (q - 1) - 1) % 12 + 1, 1).isoformat()
+            def start(y, q):
+                return dt.date(y - 1 if q == 1 else y, (10 + 3 * (q - 1) - 1) % 12 + 1, 1).isoformat()
+
             t = t.assign(key=t.placement_reason.str.strip().map(lambda x: ice_tables.ALIASES.get(x, x)),
                          date=[start(a_, b_) for a_, b_ in zip(t.data_fiscal_year, t.data_quarter)])
             for col, sid in (("n_placements", "segregation_placements_by_reason"),
@@ -569,7 +591,9 @@ def test_agrees_with_deportation_data_project_parse(real):
 def test_ddp_drops_a_repeated_atd_row(real):
     for file in ("FY26_detentionStats_02122026.xlsx", "FY26_detentionStats_04092026.xlsx"):
         obs = real[file][1]
-        get = lambda sid, k: rows(obs, sid, k).value.item()
+        def get(sid, k, obs=obs):
+            return rows(obs, sid, k).value.item()
+
         for sid in ("atd_by_aor", "atd_alip_by_aor"):
             assert get(sid, "Seattle | Dual Tech") == get(sid, "San Francisco | Dual Tech"), file
 
@@ -578,8 +602,9 @@ def test_ddp_drops_a_repeated_atd_row(real):
 def test_ddp_fy2023_atd_figures_are_the_leftover_fy2024_sheet(real):
     """DDP's FY2023 end-of-year ATD rows are not FY2023's: they equal this module's reading of the workbook's
     other ATD sheet ("ATD FY24 YTD"), which is what a parser taking the first ATD sheet reads."""
-    from tests.conftest import SHARED
     from python_calamine import CalamineWorkbook
+
+    from tests.conftest import SHARED
     file = "FY23_detentionStats.xlsx"
     r, obs = real[file]
     ddp = _pick(_ddp(SHARED, "atd-population"), file, r)

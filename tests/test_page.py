@@ -6,9 +6,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests import bundled
 from analysis import data as cdata
 from page import state
+from tests import bundled
 from tests.conftest import ROOT, open_trend_panels
 
 SNAP = bundled.snapshot()
@@ -35,6 +35,7 @@ def trend(at) -> dict:
 def points(fig, i=0) -> list[tuple[str, float]]:
     """(x, y) pairs of a trace, without the blanks inserted where the line breaks."""
     import base64
+
     import numpy as np
     y = fig["data"][i]["y"]
     if isinstance(y, dict):
@@ -226,7 +227,8 @@ def test_event_categories_and_text_filter_follow_on_chart_and_table():
     assert len(only) == len(legend) < len(default) and set(legend["category"].str.lower()) == {"personnel"}
     rerun(at, "w_evtext", "Vitello")
     legend = next(d.value for d in at.dataframe if "number" in d.value.columns)
-    assert len(legend) >= 1 and all("Vitello" in (t + d) for t, d in zip(legend["title"], legend.get("description", legend["title"])))
+    assert len(legend) >= 1 and all("Vitello" in (t + d)
+                                    for t, d in zip(legend["title"], legend.get("description", legend["title"])))
     rerun(at, "w_events", False)
     assert event_numbers(trend(at)) == []
 

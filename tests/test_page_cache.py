@@ -7,8 +7,8 @@ import datetime as dt
 
 import plotly.io as pio
 
-from charts.compose import render
 from analysis.view import View
+from charts.compose import render
 from page import context
 
 
@@ -53,7 +53,9 @@ def test_view_facts_match_the_functions_they_keep():
     from analysis.coverage import empty_in_range
     from analysis.view import view_range
     page = context.load()
-    for view in (View(), View(preset="fiscal-ytd"), View(series=["trac_detention.book_ins_ice"], preset="custom", start=dt.date(2019, 5, 5), end=dt.date(2019, 5, 10))):
+    for view in (View(), View(preset="fiscal-ytd"),
+                 View(series=["trac_detention.book_ins_ice"], preset="custom", start=dt.date(2019, 5, 5),
+                      end=dt.date(2019, 5, 10))):
         assert context.view_facts(page, view) == (view_range(page.snap, view), empty_in_range(page.snap, view))
 
 

@@ -4,14 +4,13 @@ Plotly's Spanish locale."""
 import html
 import json
 import re
+import tomllib
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from wording import i18n
 from tests.conftest import ROOT
-
-import tomllib
+from wording import i18n
 
 with open(i18n.LOCALES / "identical.toml", "rb") as fh:
     SAME = set(tomllib.load(fh)["keys"])

@@ -8,15 +8,15 @@ import io
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import asof
 from analysis import data as cdata
-from charts import event_study as es
 from analysis import sources as csources
 from analysis.view import INAUGURATION
+from charts import event_study as es
 from loaders import events as lev
 from loaders import tidy
 from loaders.errors import ValidationError
+from tests import bundled
 
 SNAP = bundled.snapshot()
 VERSIONED = "trac_detention.book_ins_ice"

@@ -99,18 +99,20 @@ def gran_note(at: AppTest, lang: str, granularity: str) -> str:
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_weekly_says_which_series_stay_at_their_own_frequency_and_why(lang):
     # "Weekly" did nothing to biweekly and monthly series and said nothing.
-    series = "ddp_facility_daily.detained_midnight,trac_detention.detained_total,ddp_arrests_aggregates.monthly_national_chart_data"
+    series = ("ddp_facility_daily.detained_midnight,trac_detention.detained_total,"
+              "ddp_arrests_aggregates.monthly_national_chart_data")
     at = app({"series": series, "lang": lang}, panels=("x_options",))
     at.session_state["w_gran"] = "weekly"
     at.run()
     note = gran_note(at, lang, "weekly")
-    from wording import i18n
     from analysis import data as cdata
+    from wording import i18n
     snap = cdata.load_snapshot()
     titles = {s: i18n.series_text(s, "title", lang, snap.info(s)["title"]) for s in series.split(",")}
     assert note, "nothing next to the frequency control"
     # The biweekly and the monthly series are named, with their own frequency; the daily one is not.
-    assert titles["trac_detention.detained_total"] in note and titles["ddp_arrests_aggregates.monthly_national_chart_data"] in note
+    assert titles["trac_detention.detained_total"] in note
+    assert titles["ddp_arrests_aggregates.monthly_national_chart_data"] in note
     assert titles["ddp_facility_daily.detained_midnight"] not in note
     assert i18n.t("frequency.biweekly", lang) in note and i18n.t("frequency.monthly", lang) in note
     # Monthly averages are made of the biweekly headcounts (each is a count on one day), not of the monthly series.

@@ -16,16 +16,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
-from wording import i18n
-from figures import maps
 from analysis import places as P
-from charts.places_view import PlacesView, render
+from charts.places_view import PlacesView, map_html, render
+from figures import maps
 from loaders import census, facility_registry, pipeline
 from loaders.errors import ParseError
+from tests import bundled
 from tests.conftest import ROOT
-from charts.places_view import map_html
+from wording import i18n
 
 SNAP = bundled.snapshot()
 
@@ -424,10 +423,12 @@ def test_png_and_svg_exports_draw_the_map_from_the_local_outlines(pl):
 
 def test_search_facilities_needs_every_word_in_name_city_state_or_code():
     import pandas as pd
+
     from analysis.places import search_facilities
     fac = pd.DataFrame({"facility_id": ["KRO", "KRNRCTX", "KRHUBFL", "X1"],
                         "name": ["KROME NORTH SPC", "KARNES CO IMMIGRATION PROCESS CTR", "KROME/MIAMI HUB", "OTERO"],
-                        "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"], "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],
+                        "names": ["", "", "", "OTERO COUNTY PROCESSING CENTER"],
+                        "city": ["MIAMI", "KARNES CITY", "", "CHAPARRAL"],
                         "state": ["FL", "TX", "FL", "NM"], "code": ["KRO", "KRNRCTX", "KRHUBFL", "X1"]})
     assert list(search_facilities(fac, "Krome")["facility_id"]) == ["KRO", "KRHUBFL"]
     assert list(search_facilities(fac, "krome miami")["facility_id"]) == ["KRO", "KRHUBFL"]

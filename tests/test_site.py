@@ -320,6 +320,7 @@ def test_file_names_are_cut_at_a_word_boundary():
 
 def test_a_places_page_says_its_release_in_words_not_as_a_link_code():
     import datetime as dt
+
     from analysis import data as cdata
     snap = cdata.load_snapshot()
     p = site.places_page(snap, {"view": "places", "map": "state", "release": "ice:2026-04-09"}, dt.date(2026, 12, 1), "")

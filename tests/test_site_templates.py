@@ -72,7 +72,7 @@ def small_site(title: str = 'ICE arrests & "book-ins" <per day>, it\'s weekly', 
     ps = pages(title, text)
     live = LIVE + ("?x=" + text if text else "")
     out = {}
-    for key, page, scripts, images, link, site_url in (
+    for _key, page, scripts, images, link, site_url in (
             ("en", ps["en"], SCRIPTS, {"png": "01-arrests.png", "csv": "01-arrests.csv"},
              live + "?series=a%2Cb&preset=all", SITE_URL),
             ("es", ps["es"], SCRIPTS_ES, {"png": "02.png", "svg": "02.svg", "csv": "02.csv"}, "", ""),

@@ -4,8 +4,7 @@ import datetime as dt
 import pytest
 
 from loaders.errors import ParseError
-from loaders.workbook import (MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table,
-                              sections)
+from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table, sections
 
 ROWS = [
     ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
@@ -42,7 +41,8 @@ def test_pairs_table_ignores_the_header_line():
 def test_errors_name_sheet_table_row_and_column():
     bad = [list(r) for r in ROWS]
     bad[3][0] = "Other agency"
-    with pytest.raises(ParseError, match=r"sheet 'Detention FY26': table 'ICE Initial Book-Ins' row 4: unknown row label 'Other agency'"):
+    with pytest.raises(ParseError, match=r"sheet 'Detention FY26': table 'ICE Initial Book-Ins' row 4: "
+                                         r"unknown row label 'Other agency'"):
         read_table(sheet(bad), BOOK_INS)
     with pytest.raises(ParseError, match=r"column\(s\) \['Octo'\] not found in its header row 2"):
         read_table(sheet(), TableSpec("x", r"Initial Book-?Ins", columns=("Octo",)))
@@ -57,9 +57,12 @@ def test_errors_name_sheet_table_row_and_column():
 
 def test_sheet_chosen_by_fiscal_year_or_the_candidates_named():
     names = ["Header", "ATD FY24 YTD", "ATD EOFY23 ", "Detention FY23"]
-    pick = lambda pat, fy: choose_sheet_name(names, pat, "ATD", fy=fy, file="f", source="s")
+    def pick(pat, fy):
+        return choose_sheet_name(names, pat, "ATD", fy=fy, file="f", source="s")
+
     assert pick(r"^ATD", 2023) == "ATD EOFY23 " and pick(r"^ATD", 2024) == "ATD FY24 YTD"
-    with pytest.raises(ParseError, match=r"no ATD sheet for fiscal year 2025.*'ATD FY24 YTD' \(FY2024\), 'ATD EOFY23 ' \(FY2023\)"):
+    with pytest.raises(ParseError, match=r"no ATD sheet for fiscal year 2025.*"
+                                         r"'ATD FY24 YTD' \(FY2024\), 'ATD EOFY23 ' \(FY2023\)"):
         pick(r"^ATD", 2025)
     with pytest.raises(ParseError, match=r"2 ATD sheets and no fiscal year to choose by"):
         pick(r"^ATD", None)

@@ -269,7 +269,10 @@ def localise_numbers(text: str, separators: str = ",") -> str:
     The Spanish texts are written with "," thousands (the US Spanish convention); this swaps them on request."""
     if separators != ".":
         return text
-    return _PROSE_NUMBER.sub(lambda m: m[0].translate(str.maketrans({",": ".", ".": ","})), text)
+    return _PROSE_NUMBER.sub(lambda m: m[0].translate(_SWAP_MARKS), text)
+
+
+_SWAP_MARKS = str.maketrans(",.", ".,")  # thousands and decimal marks trade places
 
 
 def translated_events(events, lang: str = "en", separators: str = ","):
