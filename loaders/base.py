@@ -12,8 +12,6 @@ from typing import Callable
 
 import pandas as pd
 
-from .tidy import frame_from_columns
-
 # Kept short and closed so the page can group and filter by them.
 METRICS = {
     "arrests": "Arrests (administrative arrests by ICE ERO)",
@@ -97,34 +95,6 @@ class Parsed:
 
     obs: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-
-
-class ParsedColumns(Parsed):
-    """A ``Parsed`` handed over as plain columns: the tidy columns as lists (``tidy.frame_from_columns``'s input)
-    and each reference table as (column names, row lists). ``obs`` and ``tables`` are the frames those make, built
-    on first use, so a caller of ``parse`` sees what a ``Parsed`` gives.
-
-    Why: ``pipeline.parse_files`` joins the columns of all of a source's files and builds one tidy frame and one
-    frame per reference table, instead of pandas' fixed cost of several frames per file (fifteen ICE workbooks:
-    45 frames and a concatenation). A test checks both ways give equal frames."""
-
-    def __init__(self, columns: dict[str, list], table_rows: dict[str, tuple[list[str], list[list]]] | None = None):
-        self.columns = columns
-        self.table_rows = dict(table_rows or {})
-        self._obs: pd.DataFrame | None = None
-        self._tables: dict[str, pd.DataFrame] | None = None
-
-    @property
-    def obs(self) -> pd.DataFrame:
-        if self._obs is None:
-            self._obs = frame_from_columns(self.columns)
-        return self._obs
-
-    @property
-    def tables(self) -> dict[str, pd.DataFrame]:  # type: ignore[override]
-        if self._tables is None:
-            self._tables = {name: table_frame(cols, rows) for name, (cols, rows) in self.table_rows.items()}
-        return self._tables
 
 
 def table_frame(columns: list[str], rows: list[list]) -> pd.DataFrame:

@@ -31,7 +31,7 @@ from filelock import FileLock, Timeout
 from tqdm import tqdm
 
 from . import events, limits, origins, registry, snapshot, tidy
-from .base import Parsed, ParsedColumns, Source, table_frame
+from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 from .snapshot import SnapshotError
@@ -100,8 +100,8 @@ def _parse_raw(source: Source, content: bytes, name: str):
 
 
 def _frames_of(source: Source, out, name: str) -> Parsed:
-    """A parser's output as frames; a failure while building them (a ``ParsedColumns``' frames are built here)
-    names the file, as a failure inside the parser does."""
+    """A parser's output as frames; a failure while building them names the file, as a failure inside the
+    parser does."""
     try:
         parsed = out if isinstance(out, Parsed) else Parsed(out)
         return Parsed(parsed.obs, dict(parsed.tables))
@@ -123,30 +123,23 @@ def _finish(source: Source, out, name: str, *, validate: bool) -> Parsed:
     return Parsed(df, dict(parsed.tables))
 
 
-def _check_table_names(source: Source, tables: dict, name: str, *, frames: bool = True) -> None:
-    """Each reference table is a DataFrame (``frames``; a ``ParsedColumns`` hands over columns and rows) under a
-    name that can be a file name."""
+def _check_table_names(source: Source, tables: dict, name: str) -> None:
+    """Each reference table is a DataFrame under a name that can be a file name."""
     for tname, t in tables.items():
-        if (frames and not isinstance(t, pd.DataFrame)) or not tname.replace("_", "").isalnum():
+        if not isinstance(t, pd.DataFrame) or not tname.replace("_", "").isalnum():
             raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
 
 
-def file_facts(df: pd.DataFrame | dict) -> tuple[int, list[str], str | None, str | None]:
-    """(rows, distinct releases, first date, last end) of one file's rows: a tidy frame, or the tidy columns of
-    a ``ParsedColumns`` (the same answers without building the file's frame; a test compares the two)."""
-    if isinstance(df, pd.DataFrame):
-        n = int(len(df))
-        return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
-                df["end"].max() if n else None)
-    n = len(df["series"])
-    dates = df["date"]
-    ends = df.get("end", dates)  # a missing end is the date (``tidy.frame_from_columns``)
-    return n, sorted({r for r in df.get("release", ()) if r}), min(dates) if n else None, max(ends) if n else None
+def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
+    """(rows, distinct releases, first date, last end) of one file's tidy rows."""
+    n = int(len(df))
+    return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
+            df["end"].max() if n else None)
 
 
-def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame | dict, *,
+def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
                origin: dict | None = None) -> dict:
-    """The manifest entry of one raw file; ``df`` is its tidy frame or its tidy columns (``file_facts``);
+    """The manifest entry of one raw file; ``df`` is its tidy frame (``file_facts``);
     ``origin`` its checked origin when the caller checked it already (``build_source`` does, before parsing)."""
     # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
@@ -175,115 +168,22 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
     """Parse ``(name, bytes)`` files of one source and validate all their rows in one pass: (observations in
     canonical order, reference tables by name as a list of frames). ``each(name, content, parsed)`` is called
     after each file. The rebuild's path (``build_source``); a problem still names its file and row
-    (``tidy.validate``). Validating per file cost pandas' fixed overhead once per workbook, and the rebuild
-    validated the whole source again afterwards.
-
-    A parser that hands over plain columns (``ParsedColumns``: the ICE workbooks) has the columns of consecutive
-    files joined and turned into one tidy frame, and its reference tables into one frame each, instead of three
-    frames per file and a concatenation: the same rows in the same order (a test compares the two). ``each`` then
-    gets the ``ParsedColumns``, its ``file`` column filled in; its ``obs`` is built only if asked for."""
+    (``tidy.validate``)."""
     frames: list[pd.DataFrame] = []
-    tables: dict[str, list] = {}  # name -> parts: frames, or (columns, rows) of a ParsedColumns
-    batch: list[tuple[str, ParsedColumns]] = []  # consecutive column files not yet made a frame
-
-    def flush():
-        if batch:
-            frames.append(_joined_frame(source, batch))
-            batch.clear()
-
+    tables: dict[str, list[pd.DataFrame]] = {}
     for name, content in items:
-        out = _parse_raw(source, content, name)
-        if isinstance(out, ParsedColumns):
-            cols = out.columns
-            _check_lengths(source, cols, name)
-            if batch and set(batch[0][1].columns) != set(cols) | {"file"}:
-                flush()  # other optional columns than the files before: they are filled differently
-            cols["file"] = [name] * len(cols["series"])
-            _check_table_names(source, out.table_rows, name, frames=False)
-            for tname, part in out.table_rows.items():
-                tcols, trows = list(part[0]), part[1]
-                k = len(tcols)
-                if all(len(r) == k for r in trows):
-                    tables.setdefault(tname, []).append((tcols, trows))
-                else:  # rows of another width: this file's own frame, as pandas makes it (or refuses it)
-                    tables.setdefault(tname, []).append(_table_of(source, tcols, trows, name))
-            batch.append((name, out))
-            parsed: Parsed = out
-        else:
-            flush()
-            parsed = _finish(source, out, name, validate=False)
-            frames.append(parsed.obs)
-            for tname, t in parsed.tables.items():
-                tables.setdefault(tname, []).append(t)
+        parsed = _finish(source, _parse_raw(source, content, name), name, validate=False)
+        frames.append(parsed.obs)
+        for tname, t in parsed.tables.items():
+            tables.setdefault(tname, []).append(t)
         if each:
             each(name, content, parsed)
-    flush()
-    tables = {tname: _joined_tables(parts) for tname, parts in tables.items()}
     if not frames:
         return tidy.empty(), tables
     obs = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     obs = tidy.validate(obs, source=source.id, series_ids={s.id for s in source.series},
                         whole=tidy.value_rules(source.series))
     return obs, tables
-
-
-def _check_lengths(source: Source, cols: dict[str, list], name: str) -> None:
-    """Every column of a ``ParsedColumns`` as long as its series column, checked file by file so that the error
-    names the file (``tidy.frame_from_columns`` would say the same, for the joined columns)."""
-    n = len(cols["series"])
-    for c, v in cols.items():
-        if c != "file" and len(v) != n:
-            raise ParseError(f"unexpected ValueError: column {c!r} has {len(v)} values for {n} rows",
-                             source=source.id, file=name)
-
-
-def _joined_frame(source: Source, batch: list[tuple[str, ParsedColumns]]) -> pd.DataFrame:
-    """One tidy frame of the files' columns, joined in file order: the frame ``pd.concat`` of their own frames
-    (each with its ``file`` column) gives. Should the joined build fail, each file's frame is built on its own,
-    so that the error names the file the bad value came from."""
-    joined: dict[str, list] = {c: [] for c in batch[0][1].columns if c != "file"}
-    for _name, p in batch:
-        for c, v in p.columns.items():
-            if c != "file":
-                joined[c].extend(v)
-    try:
-        df = tidy.frame_from_columns(joined)
-        # each file's name repeated over its rows (``tidy.repeat_text``, as ``parse_file`` fills it), not converted
-        # from a list of 40,000 references to fifteen names
-        df["file"] = tidy.repeat_texts([(name, len(p.columns["series"])) for name, p in batch], df.index)
-        return df
-    except Exception:
-        for name, p in batch:
-            _frames_of(source, p, name)  # raises naming the file
-        raise
-
-
-def _table_of(source: Source, cols: list[str], rows: list[list], name: str) -> pd.DataFrame:
-    try:
-        return table_frame(cols, rows)
-    except Exception as e:
-        raise ParseError(f"unexpected {type(e).__name__}: {e}", source=source.id, file=name) from e
-
-
-def _joined_tables(parts: list) -> list[pd.DataFrame]:
-    """A reference table's parts as frames: the row lists of consecutive ``ParsedColumns`` files with the same
-    columns (every row as wide as they are) in one frame, what concatenating their own frames gives; any other
-    part as it came."""
-    out, cols, rows = [], None, []
-    for p in parts:
-        if isinstance(p, tuple) and p[0] == cols:
-            rows.extend(p[1])
-            continue
-        if cols is not None:
-            out.append(table_frame(cols, rows))
-        if isinstance(p, tuple):
-            cols, rows = p[0], list(p[1])
-        else:
-            cols, rows = None, []
-            out.append(p)
-    if cols is not None:
-        out.append(table_frame(cols, rows))
-    return out
 
 
 def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = ()
@@ -318,9 +218,7 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequ
             yield p.name, content
 
     def each(name, content, parsed):
-        # a ParsedColumns' own columns: its frame is not built for the entry (parse_files joins the columns)
-        rows = parsed.columns if isinstance(parsed, ParsedColumns) else parsed.obs
-        entries.append(file_entry(source, by_name[name], content, rows, origin=checked.get(name)))
+        entries.append(file_entry(source, by_name[name], content, parsed.obs, origin=checked.get(name)))
         first[entries[-1]["sha256"]] = entries[-1]
         if progress:
             progress.update(1)

@@ -159,18 +159,6 @@ def repeat_text(text: str, index: pd.Index) -> pd.Series:
     return pd.Series(text, index=index, dtype="str")
 
 
-def repeat_texts(runs: list[tuple[str, int]], index: pd.Index) -> pd.Series:
-    """A "str" column of ``index``: each ``(text, n)`` of ``runs`` repeated ``n`` times, in order (``repeat_text``
-    of each run, joined)."""
-    if sum(n for _, n in runs) != len(index):
-        raise ValueError(f"runs of {sum(n for _, n in runs)} values for {len(index)} rows")
-    if getattr(_STR, "storage", None) == "pyarrow":
-        parts = [pa.repeat(pa.scalar(text, pa.large_string()), n) for text, n in runs]
-        arr = pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
-        return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), index=index, copy=False)
-    return pd.Series([text for text, n in runs for _ in range(n)], index=index, dtype="str")
-
-
 def _iso_column(col: pd.Series, fresh: bool = False) -> pd.Series:
     """ISO text for a column of dates: text stays as given (the validator names a bad one), datetime64
     columns are formatted in one step, anything else value by value. ``fresh``: ``col`` was made for this call,
