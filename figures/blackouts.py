@@ -17,13 +17,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from loaders.text import html_text
-
-from wording import i18n
 from analysis.ledger import SHORT_NAMES
 from analysis.status import Blackout, series_blackouts
 from figures.labels import display_label
 from figures.spec import FigureSpec
+from loaders.text import html_text
+from wording import i18n
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
@@ -71,7 +70,7 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
 def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None, lang: str = "en") -> dict:
     """Shapes (shaded spans) and annotations (a note inside each span) for the series in view."""
     groups: dict[tuple, list[Blackout]] = {}
-    for sid, bs in series_blackouts(snap, series_ids, lo, hi, today).items():
+    for bs in series_blackouts(snap, series_ids, lo, hi, today).values():
         for b in bs:
             g = groups.setdefault((b.start, b.end, b.declared), [])
             if b.source not in {x.source for x in g}:
@@ -79,7 +78,7 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
     declared = [g[0] for g in groups.values() if g[0].declared]
     shapes, notes = [], []
     ordered = sorted(groups.values(), key=lambda g: (g[0].start, g[0].source))
-    for i, g in enumerate(ordered):
+    for g in ordered:
         b = g[0]
         x0 = max(b.start, lo)
         x1 = min(b.end or hi, hi)

@@ -16,13 +16,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from loaders.text import html_text
-
 from analysis import data as cdata
-from wording import i18n
+from analysis.study import daily_values
 from figures.blackouts import add_blackouts
 from figures.core import break_gaps
-from analysis.study import daily_values
+from loaders.text import html_text
+from wording import i18n
 
 
 @dataclass(frozen=True)

@@ -14,36 +14,35 @@ spec with ``add_layer``: a layer is traces on the full-height overlay axis plus 
 """
 from __future__ import annotations
 
+import copy
+import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
 import datetime as dt
 import html
 import math
-import textwrap
-import copy
-from dataclasses import dataclass, field, replace
 import re
-import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
+import textwrap
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import plotly.graph_objects as go
 
+from analysis.data import is_flow, iso_days
+from analysis.ledger import SHORT_NAMES
+from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
+from figures.events import event_layers
+from figures.labels import display_label, localised_label
+
+# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
+from figures.layout import SIZES as SIZES
+from figures.layout import panel_axis_name as _yaxis_name
+from figures.layout import panel_ref as _yref
+from figures.spec import FigureSpec
 from loaders.copies import describe_link
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
-
-from analysis.data import is_flow, iso_days
-from analysis.ledger import SHORT_NAMES
-
-from wording import flag_messages, i18n
-
-from figures.labels import display_label, localised_label
-# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
-from figures.layout import panel_axis_name as _yaxis_name, panel_ref as _yref
-from figures.layout import SIZES as SIZES
 from loaders.tidy import FLAGS, INFO_FLAGS
-from figures.events import event_layers
-from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
-from figures.spec import FigureSpec
+from wording import flag_messages, i18n
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -976,7 +975,8 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
                 # Under the line: the highest goal is often the top of its panel, and a label over it ran into
                 # the event markers' strip above the panel.
-                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                # No text under the size's minimum.
+                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 
