@@ -130,7 +130,8 @@ def _layout_geos(fig: go.Figure, lang: str = "en") -> None:
                            yanchor="bottom", showarrow=False, font=dict(size=10, color="#555"))
 
 
-def _territory_points(pl: P.Places, snap_points: pd.DataFrame, usps: str) -> tuple[float, float] | None:
+def _territory_points(snap_points: pd.DataFrame, usps: str) -> tuple[float, float] | None:
+    """The mean of a state's or territory's Census county points (lat, lon), or None when it has none."""
     pts = snap_points[snap_points["usps"] == usps] if len(snap_points) else snap_points
     if len(pts):
         return float(pts["lat"].astype(float).mean()), float(pts["lon"].astype(float).mean())
@@ -163,7 +164,7 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
         sub = t[t["state"].isin(states)]
         for j, s in enumerate(sub.itertuples(index=False)):
             # No Census point for Guam or the Marianas: the value is shown in the panel, stacked, not at a place.
-            where = _territory_points(pl, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
             label = (f"{s.state}: {_n(getattr(s, col), 1, separators)}" if getattr(s, col) == getattr(s, col)
                      else f"{s.state}: {_t('not_available', lang)}")
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
@@ -464,7 +465,7 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
     for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = counts[counts["state"].isin(states)]
         for j, s in enumerate(sub.itertuples(index=False)):
-            where = _territory_points(None, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
                                         text=[f"{s.state}: {int(s.deaths)}"], textposition="top center",
                                         marker=dict(size=14, color=[s.deaths], colorscale="Reds", cmin=0,
