@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis import data as cdata
-from figures.core import build_totals_figure, build_view_figure, unit_phrase
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from charts.export import export_table
+from figures.alt import alt_text
+from figures.core import build_totals_figure, build_view_figure, unit_phrase
 from figures.events import filter_events
+from figures.labels import localised_label
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
-from figures.alt import alt_text
-from figures.labels import localised_label
 from wording.i18n import translated_events
 
 # Which reported-figure metrics can sit beside which series: (series metric, shown per day?) -> metrics. Only
@@ -213,7 +213,8 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     series = drawn
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
-        ev = translated_events(ev, view.lang, getattr(view, "sep", ","))  # titles and descriptions in the view's language (ids, dates kept)
+        # Titles and descriptions in the view's language (ids, dates kept).
+        ev = translated_events(ev, view.lang, getattr(view, "sep", ","))
     rep = select_reported(reported, snap, series, view, lo, hi) if series else None
     withheld = withheld_reported(reported, snap, series, view, lo, hi, rep) if series else {}
     fig = build_view_figure(snap, view, series, lo, hi, events_in_view=ev, reported=rep, withheld=withheld,

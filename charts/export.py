@@ -10,22 +10,23 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import zipfile
 import re
+import zipfile
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.data import load_snapshot
+from charts import templates
+
+# The image export's names, read as export.<name> by the command line, the page and the site.
+from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
+from figures.labels import display_label
+from figures.layout import size_of
 from loaders.reported_figures import default_kind
 from loaders.text import csv_cell, html_text
 from wording import i18n
-from charts import templates
-from figures.layout import size_of
-from figures.labels import display_label
-# The image export's names, read as export.<name> by the command line, the page and the site.
-from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
-from analysis.data import load_snapshot
 
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
 

@@ -11,9 +11,10 @@ import math
 
 import pandas as pd
 
-from wording import i18n
 from figures.core import unit_phrase
 from figures.labels import display_label, localised_label
+from wording import i18n
+
 
 def about(v: float, lang: str = "en", sep: str = ",") -> str:
     """A value rounded to two significant figures for reading aloud: 1,584 -> "1,600"; 42.6 -> "43"."""

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 
-from loaders.text import html_text
-
-from wording import i18n
 from analysis.ledger import SHORT_NAMES
 from analysis.status import Blackout, series_blackouts
 from figures.labels import display_label
 from figures.spec import FigureSpec
+from loaders.text import html_text
+from wording import i18n
+
+# A figure spec or a plain figure dict: add_blackouts returns the kind it was given.
+SpecOrDict = TypeVar("SpecOrDict", FigureSpec, dict)
 
 SHADE = "rgba(107,107,107,0.09)"
 NOTE_COLOUR = "#4a4a4a"
@@ -71,15 +74,16 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
 def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None, lang: str = "en") -> dict:
     """Shapes (shaded spans) and annotations (a note inside each span) for the series in view."""
     groups: dict[tuple, list[Blackout]] = {}
-    for sid, bs in series_blackouts(snap, series_ids, lo, hi, today).items():
+    for bs in series_blackouts(snap, series_ids, lo, hi, today).values():
         for b in bs:
             g = groups.setdefault((b.start, b.end, b.declared), [])
             if b.source not in {x.source for x in g}:
                 g.append(b)
     declared = [g[0] for g in groups.values() if g[0].declared]
-    shapes, notes = [], []
+    shapes: list[dict] = []
+    notes: list[dict] = []
     ordered = sorted(groups.values(), key=lambda g: (g[0].start, g[0].source))
-    for i, g in enumerate(ordered):
+    for g in ordered:
         b = g[0]
         x0 = max(b.start, lo)
         x1 = min(b.end or hi, hi)
@@ -118,7 +122,8 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date, text=None):
     valid = ~np.isnat(days)
     steps = np.diff(days[valid]).astype("int64")
     usual = float(np.median(steps)) if len(steps) else 0.0
-    out_x, out_y = [], []
+    out_x: list = []  # the points' own x values (dates or strings) with None at each break
+    out_y: list = []
     prev = None
     for v, val, d in zip(xs, ys, days):
         broken = bool(out_x) and out_x[-1] is None  # the line is already broken here (a gap in the data)
@@ -138,8 +143,8 @@ def break_at(x, y, spans: list[Blackout], hi: dt.date, text=None):
     return out_x, out_y
 
 
-def add_blackouts(spec: FigureSpec | dict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
-                  lang: str = "en") -> FigureSpec | dict:
+def add_blackouts(spec: SpecOrDict, snap, prepared, lo: dt.date, hi: dt.date, today: dt.date | None = None,
+                  lang: str = "en") -> SpecOrDict:
     """``spec`` with the blackout layer added, as a new spec of the same kind (``spec`` is left as it was).
 
     A ``FigureSpec`` (laid out by ``figures.core.finish``) gets the notes as ``strip_notes``, at the figure's
@@ -155,7 +160,8 @@ def add_blackouts(spec: FigureSpec | dict, snap, prepared, lo: dt.date, hi: dt.d
     names.update({html_text(display_label(p, lang)): p.series_id for p in prepared if hasattr(p, "unit")})
     data = []
     for tr in (spec.data if isinstance(spec, FigureSpec) else spec["data"]):
-        sid = names.get(tr.get("name"))
+        name = tr.get("name")
+        sid = names.get(name) if isinstance(name, str) else None  # a trace with no name is not a series
         if sid and sid in per_series and "lines" in tr.get("mode", "lines"):
             if tr.get("text") is not None:
                 x, y, text = break_at(tr["x"], tr["y"], per_series[sid], hi, text=tr["text"])

@@ -11,18 +11,18 @@ from __future__ import annotations
 import datetime as dt
 import textwrap
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from loaders.text import html_text
-
 from analysis import data as cdata
-from wording import i18n
+from analysis.study import daily_values
 from figures.blackouts import add_blackouts
 from figures.core import break_gaps
-from analysis.study import daily_values
+from loaders.text import html_text
+from wording import i18n
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,15 @@ class Member:
     mode: str = "lines+markers"
 
 
+class Measure(TypedDict):
+    title: str
+    unit: str  # "people" or "per day"
+    members: tuple[Member, ...]  # drawn in this order
+    pairs: tuple[tuple[str, str], ...]  # (other, reference) series ids whose agreement is computed
+
+
 _B, _O, _G, _P, _S, _GR = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#6b6b6b"
-MEASURES = {
+MEASURES: dict[str, Measure] = {
     "detained": dict(
         title="People in ICE detention, every source",
         unit="people",
@@ -158,7 +165,7 @@ def _label(mem: Member, lang: str) -> str:
 
 
 @dataclass(frozen=True)
-class _P:  # what add_blackouts needs of a prepared series
+class _Drawn:  # what add_blackouts needs of a prepared series
     series_id: str
     label: str
 
@@ -191,7 +198,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
         named = i18n.t("continuity.data_to", lang, label=label, date=to_dates[label].isoformat())
         traces.append(dict(type="scatter", x=xs, y=ys, name=html_text(named), mode=mem.mode,
                            hovertemplate=hover, **mem.style))
-        shown.append(_P(mem.series, named))
+        shown.append(_Drawn(mem.series, named))
     agreements = [a for o, r in m["pairs"] if (a := agreement(snap, o, r))]
     notes = [i18n.t("continuity.overlap", lang, text=" ".join(agreement_text(snap, a, lang) for a in agreements)
                     if agreements else i18n.t("continuity.no_two", lang))]

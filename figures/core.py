@@ -14,36 +14,36 @@ spec with ``add_layer``: a layer is traces on the full-height overlay axis plus 
 """
 from __future__ import annotations
 
+import copy
+import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
 import datetime as dt
 import html
 import math
-import textwrap
-import copy
-from dataclasses import dataclass, field, replace
 import re
-import datetime as _dt  # fiscal_ticks' name for it (its body is unchanged in this move)
+import textwrap
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
+from analysis.data import is_flow, iso_days
+from analysis.ledger import SHORT_NAMES
+from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
+from figures.events import event_layers
+from figures.labels import display_label, localised_label
+
+# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
+from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
+from figures.layout import SIZES as SIZES
+from figures.layout import panel_axis_name as _yaxis_name
+from figures.layout import panel_ref as _yref
+from figures.spec import FigureSpec
 from loaders.copies import describe_link
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
-
-from analysis.data import is_flow, iso_days
-from analysis.ledger import SHORT_NAMES
-
-from wording import flag_messages, i18n
-
-from figures.labels import display_label, localised_label
-# SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
-from figures.layout import panel_axis_name as _yaxis_name, panel_ref as _yref
-from figures.layout import SIZES as SIZES
 from loaders.tidy import FLAGS, INFO_FLAGS
-from figures.events import event_layers
-from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
-from figures.spec import FigureSpec
+from wording import flag_messages, i18n
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -123,7 +123,7 @@ def build_trend_figure(lines: list[Line], **kw) -> go.Figure:
 
 def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[str], x_title: str = "",
                y_title: str = "", log_y: bool = False, notes: list[str] | None = None,
-               generated_on: dt.date | None = None, height: int | None = None, size="full",
+               generated_on: dt.date | None = None, height: float | None = None, size="full",
                panels: list[Panel] | None = None, lang: str = "en", sep: str = ",") -> FigureSpec:
     """The figure as a ``FigureSpec`` (traces, layout and what laying it out needs), for callers that add
     layers before ``finish`` lays it out. ``panels`` gives each panel its unit; without it, one panel titled
@@ -194,7 +194,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         # Plotly's own number marks (ticks, hover boxes): the decimal mark, then the thousands mark. Left out
         # of the default English figure so that it stays as it was.
         layout["separators"] = i18n.plotly_separators(sep, lang)
-    lines_values = {}
+    lines_values: dict[int, list[np.ndarray]] = {}  # each panel's line values
     for ln in lines:
         lines_values.setdefault(ln.panel, []).append(np.asarray(ln.y, dtype="float64"))
     for k, p in enumerate(panels):
@@ -297,7 +297,7 @@ def finish(spec: FigureSpec) -> dict:
     marker_strip = spec.top_strip
     strip = marker_strip + notes_h
     per_panel = 170
-    plot_h = max(spec.height or sz.plot_height, per_panel * spec.panels)
+    plot_h: float = max(spec.height or sz.plot_height, per_panel * spec.panels)
     others = top + strip + x_ticks_h + footer_h
     if sz.square:
         # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
@@ -436,7 +436,8 @@ def break_gaps(x: np.ndarray, y: np.ndarray, *more):
         return (x, y, *more)
     xs = np.insert(np.asarray(x, dtype="datetime64[ns]"), gaps + 1, np.datetime64("NaT"))
     ys = np.insert(np.asarray(y, dtype="float64"), gaps + 1, np.nan)
-    return (xs, ys, *(m if m is None else np.insert(np.asarray(m, dtype=object), gaps + 1, None) for m in more))
+    blanks = np.full(len(gaps), None, dtype=object)  # one None per gap, for the per-point extras
+    return (xs, ys, *(m if m is None else np.insert(np.asarray(m, dtype=object), gaps + 1, blanks) for m in more))
 
 
 def _template_literal(text: str) -> str:
@@ -500,9 +501,9 @@ def unit_phrase(p, info, lang: str = "en") -> tuple[str, str]:
     if is_flow(info) and unit != "as reported":
         if str(info.get("frequency")) == "daily" and span <= 1:
             return avg(_per(unit, "day", lang)), avg(_per(unit, "day", lang))
-        word = _period_word(span)
-        if word:
-            return _per(unit, word, lang), _per(unit, word, lang)
+        period = _period_word(span)
+        if period:
+            return _per(unit, period, lang), _per(unit, period, lang)
         u = i18n.unit(unit, lang)
         return i18n.t("phrase.total_axis", lang, unit=u), i18n.t("phrase.total_title", lang, unit=u)
     return i18n.unit(unit, lang), i18n.unit(unit, lang)
@@ -590,7 +591,7 @@ def file_origins_line(entry: dict, files: set[str], most: int = 3, lang: str = "
     urls = list(dict.fromkeys(f["origin"].get("official_url", "") for f in sorted(recs, key=lambda f: f["name"])))
     shown = "; ".join(u for u in urls[:most] if u) + (i18n.t("figure.and_n_more", lang, n=len(urls) - most)
                                                        if len(urls) > most else "")
-    kinds = {}
+    kinds: dict[str, int] = {}  # how each file was read, in words: how many files
     for f in recs:
         how_read = f["origin"].get("read_as", "")
         word = i18n.t("read." + how_read, lang) if how_read in READ_WORDS else None
@@ -799,8 +800,9 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     panel_units = list(dict.fromkeys(axis_titles))
     panel_of = {p.ref: panel_units.index(a) for p, a in zip(prepared, axis_titles)}
     panels = [Panel(u, log=view.log) for u in panel_units]
-    lines = []
-    flagged_notes, info_notes = set(), {}
+    lines: list[Line] = []
+    flagged_notes: set[str] = set()
+    info_notes: dict[str, set[str]] = {}  # an informational flag: the labels of the series that carry it
     left_off = list(notes or [])
     for p in prepared:
         f = p.frame
@@ -890,7 +892,7 @@ def kind_words(r, lang: str = "en") -> str:
     return i18n.t("figure.bound_" + bound if kind == "bound" else "figure.kind_" + kind, lang)
 
 
-def reported_groups(reported) -> dict[str, object]:
+def reported_groups(reported) -> dict[str, Any]:  # the values are DataFrames
     """The rows split by how they are drawn: "counts" (counts, estimates, claims), "bounds", "targets"."""
     kinds = [_kind_of(r)[0] for r in reported.itertuples(index=False)]
     group = ["targets" if k == "target" else "bounds" if k == "bound" else "counts" for k in kinds]
@@ -976,7 +978,8 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
                 # Under the line: the highest goal is often the top of its panel, and a label over it ran into
                 # the event markers' strip above the panel.
-                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),  # no text under the size's minimum
+                # No text under the size's minimum.
+                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
                 connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
 
@@ -1039,9 +1042,9 @@ def build_totals_figure(snap, view, prepared, *, phrases: list[str], generated_o
         xaxis=dict(_AXIS, title=dict(text=html_text(unit), font=dict(size=sz.font)), tickfont=dict(size=sz.font),
                    tickformat=",~r", range=[0, max(r[1] for r in rows) * 1.15], type="linear"),
         yaxis=dict(_AXIS, tickfont=dict(size=sz.font), type="category", automargin=True, title=None)))
-    spec = finish(spec)
-    spec["layout"]["margin"]["l"] = int(min(sz.width * 0.4, 20 + max(len(r[0]) for r in rows) * sz.font * CHAR_EM))
-    fig = go.Figure(spec, _validate=VALIDATE)
+    laid_out = finish(spec)
+    laid_out["layout"]["margin"]["l"] = int(min(sz.width * 0.4, 20 + max(len(r[0]) for r in rows) * sz.font * CHAR_EM))
+    fig = go.Figure(laid_out, _validate=VALIDATE)
     fig._title_plain = title
     return fig
 

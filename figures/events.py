@@ -30,11 +30,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from figures.layout import OVERLAY_REF, place_layers, size_of
 from loaders.copies import describe_link, is_copy
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
 from wording import i18n
-from figures.layout import OVERLAY_REF, place_layers, size_of
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -207,8 +207,9 @@ def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> l
     ev = number_events(events_in_view)
     if ev.empty:
         return []
-    cats = ", ".join(category_label(c, lang).lower() for c in
-                     [c for c in CATEGORY_COLOURS if c in set(ev["category"])] + sorted(set(ev["category"]) - set(CATEGORY_COLOURS)))
+    present = set(ev["category"])
+    ordered = [c for c in CATEGORY_COLOURS if c in present] + sorted(present - set(CATEGORY_COLOURS))
+    cats = ", ".join(category_label(c, lang).lower() for c in ordered)
     items = []
     for n, t in zip(ev["number"], ev["title"]):
         words = str(t).split()
@@ -222,8 +223,8 @@ def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> l
 
 
 # What the layer reads of an event (hover_text and the markers).
-_RECORD_FIELDS = ("number", "label", "own", "date", "date_precision", "title", "category", "description", "source_name", "source_url",
-                  "link_is_copy", "original_outlet", "original_date")
+_RECORD_FIELDS = ("number", "label", "own", "date", "date_precision", "title", "category", "description", "source_name",
+                  "source_url", "link_is_copy", "original_outlet", "original_date")
 
 
 def marker_px(label: str, font: int) -> float:

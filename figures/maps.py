@@ -25,14 +25,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 import plotly.io as pio
+from plotly.subplots import make_subplots
 
-from loaders.text import html_text
-
-from wording import i18n
 from analysis import places as P
 from figures import image
+from loaders.text import html_text
+from wording import i18n
 
 MAPS_DIR = Path(__file__).resolve().parent.parent / "static" / "maps"
 TOPOJSON = ("usa_110m", "world_110m")
@@ -131,7 +130,8 @@ def _layout_geos(fig: go.Figure, lang: str = "en") -> None:
                            yanchor="bottom", showarrow=False, font=dict(size=10, color="#555"))
 
 
-def _territory_points(pl: P.Places, snap_points: pd.DataFrame, usps: str) -> tuple[float, float] | None:
+def _territory_points(snap_points: pd.DataFrame, usps: str) -> tuple[float, float] | None:
+    """The mean of a state's or territory's Census county points (lat, lon), or None when it has none."""
     pts = snap_points[snap_points["usps"] == usps] if len(snap_points) else snap_points
     if len(pts):
         return float(pts["lat"].astype(float).mean()), float(pts["lon"].astype(float).mean())
@@ -145,9 +145,11 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     unit = _t("unit_per" if per_capita else "unit_people", lang)
     main = t[~t["territory"] & (t["state"] != "(no state)")]
     fig = go.Figure()
-    hover = [f"<b>{html_text(n)}</b><br>{_n(v, 1, separators)} {unit}<br>" + _t("hover_facilities", lang, n=_n(f, None, separators)) + (
-        "<br>" + _t("hover_people_residents", lang, people=_n(a, 0, separators), residents=_n(int(r), None, separators))
-        if per_capita and r == r else "")
+    hover = [f"<b>{html_text(n)}</b><br>{_n(v, 1, separators)} {unit}<br>"
+             + _t("hover_facilities", lang, n=_n(f, None, separators))
+             + ("<br>" + _t("hover_people_residents", lang, people=_n(a, 0, separators),
+                            residents=_n(int(r), None, separators))
+                if per_capita and r == r else "")
         for n, v, f, a, r in zip(main["state_name"], main[col], main["facilities"], main["detained_adp"],
                                  main["residents"])]
     zmax = float(t[col].max()) if len(t) and t[col].notna().any() else 1.0
@@ -158,18 +160,19 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
                                 hovertext=hover, hoverinfo="text", name=_t("states_trace", lang)))
     _layout_geos(fig, lang)
     pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
-    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+    for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = t[t["state"].isin(states)]
         for j, s in enumerate(sub.itertuples(index=False)):
             # No Census point for Guam or the Marianas: the value is shown in the panel, stacked, not at a place.
-            where = _territory_points(pl, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
             label = (f"{s.state}: {_n(getattr(s, col), 1, separators)}" if getattr(s, col) == getattr(s, col)
                      else f"{s.state}: {_t('not_available', lang)}")
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
                                         text=[label], textposition="top center",
                                         marker=dict(size=14, color=[getattr(s, col)], colorscale="Blues", cmin=0,
                                                     cmax=zmax, line=dict(color=BORDER, width=1)),
-                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>{_n(getattr(s, col), 1, separators)} {unit}"],
+                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>"
+                                                   f"{_n(getattr(s, col), 1, separators)} {unit}"],
                                         hoverinfo="text", showlegend=False))
     what = _t("what_per" if per_capita else "what_adp", lang)
     _title(fig, _t("state_title", lang, what=what),
@@ -178,9 +181,9 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     terr = t[t["territory"]]
     if len(terr):
         lines.append(_t("territories", lang, items="; ".join(
-            f"{s.state_name} {_n(s.detained_adp, 1, separators)}" + (_t("territory_rate", lang, rate=_n(s.per_100k, 1, separators))
-                                                        if s.per_100k == s.per_100k
-                                                        else _t("territory_no_rate", lang))
+            f"{s.state_name} {_n(s.detained_adp, 1, separators)}"
+            + (_t("territory_rate", lang, rate=_n(s.per_100k, 1, separators)) if s.per_100k == s.per_100k
+               else _t("territory_no_rate", lang))
             for s in terr.itertuples(index=False))))
     lines.append(_t("grey", lang))
     nostate = t[t["state"] == "(no state)"]
@@ -227,7 +230,7 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
         sub = drawn[(drawn["placed"] == kind) & ~drawn["state"].isin(inset_states)]
         fig.add_trace(trace(sub, "geo", True, kind))
     _layout_geos(fig, lang)
-    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+    for i, (_name, (_lon, _lat, states)) in enumerate(INSETS.items(), start=2):
         for kind in kinds:
             sub = drawn[drawn["state"].isin(states) & (drawn["placed"] == kind)]
             if len(sub):  # small sites on small islands: keep visible
@@ -261,7 +264,8 @@ def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=(_t("fo_in_detention", lang), _t("fo_in_atd", lang)))
     labels = [str(o).replace(" Field Office", "") for o in t["office"]]
-    fig.add_trace(go.Bar(x=t["detained_adp"], y=labels, orientation="h", marker_color="#0072B2", name=_t("fo_trace_detained", lang),
+    fig.add_trace(go.Bar(x=t["detained_adp"], y=labels, orientation="h", marker_color="#0072B2",
+                         name=_t("fo_trace_detained", lang),
                          hovertemplate="%{y}: %{x:,.1f} " + _t("fo_hover_adp", lang) + "<extra></extra>"), 1, 1)
     fig.add_trace(go.Bar(x=t["atd"], y=labels, orientation="h", marker_color="#E69F00", name=_t("fo_trace_atd", lang),
                          hovertemplate="%{y}: %{x:,.0f} " + _t("fo_hover_atd", lang) + "<extra></extra>"), 1, 2)
@@ -458,10 +462,10 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
                                 hovertext=hover, hoverinfo="text", name=_d("states_trace", lang)))
     _layout_geos(fig, lang)
     pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
-    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+    for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
         sub = counts[counts["state"].isin(states)]
         for j, s in enumerate(sub.itertuples(index=False)):
-            where = _territory_points(None, pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
             fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
                                         text=[f"{s.state}: {int(s.deaths)}"], textposition="top center",
                                         marker=dict(size=14, color=[s.deaths], colorscale="Reds", cmin=0,
@@ -511,7 +515,7 @@ def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.d
     in_insets = table["state"].isin({s for *_, sts in INSETS.values() for s in sts})
     fig.add_trace(trace(table[~in_insets], "geo", True))
     _layout_geos(fig, lang)
-    for i, (name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+    for i, (_name, (_lon, _lat, states)) in enumerate(INSETS.items(), start=2):
         sub = table[table["state"].isin(states)]
         if len(sub):
             fig.add_trace(trace(sub, f"geo{i}", False, sizemin=8))

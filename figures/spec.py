@@ -28,7 +28,7 @@ class FigureSpec:
     panels: int  # stacked panels, one unit each
     x_title: str = ""  # a title under the x axis takes a line of the bottom margin
     top_strip: float = 0  # px above the panels for the event markers
-    height: int | None = None  # the panels' height asked for (None: the size's)
+    height: float | None = None  # the panels' height asked for, px (None: the size's)
     # Notes of spans with no release (figures.blackouts), each with ``_span`` (its first and last day): laid
     # in rows of their own above the event markers by ``finish`` (figures.layout.stack_notes).
     strip_notes: tuple[dict, ...] = ()

@@ -9,12 +9,12 @@ import zipfile
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
+from analysis.view import View
 from charts import export
 from charts.compose import render
 from figures.core import source_lines
-from analysis.view import View
+from tests import bundled
 from tests.conftest import ROOT
 
 SNAP = bundled.snapshot()
@@ -150,6 +150,7 @@ def test_cli_export_png(tmp_path):
 def test_page_figures_are_valid_plotly(query):
     """The page builds figures without Plotly's per-property check (for speed); they must pass it all the same."""
     import plotly.graph_objects as go
+
     from loaders.events import load_events
     from loaders.reported_figures import load_reported
     r = render(SNAP, View.from_query(query), events=load_events(cdata.DATA / "events.csv"),

@@ -287,8 +287,9 @@ def test_a_figure_known_to_be_wrong_never_replaces_a_good_one_in_either_view(tmp
         for day in ("2026-04-30", "2026-05-01", "2026-06-10", "2026-07-09", "2026-07-10", "2027-01-01"):
             rows = con.sql(f"select * from as_published where series = '{sid}' and key = '' and {_on(day)}").df()
             # the flag the page adds from the day a later release printed a known-wrong figure
+            wrong_on = pd.to_datetime(rows["later_known_wrong_on"])
             rows["flag"] = [";".join(sorted({*f.split(";"), "later-known-wrong"} - {""})) if pd.notna(w) and
-                            w <= pd.Timestamp(day) else f for f, w in zip(rows["flag"], pd.to_datetime(rows["later_known_wrong_on"]))]
+                            w <= pd.Timestamp(day) else f for f, w in zip(rows["flag"], wrong_on)]
             pd.testing.assert_frame_equal(_frame(rows), _page_rows(snapshot, groups, as_of=pd.Timestamp(day)), obj=day)
     finally:
         con.close()

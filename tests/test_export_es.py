@@ -9,14 +9,14 @@ import re
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
+from analysis.view import View, view_from_link
 from charts import export
-from wording import i18n
 from charts.__main__ import main
 from charts.compose import render
 from figures.core import source_lines
-from analysis.view import View, view_from_link
+from tests import bundled
+from wording import i18n
 
 SNAP = bundled.snapshot()
 SERIES = ["trac_detention.detained_total", "trac_detention.detained_ice"]
@@ -112,7 +112,8 @@ def test_spanish_html_registers_the_bundled_locale_offline(es):
 
 
 def test_bundled_locale_is_plotlys_spanish():
-    text = open(export.LOCALE_FILES["es"], encoding="utf-8").read()
+    with open(export.LOCALE_FILES["es"], encoding="utf-8") as fh:
+        text = fh.read()
     assert 'moduleType:"locale",name:"es"' in text and "Ene" in text and "Plotly.register(locale)" in text
 
 
@@ -164,7 +165,9 @@ def test_static_site_in_spanish(tmp_path):
         assert spanish in page, spanish
     for english in ("Data dates", "Downloads", "All charts", "Built on "):
         assert english not in page, english
-    assert (tmp_path / "site" / "assets" / "plotly-locale-es.js").read_text() == open(export.LOCALE_FILES["es"]).read()
+    with open(export.LOCALE_FILES["es"]) as fh:
+        bundled_locale = fh.read()
+    assert (tmp_path / "site" / "assets" / "plotly-locale-es.js").read_text() == bundled_locale
     csv = (tmp_path / "site" / f"{pages[0].slug}.csv").read_text(encoding="utf-8")
     assert csv.startswith("# Personas en detención de ICE") and "# Cita: " in csv
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
@@ -259,6 +262,7 @@ def test_the_status_table_cells_in_spanish():
 def test_the_continuity_charts_in_spanish():
     """The Releases tab's continuity charts: title, legend, notes and axis in Spanish; English unchanged."""
     import json
+
     from figures import continuity
     day = dt.date(2026, 11, 29)
     for measure in ("detained", "arrests"):
@@ -277,6 +281,7 @@ def test_the_static_sites_places_page_follows_the_language():
     """`python -m charts site --lang es` once left the Places page in English; now its map, alt text, dates line,
     citation and CSV header lines are Spanish, and the English page is as before."""
     import datetime as dt
+
     from analysis.data import load_snapshot
     from charts.site import places_page
     from tests.conftest import ROOT

@@ -11,8 +11,8 @@ from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from charts.compose import render
-from figures import core as F
 from figures import blackouts
+from figures import core as F
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT

@@ -11,16 +11,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests import bundled
 from analysis import data as cdata
+from analysis.view import View
+from charts import export
+from charts.compose import render
+from figures import core as F
 from figures import events as cev
 from figures.layout import size_of
-from charts import export
-from figures import core as F
-from charts.compose import render
-from analysis.view import View
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
+from tests import bundled
 from tests.conftest import ROOT
 
 SNAP = bundled.snapshot()
@@ -242,7 +242,7 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         else:
             assert legend == {f"Event: {c}" for c in cats}
         if size != "page" and not compact:  # the page lists them in the table under the chart
-            for n, title in zip(r.events["number"], r.events["title"]):
+            for n in r.events["number"]:
                 assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in footer.replace("~", "")
             assert "more in the events table" not in footer
 
@@ -255,7 +255,8 @@ def test_period_totals_are_bars_not_dots_on_a_date_axis():
     fig = r.figure.to_plotly_json()
     assert [t["type"] for t in fig["data"]] == ["bar"]
     bar = fig["data"][0]
-    assert list(bar["y"]) == ["Illinois", "California", "Texas"] or sorted(bar["y"]) == sorted(["California", "Texas", "Illinois"])
+    assert (list(bar["y"]) == ["Illinois", "California", "Texas"]
+            or sorted(bar["y"]) == sorted(["California", "Texas", "Illinois"]))
     assert values({"y": bar["x"]}).tolist() == sorted(values({"y": bar["x"]}).tolist())
     assert "2025-01-01 to 2026-07-31" in fig["layout"]["title"]["text"]
     assert "arrests in total" in r.title
@@ -277,7 +278,7 @@ def font_sizes(obj, path="") -> list[tuple[str, float]]:
             else:
                 out += font_sizes(v, f"{path}.{k}")
     elif isinstance(obj, list):
-        for i, v in enumerate(obj):
+        for v in obj:
             out += font_sizes(v, path)
     elif isinstance(obj, str):
         out += [(path + " (inline)", float(m)) for m in re.findall(r"font-size:\s*([\d.]+)px", obj)]
@@ -405,7 +406,8 @@ def test_cli_sizes_and_wide_csv(tmp_path):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert f"({size})" in r.stdout and "alt text: Line chart" in r.stdout
-        spec = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{", out.read_text(), re.S).group(2))
+        plot_call = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{", out.read_text(), re.S)
+        spec = json.loads(plot_call.group(2))
         assert spec["width"] == F.SIZES[size].width
     wide = tmp_path / "w.csv"
     r = subprocess.run([sys.executable, "-m", "charts", "export", "--wide", "--out", str(wide)], cwd=ROOT,
