@@ -61,11 +61,13 @@ def sheets_read(parse, content: bytes, name: str) -> list[str]:
         def from_path(p):
             return _Recorder(real.from_path(p), seen)
 
-    python_calamine.CalamineWorkbook = Recording
+    # The loaders open workbooks through loaders.workbook, which holds its own name for the class.
+    from loaders import workbook
+    python_calamine.CalamineWorkbook = workbook.CalamineWorkbook = Recording
     try:
         parse(content, name)
     finally:
-        python_calamine.CalamineWorkbook = real
+        python_calamine.CalamineWorkbook = workbook.CalamineWorkbook = real
     return list(dict.fromkeys(seen))
 
 
