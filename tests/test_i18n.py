@@ -250,3 +250,9 @@ def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
         assert r.statement not in cells  # the English statement is not shown on the Spanish table
     for src in registry.SOURCES.values():
         assert src.cadence not in cells
+
+
+def test_a_reported_figures_unit_per_day_is_translated_like_the_catalogues():
+    """The Spanish chart's footer printed "787 arrests/day": the press's "/day" is the catalogue's "per day"."""
+    assert i18n.unit("arrests/day", "es") == i18n.unit("arrests per day", "es") == "arrestos por día"
+    assert i18n.unit("arrests/day", "en") == "arrests/day"

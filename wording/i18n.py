@@ -293,6 +293,8 @@ def unit(unit_text: str, lang: str = "en") -> str:
     catalogue under ``unit.*``; "per day" and the other period words are appended in the language."""
     if check_lang(lang) == "en" or not unit_text:
         return unit_text
+    if unit_text.endswith("/day"):  # a reported figure's unit as the press gives it ("arrests/day")
+        return unit(unit_text[: -len("/day")] + " per day", lang)
     for suffix in ("per day", "per week", "per month", "per two weeks", "per quarter", "per year"):
         if unit_text.endswith(" " + suffix):
             base = unit_text[: -len(suffix) - 1]
