@@ -19,6 +19,7 @@ import functools
 import json
 import textwrap
 import threading
+from collections.abc import Callable
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -138,6 +139,22 @@ def _territory_points(snap_points: pd.DataFrame, usps: str) -> tuple[float, floa
     return None
 
 
+def _inset_values(fig: go.Figure, table: pd.DataFrame, col: str, colorscale: str, zmax: float, county_points,
+                  label: Callable, hover: Callable) -> None:
+    """The values of the states drawn in the inset panels (Alaska, Hawaii, the territories): a marker and a label
+    each, at the state's Census point; Guam and the Marianas have none, so theirs are stacked in their panel."""
+    pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
+    for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
+        sub = table[table["state"].isin(states)]
+        for j, s in enumerate(sub.itertuples(index=False)):
+            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
+            fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
+                                        text=[label(s)], textposition="top center",
+                                        marker=dict(size=14, color=[getattr(s, col)], colorscale=colorscale, cmin=0,
+                                                    cmax=zmax, line=dict(color=BORDER, width=1)),
+                                        hovertext=[hover(s)], hoverinfo="text", showlegend=False))
+
+
 def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = False, county_points=None,
               lang: str = "en", separators: str = ",") -> go.Figure:
     t = P.state_totals(pl, source, release)
@@ -159,21 +176,12 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
                                               len=0.6, y=0.6),
                                 hovertext=hover, hoverinfo="text", name=_t("states_trace", lang)))
     _layout_geos(fig, lang)
-    pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
-    for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
-        sub = t[t["state"].isin(states)]
-        for j, s in enumerate(sub.itertuples(index=False)):
-            # No Census point for Guam or the Marianas: the value is shown in the panel, stacked, not at a place.
-            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
-            label = (f"{s.state}: {_n(getattr(s, col), 1, separators)}" if getattr(s, col) == getattr(s, col)
-                     else f"{s.state}: {_t('not_available', lang)}")
-            fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
-                                        text=[label], textposition="top center",
-                                        marker=dict(size=14, color=[getattr(s, col)], colorscale="Blues", cmin=0,
-                                                    cmax=zmax, line=dict(color=BORDER, width=1)),
-                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>"
-                                                   f"{_n(getattr(s, col), 1, separators)} {unit}"],
-                                        hoverinfo="text", showlegend=False))
+    def label(s) -> str:
+        v = getattr(s, col)
+        return f"{s.state}: {_n(v, 1, separators)}" if v == v else f"{s.state}: {_t('not_available', lang)}"
+
+    _inset_values(fig, t, col, "Blues", zmax, county_points, label,
+                  lambda s: f"<b>{html_text(s.state_name)}</b><br>{_n(getattr(s, col), 1, separators)} {unit}")
     what = _t("what_per" if per_capita else "what_adp", lang)
     _title(fig, _t("state_title", lang, what=what),
            _t("state_subtitle", lang, release=release_label(pl, source, release, lang)))
@@ -461,18 +469,9 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
                                 colorbar=dict(title=dict(text=_d("colorbar", lang)), len=0.6, y=0.6),
                                 hovertext=hover, hoverinfo="text", name=_d("states_trace", lang)))
     _layout_geos(fig, lang)
-    pts = county_points if county_points is not None else pd.DataFrame(columns=["usps", "lat", "lon"])
-    for i, (_name, (lon, lat, states)) in enumerate(INSETS.items(), start=2):
-        sub = counts[counts["state"].isin(states)]
-        for j, s in enumerate(sub.itertuples(index=False)):
-            where = _territory_points(pts, s.state) or (lat[0] + (lat[1] - lat[0]) * (0.3 + 0.4 * j), np.mean(lon))
-            fig.add_trace(go.Scattergeo(lat=[where[0]], lon=[where[1]], geo=f"geo{i}", mode="markers+text",
-                                        text=[f"{s.state}: {int(s.deaths)}"], textposition="top center",
-                                        marker=dict(size=14, color=[s.deaths], colorscale="Reds", cmin=0,
-                                                    cmax=max(zmax, 1.0), line=dict(color=BORDER, width=1)),
-                                        hovertext=[f"<b>{html_text(s.state_name)}</b><br>"
-                                                   + _dn("hover_deaths", int(s.deaths), lang)],
-                                        hoverinfo="text", showlegend=False))
+    _inset_values(fig, counts, "deaths", "Reds", max(zmax, 1.0), county_points,
+                  lambda s: f"{s.state}: {int(s.deaths)}",
+                  lambda s: f"<b>{html_text(s.state_name)}</b><br>" + _dn("hover_deaths", int(s.deaths), lang))
     _title(fig, _d("state_title", lang), _d("state_subtitle", lang, range=_period_text(start, end, lang)))
     lines = list(sources) + [i18n.t("deaths.caveat", lang)] + list(notes)
     terr = counts[counts["territory"]]

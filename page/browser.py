@@ -103,13 +103,21 @@ def width() -> int:
     return w
 
 
+def phone_column(width_px: int | None = None) -> int | None:
+    """The width of the column a narrow screen draws the page in (the window less Streamlit's side padding), from
+    ``width_px`` or the width the browser reported; None on a wide screen, or before the browser has said."""
+    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
+    if not w or w >= NARROW_PX:
+        return None
+    return max(280, int(w) - 32)
+
+
 def chart_size(width_px: int | None = None) -> str | Size:
     """The size the page's trend chart is built for: "page" on a wide screen; on a phone the page size narrowed
     to the column the chart is drawn in (the window less Streamlit's side padding), with a shorter plot."""
-    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
-    if not w or w >= NARROW_PX:
+    column = phone_column(width_px)
+    if column is None:
         return "page"
-    column = max(280, int(w) - 32)
     return replace(size_of("page"), name="phone", width=column, plot_height=360,
                    description="the page's chart on a phone")
 
@@ -136,12 +144,11 @@ def fit_to_screen(fig, width_px: int | None = None):
     """A figure built for a wide screen (the Places maps), with its title and paper-anchored notes rewrapped to a
     phone's width and its margins grown for the extra lines, so nothing runs off the right edge or over the
     note beside it; the figure itself (shared, cached) is left as it is. On a wide screen: ``fig`` unchanged."""
-    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
-    if not w or w >= NARROW_PX:
+    width = phone_column(width_px)
+    if width is None:
         return fig
     spec = fig.to_dict()
     lay = spec["layout"]
-    width = max(280, int(w) - 32)
     base = ((lay.get("font") or {}).get("size") or 12)
     margin = dict(lay.get("margin") or {})
     # Unset margins are Streamlit's theme's, a few pixels: the page draws these figures with it.
@@ -198,12 +205,11 @@ def fit_chart_to_screen(fig, width_px: int | None = None):
     hold them (Plotly never wraps an entry: it ran off the right edge); a target's label sits at its line's
     right end, wrapped to the plot; a word longer than a note's line (a file's URL) is broken. A copy: the
     figure itself is shared. On a wide screen: ``fig`` unchanged."""
-    w = st.session_state.get("page_width_px", 0) if width_px is None else width_px
-    if not w or w >= NARROW_PX:
+    width = phone_column(width_px)
+    if width is None:
         return fig
     spec = fig.to_dict()
     lay = spec["layout"]
-    width = max(280, int(w) - 32)
     base = (lay.get("font") or {}).get("size") or 12
     font = ((lay.get("legend") or {}).get("font") or {}).get("size") or base
     margin = dict(lay.get("margin") or {})
