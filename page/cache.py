@@ -2,7 +2,8 @@
 
 One keying rule, for every cached function of the page: a value is kept per function and arguments, where
 
-- the page's read-only objects (the snapshot, a data frame such as the events in force) count by identity,
+- the page's read-only objects (the snapshot, the Places join, a data frame such as the events in force) count
+  by identity,
   and the entry holds on to the object itself, so a later object that happens to get the same ``id`` can
   never match it (hashing their contents would cost more than most of the values kept);
 - every other argument counts by value (a view, a date, a language; a dataclass such as a view by its
@@ -23,9 +24,11 @@ from typing import Any, Callable
 import pandas as pd
 
 from analysis.data import Snapshot
+from analysis.places import Places
 
-# Read-only objects of the page, keyed by identity (see the module's docstring).
-BY_IDENTITY = (Snapshot, pd.DataFrame, pd.Series)
+# Read-only objects of the page, keyed by identity (see the module's docstring): the snapshot, the facility join
+# built from it, and data frames.
+BY_IDENTITY = (Snapshot, Places, pd.DataFrame, pd.Series)
 
 
 _MISSING = object()

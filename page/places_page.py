@@ -4,6 +4,8 @@ this module only lays them out, keeps the view in the address bar and offers the
 Data-derived text goes through plain-text elements (st.text, st.dataframe, captions of our own words)."""
 from __future__ import annotations
 
+import datetime as dt
+
 import streamlit as st
 
 from analysis import deaths as DV
@@ -39,6 +41,24 @@ def _t(key: str, **fields) -> str:
 def _places_data(snap) -> P.Places:
     # Built once per snapshot (about 3 s): the join depends only on the snapshot, which is read-only.
     return P.build(snap)
+
+
+# A map takes 40-70 ms to build and the tab reruns on every choice in it (a record opened, a search typed, a
+# facility picked): each view is built once a day and kept, as the trend chart's renders are (the day: a deaths
+# map's period without an end runs to today).
+@kept(32)
+def _render(snap, pl: P.Places, view: PlacesView, lang: str, sep: str, day=None):
+    return render(snap, pl, view, lang, sep)
+
+
+def _drawn(snap, pl: P.Places, view: PlacesView, lang: str, sep: str):
+    return _render(snap, pl, view, lang, sep, dt.date.today())
+
+
+@kept(16)
+def _deaths_not_drawn(snap, pl: P.Places, start, end, lang: str):
+    # the facility map's deaths that are not drawn, each with the reason (what its render counted)
+    return DV.by_facility(DV.records(snap), pl, start, end, lang)[1]
 
 
 def places_data(snap) -> P.Places:
@@ -120,7 +140,7 @@ def places_panel(snap) -> None:
         ss["places_link_notes"] = []
     for note in ss.get("places_link_notes") or []:
         st.info(markdown_literal(note))
-    r = render(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita, start=view.start,
+    r = _drawn(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita, start=view.start,
                                     end=view.end), lang, _sep())
     clickable = view.map in ("facilities", "deaths-facilities")
     sel = st.plotly_chart(browser.fit_to_screen(r.figure), width="stretch", config=maps.PAGE_CONFIG, key="places_map",
@@ -144,7 +164,7 @@ def places_panel(snap) -> None:
     if deaths_map:
         recs = DV.records(snap)
         if view.map == "deaths-facilities":
-            pdeaths.unplaced_list(DV.by_facility(recs, pl, start, end, lang)[1])
+            pdeaths.unplaced_list(_deaths_not_drawn(snap, pl, start, end, lang))
         pdeaths.record_view(recs, start, end)
     if view.map == "facilities":
         missing = r.table[r.table["lat"].isna()]
@@ -169,7 +189,7 @@ def places_panel(snap) -> None:
                    if len(found) else _t("no_match", query=markdown_literal(query.strip())))
     st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.get, placeholder=_t("pick_facility"))
     if ss.get("p_facility"):
-        fr = render(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
+        fr = _drawn(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
         row = fac.set_index("facility_id").loc[ss["p_facility"]]
         st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
         st.dataframe(shown(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
@@ -183,7 +203,7 @@ def places_panel(snap) -> None:
     st.selectbox(_t("state"), states, key="p_state", placeholder=_t("pick_state"),
                  format_func=lambda u: P.USPS[u][1])
     if ss.get("p_state"):
-        sr = render(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang, _sep())
+        sr = _drawn(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang, _sep())
         st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
         _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
         src, rel = P.parse_release_key(view.release)

@@ -152,3 +152,16 @@ def test_a_second_snapshot_gets_its_own_headlines_and_ledger():
     assert headlines.headline_figures(one, day) is headlines.headline_figures(one, day)
     assert headlines.headline_figures(two, day) is not headlines.headline_figures(one, day)
     assert releases_view._status(two, day) is not releases_view._status(one, day)
+
+
+def test_a_places_view_is_built_once_and_its_join_counts_by_identity():
+    """The Places tab reran every map (40-70 ms) on each choice in it; each view is now kept like a trend render,
+    with the facility join keyed as the read-only object it is (its repr would print whole frames)."""
+    from charts.places_view import PlacesView
+    from page import places_page
+    snap = context.snapshot()
+    pl = places_page._places_data(snap)
+    first = places_page._drawn(snap, pl, PlacesView(map="state"), "en", ",")
+    assert places_page._drawn(snap, pl, PlacesView(map="state"), "en", ",") is first
+    assert places_page._drawn(snap, pl, PlacesView(map="state"), "es", ".") is not first
+    assert places_page._drawn(snap, pl, PlacesView(map="facilities"), "en", ",") is not first
