@@ -130,7 +130,6 @@ class Places:
     # Name (and state) -> code, as the join used it: other lists of facility names (the deaths in custody) are
     # matched with the same rules and the same reviewed crosswalk.
     matcher: "_Matcher | None" = field(default=None, repr=False)
-    _memo: dict = field(default_factory=dict, repr=False)
 
 
 def _table(snap, name: str, columns: list[str]) -> pd.DataFrame:

@@ -51,12 +51,23 @@ def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
-    stamp = path.stat()
-    key = (str(path), stamp.st_mtime_ns, stamp.st_size)
+    key = declared_stamp(path)
     if key not in _DECLARED_CACHE:
         _DECLARED_CACHE.clear()
         _DECLARED_CACHE[key] = _read_declared(path)
     return _DECLARED_CACHE[key]
+
+
+def declared_stamp(path: Path | str = DECLARED) -> tuple[str, int | None, int | None]:
+    """What identifies one version of the declared file by value: its path, modification time and size. Memos
+    of what is computed from the file are keyed by this, never by the identity of the frame read from it (a frame
+    freed when the file changes can hand its id to the next one, and an id key would then serve stale entries)."""
+    path = Path(path)
+    try:
+        stamp = path.stat()
+    except FileNotFoundError:
+        return (str(path), None, None)
+    return (str(path), stamp.st_mtime_ns, stamp.st_size)
 
 
 def _read_declared(path: Path) -> pd.DataFrame:
@@ -161,15 +172,17 @@ def _overlap(a: Blackout, b: Blackout, today: dt.date) -> bool:
 
 
 def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
-                     today: dt.date | None = None) -> dict[str, list[Blackout]]:
+                     today: dt.date | None = None, declared_path: Path | str = DECLARED) -> dict[str, list[Blackout]]:
     """For each series in view, its source's blackouts that reach into [lo, hi]."""
-    declared = read_declared()
+    declared = read_declared(declared_path)
+    stamp = declared_stamp(declared_path)
     today = today or dt.date.today()
     out = {}
     for sid in series_ids:
         src = sid.split(".", 1)[0]
-        # Kept on the (read-only) snapshot per source, day and declared file: page reruns ask every time.
-        key = ("blackouts", src, today, id(declared))
+        # Kept on the (read-only) snapshot per source, day and version of the declared file (by value):
+        # page reruns ask every time.
+        key = ("blackouts", src, today, stamp)
         if key not in snap._memo:
             snap._memo[key] = blackouts(snap, src, today, declared)
         hit = [b for b in snap._memo[key] if b.start <= hi and (b.end or hi) >= lo]

@@ -7,6 +7,7 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 import re
 
 import pandas as pd
@@ -454,3 +455,23 @@ def test_the_ledger_in_spanish_keeps_its_figures_codes_and_dates(snap):
     es = ledger.ledger(snap, "ice_detention_stats", lang="es", separators=".")
     row = es[es["release"] == dt.date(2026, 4, 9)].iloc[0] if (es["release"] == dt.date(2026, 4, 9)).any() else es.iloc[-1]
     assert row["key_figures"].startswith("personas detenidas: ")
+
+
+def test_blackout_memo_follows_the_declared_file_by_value(snap, tmp_path):
+    """The blackouts kept on the snapshot are keyed by the declared file's version, never by the identity of the
+    frame read from it: a frame freed when the file changes can hand its id to the next, which would then be served
+    the old file's blackouts."""
+    p = tmp_path / "publication_status.csv"
+    header = ",".join(status.COLUMNS) + "\n"
+    lo, hi = dt.date(2025, 1, 1), dt.date(2025, 12, 31)
+    sid = "ice_detention_stats.detained_total"
+    seen = []
+    for i, start in enumerate(["2025-03-01", "2025-05-01", "2025-07-01", "2025-09-01"]):
+        # Same size every time: only the content (and the modification time) differs.
+        p.write_text(header + f"ice_detention_stats,blackout,{start},{start[:8]}2{i},,,Test gap {i}.,test,yes\n", "utf-8")
+        os.utime(p, ns=(i * 10**9, i * 10**9))
+        spans = status.series_blackouts(snap, [sid], lo, hi, TODAY, declared_path=p)
+        declared = [b for b in spans.get(sid, []) if b.declared]
+        seen.append([(b.start.isoformat(), b.statement) for b in declared])
+    assert seen == [[("2025-03-01", "Test gap 0.")], [("2025-05-01", "Test gap 1.")],
+                    [("2025-07-01", "Test gap 2.")], [("2025-09-01", "Test gap 3.")]]
