@@ -305,8 +305,9 @@ def verify(data_dir: Path | str) -> list[str]:
                 continue
             data = p.read_bytes()
             if len(data) != meta["bytes"] or sha256(data) != meta["sha256"]:
-                problems.append(f"{p}: changed since the snapshot was built (edited by hand?); run rebuild to "
-                                "record it")
+                # The command that works with no raw folder: the curated files are the only ones rebuilt.
+                problems.append(f"{p}: changed since the snapshot was built (edited by hand?); run `make "
+                                "rebuild-curated` (python -m loaders rebuild --curated-only --out data) to take it in")
     return problems
 
 

@@ -17,6 +17,8 @@ SHARED = Path(os.environ.get("SHARED_DATA") or ROOT.parent / "shared" / "data")
 # The suite must not modify tracked files: a run that does fails, naming them (tests/tracked_guard.py).
 from tests.tracked_guard import pytest_sessionfinish, pytest_sessionstart  # noqa: E402,F401
 
+pytest_plugins = ["tests.progress"]
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:

@@ -236,7 +236,9 @@ def test_an_added_event_reaches_the_snapshot_with_no_raw_folder(tmp_path, monkey
     _, row = example_event()
     with (data / "events.csv").open("a", encoding="utf-8") as f:
         f.write(row + "\n")
-    assert snapshot.verify(data)  # the curated file was edited since the snapshot was written
+    problems = snapshot.verify(data)  # the curated file was edited since the snapshot was written
+    # ... and verify names the command that takes it in with no raw folder (a bare "run rebuild" needs ../shared).
+    assert problems and all("make rebuild-curated" in p for p in problems), problems
     assert loaders_main.main(["rebuild", "--curated-only", "--out", str(data)]) == 0
     assert snapshot.verify(data) == []
     held = events.from_snapshot((data / "snapshot" / events.SNAPSHOT_FILE).read_bytes())
@@ -318,3 +320,20 @@ def test_update_with_no_source_ids_downloads_every_downloadable_source_and_names
     kept = sorted(sid for sid, s in registry.SOURCES.items() if not s.downloadable)
     assert kept and sorted(asked) == sorted(set(registry.SOURCES) - set(kept))
     assert ", ".join(kept) in capsys.readouterr().out
+
+
+def test_the_documented_parse_examples_run_as_written(shared_data):
+    """Every `loaders parse` the docs show runs as pasted (from the checkout, with the raw files at ../shared/data)
+    and prints validated rows: an example naming a bare file name failed with 'no such file'."""
+    shown = sorted({cmd for doc in DOCS for block in code_blocks(text(doc)) for cmd in commands(block)
+                    if " -m loaders parse " in cmd}
+                   | {m for doc in DOCS for m in re.findall(r"`(\.venv/bin/python -m loaders parse [^`]+)`", text(doc))})
+    assert shown, "the docs show no `loaders parse` example"
+    for cmd in shown:
+        words = [w.replace("../shared/data", str(shared_data), 1) if w.startswith("../shared/data") else w
+                 for w in shlex.split(cmd)]
+        words[0] = str(ROOT / words[0])
+        run = subprocess.run(words, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, f"{cmd}: {run.stderr.strip()[-400:]}"
+        header, *rows = run.stdout.splitlines()
+        assert "series" in header and len(rows) > 100, f"{cmd}: printed {run.stdout[:200]!r}"
