@@ -172,16 +172,15 @@ def test_every_source_is_in_the_sources_tables(doc):
 
 
 def test_the_sources_page_names_the_sources_update_can_download():
-    """docs/sources.md lists which sources `update` downloads and which have no download address."""
-    page = " ".join(text(ROOT / "docs" / "sources.md").split())
-    m = re.search(r"(\w+) sources can be downloaded: (.*?)\. The others have no download address: (.*?) are fixed "
-                  r"copies .*?, and `(\w+)` is curated here", page)
-    assert m, "the sentence on what `update` downloads is gone: update this test with it"
-    count, can, cannot, curated = m.groups()
-    can_ids, cannot_ids = set(re.findall(r"`(\w+)`", can)), set(re.findall(r"`(\w+)`", cannot)) | {curated}
+    """docs/sources.md's table says, for every source, whether `update` downloads it."""
+    page = text(ROOT / "docs" / "sources.md")
+    said = dict(re.findall(r"^\| `([a-z0-9_]+)` \|.*\| ([a-z ]+) \|$", page, re.M))
+    assert set(said) == set(registry.SOURCES) | {"events"}, "a row without the `update` column"
     downloadable = {sid for sid, s in registry.SOURCES.items() if s.downloadable}
-    assert can_ids == downloadable and cannot_ids == set(registry.SOURCES) - downloadable
-    assert {"Eight": 8}.get(count) == len(downloadable)
+    assert {sid for sid, v in said.items() if v == "downloads it"} == downloadable
+    curated = {sid for sid, s in registry.SOURCES.items() if s.project_files} | {"events"}
+    assert {sid for sid, v in said.items() if v == "curated here"} == curated
+    assert {sid for sid, v in said.items() if v == "fixed copy"} == set(registry.SOURCES) - downloadable - curated
 
 
 def test_update_stops_on_a_source_with_no_download_address_and_writes_nothing(tmp_path):
@@ -326,8 +325,9 @@ def test_the_documented_parse_examples_run_as_written(shared_data):
     """Every `loaders parse` the docs show runs as pasted (from the checkout, with the raw files at ../shared/data)
     and prints validated rows: an example naming a bare file name failed with 'no such file'."""
     shown = sorted({cmd for doc in DOCS for block in code_blocks(text(doc)) for cmd in commands(block)
-                    if " -m loaders parse " in cmd}
-                   | {m for doc in DOCS for m in re.findall(r"`(\.venv/bin/python -m loaders parse [^`]+)`", text(doc))})
+                    if " -m loaders parse " in cmd and cmd.split()[4] in registry.SOURCES}
+                   | {m for doc in DOCS for m in re.findall(r"`(\.venv/bin/python -m loaders parse [^`]+)`", text(doc))
+                      if m.split()[4] in registry.SOURCES})
     assert shown, "the docs show no `loaders parse` example"
     for cmd in shown:
         words = [w.replace("../shared/data", str(shared_data), 1) if w.startswith("../shared/data") else w

@@ -248,8 +248,11 @@ def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
     cells = " ".join(str(v) for v in table.to_numpy().ravel())
     for r in declared.itertuples():
         assert r.statement not in cells  # the English statement is not shown on the Spanish table
+    # The cadence column holds the Spanish rendering (a one-word English cadence such as "monthly" is also part of
+    # a source id in the table, so the column is compared, not the whole table's text).
+    cadences = set(table[i18n.t("status.col_cadence", "es")])
     for src in registry.SOURCES.values():
-        assert src.cadence not in cells
+        assert src.cadence not in cadences
 
 
 def test_a_reported_figures_unit_per_day_is_translated_like_the_catalogues():
