@@ -37,4 +37,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 
 # Listens on every interface inside the container (publish the port to the proxy only). Set the public host
 # name at run time: -e STREAMLIT_SERVER_ALLOWED_HOSTS=dash.example.org (the bundled config allows loopback only).
-CMD ["streamlit", "run", "dashboard.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", "--client.showErrorDetails=none", "--client.toolbarMode=minimal", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none", "--global.developmentMode=false"]
+CMD ["streamlit", "run", "dashboard.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", "--client.showErrorDetails=none", "--client.toolbarMode=minimal", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none", "--runner.postScriptGC=false", "--global.developmentMode=false"]

@@ -56,4 +56,3 @@ with st.container(key=f"room_{room}"):
         releases_panel(page.snap, lang=plang.lang())
 state.sync_tab(room)
 plang.sync_link()  # last, like the room: every room's link keeps the reader's language (lang=es, sep=.)
-context.settle_heap()  # once per server: see there (a full collection after every run cost 60-90 ms)

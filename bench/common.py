@@ -94,13 +94,13 @@ class Server:
     """``streamlit run`` in its own process group, started from the project root (so .streamlit/config.toml
     applies to every page alike) and stopped by its process id."""
 
-    def __init__(self, script: Path, env: dict | None = None):
+    def __init__(self, script: Path, env: dict | None = None, extra_args: list[str] | None = None):
         self.script = Path(script)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         streamlit = Path(sys.executable).with_name("streamlit")
         cmd = [str(streamlit), "run", str(self.script), "--server.address", "127.0.0.1",
-               "--server.port", str(self.port), "--server.headless", "true"]
+               "--server.port", str(self.port), "--server.headless", "true", *(extra_args or [])]
         self.log = tempfile.NamedTemporaryFile("w+", prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115 (a running server's log: open while it runs, closed when it is stopped)
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
                                      env={**os.environ, **(env or {})}, start_new_session=True)

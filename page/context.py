@@ -2,11 +2,8 @@
 read-only, shared by sessions), the events in force for this session, and the reported figures."""
 from __future__ import annotations
 
-import atexit
 import datetime as dt
-import gc
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -207,32 +204,3 @@ def session_events(page: Page) -> pd.DataFrame:
     return lev.merge_events(base, uploaded)[0]
 
 
-_SETTLED = threading.Lock()
-_settled = False
-
-
-def settle_heap() -> bool:
-    """Once per server process, after the first complete run: move every object alive then (the imported
-    libraries, the snapshot, the lookups above) out of the garbage collector's sight (``gc.freeze``); return
-    whether this call did it.
-
-    Why: Streamlit runs a full collection after every script run (``runner.postScriptGC``), holding the
-    interpreter lock, so the run's last messages wait for it. Over this page's 140,000 long-lived objects that
-    took 60-90 ms of every rerun, most of the server's time for a change of the date range. Objects made later
-    are collected as before; only cyclic garbage among the frozen ones (built once and kept) is never freed."""
-    global _settled
-    with _SETTLED:
-        if _settled:
-            return False
-        gc.collect()
-        gc.freeze()
-        # At exit the frozen objects must be visible again: left frozen, the interpreter's last collection never
-        # frees them, and DuckDB's bindings (nanobind) printed dozens of "leaked instances" lines on every stop.
-        atexit.register(_unsettle)
-        _settled = True
-        return True
-
-
-def _unsettle() -> None:
-    gc.unfreeze()
-    gc.collect()

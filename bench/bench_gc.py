@@ -1,0 +1,85 @@
+"""The page's heap settle (``page.context.settle_heap``: ``gc.freeze`` once per server) against Streamlit's own
+switch for the collection it works around (``runner.postScriptGC = false``), side by side in one run.
+
+    .venv/bin/python bench/bench_gc.py [--reruns 10]
+
+Three servers of the project's dashboard.py on the committed snapshot, each under the timing wrapper of
+bench/common.py (``write_wrapper``), differing only in how the collection after each script run is handled:
+- ``settle``: as shipped (Streamlit collects after every run; the page froze the long-lived objects once).
+- ``no-gc``: ``--runner.postScriptGC false`` and the settle switched off (Streamlit does not collect after a run;
+  Python's own generational collector still runs when its thresholds say).
+- ``neither``: the settle switched off and Streamlit's collection on: what the settle avoids.
+On one loaded page each, the "Date range" picker is switched through the presets (pages alternate), and the
+server's whole run (``ScriptRunner._run_script``, which holds the collection) and the browser's time to the
+changed chart are recorded. Reported: medians and each variant's ratio to ``settle``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_page import PROJECT_CHOICES, Page, load, rerun  # noqa: E402
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header, median, write_wrapper  # noqa: E402
+
+OFF = "import page.context as _pc; _pc.settle_heap = lambda: False"
+VARIANTS = (("settle", "", []), ("no-gc", OFF, ["--runner.postScriptGC", "false"]), ("neither", OFF, []))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reruns", type=int, default=10, help="date-range changes per page (alternating)")
+    args = ap.parse_args()
+    why = browser_missing()
+    if why:
+        print(why)
+        return 0
+    from playwright.sync_api import sync_playwright
+    header("Page: heap settle vs runner.postScriptGC = false vs neither (rerun after a date-range change)")
+    with tempfile.TemporaryDirectory(prefix="bench-gc-") as tmp:
+        tmp = Path(tmp)
+        servers, pages = [], []
+        try:
+            for name, patch, extra in VARIANTS:
+                log = tmp / f"{name}.runs"
+                script = write_wrapper(tmp / f"run_{name}.py", ROOT / "dashboard.py", log)
+                if patch:  # one more statement before the page runs: the settle switched off
+                    text = script.read_text("utf-8").replace("    pass\n", f"    {patch}\n", 1)
+                    script.write_text(text, "utf-8")
+                srv = Server(script, extra_args=extra)
+                servers.append(srv)
+                pages.append(Page(name, srv, log, PROJECT_CHOICES))
+            for pg in pages:
+                print(f"   {pg.name}: server healthy after {pg.server.wait_healthy():.2f} s (port {pg.server.port})")
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                loaded = {pg.name: load(browser, pg, keep=True) for pg in pages}
+                for k in range(args.reruns):
+                    order = pages[k % len(pages):] + pages[:k % len(pages)]
+                    for pg in order:
+                        _, tab, _, _ = loaded[pg.name]
+                        took, server_s, kind = rerun(tab, pg, pg.options[k % len(pg.options)])
+                        pg.browser_rerun.append(took)
+                        pg.rerun_kinds.append(kind)
+                for ctx, *_ in loaded.values():
+                    ctx.close()
+                browser.close()
+        finally:
+            for srv in servers:
+                srv.stop()
+    base = pages[0]
+    print()
+    print(f"{'':12}{'server run, median':>20}{'ratio':>8}{'browser, median':>18}{'ratio':>8}")
+    for pg in pages:
+        s, b = median(pg.server_whole), median(pg.browser_rerun)
+        print(f"{pg.name:12}{s * 1000:>17.0f} ms{s / median(base.server_whole):>8.2f}{b:>16.3f} s"
+              f"{b / median(base.browser_rerun):>8.2f}")
+    for pg in pages:
+        print(f"all server runs (ms), {pg.name}: " + " ".join(f"{t * 1000:.0f}" for t in pg.server_whole))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
