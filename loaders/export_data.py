@@ -433,6 +433,24 @@ class Table:
     from_file: str = ""  # the snapshot file it was made from
 
 
+# One row per series, breakdown member, period, release and file: the key the snapshot's validator holds
+# (``tidy.SORT_KEYS``; a file is one release, and ``release`` is empty for sources published once). Files of
+# one source never share a series, so ``source`` is not needed in it.
+OBSERVATIONS_KEY = tuple(tidy.SORT_KEYS)
+
+
+def _check_unique(df: pd.DataFrame, key: list[str], where: str) -> None:
+    """Refuse rows that repeat the primary key, naming the file and both rows (CSV line numbers)."""
+    dup = df.duplicated(key, keep="first").to_numpy()
+    if dup.any():
+        later = int(dup.nonzero()[0][0])
+        same = (df[key] == df.iloc[later][key]).all(axis=1).to_numpy()
+        earlier = int(same.nonzero()[0][0])
+        raise ExportError(f"{where} rows {earlier + 2} and {later + 2}: the same series, key, date, release and file "
+                          f"twice ({', '.join(f'{c}={df.iat[later, df.columns.get_loc(c)]!r}' for c in key)}); "
+                          "rebuild the snapshot")
+
+
 def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
     """Every table of the export, typed, from a generation's manifest and files (``read_generation``)."""
     srcs = man.get("sources", {})
@@ -445,6 +463,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             missing = [c for c in tidy.COLUMNS if c not in df.columns]
             if missing:
                 raise ExportError(f"{rel}: no {missing} column(s); rebuild the snapshot")
+            _check_unique(df, list(tidy.SORT_KEYS), rel)
             df.insert(0, "source", rel[len("observations/"):-len(".csv")])
             obs_parts.append(_arrow(df, OBSERVATIONS, rel))  # typed file by file: an error names its file and row
     empty = _arrow(pd.DataFrame(columns=[f.name for f in OBSERVATIONS]), OBSERVATIONS, "observations")
@@ -454,7 +473,8 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                      "Observations: every figure of every series, from every release held",
                      "The tidy table: one row per series, breakdown member, period and release. Several releases of "
                      "one period are all kept (see the latest and as_published views of the DuckDB file).",
-                     all_ids, foreign_keys=(("series", "series", "id"), ("source", "sources", "id")),
+                     all_ids, primary_key=OBSERVATIONS_KEY,
+                     foreign_keys=(("series", "series", "id"), ("source", "sources", "id")),
                      from_file="observations/<source>.csv"))
     if "series.csv" in files:
         cat = _csv(files["series.csv"])
