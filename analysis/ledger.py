@@ -443,9 +443,12 @@ class Sentence:
     facts: list[Fact] = field(default_factory=list)
 
 
-def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en") -> str:
-    if source in ("cbp_encounters", "ohss_khsm"):  # the release date is the month in CBP's file name, not a publication day
-        return i18n.t("news.in_file", lang, month=_month(rel, lang))
+def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en",
+                   through: pd.Timestamp | None = None) -> str:
+    # CBP's release is an estimated publication day and DHS's KHSM one a data month (the sources' release_dated):
+    # the file is named by the month its data run to (``through``, the release's latest end).
+    if source in ("cbp_encounters", "ohss_khsm"):
+        return i18n.t("news.in_file", lang, month=_month(through if through is not None else rel, lang))
     if source == "trac_detention":
         return i18n.t("news.in_table", lang, date=_day(rel, lang))
     return i18n.t("news.in_release", lang, date=_day(rel, lang))
@@ -486,7 +489,8 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
     who = SHORT_NAMES.get(source, source)
     if lang != "en" and i18n.has(f"news.who.{source}", lang):
         who = i18n.t(f"news.who.{source}", lang)  # with its article where the language wants one ("la CBP")
-    where = _release_words(source, rel, who, lang)
+    rows = _source_rows(snap, source)
+    where = _release_words(source, rel, who, lang, through=rows.loc[rows["release"] == rel, "end"].max())
     figs = {label: key_figure(snap, label, series, how, rel) for label, series, how in KEY_FIGURES.get(source, ())}
     # The previous figure: from the latest earlier release that printed it (TRAC's tables date apart).
     prev = {label: next((p for r in reversed(rels[:-1]) if (p := key_figure(snap, label, series, how, r))), None)

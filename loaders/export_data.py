@@ -136,6 +136,11 @@ SOURCES = [
     Field("cadence_days", "integer", "The publisher's cadence in days, against which the page judges how old the "
           "source is.", unit="days"),
     Field("latest_release", "date", "Latest release held; empty for sources without release dates."),
+    Field("release_dated", "string", "What the release dates of this source's rows are: 'published' (the day the "
+          "publisher put the file out), 'estimated' (an estimate of that day from the publisher's stated timing), "
+          "'data date' (the date the data run to; publication came later) or 'none' (no release dates). The "
+          "date the data run to is each row's end, and each file's data_date in source_files."),
+    Field("release_rule", "string", "How a release date is found for this source, in words."),
     Field("date_min", "date", "First day covered by the source's observations."),
     Field("date_max", "date", "Last day covered by the source's observations."),
     Field("rows", "integer", "Observations held.", unit="rows"),

@@ -344,6 +344,9 @@ def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
         "date_min": obs["date"].min() if len(obs) else None,
         "date_max": obs["end"].max() if len(obs) else None,
         "latest_release": max((f["release"] for f in files if f.get("release")), default=None),
+        # What ``release`` means for this source: a publication day, an estimate of one, or a data date.
+        "release_dated": source.release_dated,
+        "release_rule": source.release_rule,
         "files": sorted(files, key=lambda f: f["name"]),
     }
 
