@@ -98,6 +98,10 @@ SERIES = [
           "1); empty when none is declared."),
     Field("part_of", "string", "Series id this series is a part of, when it is one."),
     Field("share_of", "string", "'part id / whole id' when this series is the ratio of two series."),
+    Field("national_total", "string", "Where the series' national figure is (loaders/totals.py): empty = its "
+          "member with key ''; 'member:<key>' = that member ('{fiscal year}' standing for each year's key); "
+          "'series:<id>' = another series (never sum the members instead); 'each member' = every member is a "
+          "figure of its own; 'none' = the source has no national figure for it."),
 ]
 QUALITY_FLAGS = [
     Field("source", "string", "Source id."),
