@@ -298,6 +298,19 @@ def test_cli_releases(capsys):
     assert "no releases of 'no_such_source'" in capsys.readouterr().err
 
 
+def test_cli_releases_revisions(snap, capsys):
+    assert cli(["releases", "ice_detention_stats", "--revisions", "--format", "csv"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype=str, keep_default_na=False)
+    assert list(rows.columns) == ["source"] + ledger.MONTH_REVISION_COLUMNS
+    months = ledger.revisions_by_month(snap, "ice_detention_stats")
+    assert len(rows) == len(months) and len(rows) and (rows["source"] == "ice_detention_stats").all()
+    assert cli(["releases", "ice_detention_stats", "--revisions"]) == 0
+    out = capsys.readouterr().out
+    per_release = ledger.revisions_by_release(snap, "ice_detention_stats")
+    assert out.startswith(f"ice_detention_stats: {int(per_release['values_revised'].sum())} figures revised in ")
+    assert f"; {len(months)} periods revised" in out
+
+
 # ---------------------------------------------------------------- built snapshots
 
 SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
