@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
+from analysis import asof
 from analysis import data as cdata
 from loaders import registry, tidy
 from wording import i18n
@@ -199,6 +200,47 @@ def revisions(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
                             on=["series", "key", "date", "previous_release"], how="left")
     rev = was_partial.assign(completed=was_partial["completed"].eq(True))
     return rev[cols].reset_index(drop=True)
+
+
+MONTH_REVISION_COLUMNS = ["series", "key", "date", "end", "releases", "low", "high", "first_release", "last_revised",
+                          "revisions"]
+
+
+def revisions_by_month(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """Every period of a source that a later release revised: how many releases printed it, the lowest and
+    highest figure they printed (the revision band, ``analysis.asof.revision_band``), the release that first
+    printed it, the last that changed it and how many times it changed. Dates as ``datetime.date``, latest
+    periods first. Periods printed while still running, and known-wrong figures, are left out as in the band."""
+    rows = _source_rows(snap, source)
+    band = asof.band_table(asof.band_rows(rows), ["series", "key", "date"]) if len(rows) else \
+        asof.band_table(rows.iloc[0:0], ["series", "key", "date"])
+    band = band[band["revisions"] > 0]
+    band = band.sort_values(["date", "series", "key"], ascending=[False, True, True], kind="mergesort")
+    for c in ("date", "end", "first_release", "last_revised"):
+        band[c] = band[c].dt.date
+    band = band.assign(releases=band["releases"].astype("int64"), revisions=band["revisions"].astype("int64"))
+    return band[MONTH_REVISION_COLUMNS].reset_index(drop=True)
+
+
+RELEASE_REVISION_COLUMNS = ["release", "values_revised", "series_revised", "periods_revised", "periods_completed"]
+
+
+def revisions_by_release(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    """For each release of a source: how many figures it changed that an earlier release had printed (in how
+    many series, for how many distinct periods), and how many periods it completed (the earlier figure was
+    for a period still running: not a revision). Every release appears, with zeros where it revised nothing."""
+    rels = [r.date() for r in releases_of(snap, source)]
+    rev = revisions(snap, source)
+    completed = rev["completed"].astype(bool)
+    real, done = rev[~completed], rev[completed]
+    out = pd.DataFrame({
+        "release": rels,
+        "values_revised": [int((real["release"] == r.isoformat()).sum()) for r in rels],
+        "series_revised": [real.loc[real["release"] == r.isoformat(), "series"].nunique() for r in rels],
+        "periods_revised": [real.loc[real["release"] == r.isoformat(), "date"].nunique() for r in rels],
+        "periods_completed": [int((done["release"] == r.isoformat()).sum()) for r in rels],
+    })
+    return out[RELEASE_REVISION_COLUMNS]
 
 
 def raised_flags(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
@@ -401,9 +443,12 @@ class Sentence:
     facts: list[Fact] = field(default_factory=list)
 
 
-def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en") -> str:
-    if source in ("cbp_encounters", "ohss_khsm"):  # the release date is the month in CBP's file name, not a publication day
-        return i18n.t("news.in_file", lang, month=_month(rel, lang))
+def _release_words(source: str, rel: pd.Timestamp, publisher: str, lang: str = "en",
+                   through: pd.Timestamp | None = None) -> str:
+    # CBP's release is an estimated publication day and DHS's KHSM one a data month (the sources' release_dated):
+    # the file is named by the month its data run to (``through``, the release's latest end).
+    if source in ("cbp_encounters", "ohss_khsm"):
+        return i18n.t("news.in_file", lang, month=_month(through if through is not None else rel, lang))
     if source == "trac_detention":
         return i18n.t("news.in_table", lang, date=_day(rel, lang))
     return i18n.t("news.in_release", lang, date=_day(rel, lang))
@@ -444,7 +489,8 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
     who = SHORT_NAMES.get(source, source)
     if lang != "en" and i18n.has(f"news.who.{source}", lang):
         who = i18n.t(f"news.who.{source}", lang)  # with its article where the language wants one ("la CBP")
-    where = _release_words(source, rel, who, lang)
+    rows = _source_rows(snap, source)
+    where = _release_words(source, rel, who, lang, through=rows.loc[rows["release"] == rel, "end"].max())
     figs = {label: key_figure(snap, label, series, how, rel) for label, series, how in KEY_FIGURES.get(source, ())}
     # The previous figure: from the latest earlier release that printed it (TRAC's tables date apart).
     prev = {label: next((p for r in reversed(rels[:-1]) if (p := key_figure(snap, label, series, how, r))), None)

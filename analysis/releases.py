@@ -9,17 +9,21 @@ import datetime as dt
 import io
 from pathlib import Path
 
+import pandas as pd
+
 from analysis import data as cdata
 from analysis import ledger, status
 
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
-        today: dt.date | None = None) -> str:
+        today: dt.date | None = None, revisions: bool = False) -> str:
     snap = cdata.load_snapshot(data)
     known = ledger.versioned_sources(snap)
     if source and source not in known:
         raise KeyError(f"no releases of {source!r} in {data}; versioned sources: {', '.join(known)}")
     sources = [source] if source else known
+    if revisions:
+        return revisions_text(snap, sources, fmt)
     if latest:
         out = []
         for src in sources:
@@ -44,4 +48,27 @@ def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
             v = getattr(r, col)
             if v:
                 lines.append(f"    {col.replace('_', ' ')}: {v}")
+    return "\n".join(lines) + "\n"
+
+
+def revisions_text(snap: cdata.Snapshot, sources: list[str], fmt: str = "text") -> str:
+    """``--revisions``: per source, how many figures each release revised (``ledger.revisions_by_release``) and
+    every revised period with its band, first and last release (``ledger.revisions_by_month``). CSV: the
+    periods, one row each, with a ``source`` column."""
+    if fmt == "csv":
+        frames = [ledger.revisions_by_month(snap, s).assign(source=s) for s in sources]
+        table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        buf = io.StringIO()
+        table[["source"] + ledger.MONTH_REVISION_COLUMNS].to_csv(buf, index=False, lineterminator="\n")
+        return buf.getvalue()
+    lines = []
+    for src in sources:
+        per_release = ledger.revisions_by_release(snap, src)
+        months = ledger.revisions_by_month(snap, src)
+        lines.append(f"{src}: {int(per_release['values_revised'].sum())} figures revised in "
+                     f"{int((per_release['values_revised'] > 0).sum())} of {len(per_release)} releases; "
+                     f"{len(months)} periods revised")
+        for r in per_release[per_release["values_revised"] > 0].itertuples(index=False):
+            lines.append(f"  {r.release.isoformat()}: {r.values_revised} figures in {r.series_revised} series, "
+                         f"{r.periods_revised} periods")
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import data as cdata
+from analysis.asof import revision_band
 from analysis.study import carry_days
 from wording import i18n
 
@@ -65,6 +66,9 @@ class View:
     categories: list[str] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))  # empty = all
     event_text: str = ""
     reported: bool = True
+    # The revision band: behind each line, the range of the figures every release printed for each period
+    # (``analysis.asof.revision_band``). Off by default: most readers want the latest figure alone.
+    band: bool = False
     # The language of every text drawn (titles, notes, alt text, exports) and the thousands mark of numbers,
     # chosen apart from the language (US Spanish outlets print both "75,000" and "75.000").
     lang: str = "en"
@@ -321,6 +325,11 @@ class Prepared:
     # The decimals the table (and so every CSV) writes the values with: None for values as published (counts
     # stay exact, a publisher's decimals stay as printed); a number for values the view derived (``export_decimals``).
     decimals: int | None = None
+    # With ``View.band``: the revision band of the drawn periods (``analysis.asof.revision_band``, after the
+    # same per-day and index steps as ``frame``), or None when the view draws none for this series; then
+    # ``band_missing`` says why ("unversioned", "regrouped", "rolling").
+    band: pd.DataFrame | None = None
+    band_missing: str = ""
 
 
 def per_day(df: pd.DataFrame) -> pd.DataFrame:
@@ -481,6 +490,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
             decimals[ref] = export_decimals(src, extra)
         shaped.append((ref, sid, key, info, df, unit, list(shape_notes)))
     base_date, refused = None, None
+    base_values: dict[str, float] = {}
     if base is not None:
         # One base date for every series (``common_base``), or none: lines indexed at different dates on one
         # axis would not be comparable.
@@ -492,7 +502,7 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         found, values, missing = common_base(frames, pd.Timestamp(base)) if frames else (None, {}, [])
         missing += [ref for ref, _, _, _, df, _, _ in shaped if not len(df)]
         if found is not None and not missing:
-            base_date = found.date()
+            base_date, base_values = found.date(), values
             decimals = dict.fromkeys(decimals, INDEX_DECIMALS)
             shaped = [(ref, sid, key, info, rebase(df, values[ref]), "index (100 at base date)",
                        notes + [f"indexed to 100 at {base_date.isoformat()}"])
@@ -505,9 +515,40 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
     for ref, sid, key, info, df, unit, notes in shaped:
         df = df[(df["end"] >= pd.Timestamp(lo)) & (df["date"] <= pd.Timestamp(hi))].reset_index(drop=True)
         label = info["title"] + (f": {key}" if key else "")
+        band, why = (_band(snap, sid, key, info, df, view, base_value=base_values.get(ref) if base_date else None)
+                     if view.band else (None, ""))
+        if band is not None and decimals[ref] is not None:
+            band = band.assign(low=band["low"].round(decimals[ref]), high=band["high"].round(decimals[ref]))
         prepared.append(Prepared(ref, sid, key, label, unit, info["source"], df, list(notes), base_date, refused,
-                                 decimals[ref]))
+                                 decimals[ref], band, why))
     return prepared, lo, hi
+
+
+def _band(snap: cdata.Snapshot, sid: str, key: str, info, drawn: pd.DataFrame, view: View, *,
+          base_value: float | None) -> tuple[pd.DataFrame | None, str]:
+    """The revision band behind one drawn line, for the periods drawn (``drawn``: the line's rows), or None
+    and why not. A band is the figures the releases printed for a period, so it is drawn where the line's
+    points are such figures (as published or per day, indexed or not), not where the view made new ones
+    from several periods (weekly or monthly sums of daily figures, rolling averages)."""
+    rows = chosen_rows(snap, f"{sid}|{key}" if key else sid, view.as_of)
+    if rows is None or not len(rows) or rows["release"].isna().all():
+        return None, "unversioned"
+    if regrouped(rows, view.granularity):
+        return None, "regrouped"
+    if view.rolling and is_daily(rows):
+        return None, "rolling"
+    per_day_ = view.per_day and cdata.is_flow(info)
+    if view.as_of is None:
+        memo = ("band", sid, key, per_day_)
+        band = snap._memo.get(memo)
+        if band is None:
+            band = snap._memo[memo] = revision_band(snap, sid, key, per_day=per_day_)
+    else:
+        band = revision_band(snap, sid, key, as_of=view.as_of, per_day=per_day_)
+    band = band[band["date"].isin(drawn["date"])]
+    if base_value:
+        band = band.assign(low=band["low"] / base_value * 100, high=band["high"] / base_value * 100)
+    return band.reset_index(drop=True), ""
 
 
 # A series' shape for a view (per day, resampled, rolling) does not depend on the date range, which is what
@@ -591,6 +632,27 @@ def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
     return pd.Series(out, index=col.index, dtype="str")
 
 
+BAND_TABLE_COLUMNS = ["band_low", "band_high", "band_releases", "first_release", "last_revised"]
+
+
+def _with_band(table: pd.DataFrame, p: Prepared) -> pd.DataFrame:
+    """The revision band beside each point of a view that draws it (``View.band``): the lowest and highest
+    figure the releases printed for the period, how many releases printed it, the first of them and the last
+    that changed it (blank where the point has no band)."""
+    out = table.assign(**{c: "" for c in BAND_TABLE_COLUMNS})
+    if p.band is None or not len(p.band):
+        return out
+    b = p.band
+    by_date = pd.DataFrame({"date": _iso_days(b["date"]), "band_low": b["low"].to_numpy(), "band_high": b["high"].to_numpy(),
+                            "band_releases": b["releases"].astype("int64").astype(str).to_numpy(),
+                            "first_release": _iso_days(b["first_release"], missing_ok=True),
+                            "last_revised": _iso_days(b["last_revised"], missing_ok=True)})
+    merged = out.drop(columns=BAND_TABLE_COLUMNS).merge(by_date, on="date", how="left")
+    for c in BAND_TABLE_COLUMNS:
+        merged[c] = merged[c].astype(object).where(merged[c].notna(), "")
+    return merged
+
+
 def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
     """The numbers drawn, one row per point: what the CSV export writes. Values as published are written as
     published; values the view derived (per day, averages, index) are rounded to ``Prepared.decimals``."""
@@ -604,6 +666,8 @@ def displayed_table(prepared: list[Prepared]) -> pd.DataFrame:
             "release": _iso_days(f["release"], missing_ok=True) if "release" in f else "",
             "flag": f["flag"].to_numpy(), "source": p.source,
         }))
+        if any(q.band is not None for q in prepared):
+            frames[-1] = _with_band(frames[-1], p)
     if not frames:
         return pd.DataFrame(columns=["series", "key", "label", "unit", "date", "end", "value", "release", "flag", "source"])
     return pd.concat(frames, ignore_index=True)

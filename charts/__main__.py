@@ -39,7 +39,7 @@ def query_from_args(args) -> dict[str, str]:
             q[name] = val
     if args.start or args.end:
         q["preset"] = "custom"
-    for flag in ("per_day", "log", "fiscal_axis"):
+    for flag in ("per_day", "log", "fiscal_axis", "band"):
         if getattr(args, flag):
             q[flag] = "1"
     if args.no_events:
@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--as-of", dest="as_of", help="as published on this date")
     ex.add_argument("--log", action="store_true", help="log scale")
     ex.add_argument("--fiscal-axis", dest="fiscal_axis", action="store_true", help="fiscal-year axis labels")
+    ex.add_argument("--band", action="store_true",
+                    help="shade the revision band: for each period, the range of the figures every release "
+                         "printed for it (with --as-of, releases out by then)")
     ex.add_argument("--categories", help="event categories to show, comma-separated")
     ex.add_argument("--event-text", dest="event_text", help="show only events whose text contains this")
     ex.add_argument("--no-events", action="store_true", help="leave events off")

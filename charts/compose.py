@@ -15,7 +15,7 @@ from analysis import data as cdata
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from charts.export import export_table
 from figures.alt import alt_text
-from figures.core import build_totals_figure, build_view_figure, unit_phrase
+from figures.core import band_notes, build_totals_figure, build_view_figure, unit_phrase
 from figures.events import filter_events
 from figures.labels import localised_label
 from loaders.reported_figures import METRICS as REPORTED_METRICS
@@ -226,7 +226,10 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
         tfig = build_totals_figure(snap, view, totals, phrases=phrases, generated_on=generated_on, size=size)
         if fig is None:
             fig = tfig  # a view of totals only: the bars are the chart
-    r = Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig, size, totals, tfig, notes=notes)
+    # The CSV's comment lines say what the band columns are, as the figure's footer does (drawn there by
+    # build_view_figure; added here after it so the footer does not carry them twice).
+    csv_notes = notes + (band_notes(series, view, getattr(view, "lang", "en")) if view.band and series else [])
+    r = Rendered(view, prepared, lo, hi, displayed_table(prepared), ev, rep, fig, size, totals, tfig, notes=csv_notes)
     if fig is not None:
         r.alt = alt_text(r, snap)
     return r

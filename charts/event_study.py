@@ -9,6 +9,7 @@ import datetime as dt
 
 import pandas as pd
 
+from analysis import asof
 from analysis import data as cdata
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
 from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
@@ -18,6 +19,23 @@ from figures.core import build_study_figure, source_lines
 from wording import i18n
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
+# Which figures the study reads: each period's latest figure, or the figure the first release printed for it
+# (what a reader knew at the time, before any revision: ``analysis.asof.first_published``).
+VINTAGES = ("latest", "first")
+
+
+def study_rows(snap: cdata.Snapshot, ref: str, vintage: str = "latest") -> pd.DataFrame:
+    """The rows a study reads for ``ref``: the latest figures, or with ``vintage`` "first" each period as first
+    published. An unknown vintage is refused by name rather than read as the latest."""
+    if vintage not in VINTAGES:
+        raise ValueError(f"unknown vintage {vintage!r}; use one of {', '.join(VINTAGES)}")
+    sid, key = split_ref(ref)
+    return asof.first_published(snap, sid, key) if vintage == "first" else cdata.series_rows(snap, sid, key)
+
+
+def vintage_note(vintage: str, lang: str = "en") -> list[str]:
+    """The footer line saying the study reads figures as first published ([] for the latest figures)."""
+    return [i18n.t("study.first_published_note", lang)] if vintage == "first" else []
 
 
 def event_choices(events: pd.DataFrame | None) -> tuple[list[str], dict[str, str]]:
@@ -51,24 +69,26 @@ def default_date(events: pd.DataFrame | None) -> dt.date:
     return event_date(events, ev) if ev else INAUGURATION
 
 
-def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int
+def study_numbers(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, vintage: str = "latest"
                   ) -> tuple[bool, pd.Timestamp, pd.Timestamp, StudyResult]:
-    """(is the series a flow, its first date, its last end date, the study around ``on``)."""
+    """(is the series a flow, its first date, its last end date, the study around ``on``), on the latest
+    figures or, with ``vintage`` "first", on each period's figure as first published."""
     sid, key = split_ref(ref)
     info = snap.info(sid)
     flow = cdata.is_flow(info)
-    rows = cdata.series_rows(snap, sid, key)
+    rows = study_rows(snap, ref, vintage)
     # Weekly and monthly series are compared in whole periods, others in days (analysis.study.study).
     res = study(rows, on, window, flow=flow, max_carry_days=carry_days(info["frequency"]))
     return flow, rows["date"].min(), rows["end"].max(), res
 
 
-def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, flow: bool) -> tuple[pd.DataFrame, str]:
+def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, flow: bool,
+                 vintage: str = "latest") -> tuple[pd.DataFrame, str]:
     """The figure's data (both windows) and its x-axis title. A flow's values per day are rounded as the chart's
     CSV rounds them (``analysis.view.export_decimals``: the published total comes back when multiplied by the
     days); a level's are the published values."""
     sid, key = split_ref(ref)
-    rows = cdata.series_rows(snap, sid, key)
+    rows = study_rows(snap, ref, vintage)
     win, title = study_window_series(rows, on, window, flow=flow, max_carry_days=carry_days(snap.info(sid)["frequency"]))
     if flow and len(rows):
         days = float(cdata.days_covered(rows).max())
@@ -78,17 +98,17 @@ def study_window(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, fl
 
 def study_figure(snap: cdata.Snapshot, ref: str, on: dt.date, window: int, *, title: str, subtitle: str,
                  unit: str, sources: tuple[str, ...], today: dt.date, size: str = "page", lang: str = "en",
-                 sep: str = ","):
+                 sep: str = ",", vintage: str = "latest"):
     """(the figure, the data it draws); its own words (footer, note, axis) in ``lang``."""
-    flow, _, _, res = study_numbers(snap, ref, on, window)
-    win, x_title = study_window(snap, ref, on, window, flow=flow)
+    flow, _, _, res = study_numbers(snap, ref, on, window, vintage)
+    win, x_title = study_window(snap, ref, on, window, flow=flow, vintage=vintage)
     # The returned data keeps the English window names (the CSV's); the figure's legend is in ``lang``.
     shown = win if lang == "en" else win.assign(window=win["window"].map(
         {"around the date": i18n.t("study.window_around", lang), "a year earlier": i18n.t("study.window_year", lang)}))
     return build_study_figure(shown, title=title, subtitle=subtitle, unit=unit, sources=list(sources),
                               generated_on=today, size=size,
                               x_title=x_title if lang == "en" else x_title_in(res.unit, lang),
-                              notes=[res.note_in(lang)], lang=lang, sep=sep), win
+                              notes=[res.note_in(lang)] + vintage_note(vintage, lang), lang=lang, sep=sep), win
 
 
 def full_range_sources(snap: cdata.Snapshot, ref: str, lang: str = "en") -> tuple[str, ...]:

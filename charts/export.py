@@ -171,7 +171,7 @@ def export_table(r) -> pd.DataFrame:
             # What the figure is and whether it is verified, in the row itself: a CSV has no marker styles.
             "note": [reported_note(r) for r in rep.itertuples(index=False)],
         })
-        table = pd.concat([table, rows[table.columns]], ignore_index=True)
+        table = pd.concat([table, rows.reindex(columns=table.columns, fill_value="")], ignore_index=True)
     return table
 
 

@@ -107,6 +107,18 @@ class Line:
     # Written beside the line's only point in view ("58,766 on 4 Apr 2026"): a lone dot says nothing in a PNG.
     point_label: str = ""
     point_side: str = "middle right"
+    # The revision band behind the line (``analysis.asof.revision_band``): per period, the lowest and highest
+    # figure the releases printed, and each period's hover text; None draws no band.
+    band: Band | None = None
+
+
+@dataclass
+class Band:
+    x: np.ndarray  # datetime64, the periods' start dates
+    low: np.ndarray
+    high: np.ndarray
+    hover: np.ndarray  # per period, in words: how many releases, the range, first published, last revised
+    name: str = ""  # the legend entry (on the first band drawn only)
 
 
 @dataclass
@@ -134,7 +146,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     panels = panels or [Panel(y_title or (lines[0].unit if lines else ""), log=log_y)]
     if len(panels) > MAX_PANELS:
         raise ValueError(i18n.t("cli.too_many_panels", lang, n=len(panels), most=MAX_PANELS))
-    traces = []
+    traces: list[dict] = []
     for i, ln in enumerate(lines):
         colour, dash, symbol = STYLES[i]
         x, y, hover = break_gaps(ln.x, ln.y, ln.hover)
@@ -149,6 +161,9 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         if len(x) > 40:
             marker["maxdisplayed"] = 14
         value = "%{y:,.0f}" if np.nanmax(np.abs(np.append(y, 0.0))) >= 100 else "%{y:,.3~f}"  # a share keeps its digits
+        if ln.band is not None and len(ln.band.x):
+            traces += band_traces(ln.band, colour=colour, panel=ln.panel, group=f"s{i}",
+                                  legend=not any(t.get("fill") == "toself" and t.get("showlegend") for t in traces))
         trace = dict(
             type="scatter", x=_x(x), y=y, name=label, mode="lines+markers", yaxis=_yref(ln.panel),
             line=dict(color=colour, width=2.5 if sz.name != "social" else 4, dash=dash),
@@ -197,12 +212,47 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     lines_values: dict[int, list[np.ndarray]] = {}  # each panel's line values
     for ln in lines:
         lines_values.setdefault(ln.panel, []).append(np.asarray(ln.y, dtype="float64"))
+        if ln.band is not None:  # the axis holds the band too: a revised figure above the line is not cut off
+            lines_values[ln.panel] += [np.asarray(ln.band.low, dtype="float64"), np.asarray(ln.band.high, dtype="float64")]
     for k, p in enumerate(panels):
         vals = lines_values.get(k, []) + [np.asarray(p.extra_values, dtype="float64")]
         layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz,
                                              sep=sep)
     return FigureSpec(data=tuple(traces), layout=layout, size=sz, title=title, subtitle=subtitle,
                       footer=tuple(footer), panels=len(panels), x_title=x_title, height=height)
+
+
+def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool) -> list[dict]:
+    """A revision band as two traces drawn before its line, so the line stays on top: the shaded area (one
+    closed shape per run of periods that have a band, so a period with none, or a span with no release, is a
+    gap rather than a fill joined across it) and invisible points on its upper edge that carry each period's
+    hover text. Filling down to a second trace ("tonexty") drew a wrong shape across such gaps."""
+    x, low, high, hover = break_gaps(band.x, band.low, band.high, band.hover)
+    x = np.asarray(x, dtype="datetime64[ns]")
+    low, high = np.asarray(low, dtype="float64"), np.asarray(high, dtype="float64")
+    ok = ~np.isnat(x) & np.isfinite(low) & np.isfinite(high)
+    xs: list = []
+    ys: list = []
+    start = None
+    for k in range(len(x) + 1):
+        if k < len(x) and ok[k]:
+            start = k if start is None else start
+            continue
+        if start is not None:
+            seg = slice(start, k)
+            xs += list(_x(x[seg])) + list(_x(x[seg][::-1])) + [None]
+            ys += list(high[seg]) + list(low[seg][::-1]) + [None]
+            start = None
+    fill = "rgba({},{},{},0.22)".format(*(int(colour[k:k + 2], 16) for k in (1, 3, 5)))
+    area = dict(type="scatter", x=xs, y=ys, yaxis=_yref(panel), mode="lines", fill="toself", fillcolor=fill,
+                line=dict(width=0, color=fill), hoverinfo="skip", legendgroup=group, name=html_text(band.name),
+                # One legend entry says what the shading is, after the lines' entries (drawn first, listed after).
+                showlegend=bool(legend and band.name), legendrank=1001)
+    points = dict(type="scatter", x=_x(x[ok]), y=high[ok], yaxis=_yref(panel), mode="markers",
+                  marker=dict(size=8, color=fill, opacity=0), text=np.asarray(hover, dtype=object)[ok],
+                  hovertemplate="%{text}<extra></extra>", legendgroup=group, showlegend=False,
+                  name=html_text(band.name))
+    return [area, points]
 
 
 def add_layer(spec: FigureSpec, layer: dict) -> FigureSpec:
@@ -762,6 +812,41 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     return out
 
 
+def band_hover(band, lang: str = "en", sep: str = ",") -> np.ndarray:
+    """Each period's hover text for its revision band: how many releases printed it and the range of their
+    figures, the release that first printed it and the last that changed it (or that none did)."""
+    first, last = iso_days(band["first_release"].to_numpy()), iso_days(band["last_revised"].to_numpy())
+    out = np.empty(len(band), dtype=object)
+    for i, (n, a, b) in enumerate(zip(band["releases"], band["low"], band["high"])):
+        if not np.isfinite(n):
+            out[i] = None
+            continue
+        digits = 0 if max(abs(a), abs(b)) >= 100 else 2
+        low, high = i18n.number(a, lang, sep, digits), i18n.number(b, lang, sep, digits)
+        head = i18n.plural("figure.band_hover", int(n), lang, n=int(n)) + (
+            i18n.t("figure.band_range", lang, low=low, high=high) if low != high
+            else i18n.t("figure.band_one_value", lang, value=low))
+        tail = (i18n.t("figure.band_revised", lang, first=first[i], last=last[i]) if last[i] != "NaT"
+                else i18n.t("figure.band_not_revised", lang, first=first[i]))
+        out[i] = _template_literal(html_text(head) + "<br>" + html_text(tail))
+    return out
+
+
+def band_notes(prepared, view, lang: str = "en") -> list[str]:
+    """The footer's words for the revision band: what the shading is, and which lines have none and why."""
+    notes = []
+    if any(getattr(p, "band", None) is not None and len(p.band) for p in prepared):
+        notes.append(i18n.t("figure.band_note_as_of", lang, date=view.as_of.isoformat()) if view.as_of
+                     else i18n.t("figure.band_note", lang))
+    why: dict[str, list[str]] = {}
+    for p in prepared:
+        if getattr(p, "band_missing", ""):
+            why.setdefault(p.band_missing, []).append(localised_label(p, lang))
+    for reason, labels in sorted(why.items()):
+        notes.append(i18n.t("figure.band_none_" + reason, lang, labels="; ".join(labels)))
+    return notes
+
+
 def lone_point_label(f, lo, hi, lang: str = "en", sep: str = ",") -> tuple[str, str]:
     """For a series with one value in view: its value and what date it is ("58,766 on 4 Apr 2026", "1,104 a
     day in Mar 2026" for a month), and which side of the point it goes so it stays inside the plot.
@@ -813,10 +898,22 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             for c in cs & INFO_FLAGS:
                 info_notes.setdefault(c, set()).add(localised_label(p, lang))
         label, side = lone_point_label(f, lo, hi, lang, sep)
+        band = getattr(p, "band", None)
+        if band is not None and len(band):
+            # One band row per point of the line, blank where no release printed the whole period (a month
+            # only ever printed while running): a gap in the fill there, never a fill joined across it.
+            band = f[["date"]].merge(band, on="date", how="left")
         lines.append(Line(display_label(p, lang), f["date"].to_numpy(), f["value"].to_numpy(dtype="float64"),
                           unit=axis_titles[len(lines)], flagged=flagged, panel=panel_of[p.ref],
-                          hover=point_hover(snap, p, codes, lang), point_label=label, point_side=side))
+                          hover=point_hover(snap, p, codes, lang), point_label=label, point_side=side,
+                          band=None if band is None or not len(band) else Band(
+                              band["date"].to_numpy(), band["low"].to_numpy(dtype="float64"),
+                              band["high"].to_numpy(dtype="float64"),
+                              band_hover(band, lang, sep),
+                              name=i18n.t("figure.band_name", lang))))
     notes = left_off
+    if getattr(view, "band", False):
+        notes += band_notes(prepared, view, lang)
     if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
         notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
     elif flagged_notes:

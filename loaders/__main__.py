@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
     rl.add_argument("--format", choices=("text", "csv"), default="text", help="text for reading (default) or csv")
     rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source")
+    rl.add_argument("--revisions", action="store_true",
+                    help="instead of the ledger: the figures each release revised, and every revised period with "
+                         "the range of its figures, its first and its last revising release (csv: the periods)")
     rl.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     pa = sub.add_parser("parse", help="parse one raw file and print its validated tidy rows as CSV")
     pa.add_argument("source", help="the source id whose parser reads the file (see `list`)")
@@ -123,7 +126,8 @@ def _run(args) -> int:
                 why = "not curated here" if args.curated_only else "no raw files"
                 print(f"{sid}: {why}; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
-        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest))
+        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest,
+                                      revisions=args.revisions))
     elif args.cmd == "parse":
         src = registry.get(args.source)
         path = Path(args.file)

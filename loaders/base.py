@@ -107,6 +107,14 @@ def _no_discovery(session) -> list[str]:  # pragma: no cover - trivial
     return []
 
 
+RELEASE_DATED = {
+    "published": "the day the publisher put the file out, as the file, its name or its page states it",
+    "estimated": "an estimate of the publication day from the publisher's stated timing (the rule says how)",
+    "data date": "the date the file's data run to: publication came later, on a day not recorded",
+    "none": "the rows carry no release date (published once, or digitised)",
+}
+
+
 @dataclass(frozen=True)
 class Source:
     """A source declared as data.
@@ -160,6 +168,12 @@ class Source:
     derived: tuple[str, ...] = ()
     finish_flags: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+    # What the ``release`` of its rows is (``RELEASE_DATED``): the day the publisher put the file out, an
+    # estimate of that day from the publisher's stated timing, or only the date of the data (a lower bound on
+    # publication). Said in the manifest and the researchers' export, so nobody reads a data date as a
+    # publication date; ``release_rule`` says how the date is found, in words.
+    release_dated: str = "published"
+    release_rule: str = ""
 
     @property
     def downloadable(self) -> bool:

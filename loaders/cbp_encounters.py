@@ -29,15 +29,20 @@ Quirks, and what this module does about each:
   thousands of rows per monthly release to the snapshot, and the page does not use it.
 - The state file has no ``Component`` or ``Encounter Type`` column; it only gives the by-state series, so
   the nationwide totals come from one file (the AOR file) and never from two that might disagree.
-- The release date is the file name's month suffix (``-aug`` = August of the window's last fiscal year);
-  without a suffix it is the last month in the file. It is the data date, the last day of that month: CBP
-  publishes some two weeks later, and the real upload month (the ``/2025-09/`` folder of the URL) is in the
-  manifest's URL but not in the file name the parser sees. If the suffix disagrees with the file's last month
-  every row is flagged ``stale-header``.
+- The data month is the file name's month suffix (``-aug`` = August of the window's last fiscal year);
+  without a suffix it is the last month in the file. If the suffix disagrees with the file's last month every
+  row is flagged ``stale-header``. The release date is an estimate of when CBP put the file out: the 15th of
+  the month after the data month, since CBP publishes "around the middle of the month for the month before"
+  (its stated cadence; the upload folders of the URLs seen agree: April 2026 data under ``/2026-05/``, July
+  2026 data under ``/2026-08/``). The parser sees only the file name, not the upload day, so the source says
+  ``release_dated="estimated"``; the data-through date is each row's ``end`` and the file's ``data_date``.
+  Dating a file by its data month put every CBP figure about two weeks before it could have been read in an
+  "as published on" view.
 - Values are CBP's exact counts (no rounding), unlike the OHSS tables of the same encounters.
 """
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 
@@ -173,17 +178,29 @@ def _normalise(df: pd.DataFrame, kind: str, name: str) -> pd.DataFrame:
     return out
 
 
-def release_of(name: str, last_month: str) -> tuple[str, str]:
-    """(release date, flag) for a file: the month suffix of its name, else its last month (see the docstring)."""
-    last_end = fiscal.month_end(pd.Timestamp(last_month).date()).isoformat()
+# CBP publishes around the middle of the month after the data month (see the docstring): the estimated day.
+PUBLISHED_DAY = 15
+RELEASE_RULE = (f"estimated: day {PUBLISHED_DAY} of the month after the file's data month (its name's month "
+                "suffix, else its last month); CBP publishes around mid-month for the month before")
+
+
+def data_month_of(name: str, last_month: str) -> tuple[dt.date, str]:
+    """(the last day of a file's data month, flag): the month suffix of its name, else its last month; the flag
+    ``stale-header`` when the suffix disagrees with the file's last month (see the docstring)."""
+    last_end = fiscal.month_end(pd.Timestamp(last_month).date())
     m = NAME_RE.search(name)
-    if not m or not m[3]:
+    month = fiscal.month_number(m[3]) if m and m[3] else None
+    if m is None or month is None:
         return last_end, ""
-    month = fiscal.month_number(m[3])
-    if month is None:
-        return last_end, ""
-    named = fiscal.month_end(fiscal.month_start(2000 + int(m[2]), month)).isoformat()
+    named = fiscal.month_end(fiscal.month_start(2000 + int(m[2]), month))
     return named, "" if named == last_end else "stale-header"
+
+
+def release_of(name: str, last_month: str) -> tuple[str, str]:
+    """(release date, flag) for a file: the estimated publication day, the 15th of the month after its data
+    month (``data_month_of``; see the docstring), and the data month's flag."""
+    through, flag = data_month_of(name, last_month)
+    return (through + dt.timedelta(days=PUBLISHED_DAY)).isoformat(), flag
 
 
 def _sum(df: pd.DataFrame, series: str, by: str | list[str] | None = None, mask=None) -> pd.DataFrame:
@@ -251,6 +268,8 @@ SOURCE = Source(
     licence="US government work, public domain",
     cadence="monthly, mid-month for the month before",
     cadence_days=45,
+    release_dated="estimated",
+    release_rule=RELEASE_RULE,
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.csv", "cbp-encounters/sbo-encounters-*.csv", "cbp-encounters/nationwide-encounters-*.csv"),

@@ -193,6 +193,8 @@ SOURCE = Source(
     id=ID,
     title="Deportation Data Project: ICE detention population per day and facility (parquet)",
     **DDP_FACTS,
+    release_dated="data date",
+    release_rule="the last date in the file (DDP's release date is not in the file)",
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.parquet", "ddp-facility-daily-population/facilities-daily-population-latest.parquet"),

@@ -305,6 +305,8 @@ SOURCE = Source(
     id=ID,
     title="Deportation Data Project: ICE arrests, detainers and removals, record level (daily counts)",
     **DDP_FACTS,
+    release_dated="data date",
+    release_rule="the last date in the records (DDP's release date is not in the file)",
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.parquet",),

@@ -417,6 +417,8 @@ SOURCE = Source(
     cadence="irregular: the compiler adds deaths as ICE posts its reports; the copy held here was taken on "
             "30 January 2026 and ends in January 2026",
     cadence_days=3650,
+    release_dated="none",
+    release_rule="no release date: one list, updated in place",
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.csv", "deaths-in-custody/all_*_deaths_detailed.csv"),

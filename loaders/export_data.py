@@ -98,6 +98,10 @@ SERIES = [
           "1); empty when none is declared."),
     Field("part_of", "string", "Series id this series is a part of, when it is one."),
     Field("share_of", "string", "'part id / whole id' when this series is the ratio of two series."),
+    Field("national_total", "string", "Where the series' national figure is (loaders/totals.py): empty = its "
+          "member with key ''; 'member:<key>' = that member ('{fiscal year}' standing for each year's key); "
+          "'series:<id>' = another series (never sum the members instead); 'each member' = every member is a "
+          "figure of its own; 'none' = the source has no national figure for it."),
 ]
 QUALITY_FLAGS = [
     Field("source", "string", "Source id."),
@@ -136,6 +140,11 @@ SOURCES = [
     Field("cadence_days", "integer", "The publisher's cadence in days, against which the page judges how old the "
           "source is.", unit="days"),
     Field("latest_release", "date", "Latest release held; empty for sources without release dates."),
+    Field("release_dated", "string", "What the release dates of this source's rows are: 'published' (the day the "
+          "publisher put the file out), 'estimated' (an estimate of that day from the publisher's stated timing), "
+          "'data date' (the date the data run to; publication came later) or 'none' (no release dates). The "
+          "date the data run to is each row's end, and each file's data_date in source_files."),
+    Field("release_rule", "string", "How a release date is found for this source, in words."),
     Field("date_min", "date", "First day covered by the source's observations."),
     Field("date_max", "date", "Last day covered by the source's observations."),
     Field("rows", "integer", "Observations held.", unit="rows"),
@@ -433,6 +442,24 @@ class Table:
     from_file: str = ""  # the snapshot file it was made from
 
 
+# One row per series, breakdown member, period, release and file: the key the snapshot's validator holds
+# (``tidy.SORT_KEYS``; a file is one release, and ``release`` is empty for sources published once). Files of
+# one source never share a series, so ``source`` is not needed in it.
+OBSERVATIONS_KEY = tuple(tidy.SORT_KEYS)
+
+
+def _check_unique(df: pd.DataFrame, key: list[str], where: str) -> None:
+    """Refuse rows that repeat the primary key, naming the file and both rows (CSV line numbers)."""
+    dup = df.duplicated(key, keep="first").to_numpy()
+    if dup.any():
+        later = int(dup.nonzero()[0][0])
+        same = (df[key] == df.iloc[later][key]).all(axis=1).to_numpy()
+        earlier = int(same.nonzero()[0][0])
+        raise ExportError(f"{where} rows {earlier + 2} and {later + 2}: the same series, key, date, release and file "
+                          f"twice ({', '.join(f'{c}={df.iat[later, df.columns.get_loc(c)]!r}' for c in key)}); "
+                          "rebuild the snapshot")
+
+
 def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
     """Every table of the export, typed, from a generation's manifest and files (``read_generation``)."""
     srcs = man.get("sources", {})
@@ -445,6 +472,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             missing = [c for c in tidy.COLUMNS if c not in df.columns]
             if missing:
                 raise ExportError(f"{rel}: no {missing} column(s); rebuild the snapshot")
+            _check_unique(df, list(tidy.SORT_KEYS), rel)
             df.insert(0, "source", rel[len("observations/"):-len(".csv")])
             obs_parts.append(_arrow(df, OBSERVATIONS, rel))  # typed file by file: an error names its file and row
     empty = _arrow(pd.DataFrame(columns=[f.name for f in OBSERVATIONS]), OBSERVATIONS, "observations")
@@ -454,7 +482,8 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
                      "Observations: every figure of every series, from every release held",
                      "The tidy table: one row per series, breakdown member, period and release. Several releases of "
                      "one period are all kept (see the latest and as_published views of the DuckDB file).",
-                     all_ids, foreign_keys=(("series", "series", "id"), ("source", "sources", "id")),
+                     all_ids, primary_key=OBSERVATIONS_KEY,
+                     foreign_keys=(("series", "series", "id"), ("source", "sources", "id")),
                      from_file="observations/<source>.csv"))
     if "series.csv" in files:
         cat = _csv(files["series.csv"])

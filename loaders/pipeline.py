@@ -30,7 +30,7 @@ import pandas as pd
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from . import events, limits, origins, registry, snapshot, tidy
+from . import events, limits, origins, registry, snapshot, tidy, totals
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
@@ -326,7 +326,8 @@ def csv_text(df: pd.DataFrame) -> str:
 
 def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
     """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of)."""
-    rows = [asdict(s) for s in registry.catalogue() if with_rows is None or s.id in with_rows]
+    rows = [dict(asdict(s), national_total=totals.national_total(s.id))
+            for s in registry.catalogue() if with_rows is None or s.id in with_rows]
     return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
 
 
@@ -344,6 +345,9 @@ def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
         "date_min": obs["date"].min() if len(obs) else None,
         "date_max": obs["end"].max() if len(obs) else None,
         "latest_release": max((f["release"] for f in files if f.get("release")), default=None),
+        # What ``release`` means for this source: a publication day, an estimate of one, or a data date.
+        "release_dated": source.release_dated,
+        "release_rule": source.release_rule,
         "files": sorted(files, key=lambda f: f["name"]),
     }
 

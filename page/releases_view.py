@@ -26,6 +26,16 @@ def _ledger(snap: cdata.Snapshot, lang: str = "en", separators: str = ",") -> pd
     return ledger.ledger(snap, lang=lang, separators=separators)
 
 
+@kept(8)
+def _revisions_by_release(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    return ledger.revisions_by_release(snap, source)
+
+
+@kept(8)
+def _revisions_by_month(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
+    return ledger.revisions_by_month(snap, source)
+
+
 @kept(4)
 def _status(snap: cdata.Snapshot, today: dt.date) -> list[status.Status]:
     return status.publication_status(snap, today)
@@ -76,6 +86,12 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
     first = sources.index("ice_detention_stats") if "ice_detention_stats" in sources else 0
     pick = st.selectbox(t("source"), sources, index=first, key="releases_source")
     st.dataframe(table[table["source"] == pick].iloc[::-1], hide_index=True)
+    st.subheader(t("revisions_by_release"))
+    st.caption(t("revisions_by_release_help"))
+    st.dataframe(_revisions_by_release(snap, pick).iloc[::-1], hide_index=True)
+    st.subheader(t("revisions_by_month"))
+    st.caption(t("revisions_by_month_help"))
+    st.dataframe(_revisions_by_month(snap, pick), hide_index=True)
 
     st.subheader(t("continuity"))
     for measure in ("detained", "arrests"):

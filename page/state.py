@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.view import INAUGURATION, View, view_from_link
-from charts.event_study import DATE_CHOICE
+from charts.event_study import DATE_CHOICE, VINTAGES
 from wording import i18n
 
 from . import lang as plang
@@ -22,11 +22,11 @@ from .context import Page
 RANGE_WIDGETS = ("w_preset", "w_range", "w_export_size", "x_events_legend", "x_data", "x_exports")
 # Drawn by the trends panel's fragment around it (page.trends.trends_panel), kept at each of its runs:
 PANEL_WIDGETS = ("w_series", "w_extra", "w_gran", "w_perday", "w_roll", "w_index_on", "w_index_at", "w_index_event",
-                 "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_events", "w_cats", "w_evtext", "w_reported",
+                 "w_log", "w_fiscal", "w_asof_on", "w_asof", "w_band", "w_events", "w_cats", "w_evtext", "w_reported",
                  "w_big_sid", "w_big_keys", "x_breakdowns", "x_options")
 # Every kept widget, written back at the start of each full run.
 KEPT_WIDGETS = PANEL_WIDGETS + RANGE_WIDGETS + ("w_study_series", "w_study_event", "w_study_days", "w_study_date",
-                                                "w_study_size", "w_lang", "w_sep")
+                                                "w_study_vintage", "w_study_size", "w_lang", "w_sep")
 
 
 def lazy_expander(label: str, key: str):
@@ -37,9 +37,10 @@ def lazy_expander(label: str, key: str):
 
 
 # The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
-# &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen).
+# &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen)&study_vintage=first (figures as
+# first published; none for the latest figures).
 STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "study_days": "w_study_days",
-                "study_date": "w_study_date"}
+                "study_date": "w_study_date", "study_vintage": "w_study_vintage"}
 DEFAULT_STUDY_DAYS = 30
 
 
@@ -81,6 +82,8 @@ def seed_study_from_url(q: dict, options: list[str]) -> None:
         ss["w_study_series"] = q["study"]
     if q.get("study_event"):
         ss["w_study_event"] = str(q["study_event"])[:200]
+    if q.get("study_vintage") in VINTAGES:
+        ss["w_study_vintage"] = q["study_vintage"]
     try:
         if q.get("study_days"):
             ss["w_study_days"] = min(365, max(7, int(q["study_days"])))
@@ -103,7 +106,7 @@ def widget_values(v0: View, options: list[str], bounds: tuple[dt.date, dt.date],
         "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
         "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or INAUGURATION,
         "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,
-        "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or today,
+        "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or today, "w_band": v0.band,
         "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,
     }
 
@@ -149,7 +152,7 @@ def current_view() -> View:
         index_at=s["w_index_at"] if s["w_index_on"] and not index_event else None, index_event=index_event,
         log=s["w_log"], fiscal_axis=s["w_fiscal"], as_of=s["w_asof"] if s["w_asof_on"] else None,
         events=s["w_events"], categories=list(s["w_cats"]), event_text=s["w_evtext"], reported=s["w_reported"],
-        lang=plang.lang(), sep=plang.sep(),
+        band=bool(s.get("w_band", False)), lang=plang.lang(), sep=plang.sep(),
     )
 
 
@@ -163,6 +166,8 @@ def study_query() -> dict[str, str]:
         q["study_event"] = ev
     elif ev == DATE_CHOICE and ss.get("w_study_date"):
         q["study_event"], q["study_date"] = DATE_CHOICE, ss["w_study_date"].isoformat()
+    if ss.get("w_study_vintage", "latest") != "latest":
+        q["study_vintage"] = ss["w_study_vintage"]
     if ss.get("w_study_days") and int(ss["w_study_days"]) != DEFAULT_STUDY_DAYS:
         q["study_days"] = str(int(ss["w_study_days"]))
     return q

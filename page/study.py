@@ -23,8 +23,8 @@ from .trends import ref_label
 # The study's numbers and figure are pure functions of their inputs and the snapshot; cached (read-only) so a
 # rerun caused by another control does not recompute them (40-70 ms a rerun).
 @kept(64)
-def study_numbers(snap, ref: str, on: dt.date, window: int):
-    return es.study_numbers(snap, ref, on, window)
+def study_numbers(snap, ref: str, on: dt.date, window: int, vintage: str = "latest"):
+    return es.study_numbers(snap, ref, on, window, vintage)
 
 
 @kept(32)
@@ -58,6 +58,9 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
     choice = s2.selectbox(t("page.study.event"), choices, key="w_study_event",
                           format_func=lambda e: t("page.study.a_date") if e == es.DATE_CHOICE else labels.get(e, e))
     window = int(s3.number_input(t("page.study.days"), min_value=7, max_value=365, step=1, key="w_study_days"))
+    ss.setdefault("w_study_vintage", "latest")
+    st.radio(t("page.study.vintage"), list(es.VINTAGES), key="w_study_vintage", horizontal=True,
+             format_func=lambda v: t(f"page.study.vintage_{v}"), help=t("page.study.vintage_help"))
     if choice == es.DATE_CHOICE:
         on = st.date_input(t("page.study.date"), key="w_study_date")
         return ref, choice, window, on, f"{on}"
@@ -85,7 +88,8 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
                     format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.slug(f"event study {fig_kw['title']} {res.window_label}")
     e1, e2, e3 = st.columns(3)
-    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, fig_kw["sources"],
+    sources = tuple(fig_kw["sources"]) + tuple(es.vintage_note(fig_kw.get("vintage", "latest"), plang.lang()))
+    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, sources,
                                                                  plang.lang(), plang.sep()),
                        file_name=f"{stem}.csv", mime="text/csv", on_click="ignore", key="dl_study_csv")
     if export.find_browser():
@@ -107,7 +111,8 @@ def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
     ref, _, window, on, on_label = study_controls(page, events)
     state.sync_url(state.current_view())
     info = page.snap.info(ref.partition("|")[0])
-    flow, first_date, last_date, res = study_numbers(page.snap, ref, on, window)
+    vintage = st.session_state.get("w_study_vintage", "latest")
+    flow, first_date, last_date, res = study_numbers(page.snap, ref, on, window, vintage)
     lang = plang.lang()
     unit = i18n.unit(info["unit"] + (" per day" if flow else ""), lang)
     if res.before.mean_per_day is None or res.after.mean_per_day is None:
@@ -120,7 +125,7 @@ def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
     w = res.window_in(lang)
     fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
                   subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
-                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today())
+                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today(), vintage=vintage)
     fig, win = study_figure(page.snap, ref, on, window, **fig_kw, lang=lang, sep=plang.sep())
     st.plotly_chart(fig, width="stretch", key="study_chart", config=export.plotly_config(lang, displaylogo=False),
                     alt=t("page.study.alt", title=fig_kw['title'], note=res.note_in(lang),

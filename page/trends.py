@@ -185,6 +185,7 @@ def chart_options(page: Page, events: pd.DataFrame) -> None:
             if ss["w_asof_on"]:
                 st.date_input(t("page.trends.as_of"), key="w_asof")
             st.checkbox(t("page.trends.reported"), key="w_reported", help=t("page.trends.reported_help"))
+            st.checkbox(t("page.trends.band"), key="w_band", help=t("page.trends.band_help"))
 
 
 def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = False) -> Rendered | None:

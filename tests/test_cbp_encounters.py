@@ -1,5 +1,6 @@
 """CBP encounter CSVs: the three layouts, release dates, overlapping releases, discovery, the real file."""
 import csv
+import datetime as dt
 import io
 import re
 
@@ -88,7 +89,8 @@ def test_fiscal_years_months_and_components(swb_small):
     assert series(df, "swb_by_demographic", "Accompanied Minors")["2024-10-01"] == 30
     assert series(df, "swb_by_citizenship", "Honduras")["2024-10-01"] == 5
     oct_ = df[(df.series == S + "swb_total") & (df.date == "2024-10-01")].iloc[0]
-    assert oct_["end"] == "2024-10-31" and oct_["release"] == "2025-01-31" and oct_["flag"] == ""
+    # Data through January 2025; CBP puts such a file out around the middle of February (an estimate).
+    assert oct_["end"] == "2024-10-31" and oct_["release"] == "2025-02-15" and oct_["flag"] == ""
 
 
 def test_usbp_and_ofo_are_separate_series_with_their_own_agency():
@@ -99,24 +101,32 @@ def test_usbp_and_ofo_are_separate_series_with_their_own_agency():
     assert all(s.metric == "encounters" for s in SRC.series)
 
 
-@pytest.mark.parametrize("name, last_month, release, flag", [
-    ("sbo-encounters-fy22-fy25-aug.csv", "2025-08-01", "2025-08-31", ""),
-    ("sbo-encounters-fy23-fy26-apr.csv", "2026-04-01", "2026-04-30", ""),
-    ("sbo-encounters-fy22-fy25-nov.csv", "2024-11-01", "2024-11-30", ""),  # Nov of FY25 is in 2024
-    ("sbo-encounters-fy21-fy24.csv", "2024-09-01", "2024-09-30", ""),  # no suffix: the last month in the file
-    ("nationwide-encounters-fy23-fy26-jul-aor.csv", "2026-07-01", "2026-07-31", ""),
-    ("nationwide-encounters-fy22-fy25-state.csv", "2025-09-01", "2025-09-30", ""),
-    ("my-download.csv", "2025-03-01", "2025-03-31", ""),
-    ("sbo-encounters-fy22-fy25-aug.csv", "2025-07-01", "2025-08-31", "stale-header"),
+# (file name, its last month, the data month's last day, the estimated release: the 15th of the month after)
+@pytest.mark.parametrize("name, last_month, through, release, flag", [
+    ("sbo-encounters-fy22-fy25-aug.csv", "2025-08-01", "2025-08-31", "2025-09-15", ""),
+    # the URLs seen: April 2026 data under /2026-05/, July 2026 data under /2026-08/
+    ("sbo-encounters-fy23-fy26-apr.csv", "2026-04-01", "2026-04-30", "2026-05-15", ""),
+    ("sbo-encounters-fy22-fy25-nov.csv", "2024-11-01", "2024-11-30", "2024-12-15", ""),  # Nov of FY25 is in 2024
+    ("sbo-encounters-fy21-fy24.csv", "2024-09-01", "2024-09-30", "2024-10-15", ""),  # no suffix: its last month
+    ("nationwide-encounters-fy23-fy26-jul-aor.csv", "2026-07-01", "2026-07-31", "2026-08-15", ""),
+    ("nationwide-encounters-fy22-fy25-state.csv", "2025-09-01", "2025-09-30", "2025-10-15", ""),
+    ("nationwide-encounters-fy22-fy25-dec-state.csv", "2024-12-01", "2024-12-31", "2025-01-15", ""),  # a new year
+    ("my-download.csv", "2025-03-01", "2025-03-31", "2025-04-15", ""),
+    ("sbo-encounters-fy22-fy25-aug.csv", "2025-07-01", "2025-08-31", "2025-09-15", "stale-header"),
 ])
-def test_release_dates(name, last_month, release, flag):
+def test_release_is_the_estimated_publication_day_after_the_data_month(name, last_month, through, release, flag):
+    assert cbp_encounters.data_month_of(name, last_month) == (dt.date.fromisoformat(through), flag)
     assert cbp_encounters.release_of(name, last_month) == (release, flag)
+
+
+def test_cbp_declares_its_release_dates_estimated():
+    assert SRC.release_dated == "estimated" and "15" in SRC.release_rule and "mid-month" in SRC.release_rule
 
 
 def test_stale_suffix_is_flagged_not_fixed():
     body = swb_file(2024, 2025, last_month="JUL")
     df = pipeline.parse_bytes(SRC, body, "sbo-encounters-fy24-fy25-aug.csv")
-    assert set(df.release) == {"2025-08-31"} and set(df.flag) == {"stale-header"}
+    assert set(df.release) == {"2025-09-15"} and set(df.flag) == {"stale-header"}
     assert df.date.max() == "2025-07-01"
 
 
@@ -131,17 +141,22 @@ def test_overlapping_releases_keep_each_month_from_the_latest(tmp_path):
     out = tmp_path / "snap"
     counts = pipeline.rebuild(tmp_path / "raw", out, ["cbp_encounters"])
     obs = pipeline.load_source_observations(out, "cbp_encounters")
-    assert counts["cbp_encounters"] == len(obs) and set(obs.release) == {"2024-09-30", "2025-08-31"}
+    assert counts["cbp_encounters"] == len(obs) and set(obs.release) == {"2024-10-15", "2025-09-15"}
     usbp = obs[obs.series == S + "swb_usbp"]
     latest = tidy.latest(usbp).set_index("date")
     # FY2021 is only in the old file; FY2022-FY2024 are in both and come from the newer one; FY2025 only new.
-    assert latest.loc["2020-10-01", "value"] == 2021 * 1000 + 100 and latest.loc["2020-10-01", "release"] == "2024-09-30"
-    assert latest.loc["2023-06-01", "value"] == 2023 * 1000 + 500 and latest.loc["2023-06-01", "release"] == "2025-08-31"
+    assert latest.loc["2020-10-01", "value"] == 2021 * 1000 + 100 and latest.loc["2020-10-01", "release"] == "2024-10-15"
+    assert latest.loc["2023-06-01", "value"] == 2023 * 1000 + 500 and latest.loc["2023-06-01", "release"] == "2025-09-15"
     assert latest.loc["2025-08-01", "value"] == 2025 * 1000 + 500
     assert len(latest) == 12 * 4 + 11
     # What a reader saw at the end of 2024: only the old release.
     seen = tidy.as_published(usbp, "2024-12-31").set_index("date")
     assert seen.loc["2023-06-01", "value"] == 2023 * 1000 + 100 and "2025-08-01" not in seen.index
+    # On 10 September 2025 the August file was not out yet (data through August, out around 15 September):
+    # dated by its data month it was shown as published on 31 August.
+    seen = tidy.as_published(usbp, "2025-09-10").set_index("date")
+    assert "2025-08-01" not in seen.index and seen.loc["2023-06-01", "value"] == 2023 * 1000 + 100
+    assert tidy.as_published(usbp, "2025-09-15").set_index("date").loc["2023-06-01", "value"] == 2023 * 1000 + 500
     revised = tidy.revisions(usbp)
     assert len(revised) == 36 and (revised["change"] == 400).all()
 
@@ -238,7 +253,7 @@ def test_discover_fails_clearly():
 def test_real_southwest_file(shared_data):
     p = shared_data / "cbp-encounters" / "sbo-encounters-fy22-fy25-aug.csv"
     df = pipeline.parse_bytes(SRC, p.read_bytes(), p.name)
-    assert set(df.release) == {"2025-08-31"} and set(df.flag) == {""}
+    assert set(df.release) == {"2025-09-15"} and set(df.flag) == {""}
     total = series(df, "swb_total")
     assert len(total) == 47 and total.index.min() == "2021-10-01" and total.index.max() == "2025-08-01"
     fy = pd.to_datetime(total.index).to_period("Q-SEP").qyear  # fiscal year of each month

@@ -408,3 +408,55 @@ def test_the_export_is_the_same_bytes_every_time_and_replaces_only_an_export(exp
     assert "not empty" in capsys.readouterr().err
     assert [p.name for p in other.iterdir()] == ["thesis.txt"]
     assert not list(tmp_path.glob(".*export-*"))
+
+
+# ---------------------------------------------------------------- the docs and the files agree
+
+def _doc_table() -> dict[str, str]:
+    """docs/data.md's table of the export's files: the file name (first code span of a row) -> the row's text."""
+    rows = {}
+    for line in text_between(DOC.read_text("utf-8"), "## What the export holds", "Things to know").splitlines():
+        m = re.match(r"\| `([^`]+)` \| (.*) \|$", line.strip())
+        if m:
+            rows[m.group(1)] = m.group(2)
+    return rows
+
+
+def text_between(text: str, start: str, end: str) -> str:
+    return text[text.index(start):text.index(end, text.index(start))]
+
+
+def _doc_columns(cell: str, label: str) -> list[str] | None:
+    """The names in the row's "<label> `a, b, c`" code span, or None when the row names none."""
+    m = re.search(label + r" `([^`]+)`", cell)
+    return [c.strip() for c in m.group(1).split(",")] if m else None
+
+
+def test_docs_name_every_column_and_primary_key_the_export_has(exported):
+    pkg = {r["path"]: r for r in _pkg(exported)["resources"]}
+    doc = _doc_table()
+    tops = [p for p in pkg if "/" not in p]
+    assert sorted(p for p in doc if p.endswith(".parquet") and "/" not in p) == sorted(tops)
+    for path in tops:
+        schema = pkg[path]["schema"]
+        columns = _doc_columns(doc[path], "columns")
+        assert columns == [f["name"] for f in schema["fields"]], path
+        assert _doc_columns(doc[path], "primary key") == schema.get("primaryKey"), path
+
+
+def test_observations_have_a_primary_key_the_snapshot_guarantees(exported):
+    schema = next(r for r in _pkg(exported)["resources"] if r["name"] == "observations")["schema"]
+    # One row per series, member, period, release and file: the snapshot's validator refuses a duplicate of these.
+    assert schema["primaryKey"] == ["series", "key", "date", "release", "file"]
+    obs = pq.read_table(exported / "observations.parquet").to_pandas()
+    assert not obs.duplicated(schema["primaryKey"]).any()
+
+
+def test_a_duplicate_observation_stops_the_export_naming_file_and_rows(tmp_path):
+    gen, man, files = read_generation(DATA)
+    rel = "observations/cbp_encounters.csv"
+    lines = files[rel].decode().splitlines()
+    files = dict(files, **{rel: ("\n".join(lines[:2] + [lines[1]] + lines[2:]) + "\n").encode()})
+    with pytest.raises(export_data.ExportError,
+                       match=r"observations/cbp_encounters\.csv rows 2 and 3: .*same series, key, date, release and file"):
+        export_data.build_tables(man, files)

@@ -40,7 +40,7 @@ VALUES = [0, 1, -1, 7, 999, 1000, -1000, 1234.5678, -1234.5678, 75000, 110.6, -3
 COUNTED = ("figure.note_withheld", "events.csv_head", "page.sources.flags", "page.events.upload_kept",
            "page.events.accepted", "page.events.saved", "page.events.local_refused", "deaths.enforcement_apart",
            "deaths.unplaced", "deaths.fig.hover_deaths", "deaths.fig.no_state", "deaths.fig.not_drawn",
-           "page.events.already_saved", "page.events.rejected_count")
+           "page.events.already_saved", "page.events.rejected_count", "figure.band_hover")
 COUNTS = (0, 1, 2, 5, 21, 1000, 1000000)
 
 

@@ -165,7 +165,8 @@ def test_status_of_each_source_on_the_real_files(snap):
     assert st["ice_statistics_page"].status == "publication stopped" and not st["ice_statistics_page"].in_snapshot
     assert st["ddp_records"].status.startswith("no data in this snapshot")
     # Without declared evidence the words only claim what the snapshot holds.
-    assert st["cbp_encounters"].status == f"no release in this snapshot for {(TODAY - dt.date(2025, 11, 30)).days} days"
+    # CBP's last file (data through November 2025) counts from its estimated publication day, 15 December 2025.
+    assert st["cbp_encounters"].status == f"no release in this snapshot for {(TODAY - dt.date(2025, 12, 15)).days} days"
     assert st["reported_figures"].status.startswith("not published on a schedule")
 
 
@@ -298,6 +299,19 @@ def test_cli_releases(capsys):
     assert "no releases of 'no_such_source'" in capsys.readouterr().err
 
 
+def test_cli_releases_revisions(snap, capsys):
+    assert cli(["releases", "ice_detention_stats", "--revisions", "--format", "csv"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype=str, keep_default_na=False)
+    assert list(rows.columns) == ["source"] + ledger.MONTH_REVISION_COLUMNS
+    months = ledger.revisions_by_month(snap, "ice_detention_stats")
+    assert len(rows) == len(months) and len(rows) and (rows["source"] == "ice_detention_stats").all()
+    assert cli(["releases", "ice_detention_stats", "--revisions"]) == 0
+    out = capsys.readouterr().out
+    per_release = ledger.revisions_by_release(snap, "ice_detention_stats")
+    assert out.startswith(f"ice_detention_stats: {int(per_release['values_revised'].sum())} figures revised in ")
+    assert f"; {len(months)} periods revised" in out
+
+
 # ---------------------------------------------------------------- built snapshots
 
 SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
@@ -364,8 +378,9 @@ def test_built_source_that_revises_earlier_months(tmp_path):
     # The partial February is not a "complete month": the first release's figure is January's 100.
     assert (last["value"], last["previous_value"], last["change"]) == (90.0, 100.0, -10.0)
     s = ledger.whats_new(snap, "cbp_encounters")
+    # The file is named by the month its data run to (February), not by its release day (31 March).
     assert [x.text for x in s] == ["CBP counts 90 southwest border encounters in February 2025, 30 fewer than in "
-                                   "January 2025, in its file with data through March 2025."]
+                                   "January 2025, in its file with data through February 2025."]
 
 
 # ---------------------------------------------------------------- the page

@@ -1,0 +1,259 @@
+"""The revision band: for each period, the range of the figures every release printed for it, drawn behind
+the latest line (``View.band``), with the release that first published the period and the last that revised
+it. On small snapshots built with the real layout."""
+import datetime as dt
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import asof
+from analysis import data as cdata
+from analysis.view import View, prepare
+from charts.__main__ import build_parser, query_from_args
+from charts.compose import render
+
+SID = "cbp_encounters.swb_total"
+SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
+CATALOGUE = [[SID, "SW border encounters", "encounters", "CBP", "encounters", "monthly", "x", "cbp_encounters", "",
+              "flow"]]
+# Three releases: January printed 100, then revised to 120, then left at 120; February printed while running
+# (partial), then whole as 90, then revised to 95; March printed once.
+ROWS = [
+    [SID, "", "2025-01-01", "2025-01-31", 100, "2025-02-28", "", "feb.csv"],
+    [SID, "", "2025-02-01", "2025-02-14", 50, "2025-02-28", "partial", "feb.csv"],
+    [SID, "", "2025-01-01", "2025-01-31", 120, "2025-03-31", "", "mar.csv"],
+    [SID, "", "2025-02-01", "2025-02-28", 90, "2025-03-31", "", "mar.csv"],
+    [SID, "", "2025-01-01", "2025-01-31", 120, "2025-04-30", "", "apr.csv"],
+    [SID, "", "2025-02-01", "2025-02-28", 95, "2025-04-30", "", "apr.csv"],
+    [SID, "", "2025-03-01", "2025-03-31", 310, "2025-04-30", "", "apr.csv"],
+]
+
+
+def build(tmp_path, rows, catalogue=CATALOGUE, source="cbp_encounters"):
+    d = tmp_path / "snap"
+    (d / "observations").mkdir(parents=True)
+    pd.DataFrame(rows, columns=["series", "key", "date", "end", "value", "release", "flag", "file"]).to_csv(
+        d / "observations" / f"{source}.csv", index=False)
+    pd.DataFrame(catalogue, columns=SERIES_COLS).to_csv(d / "series.csv", index=False)
+    (d / "manifest.json").write_text(json.dumps({"format": 1, "sources": {source: {
+        "id": source, "publisher": "Test publisher", "title": "Test", "cadence_days": 45}}}))
+    return cdata.load_snapshot(d)
+
+
+@pytest.fixture
+def snap(tmp_path):
+    return build(tmp_path, ROWS)
+
+
+def day(s):
+    return pd.Timestamp(s)
+
+
+def test_band_is_the_range_over_the_releases_that_printed_each_period(snap):
+    b = asof.revision_band(snap, SID).set_index("date")
+    jan, feb, mar = b.loc[day("2025-01-01")], b.loc[day("2025-02-01")], b.loc[day("2025-03-01")]
+    assert (jan["low"], jan["high"], jan["releases"]) == (100, 120, 3)
+    assert jan["first_release"] == day("2025-02-28") and jan["last_revised"] == day("2025-03-31")
+    # February's running figure (50 for half a month) is not a revision: the band starts at the whole month.
+    assert (feb["low"], feb["high"], feb["releases"]) == (90, 95, 2)
+    assert feb["first_release"] == day("2025-03-31") and feb["last_revised"] == day("2025-04-30")
+    assert (mar["low"], mar["high"], mar["releases"]) == (310, 310, 1) and pd.isna(mar["last_revised"])
+
+
+def test_band_as_published_on_a_date_uses_only_the_releases_out_by_then(snap):
+    b = asof.revision_band(snap, SID, as_of=dt.date(2025, 4, 15)).set_index("date")
+    assert list(b.index) == [day("2025-01-01"), day("2025-02-01")]
+    assert (b.loc[day("2025-02-01"), "low"], b.loc[day("2025-02-01"), "high"]) == (90, 90)
+    assert pd.isna(b.loc[day("2025-02-01"), "last_revised"])
+
+
+def test_band_per_day_divides_each_release_by_the_days_it_covers(snap):
+    b = asof.revision_band(snap, SID, per_day=True).set_index("date")
+    assert b.loc[day("2025-01-01"), "low"] == pytest.approx(100 / 31)
+    assert b.loc[day("2025-02-01"), "high"] == pytest.approx(95 / 28)
+
+
+def test_known_wrong_and_undated_figures_stay_out_of_the_band(tmp_path):
+    rows = ROWS + [[SID, "", "2025-01-01", "2025-01-31", 9999, "2025-05-31", "transposed", "may.csv"],
+                   [SID, "", "2025-03-01", "2025-03-31", 1, "", "", "digitised.csv"]]
+    b = asof.revision_band(build(tmp_path, rows), SID).set_index("date")
+    assert b.loc[day("2025-01-01"), "high"] == 120 and b.loc[day("2025-03-01"), "low"] == 310
+
+
+def test_first_published_takes_each_period_from_its_earliest_release(snap):
+    first = asof.first_published(snap, SID)
+    assert first["value"].tolist() == [100, 90, 310]
+    assert [d.date().isoformat() for d in first["release"]] == ["2025-02-28", "2025-03-31", "2025-04-30"]
+
+
+def test_band_is_off_by_default_and_round_trips_through_the_link():
+    assert View().band is False and "band" not in View().to_query()
+    v = View(band=True)
+    assert v.to_query()["band"] == "1" and View.from_query(v.to_query()).band is True
+
+
+def test_export_command_has_a_band_option():
+    args = build_parser().parse_args(["export", "--series", SID, "--band", "--out", "x.png"])
+    assert query_from_args(args)["band"] == "1"
+    args = build_parser().parse_args(["export", "--series", SID, "--out", "x.png"])
+    assert "band" not in query_from_args(args)
+
+
+def _view(**kw):
+    return View(series=[SID], preset="custom", start=dt.date(2025, 1, 1), end=dt.date(2025, 3, 31), events=False,
+                reported=False, **kw)
+
+
+def test_prepared_band_follows_the_lines_per_day_and_index_steps(snap):
+    p = prepare(snap, _view(band=True))[0][0]
+    assert p.band["date"].tolist() == p.frame["date"].tolist()
+    assert p.band["low"].iloc[0] == pytest.approx(round(100 / 31, p.decimals))
+    p = prepare(snap, _view(band=True, per_day=False, index_at=dt.date(2025, 1, 1)))[0][0]
+    # January is the base (100 at the latest figure, 120): its band runs from 100/120*100 to 100, written
+    # with the index's one decimal as the line is.
+    assert (p.band["low"].iloc[0], p.band["high"].iloc[0]) == (round(100 / 120 * 100, 1), 100.0)
+    assert p.frame["value"].iloc[0] == pytest.approx(100.0)
+
+
+def test_no_band_where_the_view_makes_figures_no_release_printed(tmp_path):
+    daily = "ddp_facility_daily.detained_midnight"
+    rows = [[daily, "", f"{d:%Y-%m-%d}", f"{d:%Y-%m-%d}", 100 + i, "2025-03-01", "", "a.csv"]
+            for i, d in enumerate(pd.date_range("2025-01-01", "2025-02-28"))]
+    snap = build(tmp_path, rows, [[daily, "Detained", "detained", "ICE", "people", "daily", "x",
+                                   "ddp_facility_daily", "", "level"]], "ddp_facility_daily")
+    v = View(series=[daily], preset="all", band=True, events=False, reported=False)
+    assert prepare(snap, v)[0][0].band is not None
+    p = prepare(snap, View(series=[daily], preset="all", band=True, granularity="monthly"))[0][0]
+    assert p.band is None and p.band_missing == "regrouped"
+    p = prepare(snap, View(series=[daily], preset="all", band=True, rolling=7))[0][0]
+    assert p.band is None and p.band_missing == "rolling"
+    r = render(snap, View(series=[daily], preset="all", band=True, rolling=7, events=False, reported=False))
+    assert any("No revision band for" in n and "rolling average" in n for n in r.notes)
+
+
+def _band_traces(fig):
+    data = [t.to_plotly_json() for t in fig.data]
+    return [i for i, t in enumerate(data)
+            if t.get("fill") == "toself" and re.fullmatch(r"s\d+", t.get("legendgroup", ""))], data
+
+
+@pytest.mark.parametrize("lang,first,words", [
+    ("en", "Printed in 3 releases: from 100 to 120",
+     "first published in the release of 2025-02-28; last revised in the release of 2025-03-31"),
+    ("es", "Dada en 3 publicaciones: de 100 a 120",
+     "publicada por primera vez en la publicación del 2025-02-28; revisada por última vez en la del 2025-03-31"),
+])
+def test_band_drawn_behind_the_line_with_its_releases_in_the_hover(snap, lang, first, words):
+    r = render(snap, _view(band=True, per_day=False, lang=lang), size="full")
+    idx, data = _band_traces(r.figure)
+    assert len(idx) == 1
+    area, points = data[idx[0]], data[idx[0] + 1]
+    line = next(i for i, t in enumerate(data) if t.get("mode", "").startswith("lines+markers"))
+    assert line > idx[0] + 1  # drawn after the band: the line is on top
+    # One closed shape: along the highs, back along the lows.
+    assert list(area["y"]) == [120, 95, 310, 310, 90, 100, None]
+    assert list(area["x"])[:3] == ["2025-01-01", "2025-02-01", "2025-03-01"]
+    assert list(map(float, points["y"])) == [120, 95, 310]
+    assert points["text"][0] == first + "<br>" + words
+    assert area["showlegend"] is True and points["showlegend"] is False
+    footer = r.figure.layout.annotations[-1].text
+    assert ("Shaded band" if lang == "en" else "Banda sombreada") in footer
+    table = r.export_table()
+    assert table[["band_low", "band_high", "band_releases", "first_release", "last_revised"]].iloc[0].tolist() == [
+        100, 120, "3", "2025-02-28", "2025-03-31"]
+    assert table["last_revised"].iloc[2] == ""
+    assert any(("Shaded band" if lang == "en" else "Banda sombreada") in n for n in r.notes)
+
+
+def test_without_the_band_nothing_changes(snap):
+    r = render(snap, _view(), size="full")
+    assert _band_traces(r.figure)[0] == [] and "band_low" not in r.export_table().columns
+    assert not any("band" in n.lower() for n in r.notes)
+    footer = r.figure.layout.annotations[-1].text
+    assert "Shaded band" not in footer
+
+
+def test_band_axis_holds_the_highest_revision(tmp_path):
+    rows = [[SID, "", "2025-01-01", "2025-01-31", 500, "2025-02-28", "", "a.csv"],
+            [SID, "", "2025-01-01", "2025-01-31", 100, "2025-03-31", "", "b.csv"],
+            [SID, "", "2025-02-01", "2025-02-28", 100, "2025-03-31", "", "b.csv"]]
+    r = render(build(tmp_path, rows), _view(band=True, per_day=False), size="full")
+    top = r.figure.layout.yaxis.range[1]
+    assert np.isfinite(top) and top >= 500
+
+
+# ---------------------------------------------------------------- the ledger: revisions per release and per month
+
+def test_ledger_counts_revisions_per_release(snap):
+    from analysis import ledger
+    by_release = ledger.revisions_by_release(snap, "cbp_encounters")
+    assert by_release.to_dict("records") == [
+        dict(release=dt.date(2025, 2, 28), values_revised=0, series_revised=0, periods_revised=0, periods_completed=0),
+        # January 100 -> 120; February's running 50 completed as 90 (not a revision).
+        dict(release=dt.date(2025, 3, 31), values_revised=1, series_revised=1, periods_revised=1, periods_completed=1),
+        dict(release=dt.date(2025, 4, 30), values_revised=1, series_revised=1, periods_revised=1, periods_completed=0),
+    ]
+
+
+def test_ledger_lists_each_revised_month_with_its_band(snap):
+    from analysis import ledger
+    by_month = ledger.revisions_by_month(snap, "cbp_encounters")
+    assert by_month[["date", "releases", "low", "high", "first_release", "last_revised", "revisions"]].values.tolist() == [
+        [dt.date(2025, 2, 1), 2, 90.0, 95.0, dt.date(2025, 3, 31), dt.date(2025, 4, 30), 1],
+        [dt.date(2025, 1, 1), 3, 100.0, 120.0, dt.date(2025, 2, 28), dt.date(2025, 3, 31), 1],
+    ]
+    # the band of a revised month is the chart's band
+    band = asof.revision_band(snap, SID).set_index("date").loc[day("2025-01-01")]
+    assert (band["low"], band["high"]) == (100, 120)
+
+
+def test_ledger_revisions_with_no_revision_at_all(tmp_path):
+    from analysis import ledger
+    snap = build(tmp_path, ROWS[:2])
+    assert ledger.revisions_by_month(snap, "cbp_encounters").empty
+    assert ledger.revisions_by_release(snap, "cbp_encounters")["values_revised"].tolist() == [0]
+
+
+# ---------------------------------------------------------------- the event study as first published
+
+def test_event_study_can_read_figures_as_first_published(snap):
+    from charts import event_study as es
+    latest = es.study_rows(snap, SID)["value"].tolist()
+    first = es.study_rows(snap, SID, "first")["value"].tolist()
+    assert latest == [120, 95, 310] and first == [100, 90, 310]
+    # Before = January, after = March, around 1 March (whole months): the first-published January is 100.
+    _, _, _, res_latest = es.study_numbers(snap, SID, dt.date(2025, 2, 15), 31)
+    _, _, _, res_first = es.study_numbers(snap, SID, dt.date(2025, 2, 15), 31, "first")
+    assert res_latest.before.mean_per_day == pytest.approx(120 / 31)
+    assert res_first.before.mean_per_day == pytest.approx(100 / 31)
+    with pytest.raises(ValueError, match="unknown vintage 'second'"):
+        es.study_rows(snap, SID, "second")
+
+
+@pytest.mark.parametrize("lang,words", [("en", "Figures as first published"),
+                                        ("es", "Cifras tal como se publicaron por primera vez")])
+def test_study_figure_says_it_reads_first_published_figures(snap, lang, words):
+    from charts import event_study as es
+    kw = dict(title="t", subtitle="s", unit="u", sources=("src",), today=dt.date(2025, 6, 1), lang=lang)
+    fig, _ = es.study_figure(snap, SID, dt.date(2025, 2, 15), 31, vintage="first", **kw)
+    assert words in fig.layout.annotations[-1].text
+    fig, _ = es.study_figure(snap, SID, dt.date(2025, 2, 15), 31, **kw)
+    assert words not in fig.layout.annotations[-1].text
+
+
+def test_band_breaks_where_a_period_has_no_whole_figure(tmp_path):
+    # February was only ever printed while running: the shaded shape stops at January and starts again at March.
+    rows = [[SID, "", "2025-01-01", "2025-01-31", 100, "2025-02-10", "", "a.csv"],
+            [SID, "", "2025-01-01", "2025-01-31", 110, "2025-02-20", "", "b.csv"],
+            [SID, "", "2025-02-01", "2025-02-20", 60, "2025-02-20", "partial", "b.csv"],
+            [SID, "", "2025-03-01", "2025-03-31", 300, "2025-04-10", "", "c.csv"],
+            [SID, "", "2025-03-01", "2025-03-31", 320, "2025-04-20", "", "d.csv"]]
+    r = render(build(tmp_path, rows), _view(band=True, per_day=False), size="full")
+    idx, data = _band_traces(r.figure)
+    area, points = data[idx[0]], data[idx[0] + 1]
+    assert list(area["y"]) == [110, 100, None, 320, 300, None]
+    assert list(area["x"]) == ["2025-01-01", "2025-01-01", None, "2025-03-01", "2025-03-01", None]
+    assert list(points["x"]) == ["2025-01-01", "2025-03-01"]
