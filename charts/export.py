@@ -27,6 +27,7 @@ from figures.layout import size_of
 from loaders.reported_figures import default_kind
 from loaders.text import csv_cell, html_text
 from wording import i18n
+from wording.citation import no_link_note
 
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
 
@@ -167,12 +168,20 @@ def export_table(r) -> pd.DataFrame:
             "unit": rep["unit"].astype(str), "date": rep["period_start"].dt.date.astype(str),
             "end": rep["period_end"].dt.date.astype(str), "value": rep["value"].astype(float).to_numpy(),
             "release": "", "flag": "reported;" + rep["source_quality"].astype(str),
-            "source": rep["reported_by"].astype(str) + " " + rep["url"].astype(str),
+            # The original's own address, or that it was not found and how to cite it; never read_at (a copy).
+            "source": [source_line(r) for r in rep.itertuples(index=False)],
             # What the figure is and whether it is verified, in the row itself: a CSV has no marker styles.
             "note": [reported_note(r) for r in rep.itertuples(index=False)],
         })
         table = pd.concat([table, rows.reindex(columns=table.columns, fill_value="")], ignore_index=True)
     return table
+
+
+def source_line(r) -> str:
+    """A reported figure's source for the CSV: who reported it and the original's address, or, when that
+    address was not found, the sentence that says so with the outlet, title and date to cite."""
+    url = "" if r.url is None or (isinstance(r.url, float) and r.url != r.url) else str(r.url).strip()
+    return " ".join(x for x in (str(r.reported_by), url or no_link_note(r, "en")) if x)
 
 
 def reported_note(r) -> str:

@@ -39,11 +39,10 @@ from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
-from loaders.copies import describe_link
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
 from loaders.tidy import FLAGS, INFO_FLAGS
-from wording import flag_messages, i18n
+from wording import citation, flag_messages, i18n
 
 # Line styles: colour, dash and marker together, so series are told apart in colour, in greyscale and by
 # readers with a colour-vision deficiency. Every colour has at least 3:1 contrast on white (WCAG 2 for
@@ -1004,10 +1003,9 @@ def _reported_hover(r, lang: str, sep: str) -> str:
          + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
     if r.source_quality == UNVERIFIED:
         h += "<br>" + html_text(i18n.t("figure.unverified_hover", lang))
-    copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
-                              getattr(r, "original_date", ""))
-    if copy_note:
-        h += "<br>" + html_text(i18n.t("figure.link", lang, note=copy_note))
+    note = citation.no_link_note(r, lang)  # never the copy it was read at (read_at)
+    if note:
+        h += "<br>" + html_text(note)
     return h
 
 

@@ -31,10 +31,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from figures.layout import OVERLAY_REF, place_layers, size_of
-from loaders.copies import describe_link, is_copy
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
-from wording import i18n
+from wording import citation, i18n
 
 event_categories: dict[str, str] = dict(CATEGORIES)
 
@@ -223,8 +222,9 @@ def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> l
 
 
 # What the layer reads of an event (hover_text and the markers).
+# ``read_at`` (the copy a row was read at) is left out on purpose: it is never shown as the source.
 _RECORD_FIELDS = ("number", "label", "own", "date", "date_precision", "title", "category", "description", "source_name",
-                  "source_url", "link_is_copy", "original_outlet", "original_date")
+                  "source_url", "link_status", "original_outlet", "original_title", "original_date")
 
 
 def marker_px(label: str, font: int) -> float:
@@ -305,13 +305,13 @@ def hover_text(event, lang: str = "en") -> str:
     return f"<b>{label}. {html_text(event['title'])}</b><br>" + (
         f"{html_text(i18n.t('events.own_hover', lang))}<br>" if own else "") + _hover_body(
         _iso(event["date"]), event["date_precision"], event["category"], _text(event.get("description")),
-        _text(event.get("source_name")), _text(event.get("source_url")), event.get("link_is_copy"),
-        _text(event.get("original_outlet")), _text(event.get("original_date")), lang)
+        _text(event.get("source_name")), _text(event.get("link_status")), _text(event.get("original_outlet")),
+        _text(event.get("original_title")), _text(event.get("original_date")), lang)
 
 
 @functools.lru_cache(maxsize=4096)
-def _hover_body(date: str, precision, category, description: str, source_name: str, source_url: str, link_is_copy,
-                original_outlet: str, original_date: str, lang: str) -> str:
+def _hover_body(date: str, precision, category, description: str, source_name: str, link_status: str,
+                original_outlet: str, original_title: str, original_date: str, lang: str) -> str:
     # Everything but the number, which depends on the range shown: kept per event and language, since wrapping
     # and escaping each description again was a tenth of the time to draw a new range.
     desc = "<br>".join(html_text(line) for line in textwrap.wrap(description, 70))
@@ -322,16 +322,11 @@ def _hover_body(date: str, precision, category, description: str, source_name: s
     if desc:
         parts.append(desc)
     parts.append(html_text(i18n.t("events.source", lang, name=source_name)))
-    copy_note = describe_link(source_url, link_is_copy, original_outlet, original_date)
-    if copy_note:
-        parts.append(html_text(i18n.t("events.link", lang, note=copy_note)))
+    note = citation.no_link_note({"link_status": link_status, "original_outlet": original_outlet,
+                                  "original_title": original_title, "original_date": original_date}, lang)
+    if note:
+        parts.append(html_text(note))
     return "<br>".join(parts)
-
-
-def _link_note(event) -> str:
-    """'copy on <host> of <outlet>, <date>' when the event's link is a copy of another outlet's report, else ''."""
-    return describe_link(_text(event.get("source_url")), event.get("link_is_copy"),
-                         _text(event.get("original_outlet")), _text(event.get("original_date")))
 
 
 def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -345,8 +340,8 @@ def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.Da
         "category": [category_label(c, lang) for c in ev["category"]],
         "source_name": ev["source_name"].astype(object),
         "source_url": ev["source_url"].astype(object),
-        # Says when the link is only a copy (a republisher, mirror or aggregator) and whose report it copies.
-        "link": [_link_note(e) or "original" for e in ev.to_dict("records")],
+        # "original", or that the original's address was not found and how to cite it (never the copy read).
+        "link": [citation.no_link_note(e, lang) or "original" for e in ev.to_dict("records")],
     })
 
 
@@ -391,7 +386,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
                                    date=(generated_on or dt.date.today()).isoformat())))
     buf.write(_comment("Sources: " + (" | ".join(sources) if sources else "none")))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",
-            "source_name", "source_url", "link_is_copy", "original_outlet", "original_date", "origin"]
+            "source_name", "source_url", "link_status", "original_outlet", "original_title", "original_date", "origin"]
     w.writerow(cols)
     for _, e in ev.iterrows():
         row = {
@@ -399,8 +394,9 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
             "title": e["title"], "category": e["category"],
             "category_label": event_categories.get(e["category"], e["category"]),
             "description": e.get("description", ""), "source_name": e["source_name"], "source_url": e["source_url"],
-            "link_is_copy": "yes" if is_copy(e.get("link_is_copy")) else "no",
-            "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),
+            "link_status": "not found" if citation.no_link(e.to_dict()) else "original",
+            "original_outlet": e.get("original_outlet", ""), "original_title": e.get("original_title", ""),
+            "original_date": e.get("original_date", ""),
             "origin": e.get("origin", ""),
         }
         w.writerow([csv_cell(_text(row[c])) for c in cols])

@@ -1,42 +1,65 @@
-"""Links that point at a copy of a report, not at the report itself.
+"""Cite the original: what a curated row's source link may be, and where a copy it was read at is kept.
 
 Many curated rows (``data/events.csv``, ``data/reported_figures.csv``) could only be read on a republishing site,
-an RSS mirror or an aggregator's summary, because that is where the research found them. A reader who follows
-such a link must know it is a copy and whose work it copies. Both curated files therefore carry three optional
-columns (files without them still load; the defaults say "not a copy"):
+an RSS mirror or an aggregator's summary, because that is where the research found them. The link a reader is
+given (on the page, in a hover box, in a CSV, under an image, on the static site) is what gets printed, so it
+must be the original's own address: the outlet's article, ICE's or DHS's own release or post, the court's
+docket. Both curated files therefore carry these optional columns (files without them load with the defaults):
 
-- ``link_is_copy``: ``yes`` when the linked page is a copy or a summary of someone else's report, ``no`` (or
-  empty) when it is the original or the official page;
-- ``original_outlet``: who published the original (required when the link is a copy). ``unknown`` is allowed
-  and means the copy does not say whose report it repeats;
-- ``original_date``: the original's publication date (YYYY-MM-DD) when the research knows it, else empty.
+- ``link_status``: ``original`` (the default) when the source URL (``source_url`` for an event, ``url`` for a
+  reported figure) is the original publisher's own address; ``not found`` when that address could not be
+  established: the source URL is then empty and the row cites the original by outlet, title and date, and says
+  so wherever it is shown;
+- ``original_outlet``: who published the original (required with ``not found``; ``unknown`` is allowed and
+  means the copy read does not say whose report it repeats);
+- ``original_title``: the original's title, where known (a citation without a link needs it);
+- ``original_date``: the original's publication date (YYYY-MM-DD), where known;
+- ``read_at``: the copy the text was read at, kept for whoever checks the row. It is never shown as the source:
+  no output that cites a source reads this column.
 
-``COPY_HOSTS`` lists the hosts the research found to be mirrors, republishers or aggregators: a row linking one
-of them must be marked as a copy, so a new row cannot quietly present a copy as the original.
+``never_source_hosts.csv`` (beside this module: data, not code) lists the hosts that only republish, mirror or
+summarise others' reports, each with its reason. A row whose source URL is on one of them is refused, naming the
+file, row and field: such an address may only be a ``read_at``.
+
+An older file with the column ``link_is_copy`` still loads: a row marked ``yes`` had a copy as its link, so that
+link becomes its ``read_at`` and the row is ``not found`` until someone finds the original's address.
 """
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import functools
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
-COPY_COLUMNS = ("link_is_copy", "original_outlet", "original_date")
+COPY_COLUMNS = ("link_status", "original_outlet", "original_title", "original_date", "read_at")
+LEGACY_COLUMN = "link_is_copy"  # files written before read_at: "yes" when the link was a copy
+ORIGINAL, NOT_FOUND = "original", "not found"
+STATUSES = (ORIGINAL, NOT_FOUND)
 UNKNOWN_OUTLET = "unknown"
+HOSTS_FILE = Path(__file__).with_name("never_source_hosts.csv")
 _YES = {"yes", "true", "1"}
 _NO = {"", "no", "false", "0"}
 
-# Hosts that only republish, mirror or summarise other outlets' reports (seen in the research notes).
-COPY_HOSTS = frozenset({
-    "rss.newsmax.com", "www.amren.com", "bjsstore.shop", "libfails.co", "saluranwarta.com", "mixedtimes.com",
-    "cms.prod.nypr.digital", "www.daily8.com", "www.orangeandbluepress.com", "www.brownstoneworldwide.com",
-    "www.primepathimmigrations.com", "cyptea.com", "www.inkl.com", "www.devdiscourse.com", "1375.topnews.com",
-    "networktoday.org", "admin.afn.net", "www.ursaclimb.com", "www.ecofer.net", "dnyuz.com", "newsblog.sbs",
-    "www.independentsentinel.com", "fullyawaremind.com", "www.usbordernews.com", "conservativenewsbriefing.com",
-    "newspub.live", "oafnation.com", "mestios.com", "wallstreetpublication.com", "particle.news",
-    "nationalconservativemovement.com", "m.americanhertiageco.com",
-    "arutzshevatuzarapost.substack.com", "ground.news", "readtrends.com", "pano.news", "news.hanna-ai.com",
-    "evrimagaci.org", "www.newser.com", "ncja.org", "longform.social",
-})
+
+@functools.lru_cache(maxsize=4)
+def never_source_hosts(path: Path | str = HOSTS_FILE) -> dict[str, str]:
+    """host -> why it is never shown as a source. A listed name covers its subdomains too (``amren.com`` covers
+    ``www.amren.com``); a listed subdomain (``rss.newsmax.com``) covers only itself, not the outlet beside it."""
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out: dict[str, str] = {}
+    for i, r in enumerate(rows, start=2):
+        h, why = (r.get("host") or "").strip().lower(), (r.get("reason") or "").strip()
+        if not h or not why or "/" in h or " " in h:
+            raise ValueError(f"{path.name}: row {i}: give a bare host name and the reason it is never a source")
+        out[h] = why
+    return out
+
+
+COPY_HOSTS = frozenset(never_source_hosts())
 
 
 def host(url: str) -> str:
@@ -46,25 +69,73 @@ def host(url: str) -> str:
         return ""
 
 
-def check_copy_fields(row: dict, url: str, *, has_columns: bool, earliest: str | None = None) -> list[tuple[str, str]]:
-    """Problems with one row's copy columns, as (field, reason). ``has_columns`` is False for a file written
-    without the optional columns: then only the defaults apply and nothing is required."""
-    if not has_columns:
-        return []
+def never_source_reason(url: str) -> str | None:
+    """Why ``url`` may never be shown as a source (its host or a parent domain is on the list), else None."""
+    h = host(url).rstrip(".")
+    if not h:
+        return None
+    listed = never_source_hosts()
+    labels = h.split(".")
+    for i in range(len(labels) - 1):
+        why = listed.get(".".join(labels[i:]))
+        if why:
+            return f"{h}: {why}"
+    return None
+
+
+def status_of(value) -> str:
+    return str(value or "").strip().lower() or ORIGINAL
+
+
+def normalise(row: dict, url_field: str) -> dict:
+    """``row`` with the citation columns filled in: defaults for absent ones, and an older file's
+    ``link_is_copy = yes`` read as a copy kept in ``read_at`` with the original's address not found."""
+    out = dict(row)
+    for c in COPY_COLUMNS:
+        out[c] = str(out.get(c) or "").strip()
+    legacy = str(out.pop(LEGACY_COLUMN, "") or "").strip().lower()
+    if legacy in _YES and not out["link_status"] and not out["read_at"]:
+        out["read_at"], out[url_field], out["link_status"] = str(out.get(url_field) or "").strip(), "", NOT_FOUND
+    elif legacy not in _YES | _NO:
+        out["_legacy_problem"] = legacy
+    out["link_status"] = status_of(out["link_status"])
+    return out
+
+
+def check_copy_fields(row: dict, url: str, *, url_field: str = "source_url", has_columns: bool = True,
+                      earliest: str | None = None, link_check=None) -> list[tuple[str, str]]:
+    """Problems with one normalised row's source link and citation columns, as (field, reason).
+
+    A source URL on a never-shown host is refused whatever the file's columns. ``link_check`` is the project's
+    URL check (``loaders.events.link_problems``), applied to ``read_at``."""
     problems: list[tuple[str, str]] = []
-    flag = str(row.get("link_is_copy", "")).strip().lower()
+    why = never_source_reason(url) if url else None
+    if why:
+        problems.append((url_field, f"never shown as a source ({why}): cite the original's own address, or leave "
+                                    f"{url_field} empty with link_status 'not found' and keep this address in read_at"))
+    if row.get("_legacy_problem"):
+        problems.append((LEGACY_COLUMN, f"{row['_legacy_problem'][:20]!r} is not yes or no"))
+    if not has_columns:
+        return problems
+    status = row.get("link_status", ORIGINAL)
     outlet = str(row.get("original_outlet", "")).strip()
     date = str(row.get("original_date", "")).strip()
-    if flag not in _YES | _NO:
-        problems.append(("link_is_copy", f"{flag[:20]!r} is not yes or no"))
+    read_at = str(row.get("read_at", "")).strip()
+    if status not in STATUSES:
+        problems.append(("link_status", f"{status[:20]!r} is not 'original' or 'not found'"))
         return problems
-    is_copy = flag in _YES
-    if is_copy and not outlet:
-        problems.append(("original_outlet", "empty: a copied link must name the original outlet "
-                                            f"(or {UNKNOWN_OUTLET!r} when the copy does not say)"))
-    if not is_copy and host(url) in COPY_HOSTS:
-        problems.append(("link_is_copy", f"{host(url)} republishes or summarises other outlets' reports: "
-                                         "mark the link as a copy (yes) and name the original outlet"))
+    if status == NOT_FOUND:
+        if url:
+            problems.append((url_field, "must be empty when link_status is 'not found' (the original's address "
+                                        "was not established); a copy's address goes in read_at"))
+        if not outlet:
+            problems.append(("original_outlet", "empty: a row without the original's address must name its "
+                                                f"outlet (or {UNKNOWN_OUTLET!r} when the copy does not say)"))
+    if read_at:
+        for _field, reason in (link_check(read_at) if link_check else []):
+            problems.append(("read_at", reason))
+        if url and read_at == url:
+            problems.append(("read_at", "the same address as the source: read_at is only for a copy"))
     if date:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
             problems.append(("original_date", f"{date[:20]!r} is not a YYYY-MM-DD date"))
@@ -79,16 +150,5 @@ def check_copy_fields(row: dict, url: str, *, has_columns: bool, earliest: str |
     return problems
 
 
-def is_copy(value) -> bool:
-    return str(value or "").strip().lower() in _YES
-
-
-def describe_link(url: str, link_is_copy, original_outlet: str = "", original_date: str = "") -> str:
-    """Words for a link: '' for an original; 'copy on <host> of <outlet>, <date>' for a copy."""
-    if not is_copy(link_is_copy):
-        return ""
-    outlet = (original_outlet or "").strip()
-    of = "" if not outlet or outlet == UNKNOWN_OUTLET else f" of {outlet}"
-    when = f", {original_date}" if original_date else ""
-    note = "" if of else " (original not named)"
-    return f"copy on {host(url) or 'another site'}{of}{when}{note}"
+def is_not_found(value) -> bool:
+    return status_of(value) == NOT_FOUND

@@ -26,9 +26,12 @@ file goes through the same checks:
   compared after NFKC normalisation, case folding, dropping invisible characters and collapsing spaces, so
   a full-width or zero-width-padded copy of a title is still the same title. Text is stored in NFC (the
   canonical form: the same characters, never a different reading).
-- optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A link to a
-  republished copy or an aggregator's summary says so and names the original outlet; a link to a host known to
-  only republish others' reports must be marked as a copy. Files without these columns load with "not a copy".
+- optional citation columns (``loaders.copies``): ``link_status``, ``original_outlet``, ``original_title``,
+  ``original_date``, ``read_at``. ``source_url`` is the original's own address; a copy the text was read at goes
+  in ``read_at`` and is never shown as the source. A ``source_url`` on a host that only republishes others'
+  reports (``loaders/never_source_hosts.csv``) is refused; where the original's address is not known,
+  ``source_url`` is empty, ``link_status`` is ``not found`` and the row names the original's outlet, title and
+  date. Files without these columns load with "the link is the original".
 
 Markup such as ``<b>`` is *not* rejected: text is data and is shown as plain text everywhere (the chart
 escapes it; tables show it literally).
@@ -82,6 +85,8 @@ COLUMNS = ["id", "date", "date_precision", "title", "category", "description", "
 # from the date and title (``auto_id``), as the page and the README tell uploaders.
 REQUIRED = [c for c in COLUMNS if c != "id"]
 OPTIONAL = copies.COPY_COLUMNS  # may be absent (then empty: the link is taken to be the original)
+# Read when present (an older file's copy marker, ``loaders.copies.normalise``), never written.
+_READ_ALSO = (copies.LEGACY_COLUMN,)
 CATEGORIES = {
     "personnel": "Personnel",
     "policy": "Policy",
@@ -93,7 +98,8 @@ CATEGORIES = {
 }
 PRECISIONS = ("exact", "approximate")
 MAX_LENGTHS = {"id": 80, "title": 120, "description": 500, "source_name": 120, "source_url": 500,
-               "original_outlet": 120, "link_is_copy": 5, "original_date": 10}
+               "original_outlet": 120, "original_title": 300, "original_date": 10, "link_status": 10, "read_at": 500,
+               copies.LEGACY_COLUMN: 5}
 EARLIEST = dt.date(1990, 1, 1)
 FUTURE_DAYS = 730
 # Where a row came from: the project's file, the reader's local file, or a file uploaded on the page. The page
@@ -164,8 +170,8 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
 
     today = today or dt.date.today()
     latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) if c in header}
-    has_copy_columns = all(c in header for c in OPTIONAL)
+    pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) + list(_READ_ALSO) if c in header}
+    has_copy_columns = any(c in header for c in OPTIONAL + _READ_ALSO)
     accepted: list[dict] = []
     rejected: list[dict] = []
     seen_ids: dict[str, int] = {}
@@ -186,8 +192,12 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         if problems:
             rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
             continue
-        ev = {c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "") for c in COLUMNS + list(OPTIONAL)}
-        problems = _check_row(ev, latest)
+        ev = {c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "")
+              for c in COLUMNS + list(OPTIONAL) + list(_READ_ALSO)}
+        problems = _check_row(ev, latest)  # the cells as written (lengths, characters), before the defaults
+        ev = copies.normalise(ev, "source_url")
+        if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
+            problems += _check_link(ev)
         flag = rec[header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in header else ""
         if flag not in ("",) + _TRUE + _FALSE:
             problems.append((STUDY_DEFAULT, f"{_show(flag)} is not true or false (or blank)"))
@@ -197,7 +207,7 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         if not problems:
             exact = ev["date_precision"].lower() == "exact"
             problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
-                                                earliest=ev["date"] if exact else None)
+                                                earliest=ev["date"] if exact else None, link_check=link_problems)
         # A repeat is reported even when the row has other problems: a title padded with a zero-width space
         # is refused for the character and named as the copy it is.
         key = (ev["date"], _title_key(ev["title"]))
@@ -215,7 +225,6 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
         seen_keys[key] = row_no
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
-        ev["link_is_copy"] = "yes" if copies.is_copy(ev["link_is_copy"]) else "no"
         is_default = flag in _TRUE
         if is_default:
             default_row = row_no
@@ -494,7 +503,7 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
         bad = _invisible(value)
         if bad:
             problems.append((field, bad))
-        elif field != "source_url" and value.startswith(FORMULA_START):
+        elif field not in ("source_url", "read_at") and value.startswith(FORMULA_START):
             problems.append((field, f"starts with {value[0]!r}, which spreadsheets treat as a formula"))
     if ev["id"] and not _ID.fullmatch(ev["id"]):
         problems.append(("id", "use letters, digits, '.', '_' and '-' only"))
@@ -507,9 +516,15 @@ def _check_row(ev: dict, latest: dt.date) -> list[tuple[str, str]]:
         problems.append(("category", f"{_show(ev['category'])} is not one of {', '.join(CATEGORIES)}"))
     if not ev["source_name"]:
         problems.append(("source_name", "empty: every event needs a source"))
-    if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
-        problems += link_problems(ev["source_url"])
     return problems
+
+
+def _check_link(ev: dict) -> list[tuple[str, str]]:
+    """The source link of a normalised row: a plain public link, unless the row says the original's address was
+    not found and gives none (``loaders.copies``), which ``check_copy_fields`` then holds to its other rules."""
+    if copies.is_not_found(ev["link_status"]) and not ev["source_url"]:
+        return []
+    return link_problems(ev["source_url"])
 
 
 def _check_date(value: str, latest: dt.date) -> list[tuple[str, str]]:

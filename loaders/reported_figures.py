@@ -11,8 +11,9 @@ Rules the file follows, checked on every load (errors name the file, row and fie
 - ``metric`` is one of ``METRICS`` and is never mixed: an ICE arrest is not a book-in, DHS-wide arrests are not
   ICE arrests, a target is not a count.
 - ``value`` is a number. "Fewer than 600" is stored as 600 with "upper bound" in ``unit``; a range is two rows.
-- ``url`` is an http(s) address of the page the figure was read on. Only an ``unverified`` row may have none
-  (the "787 a day" figure, whose original could not be found).
+- ``url`` is the original's own http(s) address: the outlet's article, the agency's own release or post. A row
+  whose original could not be found (``link_status`` ``not found``; the "787 a day" figure, and copies whose
+  original's address the research could not establish) has none and names the original's outlet, title and date.
 - ``source_quality`` is one of ``QUALITY``. Where sources disagree, both rows are kept.
 - ``unit`` starts with the word of the metric's kind (``UNIT_WORD``): an "arrests" row whose unit says book-ins,
   or the reverse, is refused, because that is exactly how a book-in figure gets printed as an arrest figure.
@@ -23,9 +24,11 @@ Rules the file follows, checked on every load (errors name the file, row and fie
   a unit that says "upper bound"/"lower bound" must agree with ``kind``/``bound``. Files written without the two
   columns still load: both are then read from the row (``default_kind``: the metric, then the unit's words),
   which is how the project's own rows were first classified.
-- Optional copy columns (``loaders.copies``): ``link_is_copy``, ``original_outlet``, ``original_date``. A row whose
-  link is a republished copy or an aggregator's summary says so and names the original outlet; a ``syndicated
-  copy`` row must be marked as a copy. Files without these columns still load (nothing is then a marked copy).
+- Optional citation columns (``loaders.copies``): ``link_status``, ``original_outlet``, ``original_title``,
+  ``original_date``, ``read_at``. A copy the figure was read at is kept in ``read_at`` and never shown as its
+  source; a ``url`` on a host that only republishes others' reports (``loaders/never_source_hosts.csv``) is
+  refused; a ``syndicated copy`` row names the copy it was read at. Files without these columns still load (the
+  link is then taken to be the original); an older file's ``link_is_copy`` is read as ``loaders.copies`` says.
 
 The page draws these as markers spanning their period, apart from the official series, with the full row on
 hover (``load_reported``). Tidy rows: series ``reported_figures.<metric>``, date = period start, end = period
@@ -60,7 +63,7 @@ BOUNDS = {"upper": "at most (fewer than)", "lower": "at least (more than)"}
 QUALITY = {
     "official": "published by the agency itself (ICE, DHS) on its own site or account",
     "primary news": "the outlet or analyst that did the reporting, read on its own site",
-    "syndicated copy": "a copy of the report on another site (republisher, aggregator, summary)",
+    "syndicated copy": "read at a copy of the report on another site (kept in read_at); the source cited is the original",
     "unverified": "the original could not be found; kept because it is widely quoted",
 }
 # metric -> (catalogue metric, agency, title, definition, measure). A total over the stated period is a flow;
@@ -135,11 +138,7 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         raise ParseError(f"missing column(s) {missing}", source=ID, file=name)
     if df.empty:
         raise ParseError("no rows", source=ID, file=name)
-    has_copy_columns = all(c in df.columns for c in copies.COPY_COLUMNS)
-    partial = [c for c in copies.COPY_COLUMNS if c in df.columns] if not has_copy_columns else []
-    if partial:
-        raise ParseError(f"has {partial} but not all of {list(copies.COPY_COLUMNS)}: give all three or none",
-                         source=ID, file=name)
+    has_copy_columns = any(c in df.columns for c in copies.COPY_COLUMNS + (copies.LEGACY_COLUMN,))
     for c, default in OPTIONAL.items():
         if c not in df.columns:
             df[c] = default
@@ -150,8 +149,9 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         derived = [default_kind(m, u) for m, u in zip(df["metric"], df["unit"])]
         df["kind"] = [k for k, _ in derived]
         df["bound"] = [b for _, b in derived]
-    values = []
+    values, cited = [], []
     for i, r in enumerate(df.to_dict("records"), start=2):
+        r = copies.normalise(r, "url")
         start = parsing.iso_date(r["period_start"], source=ID, file=name, row=i, field="period_start").isoformat()
         end = parsing.iso_date(r["period_end"], source=ID, file=name, row=i, field="period_end").isoformat()
         if end < start:
@@ -167,17 +167,19 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         if r["source_quality"] not in QUALITY:
             _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
         url = r["url"].strip()
-        for field, why in copies.check_copy_fields(r, url, has_columns=has_copy_columns, earliest=start):
+        for field, why in copies.check_copy_fields(r, url, url_field="url", has_columns=has_copy_columns,
+                                                   earliest=start, link_check=link_problems):
             _fail(name, i, field, why)
-        if has_copy_columns and r["source_quality"] == "syndicated copy" and not copies.is_copy(r["link_is_copy"]):
-            _fail(name, i, "link_is_copy", "a 'syndicated copy' row must be marked as a copy (yes)")
+        if has_copy_columns and r["source_quality"] == "syndicated copy" and not r["read_at"]:
+            _fail(name, i, "read_at", "empty: a 'syndicated copy' row names the copy it was read at")
         # The project's one URL check (the events' own): it refuses a user name before '@'
         # (https://trusted.gov@evil.example/x), loopback and private hosts and look-alike names, which the pattern
         # used here before accepted.
         for _field, why in (link_problems(url) if url else []):
             _fail(name, i, "url", f"{url!r}: {why}")
-        if not url and r["source_quality"] != "unverified":
-            _fail(name, i, "url", "empty; only an 'unverified' row may lack a URL")
+        if not url and r["source_quality"] != "unverified" and not copies.is_not_found(r["link_status"]):
+            _fail(name, i, "url", "empty; only an 'unverified' row or one whose link_status is 'not found' may "
+                                  "lack a URL")
         for f in ("unit", "reported_by", "note"):
             if not r[f].strip():
                 _fail(name, i, f, "empty")
@@ -187,7 +189,10 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
                                    f"{r['metric']!r} holds (a book-in is not an arrest; a headcount is people)")
         _check_kind(name, i, r)
         values.append(v)
+        cited.append(r)
     out = df[COLUMNS + KIND_COLUMNS + list(OPTIONAL)].copy()
+    for c in ("url",) + copies.COPY_COLUMNS:  # as normalised (an older file's copy moved to read_at)
+        out[c] = pd.Series([r[c] for r in cited], index=out.index, dtype=df["url"].dtype)
     out["value"] = values
     out.insert(0, "row", range(2, len(df) + 2))
     return out
@@ -242,6 +247,8 @@ def from_table(table: pd.DataFrame | None) -> pd.DataFrame | None:
         typed.insert(at, "kind", [k for k, _ in derived])
         typed.insert(at + 1, "bound", [b for _, b in derived])
     typed[["kind", "bound"]] = typed[["kind", "bound"]].fillna("")
+    for c in copies.COPY_COLUMNS:  # a snapshot rebuilt before a column existed: its default (see loaders.copies)
+        typed[c] = typed[c].fillna("") if c in typed else ""
     return typed.sort_values("row", kind="mergesort").reset_index(drop=True)
 
 

@@ -16,8 +16,7 @@ from charts.compose import Rendered
 from figures.core import source_lines
 from figures.events import events_csv, events_legend_table, number_events
 from figures.labels import localised_label
-from loaders.copies import UNKNOWN_OUTLET, host, is_copy
-from wording import i18n
+from wording import citation, i18n
 from wording.plain import markdown_literal
 
 from . import context, deaths, exports, state, uploads
@@ -218,18 +217,9 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
 
 
 def link_words(event: dict, lang: str) -> str:
-    """What an event's link is, in the reader's language: the original report, or a copy of another outlet's
-    (where, of whom, of when; ``loaders.copies.describe_link`` in words)."""
-    if not is_copy(event.get("link_is_copy")):
-        return t("page.events_table.link_original")
-    text = lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v).strip()  # noqa: E731
-    outlet, when = text(event.get("original_outlet")), text(event.get("original_date"))
-    words = t("page.events_table.link_copy", host=host(text(event.get("source_url"))) or t("page.events_table.elsewhere"))
-    if outlet and outlet != UNKNOWN_OUTLET:
-        words += t("page.events_table.link_of", outlet=outlet)
-    else:
-        words += t("page.events_table.link_unnamed")
-    return words + (f", {when}" if when else "")
+    """What an event's link is, in the reader's language: the original report, or no link (the original's
+    address was not found) with how to cite it (``wording.citation``; never the copy it was read at)."""
+    return citation.no_link_note(event, lang) or t("page.events_table.link_original")
 
 
 def events_reader_table(events: pd.DataFrame, lang: str) -> pd.DataFrame:

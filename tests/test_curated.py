@@ -11,7 +11,6 @@ The checks read the committed snapshot (runs everywhere) and, where marked ``sha
 """
 from __future__ import annotations
 
-import io
 import re
 
 import pandas as pd
@@ -19,7 +18,6 @@ import pytest
 
 from analysis import data as cdata
 from figures import events as cev
-from loaders import copies
 from loaders import events as lev
 from loaders import reported_figures as rf
 from loaders.errors import ParseError
@@ -204,38 +202,7 @@ def test_senate_budget_resolution_date():
 
 
 # ---------------------------------------------------------------- copies
-
-_COPY_WORDS = re.compile(r"\b(via|republished by|summari[sz]ed by|as cited by)\b", re.I)
-
-
-@pytest.mark.parametrize("frame, url, name", [(RF, "url", "reported_by"), (EV, "source_url", "source_name")])
-def test_every_copied_link_says_so_and_names_its_original(frame, url, name):
-    for r in frame.to_dict("records"):
-        looks_copied = bool(_COPY_WORDS.search(r[name])) or copies.host(r[url]) in copies.COPY_HOSTS \
-            or r.get("source_quality") == "syndicated copy"
-        if looks_copied and r.get("source_quality") != "unverified":
-            assert copies.is_copy(r["link_is_copy"]), f"row {r['row']}: {r[name]} links a copy not marked as one"
-        if copies.is_copy(r["link_is_copy"]):
-            assert r["original_outlet"].strip(), f"row {r['row']}: copy without its original outlet"
-
-
-def test_copy_rules_are_enforced_with_row_and_field_named():
-    header = ",".join(rf.COLUMNS + list(copies.COPY_COLUMNS)) + "\n"
-    base = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day,Washington Post,{url},{q},n,{c},{o},{d}\n"
-    cases = [
-        (dict(url="https://www.amren.com/x", q="primary news", c="no", o="", d=""), "link_is_copy", "mark the link"),
-        (dict(url="https://e.org/x", q="syndicated copy", c="no", o="", d=""), "link_is_copy", "must be marked"),
-        (dict(url="https://e.org/x", q="syndicated copy", c="yes", o="", d=""), "original_outlet", "name the original"),
-        (dict(url="https://e.org/x", q="syndicated copy", c="yes", o="WaPo", d="2025-13-01"), "original_date", "real"),
-        (dict(url="https://e.org/x", q="syndicated copy", c="yes", o="WaPo", d="2025-01-15"), "original_date", "before"),
-        (dict(url="https://e.org/x", q="syndicated copy", c="maybe", o="WaPo", d=""), "link_is_copy", "yes or no"),
-    ]
-    for kw, field, words in cases:
-        with pytest.raises(ParseError, match=rf"row 2 field '{field}'.*{words}"):
-            rf.parse((header + base.format(**kw)).encode(), "reported_figures.csv")
-    ok = base.format(url="https://e.org/x", q="syndicated copy", c="yes", o="Washington Post", d="2025-02-15")
-    assert rf.load_reported(_tmp(header + ok)).original_outlet.item() == "Washington Post"
-
+# Which link a row cites (the original's, never a copy it was read at) is tested in tests/test_cite_original.py.
 
 def _tmp(text: str):
     import tempfile
@@ -245,30 +212,28 @@ def _tmp(text: str):
     return p
 
 
-def test_files_without_the_copy_columns_still_load():
+def test_files_without_the_citation_columns_still_load():
     header = ",".join(rf.COLUMNS) + "\n"
-    line = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day,WaPo,https://www.amren.com/x,syndicated copy,n\n"
+    line = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day,WaPo,https://www.example.org/x,primary news,n\n"
     df = rf.load_reported(_tmp(header + line))
-    assert df.link_is_copy.item() == "" and df.original_outlet.item() == ""
+    assert df.link_status.item() == "original" and df.original_outlet.item() == "" and df.read_at.item() == ""
     ev_header = ",".join(lev.COLUMNS) + "\n"
-    ev_line = "a,2025-02-15,exact,T,statistic-report,d,Washington Post (republished),https://www.amren.com/x\n"
+    ev_line = "a,2025-02-15,exact,T,statistic-report,d,Washington Post,https://www.example.org/x\n"
     accepted, rejected = lev.validate_events((ev_header + ev_line).encode(), "u.csv")
-    assert len(accepted) == 1 and rejected.empty and accepted.link_is_copy.item() == "no"
+    assert len(accepted) == 1 and rejected.empty and accepted.link_status.item() == "original"
 
 
-def test_an_event_on_a_copy_host_must_say_it_is_a_copy():
-    header = ",".join(lev.COLUMNS + list(copies.COPY_COLUMNS)) + "\n"
-    line = "a,2025-02-15,exact,T,statistic-report,d,Washington Post,https://www.amren.com/x,no,,\n"
+def test_a_never_shown_host_is_refused_even_in_a_file_without_the_citation_columns():
+    header = ",".join(lev.COLUMNS) + "\n"
+    line = "a,2025-02-15,exact,T,statistic-report,d,Washington Post,https://www.amren.com/x\n"
     _, rejected = lev.validate_events((header + line).encode(), "u.csv")
-    assert rejected.field.tolist() == ["link_is_copy"] and "www.amren.com" in rejected.reason.item()
+    assert rejected.field.tolist() == ["source_url"] and "www.amren.com" in rejected.reason.item()
+    rheader = ",".join(rf.COLUMNS) + "\n"
+    rline = "2025-02-01,2025-02-13,ice_arrests_per_day,600,arrests/day,WaPo,https://www.amren.com/x,primary news,n\n"
+    with pytest.raises(ParseError, match=r"row 2 field 'url'.*www.amren.com"):
+        rf.load_reported(_tmp(rheader + rline))
 
 
-def test_legend_and_hover_say_when_a_link_is_a_copy():
-    ev = EV[EV.id == "2025-02-15-washington-post-ice-arrests-sag-below-600-a-day"].assign(number=1)
-    table = cev.events_legend_table(ev)
-    assert table.link.item() == "copy on www.amren.com of Washington Post, 2025-02-15"
-    assert "Link: copy on www.amren.com of Washington Post" in cev.hover_text(ev.iloc[0].to_dict())
-    exported = pd.read_csv(io.BytesIO(cev.events_csv(ev)), comment="#")
-    assert exported[["link_is_copy", "original_outlet"]].iloc[0].tolist() == ["yes", "Washington Post"]
+def test_legend_says_an_official_link_is_the_original():
     official = cev.events_legend_table(EV[EV.source_url.str.contains("ice.gov")].head(1))
     assert official.link.item() == "original"

@@ -74,34 +74,31 @@ def test_an_unknown_reason_is_shown_and_said_to_be_english():
 
 
 def copy_reasons() -> pd.DataFrame:
-    """The validator's reasons for a copied link's columns (loaders.copies.check_copy_fields), from real rows."""
+    """The validator's reasons for the citation columns (loaders.copies.check_copy_fields), from real rows."""
     cols = lev.COLUMNS + list(copies.COPY_COLUMNS)
     host = sorted(copies.COPY_HOSTS)[0]
-    bad = [("maybe", "", ""), ("yes", "", ""), ("yes", "Outlet", "March 2"), ("yes", "Outlet", "2025-02-30"),
-           ("yes", "Outlet", "2025-01-01")]
+    bad = [("maybe", "", "", "", ""), ("not found", "", "", "", ""), ("original", "Outlet", "", "March 2", ""),
+           ("original", "Outlet", "", "2025-02-30", ""), ("original", "Outlet", "", "2025-01-01", "")]
     lines = [",".join(cols)]
     for i, extra in enumerate(bad):
         lines.append(",".join(row(date=f"2025-03-{i + 1:02d}", title=f"Copy {i}") + list(extra)))
-    lines.append(",".join(row(date="2025-03-20", title="On a copying site", source_url=f"https://{host}/a")
-                          + ["no", "", ""]))
+    lines.append(",".join(row(date="2025-03-20", title="On a copying site", source_url=f"https://www.{host}/a")
+                          + ["original", "", "", "", ""]))
+    same = row(date="2025-03-21", title="Read where it was published")
+    lines.append(",".join(same + ["original", "", "", "", same[lev.COLUMNS.index("source_url")]]))
     _, rejected = lev.validate_events(("\n".join(lines) + "\n").encode(), "e.csv", today=dt.date(2026, 11, 1))
     return rejected
 
 
-def test_a_copied_links_reasons_are_read_in_spanish():
+def test_the_citation_columns_reasons_are_read_in_spanish():
     rej = copy_reasons()
-    assert set(rej["field"]) == {"link_is_copy", "original_outlet", "original_date"}
-    assert len(rej) == 6, rej[["field", "reason"]].to_string()
+    assert set(rej["field"]) == {"link_status", "source_url", "original_outlet", "original_date", "read_at"}
+    assert len(rej) == 8, rej[["field", "reason"]].to_string()
     spanish = [rm.explain(r, "es") for r in rej["reason"]]
     assert [s for s in spanish if s.startswith("motivo en inglés")] == []
-    assert any(s.startswith("'maybe' no es «yes» ni «no»") for s in spanish)
-    assert any("'unknown'" in s and "medio original" in s for s in spanish)
-    assert any(s.startswith(sorted(copies.COPY_HOSTS)[0] + " republica") for s in spanish)
+    assert any(s.startswith("'maybe' no es «original» ni «not found»") for s in spanish)
+    assert any("'unknown'" in s and "nombrar su medio" in s for s in spanish)
+    assert any(s.startswith("debe quedar vacío cuando link_status es «not found»") for s in spanish)
+    assert any(s.startswith(f"nunca se muestra como fuente (www.{sorted(copies.COPY_HOSTS)[0]}: ") for s in spanish)
+    assert any(s.startswith("la misma dirección que la fuente") for s in spanish)
     assert any(s == "2025-01-01 es anterior al 2025-03-05, el comienzo de lo que informa" for s in spanish)
-    for r in rej["reason"]:
-        assert rm.explain(r, "en") == r
-        for key, pat in rm.PATTERNS:
-            m = pat.match(r)
-            if m:
-                assert i18n.t(f"reason.{key}", "en", **{k: v or "" for k, v in m.groupdict().items()}) == r
-                break

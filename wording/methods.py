@@ -52,6 +52,10 @@ QUALITY_NOTES = (
     ("Reported figures are claims, not data",
      "Figures from officials and the press are drawn as dashed period markers, never joined to official "
      "series, each with who reported it and a source-quality tier."),
+    ("Events and reported figures cite the original, never a copy",
+     "A row's link is the original publisher's own page. Where only a republished copy or an aggregator's "
+     "summary could be read, that copy is kept for checking but never shown as the source; if the original's "
+     "address was not found, the row says there is no link and cites the outlet, title and date."),
 )
 
 # Where two sources measure the same thing: how they differ, so a reader can put them side by side.

@@ -42,12 +42,17 @@ PATTERNS: list[tuple[str, re.Pattern]] = [(k, re.compile(p)) for k, p in (
     ("no_host", r"^no host name$"),
     ("user_name", r"^has a user name before '@', which can disguise the real host; link to the page itself$"),
     ("port", rf"^{_V} has a port that is not a number from 0 to 65535$"),
-    # A copied link's columns (loaders.copies.check_copy_fields): link_is_copy, original_outlet, original_date.
+    # The citation columns (loaders.copies.check_copy_fields): link_status, original_outlet, original_date, read_at,
+    # and an older file's link_is_copy.
     ("not_yes_no", rf"^{_V} is not yes or no$"),
-    ("no_outlet", r"^empty: a copied link must name the original outlet \(or (?P<unknown>'.*'|\".*\") when the copy "
-                  r"does not say\)$"),
-    ("copy_host", r"^(?P<host>\S+) republishes or summarises other outlets' reports: mark the link as a copy \(yes\) "
-                  r"and name the original outlet$"),
+    ("not_status", rf"^{_V} is not 'original' or 'not found'$"),
+    ("no_outlet", r"^empty: a row without the original's address must name its outlet \(or (?P<unknown>'.*'|\".*\") "
+                  r"when the copy does not say\)$"),
+    ("never_source", r"^never shown as a source \((?P<host>[^:\s]+): (?P<why>.*)\): cite the original's own address, "
+                     r"or leave (?P<field>\w+) empty with link_status 'not found' and keep this address in read_at$"),
+    ("url_not_empty", r"^must be empty when link_status is 'not found' \(the original's address was not established\); "
+                      r"a copy's address goes in read_at$"),
+    ("read_at_same", r"^the same address as the source: read_at is only for a copy$"),
     ("not_ymd", rf"^{_V} is not a YYYY-MM-DD date$"),
     ("before_start", r"^(?P<value>\d{4}-\d{2}-\d{2}) is before (?P<earliest>\d{4}-\d{2}-\d{2}), the start of what "
                      r"it reports$"),
