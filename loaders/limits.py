@@ -18,6 +18,7 @@ import os
 import re
 import stat
 import zipfile
+import zlib
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -46,6 +47,13 @@ MAX_DECODED_BYTES = 400_000_000
 # at most one row group's worth at once: each row group is bounded instead of the whole file, by the cap the whole
 # file had before (real DDP record files, up to 400 MB, passed it; none is in the shared data to measure).
 MAX_ROW_GROUP_DECODED = 1_000_000_000
+# A worksheet: the grid a reader builds spans A1 to its last non-empty cell, the empty ones between included
+# (32 bytes each in the reader, then a list slot each): a sheet may span at most this many cells, about 200 MB.
+# The widest real sheet in the shared data (OHSS's KHSM "Monthly Rgn and Citp") spans 14,890 x 5 = 74,450.
+MAX_GRID_CELLS = 5_000_000
+EXCEL_ROWS, EXCEL_COLUMNS = 1_048_576, 16_384
+# Bytes of XML one worksheet may inflate to (the zip check already caps the whole zip at 200 MB).
+MAX_MEMBER_BYTES = 200_000_000
 
 
 def _kind_name(mode: int) -> str:
@@ -239,12 +247,14 @@ _NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
        "rel": "http://schemas.openxmlformats.org/package/2006/relationships"}
 
 
-def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
+def _sheet_names(content: bytes, zf: zipfile.ZipFile, *, source: str, name: str) -> dict[str, str]:
     """Zip member of each worksheet -> the sheet's name shown in Excel (member name when unknown)."""
     try:
-        wb = ElementTree.fromstring(zf.read("xl/workbook.xml"))
-        rels = ElementTree.fromstring(zf.read("xl/_rels/workbook.xml.rels"))
-    except (KeyError, ElementTree.ParseError):
+        wb = ElementTree.fromstring(read_member(content, zf.getinfo("xl/workbook.xml"), source=source, name=name,
+                                                what="the workbook's list of sheets"))
+        rels = ElementTree.fromstring(read_member(content, zf.getinfo("xl/_rels/workbook.xml.rels"), source=source,
+                                                  name=name, what="the workbook's relationships"))
+    except (KeyError, ElementTree.ParseError, _Broken):
         return {}
     target = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", _NS)}
     out = {}
@@ -255,51 +265,278 @@ def _sheet_names(zf: zipfile.ZipFile) -> dict[str, str]:
     return out
 
 
-def _member_xml(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes | None:
-    """A worksheet's XML, or None when ``ZipFile.read`` refuses it (encrypted, a bad stream or CRC): the parser
-    then reports it, naming its sheet."""
-    try:
-        return zf.read(info)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError, OSError, EOFError):
+class _Broken(Exception):
+    """A member the check cannot read (encrypted, another compression, a bad stream or CRC): the parser then
+    reports it, naming its sheet."""
+
+
+def member_chunks(content: bytes, info: zipfile.ZipInfo, *, source: str, name: str, what: str,
+                  cap: int = MAX_MEMBER_BYTES):
+    """A zip member's bytes, inflated a chunk (at most 1 MB) at a time and never past the size the zip's
+    directory declares, nor past ``cap``: a member that inflates further is refused, naming it.
+
+    Why not ``ZipFile.read``: it asks the decompressor for up to 2 GB in one call, so a sheet declaring 5,000
+    bytes that inflated to 3 GB took 2.2 GB here; and stopping at the declared size would not be enough either,
+    since the spreadsheet reader inflates the stream to its end. Raises ``_Broken`` for a member it cannot read
+    (encrypted, another compression, a bad stream or checksum).
+    """
+    off = info.header_offset
+    head = content[off:off + 30]
+    if len(head) < 30 or head[:4] != b"PK\x03\x04" or info.flag_bits & 0x1:
+        raise _Broken
+    start = off + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little")
+    raw = memoryview(content)[start:start + info.compress_size]
+    limit = min(info.file_size, cap)
+
+    def over() -> ParseError:
+        if limit < info.file_size:
+            return ParseError(f"{what} holds over {cap:,} bytes of XML, over the cap for one part of a workbook",
+                              source=source, file=name)
+        return ParseError(f"{what} inflates past the {info.file_size:,} bytes the zip's directory declares for it "
+                          "(a damaged or forged file); nothing was read", source=source, file=name)
+    total, crc = 0, 0
+    if info.compress_type == zipfile.ZIP_STORED:
+        if len(raw) > limit:
+            raise over()
+        total, crc = len(raw), zlib.crc32(raw)
+        yield bytes(raw)
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        inflate = zlib.decompressobj(-15)
+        for at in range(0, len(raw), 1 << 16):
+            piece: bytes | memoryview = raw[at:at + (1 << 16)]
+            while piece and not inflate.eof:
+                try:
+                    out = inflate.decompress(piece, min(1 << 20, limit + 1 - total))
+                except zlib.error:
+                    raise _Broken from None
+                total += len(out)
+                if total > limit:
+                    raise over()
+                crc = zlib.crc32(out, crc)
+                yield out
+                piece = inflate.unconsumed_tail
+            if inflate.eof:
+                break
+    else:
+        raise _Broken
+    if total != info.file_size or crc != info.CRC:
+        raise _Broken
+
+
+def read_member(content: bytes, info: zipfile.ZipInfo, *, source: str, name: str, what: str) -> bytes:
+    """A zip member's bytes through ``member_chunks`` (the same caps)."""
+    return b"".join(member_chunks(content, info, source=source, name=name, what=what))
+
+
+def worksheet_members(content: bytes, zf: zipfile.ZipFile, *, source: str, name: str) -> dict[str, str]:
+    """Zip member of every worksheet -> its name for errors: the members under ``xl/worksheets/`` and any
+    other the workbook points to as a sheet (a reader follows the workbook, not the folder)."""
+    names = _sheet_names(content, zf, source=source, name=name)
+    found = {i.filename for i in zf.infolist()
+             if i.filename.startswith("xl/worksheets/") and i.filename.endswith(".xml")}
+    found |= {m for m in names if m in zf.NameToInfo}
+    return {m: names.get(m, m) for m in sorted(found)}
+
+
+# Tags of rows and cells, any namespace prefix; a cell tag is ``c`` followed by a space, ``/`` or ``>`` (not
+# ``<col``, nor a chart's ``<c:...>``). A cell with nothing inside (``<c r="XFC5" s="3"/>``, a styled empty cell:
+# ICE's sheets carry thousands out to column XFD) is not part of the grid a reader builds.
+_P = rb"(?:[A-Za-z_][\w.-]*:)?"
+_GRID_TAG_RE = re.compile(rb"<" + _P + rb"(row|c)(?=[\s/>])((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>(</" + _P
+                          + rb"c>)?")
+_PREFIXED_CELL_RE = re.compile(rb"<[A-Za-z_][\w.-]*:c[\s/>]")
+_WHITESPACE = np.array([0x20, 0x09, 0x0A, 0x0D], np.uint8)
+_ATTR_RE = re.compile(rb"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_CELL_REF_RE = re.compile(rb"([A-Z]{1,3})([0-9]{1,7})")
+
+
+def _r_attr(attrs: bytes) -> bytes | None:
+    """A tag's ``r`` attribute; a ``ValueError`` when it has two (which one a reader takes is its own choice)."""
+    found = [m.group(2) if m.group(2) is not None else m.group(3) for m in _ATTR_RE.finditer(attrs)
+             if m.group(1) == b"r"]
+    if len(found) > 1:
+        raise ValueError("two references")
+    return found[0] if found else None
+
+
+def _column(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def check_grid(xml: bytes, *, source: str, name: str, sheet: str) -> None:
+    """Refuse a worksheet whose cells span more rows x columns than ``MAX_GRID_CELLS``, or whose cell
+    references lie beyond a spreadsheet's last cell (XFD1048576) or are not references at all.
+
+    A reader builds the sheet's whole grid, from A1 to the last cell, whatever lies between: two numbers at A1
+    and XFD1048576 (a 1.6 KB file) made it ask for 512 GiB and abort the process. A cell or row without a
+    reference follows the one before it, as readers place it, so the span is counted the same way.
+    """
+    span = _span_of_plain_sheet(xml)
+    if span is not None:
+        _check_span(*span, *span, source=source, name=name, sheet=sheet)
+        return
+    rows = cols = 0
+    row = col = 0  # 1-based: the current row, and the last cell's column in it
+    for m in _GRID_TAG_RE.finditer(xml):
+        try:
+            ref = _r_attr(m.group(2))
+        except ValueError:
+            raise ParseError(f"sheet {excerpt(sheet)} has a {m.group(1).decode()} with two references", source=source,
+                             file=name) from None
+        if m.group(1) == b"row":
+            if ref is None:
+                row += 1
+            elif ref.isdigit() and len(ref) <= 7:
+                row = int(ref)
+            else:
+                raise _bad_ref(ref, "row", source=source, name=name, sheet=sheet)
+            col = 0
+        else:
+            if ref is None:
+                col += 1
+            else:
+                cell = _CELL_REF_RE.fullmatch(ref)
+                if cell is None:
+                    raise _bad_ref(ref, "cell", source=source, name=name, sheet=sheet)
+                col, row = _column(cell.group(1)), int(cell.group(2))
+            if m.group(2).endswith(b"/") or m.group(3):
+                continue  # an empty cell: it moves the place of the next, and adds nothing to the grid
+        rows, cols = max(rows, row), max(cols, col)
+        _check_span(rows, cols, row, col, source=source, name=name, sheet=sheet)
+
+
+def _span_of_plain_sheet(xml: bytes, batch: int = 1 << 20) -> tuple[int, int] | None:
+    """(rows, columns) a sheet's non-empty cells span, when every cell is written as spreadsheet programs write
+    it (``<c r="B7" ...>``: the reference first and only once, no namespace prefix, no quote in an attribute);
+    None otherwise, and ``check_grid`` then walks the cells one by one.
+
+    Why with numpy: a Python loop over the cells, or a regular expression listing them, took 0.5-1.4 s on one
+    11 MB sheet of ICE's (half a million cells, nearly all empty and styled), against 0.04 s for the whole
+    formula check before. Here every cell's reference is read at once from the bytes after ``<c r="``.
+    """
+    if b":c" in xml and _PREFIXED_CELL_RE.search(xml):
         return None
+    a = np.frombuffer(xml, dtype=np.uint8)
+    n = len(a)
+    if n < 8:
+        return 0, 0
+    lt = np.flatnonzero(a[:-2] == 0x3C)  # "<"
+    lt = lt[a[lt + 1] == 0x63]  # "c"
+    tags = lt[np.isin(a[lt + 2], np.append(_WHITESPACE, [0x2F, 0x3E]))]  # then a space, "/" or ">"
+    gts = np.flatnonzero(a == 0x3E)
+    dquotes = np.flatnonzero(a == 0x22)
+    squotes = np.flatnonzero(a == 0x27)
+    rs = np.flatnonzero(a[1:] == 0x72)  # an attribute named r...: whitespace, then "r"
+    rs = rs[np.isin(a[rs], _WHITESPACE)]
+
+    def within(pos, start, stop):  # how many of the sorted positions ``pos`` lie in [start, stop)
+        return np.searchsorted(pos, stop) - np.searchsorted(pos, start)
+    rows = cols = 0
+    for at in range(0, len(tags), batch):
+        tag = tags[at:at + batch]
+        if not (a[np.minimum(tag[:, None] + np.arange(2, 6), n - 1)] == np.frombuffer(b' r="', np.uint8)).all():
+            return None
+        ends = np.searchsorted(gts, tag)
+        if (ends >= len(gts)).any():
+            return None
+        end = gts[ends]
+        if (within(dquotes, tag, end) % 2).any() or within(squotes, tag, end).any() \
+                or (within(rs, tag, end) != 1).any():
+            return None
+        # An empty cell adds nothing to the grid: only the others' references are read
+        after = a[np.minimum(end[:, None] + np.arange(1, 5), n - 1)]
+        full = (a[end - 1] != 0x2F) & ~(after == np.frombuffer(b"</c>", np.uint8)).all(axis=1)
+        tag = tag[full]
+        if not len(tag):
+            continue
+        win = a[np.minimum(tag[:, None] + np.arange(6, 17), n - 1)].astype(np.int64)
+        col = np.zeros(len(tag), np.int64)
+        row = np.zeros(len(tag), np.int64)
+        letters = np.zeros(len(tag), np.int64)
+        digits = np.zeros(len(tag), np.int64)
+        done = np.zeros(len(tag), bool)
+        for k in range(win.shape[1]):
+            ch = win[:, k]
+            is_letter = ~done & (digits == 0) & (ch >= 65) & (ch <= 90)
+            is_digit = ~done & (letters > 0) & (ch >= 48) & (ch <= 57)
+            col = np.where(is_letter, col * 26 + ch - 64, col)
+            row = np.where(is_digit, row * 10 + ch - 48, row)
+            letters += is_letter
+            digits += is_digit
+            done |= ~is_letter & ~is_digit & (ch == 0x22)
+        if not (done & (letters >= 1) & (letters <= 3) & (digits >= 1) & (digits <= 7)).all():
+            return None
+        rows, cols = max(rows, int(row.max())), max(cols, int(col.max()))
+    return rows, cols
+
+
+def _check_span(rows: int, cols: int, row: int, col: int, *, source: str, name: str, sheet: str) -> None:
+    if rows > EXCEL_ROWS or cols > EXCEL_COLUMNS:
+        raise ParseError(f"sheet {excerpt(sheet)} has a cell at row {row:,}, column {col:,}: beyond the last cell "
+                         f"a spreadsheet holds (XFD{EXCEL_ROWS}: row {EXCEL_ROWS:,}, column {EXCEL_COLUMNS:,})",
+                         source=source, file=name)
+    if rows * cols > MAX_GRID_CELLS:
+        raise ParseError(f"sheet {excerpt(sheet)} spans {rows:,} rows x {cols:,} columns (a cell at row {row:,}, "
+                         f"column {col:,}), over the cap of {MAX_GRID_CELLS:,} cells a sheet may span; nothing "
+                         "was read", source=source, file=name)
+
+
+def _bad_ref(ref: bytes, what: str, *, source: str, name: str, sheet: str) -> ParseError:
+    return ParseError(f"sheet {excerpt(sheet)} has a {what} reference {excerpt(ref.decode('latin-1'))!r} that is "
+                      "not one", source=source, file=name)
 
 
 def check_workbook_formulas(content: bytes, *, source: str, name: str, zf: zipfile.ZipFile | None = None) -> None:
-    """Refuse a workbook with a formula cell that has no cached value, naming the sheet and cell.
+    """Every bound on a workbook's parts, checked on the XML before a reader sees it (so every workbook source
+    and reader is covered):
 
-    A reader gets nothing for such a cell (the value exists only once a spreadsheet program recalculates),
-    and the parsers would have turned it into a gap; ICE's parser refused it, the others did not. Checked on
-    the XML, so every workbook source and reader is covered. A text formula may cache an empty string.
+    - every part inflates to no more than its declared size (``member_chunks``);
+    - every worksheet spans at most ``MAX_GRID_CELLS`` cells from A1 (``check_grid``);
+    - no formula cell lacks a cached value: a reader gets nothing for such a cell (the value exists only once a
+      spreadsheet program recalculates), and the parsers would have turned it into a gap; ICE's parser refused
+      it, the others did not. A text formula may cache an empty string.
     """
     if zf is None:
         try:
             zf = zipfile.ZipFile(io.BytesIO(content))
         except (zipfile.BadZipFile, ValueError, OSError):
             return  # not a workbook after all: the zip check has spoken already
-    members = {i.filename: i for i in zf.infolist()
-               if i.filename.startswith("xl/worksheets/") and i.filename.endswith(".xml")}
-    for member in sorted(members):
-        xml = _member_xml(zf, members[member])
-        if xml is None:
-            continue  # a broken member is reported by the parser, naming its sheet
-        if b"<f" not in xml:
-            continue  # no formula at all (most sheets)
-        # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
-        # cell of sheets full of formulas took most of a second per rebuild.
-        for m in _SUSPECT_F_RE.finditer(xml):
-            start = max(xml.rfind(b"<c ", 0, m.start()), xml.rfind(b"<c>", 0, m.start()))
-            end = xml.find(b"</c>", m.end())
-            cell_xml = _CELL_RE.match(xml, start, end + 4) if start >= 0 and end >= 0 else None
-            if cell_xml is None:
+    sheets = worksheet_members(content, zf, source=source, name=name)
+    for info in zf.infolist():
+        what = f"sheet {excerpt(sheets[info.filename])}" if info.filename in sheets else \
+            f"zip member {excerpt(info.filename)}"
+        try:
+            if info.filename not in sheets:
+                for _chunk in member_chunks(content, info, source=source, name=name, what=what):
+                    pass  # only its size matters: the reader inflates it too
                 continue
-            v = _VALUE_RE.search(cell_xml.group(2))
-            typ = _TYPE_RE.search(cell_xml.group(1))
-            cached = v is not None and (bool(v.group(1)) or (typ is not None and typ.group(1) == b"str"))
-            if not cached:
-                ref = _REF_RE.search(cell_xml.group(1))
-                cell = ref.group(1).decode() if ref else "?"
-                # Parsed only to name the sheet in the error: workbook.xml took a fifth of this check's time.
-                sheet = _sheet_names(zf).get(member, member)
-                raise ParseError(f"sheet {excerpt(sheet)} cell {cell} holds a formula with no cached value (the "
-                                 "workbook was saved without calculating); open and save it in a spreadsheet "
-                                 "program, or get the published file", source=source, file=name)
+            xml = read_member(content, info, source=source, name=name, what=what)
+        except _Broken:
+            continue  # a broken member is reported by the parser, naming its sheet
+        check_grid(xml, source=source, name=name, sheet=sheets[info.filename])
+        _check_formulas(xml, source=source, name=name, sheet=sheets[info.filename])
+
+
+def _check_formulas(xml: bytes, *, source: str, name: str, sheet: str) -> None:
+    if b"<f" not in xml:
+        return  # no formula at all (most sheets)
+    # Only formulas not followed by a non-empty cached value need a look at their cell: scanning every
+    # cell of sheets full of formulas took most of a second per rebuild.
+    for m in _SUSPECT_F_RE.finditer(xml):
+        start = max(xml.rfind(b"<c ", 0, m.start()), xml.rfind(b"<c>", 0, m.start()))
+        end = xml.find(b"</c>", m.end())
+        cell_xml = _CELL_RE.match(xml, start, end + 4) if start >= 0 and end >= 0 else None
+        if cell_xml is None:
+            continue
+        v = _VALUE_RE.search(cell_xml.group(2))
+        typ = _TYPE_RE.search(cell_xml.group(1))
+        cached = v is not None and (bool(v.group(1)) or (typ is not None and typ.group(1) == b"str"))
+        if not cached:
+            ref = _REF_RE.search(cell_xml.group(1))
+            cell = ref.group(1).decode() if ref else "?"
+            raise ParseError(f"sheet {excerpt(sheet)} cell {cell} holds a formula with no cached value (the "
+                             "workbook was saved without calculating); open and save it in a spreadsheet "
+                             "program, or get the published file", source=source, file=name)

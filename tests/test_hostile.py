@@ -1,0 +1,131 @@
+"""Hostile intake, second round (issue 40): files built to cost gigabytes or hang a reader are refused in one line
+naming the file, before any reader allocates. The attack files are built by ``tests/hostile_samples.py`` (a few
+kilobytes to a few megabytes each) and parsed in a child process whose address space is capped, so that a
+regression fails here instead of exhausting the machine.
+"""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from loaders import limits, registry
+from loaders.errors import ParseError
+from tests import fault_samples as fs
+from tests import hostile_samples as hs
+from tests.conftest import ROOT
+
+WORKBOOK_SOURCES = [sid for sid in sorted(registry.SOURCES)
+                    if any(g.endswith(".xlsx") for g in registry.get(sid).raw_globs)]
+
+
+def capped(mb: int):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    return apply
+
+
+def loaders_cli(*args, mb: int = 1024, timeout: int = 120) -> subprocess.CompletedProcess:
+    """``python -m loaders ARGS`` in a child process capped at ``mb`` MB of address space."""
+    return subprocess.run([sys.executable, "-m", "loaders", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=capped(mb))
+
+
+def assert_one_line_refusal(r: subprocess.CompletedProcess, name: str, *words: str) -> None:
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and f"file {name}]" in lines[0], r.stderr[-2000:]
+    for w in words:
+        assert w in lines[0], lines[0]
+    assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr and "panicked" not in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- 1. cells far from A1
+
+@pytest.mark.parametrize("sid", WORKBOOK_SOURCES)
+def test_a_workbook_with_a_cell_at_the_last_place_is_refused_in_every_workbook_source(sid, tmp_path):
+    """Two cells at A1 and XFD1048576 made the reader ask for 512 GiB and abort (exit 134, no line)."""
+    got = fs.sample(sid)
+    if got is None:
+        pytest.skip(fs.why_no_sample(sid))
+    name, content = got
+    path = tmp_path / name
+    path.write_bytes(hs.with_far_cell(content, "XFD1048576"))
+    r = loaders_cli("parse", sid, str(path))
+    assert_one_line_refusal(r, name, "1,048,576 rows x 16,384 columns", "over the cap")
+
+
+@pytest.mark.parametrize("far, words", [
+    ("A1000000000", "row reference"),
+    ("ZZZZ100000", "cell reference"),
+])
+def test_references_beyond_a_spreadsheet_are_refused(far, words, tmp_path):
+    path = tmp_path / "KHSM Encounters (USBP) fy25m11.xlsx"
+    path.write_bytes(hs.workbook(hs.sheet_xml(hs.far_cell_rows(far))))
+    r = loaders_cli("parse", "ohss_khsm", str(path))
+    assert_one_line_refusal(r, path.name, words, "Sheet1")
+
+
+def test_rebuild_refuses_the_workbook_and_leaves_the_snapshot(tmp_path):
+    """``rebuild`` died by signal 6 without its "left unchanged" line."""
+    from tests.conftest import record_downloads
+    name, content = fs.sample("ohss_khsm")
+    raw = tmp_path / "raw" / "ohss_khsm"
+    raw.mkdir(parents=True)
+    (raw / name).write_bytes(hs.with_far_cell(content))
+    record_downloads(tmp_path / "raw")
+    r = loaders_cli("rebuild", "--raw", str(tmp_path / "raw"), "--out", str(tmp_path / "out"), "ohss_khsm")
+    assert r.returncode == 1 and "over the cap" in r.stderr and "left unchanged" in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+
+
+def grid(rows: str) -> None:
+    limits.check_grid(hs.sheet_xml(rows), source="x", name="f.xlsx", sheet="S")
+
+
+@pytest.mark.parametrize("rows", [
+    # cells without a reference follow the one before: 5,000 rows of 5,000 cells span 25 million
+    "<row>" + "<c><v>1</v></c>" * 5_000 + "</row>" + "<row r=\"5000\"><c><v>1</v></c></row>",
+    # a namespace prefix
+    '<x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row><x:row r="9000"><x:c r="XFD9000"><x:v>1</x:v></x:c></x:row>',
+    # the reference not first, in single quotes
+    "<row><c s='1' r='A1'><v>1</v></c><c t='n' r='XFD1048576'><v>2</v></c></row>",
+    # a ">" inside an attribute: the cell is not empty however the tag ends look
+    '<row><c r="A1"><v>1</v></c><c r="XFD1048576" x="/>"><v>2</v></c></row>',
+])
+def test_the_span_is_counted_however_the_cells_are_written(rows):
+    with pytest.raises(ParseError, match=f"over the cap of {limits.MAX_GRID_CELLS:,} cells"):
+        grid(rows)
+
+
+def test_a_cell_with_two_references_is_refused():
+    with pytest.raises(ParseError, match="two references"):
+        grid('<row><c r="A1" r="XFD1048576"><v>1</v></c></row>')
+
+
+def test_empty_styled_cells_do_not_count_and_real_spans_pass():
+    """ICE's sheets carry half a million styled empty cells out to column XFD: they are not part of the grid."""
+    grid('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1" s="3"/><c r="XFC1" s="3"></c></row>'
+         '<row r="1048576"><c r="B1048576" s="1"/></row>')
+    grid("".join(f'<row r="{i}"><c r="A{i}"><v>1</v></c><c r="CV{i}"><v>2</v></c></row>' for i in range(1, 2000)))
+
+
+# ---------------------------------------------------------------- 3. a sheet that understates its size
+
+def test_a_sheet_that_inflates_past_its_declared_size_is_refused_within_1_gb(tmp_path):
+    """5,000 bytes declared, 1.5 GB inflated: the formula check read it whole (2.2 GB for 3 GB)."""
+    path = tmp_path / "KHSM Encounters (USBP) fy25m11.xlsx"
+    path.write_bytes(hs.understated_sheet(inflated=1_500_000_000))
+    assert zipfile.ZipFile(path).getinfo("xl/worksheets/sheet1.xml").file_size == 5_000
+    r = loaders_cli("parse", "ohss_khsm", str(path))
+    assert_one_line_refusal(r, path.name, "inflates past the 5,000 bytes")
+
+
+def test_every_part_of_a_workbook_is_read_through_the_cap():
+    """Not only worksheets: the reader inflates the shared strings and styles too."""
+    content = hs.understated_sheet(inflated=50_000_000, member="xl/sharedStrings.xml")
+    with pytest.raises(ParseError, match="zip member 'xl/sharedStrings.xml' inflates past"):
+        limits.check_content(content, source="x", name="f.xlsx")
