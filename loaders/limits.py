@@ -13,6 +13,7 @@ a parser (``parse``, ``rebuild``, ``update``):
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -47,6 +48,10 @@ MAX_DECODED_BYTES = 400_000_000
 # at most one row group's worth at once: each row group is bounded instead of the whole file, by the cap the whole
 # file had before (real DDP record files, up to 400 MB, passed it; none is in the shared data to measure).
 MAX_ROW_GROUP_DECODED = 1_000_000_000
+# A parquet's dictionaries, all text columns of one row group together, read from their page headers: the
+# dictionary is loaded to size the values it stands for, so it is bounded before (a 1.9 MB file with a 300 MB
+# dictionary took 1.75 GB to size). The real files' dictionaries are under 1 MB.
+MAX_DICTIONARY_BYTES = 64_000_000
 # A worksheet: the grid a reader builds spans A1 to its last non-empty cell, the empty ones between included
 # (32 bytes each in the reader, then a list slot each): a sheet may span at most this many cells, about 200 MB.
 # The widest real sheet in the shared data (OHSS's KHSM "Monthly Rgn and Citp") spans 14,890 x 5 = 74,450.
@@ -200,20 +205,155 @@ def check_parquet(content: bytes, *, source: str, name: str, max_rows: int = DEF
                              "expands once read); nothing was loaded", source=source, file=name)
 
 
+_DELTA_BYTE_ARRAY = 7  # parquet.thrift Encoding
+
+
+@dataclasses.dataclass(frozen=True)
+class _Page:
+    dictionary: bool
+    values: int
+    size: int  # uncompressed bytes of the page as written (still encoded)
+    encoding: int
+
+
+def _pages(content: bytes, c, *, source: str, name: str, where: str) -> list[_Page]:
+    """Every page of one column chunk, from the page headers alone (nothing is decompressed or decoded): the
+    footer's sizes and encodings are a summary a writer may get wrong; the reader follows the headers."""
+    start = c.dictionary_page_offset if c.has_dictionary_page and c.dictionary_page_offset else c.data_page_offset
+    end = start + c.total_compressed_size
+    if start < 4 or end > len(content) - 8 or c.total_compressed_size < 0:
+        raise ParseError(f"{where} lies outside the file", source=source, file=name)
+    pages, at = [], start
+    try:
+        while at < end:
+            header, at = _thrift_struct(content, at)
+            kind, size, compressed = header.get(1), header.get(2), header.get(3)
+            if not isinstance(size, int) or not isinstance(compressed, int) or size < 0 or compressed < 0:
+                raise ValueError("a page header without its sizes")
+            detail = header.get(7) if kind == 2 else header.get(8) if kind == 3 else header.get(5)
+            detail = detail if isinstance(detail, dict) else {}
+            values = detail.get(1, 0)
+            encoding = detail.get(4 if kind == 3 else 2, 0)
+            if kind in (0, 2, 3):
+                pages.append(_Page(kind == 2, int(values), size, int(encoding)))
+            at += compressed
+            if len(pages) > 10_000_000:
+                raise ValueError("too many pages")
+    except (ValueError, IndexError, RecursionError) as e:
+        raise ParseError(f"{where}: a page header cannot be read ({excerpt(str(e))})", source=source,
+                         file=name) from None
+    return pages
+
+
+def _varint(buf: bytes, at: int) -> tuple[int, int]:
+    n = shift = 0
+    while True:
+        b = buf[at]
+        at += 1
+        n |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return n, at
+        shift += 7
+        if shift > 63:
+            raise ValueError("a varint over 64 bits")
+
+
+def _thrift_value(buf: bytes, at: int, kind: int, depth: int):
+    """One value of Thrift's compact protocol (the encoding of parquet's page headers) and where it ends."""
+    if kind in (1, 2):
+        return kind == 1, at
+    if kind == 3:
+        return buf[at], at + 1
+    if kind in (4, 5, 6):
+        n, at = _varint(buf, at)
+        return (n >> 1) ^ -(n & 1), at
+    if kind == 7:
+        return None, at + 8
+    if kind == 8:
+        n, at = _varint(buf, at)
+        if at + n > len(buf):
+            raise ValueError("a string past the end of the file")
+        return None, at + n
+    if kind in (9, 10):
+        head = buf[at]
+        at += 1
+        n, elem = head >> 4, head & 0x0F
+        if n == 15:
+            n, at = _varint(buf, at)
+        if n > len(buf):
+            raise ValueError("a list longer than the file")
+        for _ in range(n):
+            if elem in (1, 2):  # a bool in a list is a byte of its own
+                at += 1
+            else:
+                _v, at = _thrift_value(buf, at, elem, depth)
+        return None, at
+    if kind == 11:
+        n, at = _varint(buf, at)
+        if n:
+            types = buf[at]
+            at += 1
+            for _ in range(n):
+                _k, at = _thrift_value(buf, at, types >> 4, depth)
+                _v, at = _thrift_value(buf, at, types & 0x0F, depth)
+        return None, at
+    if kind == 12:
+        return _thrift_struct(buf, at, depth + 1)
+    raise ValueError(f"an unknown Thrift type {kind}")
+
+
+def _thrift_struct(buf: bytes, at: int, depth: int = 0) -> tuple[dict, int]:
+    if depth > 16:
+        raise ValueError("structures nested too deep")
+    out: dict = {}
+    field = 0
+    while True:
+        head = buf[at]
+        at += 1
+        if head == 0:
+            return out, at
+        delta, kind = head >> 4, head & 0x0F
+        if delta:
+            field += delta
+        else:
+            n, at = _varint(buf, at)
+            field = (n >> 1) ^ -(n & 1)
+        out[field], at = _thrift_value(buf, at, kind, depth)
+
+
 _WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 12}
 
 
 def _row_group_decoded(content: bytes, pf, i: int, *, source: str, name: str) -> int:
     """Bytes one row group takes once decoded (see ``check_parquet``)."""
     rg = pf.metadata.row_group(i)
-    total, texts = 0, []
+    total, texts, dictionaries = 0, [], 0
     for j in range(rg.num_columns):
         c = rg.column(j)
         width = c.type_length if c.physical_type == "FIXED_LEN_BYTE_ARRAY" else _WIDTH.get(c.physical_type, 0)
-        if c.physical_type == "BYTE_ARRAY" and c.has_dictionary_page:
-            texts.append(c.path_in_schema)
+        pages = _pages(content, c, source=source, name=name, where=f"column {excerpt(c.path_in_schema)} of row "
+                       f"group {i + 1}")
+        values = sum(p.values for p in pages if not p.dictionary)
+        size = sum(p.size for p in pages if not p.dictionary)
+        if c.physical_type == "BYTE_ARRAY":
+            delta = [p for p in pages if p.encoding == _DELTA_BYTE_ARRAY]
+            if delta:
+                raise ParseError(f"column {excerpt(c.path_in_schema)} of row group {i + 1} holds text encoded "
+                                 "DELTA_BYTE_ARRAY, whose size once read cannot be known without decoding it (4 "
+                                 "million rows of 10 MB became 4 GB); write it PLAIN or with a dictionary",
+                                 source=source, file=name)
+            dictionaries += sum(p.size for p in pages if p.dictionary)
+            if dictionaries > MAX_DICTIONARY_BYTES:
+                raise ParseError(f"the dictionaries of row group {i + 1} hold {dictionaries:,} bytes of text, over "
+                                 f"the cap of {MAX_DICTIONARY_BYTES:,}; nothing was loaded", source=source,
+                                 file=name)
+            if any(p.dictionary for p in pages):
+                texts.append(c.path_in_schema)
+                continue
+            # PLAIN and DELTA_LENGTH_BYTE_ARRAY pages hold every byte of their values, and Arrow adds an offset
+            total += size + 4 * values
         else:
-            total += max(c.total_uncompressed_size, c.num_values * width)
+            total += max(size, c.total_uncompressed_size, max(values, c.num_values) * width)
     if not texts:
         return total
     try:

@@ -129,3 +129,56 @@ def test_every_part_of_a_workbook_is_read_through_the_cap():
     content = hs.understated_sheet(inflated=50_000_000, member="xl/sharedStrings.xml")
     with pytest.raises(ParseError, match="zip member 'xl/sharedStrings.xml' inflates past"):
         limits.check_content(content, source="x", name="f.xlsx")
+
+
+# ---------------------------------------------------------------- 2. parquet text the footer understates
+
+@pytest.mark.slow  # writing 4 GB of text, however well it compresses, takes the writer some seconds
+def test_delta_encoded_text_is_refused_from_its_page_headers(tmp_path):
+    """4 million strings of 1,000 bytes, DELTA_BYTE_ARRAY without a dictionary: the size check passed them and
+    the reader reached 4.7 GB ("realloc failed" under a cap)."""
+    path = tmp_path / "facilities-daily-population-latest.parquet"
+    hs.delta_text_parquet(path)
+    assert path.stat().st_size < 20_000_000
+    r = loaders_cli("parse", "ddp_facility_daily", str(path))
+    assert_one_line_refusal(r, path.name, "DELTA_BYTE_ARRAY", "'facility'", "row group 1")
+
+
+def test_a_big_dictionary_is_refused_before_it_is_loaded(tmp_path):
+    """A 150 MB dictionary in a 0.6 MB file: the check loaded it to size the values ("malloc ... failed" under
+    a 1 GB cap; 1.75 GB for 300 MB)."""
+    path = tmp_path / "facilities-daily-population-latest.parquet"
+    hs.big_dictionary_parquet(path)
+    assert path.stat().st_size < 2_000_000
+    r = loaders_cli("parse", "ddp_facility_daily", str(path))
+    assert_one_line_refusal(r, path.name, f"over the cap of {limits.MAX_DICTIONARY_BYTES:,}", "nothing was loaded")
+
+
+@pytest.mark.parametrize("encoding", ["PLAIN", "DELTA_LENGTH_BYTE_ARRAY"])
+def test_text_pages_are_sized_from_their_headers(encoding, monkeypatch):
+    """Plain and length-prefixed text hold every byte in their pages: the size is read from the page headers,
+    not the footer's summary, and no dictionary is needed."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"t": ["x" * 100] * 10_000}), buf, use_dictionary=False, compression="zstd",
+                   column_encoding={"t": encoding})
+    monkeypatch.setattr(limits, "MAX_DECODED_BYTES", 1_000_000)
+    with pytest.raises(ParseError, match=r"would decode to at least 1,0[48]\d,\d{3} bytes"):
+        limits.check_parquet(buf.getvalue(), source="x", name="f.parquet")
+
+
+def test_a_page_header_past_the_chunk_is_refused():
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"t": ["abc"] * 10}), buf, use_dictionary=False, compression="none")
+    data = bytearray(buf.getvalue())
+    at = pq.ParquetFile(io.BytesIO(bytes(data))).metadata.row_group(0).column(0).data_page_offset
+    data[at + 1:at + 40] = b"\xff" * 39  # the header's varints never end
+    with pytest.raises(ParseError, match="a page header cannot be read"):
+        limits.check_parquet(bytes(data), source="x", name="f.parquet")
