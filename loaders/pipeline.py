@@ -145,7 +145,7 @@ def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
     if origin is None:
         origin = origins.origin_for(source.id, path, content)
-    side = read_sidecar(path)
+    side = read_sidecar(path, source=source.id)
     url = side.get("url") or origin["official_url"]
     rows, releases, date_min, date_max = file_facts(df)
     return {

@@ -182,3 +182,85 @@ def test_a_page_header_past_the_chunk_is_refused():
     data[at + 1:at + 40] = b"\xff" * 39  # the header's varints never end
     with pytest.raises(ParseError, match="a page header cannot be read"):
         limits.check_parquet(bytes(data), source="x", name="f.parquet")
+
+
+# ---------------------------------------------------------------- 4. the download record beside a raw file
+
+def trac_raw(tmp_path):
+    """A raw folder with TRAC's population file and the record of its download: (raw folder, file, record)."""
+    name, body = fs.trac_detention_sample()
+    d = tmp_path / "raw" / "trac_detention"
+    d.mkdir(parents=True)
+    (d / name).write_bytes(body)
+    url = next(u for u in registry.get("trac_detention").download_urls if u.endswith(name))
+    record = d / (name + ".meta.json")
+    record.write_text(hs.download_record(body, url))
+    return tmp_path / "raw", d / name, record
+
+
+def rebuild_trac(tmp_path, raw):
+    return loaders_cli("rebuild", "--raw", str(raw), "--out", str(tmp_path / "out"), "trac_detention", timeout=90)
+
+
+def test_a_good_download_record_passes(tmp_path):
+    raw, _f, _rec = trac_raw(tmp_path)
+    r = rebuild_trac(tmp_path, raw)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_a_fifo_as_download_record_is_refused_at_once(tmp_path):
+    """A FIFO there hung ``rebuild``."""
+    import os
+    raw, _f, record = trac_raw(tmp_path)
+    record.unlink()
+    os.mkfifo(record)
+    r = rebuild_trac(tmp_path, raw)
+    assert_one_line_refusal(r, record.name, "FIFO", "only regular files")
+
+
+def test_a_link_to_a_device_as_download_record_is_refused(tmp_path):
+    """A link to /dev/zero ran out of memory after 3.5 GB."""
+    raw, _f, record = trac_raw(tmp_path)
+    record.unlink()
+    record.symlink_to("/dev/zero")
+    r = rebuild_trac(tmp_path, raw)
+    assert_one_line_refusal(r, record.name, "character device")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[1,2]", ("a JSON list, not an object",)),
+    ('{"bytes": "abc"}', ("field 'bytes'", "'abc' is not a whole number")),
+    ("{not json", ("not JSON",)),
+    (" " * 20_000, ("over the 16,384-byte cap",)),
+])
+def test_a_malformed_download_record_is_refused_naming_the_field(tmp_path, text, words):
+    """``[1,2]`` gave an AttributeError traceback, ``"bytes": "abc"`` a ValueError one."""
+    raw, f, record = trac_raw(tmp_path)
+    if text.startswith('{"bytes"'):
+        rec = __import__("json").loads(hs.download_record(f.read_bytes(), "https://tracreports.org/x/" + f.name))
+        rec["bytes"] = "abc"
+        text = __import__("json").dumps(rec)
+    record.write_text(text)
+    r = rebuild_trac(tmp_path, raw)
+    assert_one_line_refusal(r, record.name, *words)
+
+
+def test_a_record_naming_another_file_on_an_allowed_host_is_refused(tmp_path):
+    """Any record naming an allowed host passed the origin check."""
+    raw, f, record = trac_raw(tmp_path)
+    record.write_text(hs.download_record(f.read_bytes(), "https://tracreports.org/anything/else.json"))
+    r = rebuild_trac(tmp_path, raw)
+    assert_one_line_refusal(r, f.name, "'else.json', not this file")
+
+
+def test_a_record_for_a_source_without_hosts_is_refused(tmp_path):
+    """(Item 8) A source declaring no download host took a record naming any URL, which exports then printed
+    as the official file."""
+    from loaders import origins
+    assert not registry.get("deaths_in_custody").allowed_hosts
+    body = b"x"
+    p = tmp_path / "all_1_deaths_detailed.csv"
+    p.write_bytes(body)
+    (tmp_path / (p.name + ".meta.json")).write_text(hs.download_record(body, "https://evil.example/" + p.name))
+    with pytest.raises(Exception, match="declares no download host"):
+        origins.origin_for("deaths_in_custody", p, body)
