@@ -21,6 +21,7 @@ date, number and boolean columns are NULL.
 """
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -147,7 +148,7 @@ SOURCE_FILES = [
     Field("data_date", "date", "Date the file's data run to, as the file states it."),
     Field("date_min", "date", "First day covered by the file's observations."),
     Field("date_max", "date", "Last day covered by the file's observations."),
-    Field("retrieved", "date", "Day the file was downloaded or copied for this snapshot."),
+    Field("retrieved", "date", "Day the file was downloaded or copied for this snapshot (UTC, for a download)."),
     Field("rows", "integer", "Observations read from the file.", unit="rows"),
     Field("bytes", "integer", "Size of the file.", unit="bytes"),
     Field("sha256", "string", "SHA-256 of the file's bytes."),
@@ -433,6 +434,22 @@ class Table:
     from_file: str = ""  # the snapshot file it was made from
 
 
+def utc_day(value) -> str:
+    """The day (UTC) of a time written with its zone (``update`` records when it downloaded a file so:
+    ``2026-12-03T14:05:00+00:00``); a plain date, or text that is neither, as it is (the typed column then names
+    a wrong value's row). Every snapshot with a file fetched by ``update`` stopped the export here."""
+    text = str(value)
+    if len(text) <= 10:
+        return text
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if when.tzinfo is None:
+        return text
+    return when.astimezone(dt.timezone.utc).date().isoformat()
+
+
 def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
     """Every table of the export, typed, from a generation's manifest and files (``read_generation``)."""
     srcs = man.get("sources", {})
@@ -489,7 +506,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             row = {"source": sid}
             for f in SOURCE_FILES[1:]:
                 v = origin.get("note") if f.name == "origin_note" else fe.get(f.name, origin.get(f.name))
-                row[f.name] = "" if v is None else str(v)
+                row[f.name] = "" if v is None else utc_day(v) if f.name == "retrieved" else str(v)
             file_rows.append(row)
     out.append(Table("source_files", "source_files.parquet", SOURCE_FILES,
                      _arrow(pd.DataFrame(file_rows, columns=[f.name for f in SOURCE_FILES]), SOURCE_FILES,

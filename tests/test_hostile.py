@@ -264,3 +264,38 @@ def test_a_record_for_a_source_without_hosts_is_refused(tmp_path):
     (tmp_path / (p.name + ".meta.json")).write_text(hs.download_record(body, "https://evil.example/" + p.name))
     with pytest.raises(Exception, match="declares no download host"):
         origins.origin_for("deaths_in_custody", p, body)
+
+
+# ---------------------------------------------------------------- 5. export-data after update
+
+def test_export_data_takes_a_download_time_as_its_day(tmp_path, raw_dir):
+    """``update`` records when it downloaded a file with its time zone; the export declared the column a date
+    and stopped ("row 4 column 'retrieved' ... is not a date"). A time late in the day west of Greenwich is
+    the next day in UTC."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from loaders.__main__ import main
+    record = raw_dir / "trac_detention" / "pop_agen_table.json.meta.json"
+    rec = json.loads(record.read_text())
+    rec["retrieved"] = "2026-11-30T22:15:00-05:00"
+    record.write_text(json.dumps(rec))
+    assert main(["rebuild", "--raw", str(raw_dir), "--out", str(tmp_path / "data"), "--allow-missing",
+                 "trac_detention"]) == 0
+    assert main(["export-data", "--data", str(tmp_path / "data"), "--out", str(tmp_path / "export")]) == 0
+    files = pq.read_table(tmp_path / "export" / "source_files.parquet").to_pandas()
+    got = files.set_index("name")["retrieved"].astype(str).to_dict()
+    assert got["pop_agen_table.json"] == "2026-12-01", got
+
+
+@pytest.mark.parametrize("value, day", [
+    ("2026-12-03T14:05:00+00:00", "2026-12-03"),
+    ("2026-12-03T23:30:00-02:00", "2026-12-04"),
+    ("2026-12-03", "2026-12-03"),
+    ("2026-12-03T14:05:00", "2026-12-03T14:05:00"),  # no zone: left for the typed column to refuse, naming the row
+    ("not a date", "not a date"),
+])
+def test_utc_day(value, day):
+    from loaders.export_data import utc_day
+    assert utc_day(value) == day
