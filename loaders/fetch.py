@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 import json
 import os
 import re
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,7 +28,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from .errors import FetchError, LoaderError, ParseError, excerpt, naming
+from .errors import FetchError, LoaderError, excerpt, naming
+from .limits import check_zip, read_regular
 
 BROWSER_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
@@ -117,7 +116,6 @@ def read_sidecar(path: Path, *, source: str | None = None) -> dict:
     checked field by field: a FIFO there hung ``rebuild``, a link to ``/dev/zero`` ran out of memory after
     3.5 GB, and ``[1,2]`` or ``"bytes": "abc"`` ended in a traceback. Anything wrong raises a ``LoaderError``
     naming the record and the field."""
-    from .limits import read_regular  # limits reads zips with this module's check: imported here, not above
     p = sidecar_path(Path(path))
     if not os.path.lexists(p):
         return {}
@@ -176,26 +174,6 @@ def check_kind(head: bytes, kind: str, *, source: str, name: str) -> None:
         raise FetchError("expected a Parquet file; the body does not start like one", source=source, file=name)
     if kind == "json" and head.lstrip()[:1] not in (b"[", b"{"):
         raise FetchError("expected JSON; the body does not start like JSON", source=source, file=name)
-
-
-def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_000_000,
-              max_members: int = 1000, max_ratio: int = 100) -> zipfile.ZipFile:
-    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts). Returns the opened
-    zip, so that the formula check reads the same directory instead of parsing it a second time."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(content))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise ParseError(f"not a readable XLSX/zip file ({e})", source=source, file=name) from None
-    if len(infos) > max_members:
-        raise ParseError(f"zip has {len(infos)} members (limit {max_members})", source=source, file=name)
-    total = sum(i.file_size for i in infos)
-    if total > max_total:
-        raise ParseError(f"zip would expand to {total:,} bytes (limit {max_total:,})", source=source, file=name)
-    for i in infos:
-        if i.file_size > 10_000_000 and i.compress_size and i.file_size / i.compress_size > max_ratio:
-            raise ParseError(f"zip member {i.filename} has a compression ratio over {max_ratio}", source=source, file=name)
-    return zf
 
 
 def check_url(url: str, allowed_hosts: tuple[str, ...], *, source: str) -> None:

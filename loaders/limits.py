@@ -29,7 +29,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import ParseError, excerpt
-from .fetch import check_zip
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 PARQUET_MAGIC = b"PAR1"
@@ -110,6 +109,26 @@ def read_regular(path: Path | str, max_bytes: int, *, source: str | None = None)
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_000_000,
+              max_members: int = 1000, max_ratio: int = 100) -> zipfile.ZipFile:
+    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts). Returns the opened
+    zip, so that the formula check reads the same directory instead of parsing it a second time."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(content))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as e:
+        raise ParseError(f"not a readable XLSX/zip file ({e})", source=source, file=name) from None
+    if len(infos) > max_members:
+        raise ParseError(f"zip has {len(infos)} members (limit {max_members})", source=source, file=name)
+    total = sum(i.file_size for i in infos)
+    if total > max_total:
+        raise ParseError(f"zip would expand to {total:,} bytes (limit {max_total:,})", source=source, file=name)
+    for i in infos:
+        if i.file_size > 10_000_000 and i.compress_size and i.file_size / i.compress_size > max_ratio:
+            raise ParseError(f"zip member {i.filename} has a compression ratio over {max_ratio}", source=source, file=name)
+    return zf
 
 
 def is_zip(content: bytes) -> bool:
