@@ -299,3 +299,48 @@ def test_export_data_takes_a_download_time_as_its_day(tmp_path, raw_dir):
 def test_utc_day(value, day):
     from loaders.export_data import utc_day
     assert utc_day(value) == day
+
+
+# ---------------------------------------------------------------- 7. exports written atomically
+
+def _full_disk(limit: int):
+    """A child process for which a file may grow to ``limit`` bytes only, as on a nearly full disk (writing
+    past it fails with EFBIG instead of killing the process)."""
+    import signal
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.slow  # draws the states map (about 12 s of CPU)
+def test_a_places_export_on_a_full_disk_leaves_the_good_file(tmp_path):
+    """On a full disk a good ``states.html`` was replaced by a cut file, with a traceback."""
+    out = tmp_path / "states.html"
+    good = b"<!doctype html><p>the map written yesterday</p>\n" * 10
+    out.write_bytes(good)
+    r = subprocess.run([sys.executable, "-m", "charts", "export", "--view", "places", "--format", "html", "--out",
+                        str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       preexec_fn=_full_disk(64_000))
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert out.read_bytes() == good
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1 and "cannot write" in r.stderr, r.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["states.html"]  # no temporary file left
+
+
+def test_write_file_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from charts import export
+    out = tmp_path / "chart.csv"
+    out.write_bytes(b"old")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as e:
+        export.write_file(out, b"new" * 1000)
+    assert out.read_bytes() == b"old" and e.value.errno == errno.ENOSPC
+    assert [p.name for p in tmp_path.iterdir()] == ["chart.csv"]
