@@ -11,6 +11,7 @@ from pathlib import Path
 
 from analysis import data as cdata
 from analysis import ledger, status
+from loaders.text import csv_frame
 
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
@@ -35,7 +36,8 @@ def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
     table = ledger.ledger(snap, source)
     if fmt == "csv":
         buf = io.StringIO()
-        table.to_csv(buf, index=False, lineterminator="\n")
+        csv_frame(table).to_csv(buf, index=False, lineterminator="\n")  # file names are the publishers'
+
         return buf.getvalue()
     lines = []
     for r in table.itertuples(index=False):

@@ -28,7 +28,7 @@ from figures.labels import display_label
 from figures.layout import size_of
 from loaders.fetch import atomic_write
 from loaders.reported_figures import default_kind
-from loaders.text import csv_cell, html_text
+from loaders.text import csv_cell, csv_frame, html_text
 from wording import i18n
 
 DASHBOARD = "US immigration enforcement: trends and events (open-source dashboard)"
@@ -242,12 +242,8 @@ def file_stem(r, size: str = "") -> str:
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.copy()
-    out.columns = [csv_cell(c) for c in out.columns]  # wide exports name columns after data (facility names)
-    for c in out.columns:
-        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(csv_cell)
-    return out
+    """``df`` with every text cell a spreadsheet would run as a formula guarded (``loaders.text.csv_frame``)."""
+    return csv_frame(df)
 
 
 def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None,

@@ -344,3 +344,24 @@ def test_write_file_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatc
         export.write_file(out, b"new" * 1000)
     assert out.read_bytes() == b"old" and e.value.errno == errno.ENOSPC
     assert [p.name for p in tmp_path.iterdir()] == ["chart.csv"]
+
+
+# ---------------------------------------------------------------- 8. the remaining cases
+
+def test_releases_csv_guards_a_file_name_a_spreadsheet_would_run(monkeypatch, capsys):
+    """``loaders releases --format csv`` wrote a file name beginning with ``=`` as it was."""
+    import csv
+    import io
+
+    from analysis import ledger
+    from loaders.__main__ import main
+    real = ledger.ledger
+
+    def renamed(snap, src):
+        t = real(snap, src).copy()
+        t["files"] = '=HYPERLINK("https://evil.example","open")'
+        return t
+    monkeypatch.setattr(ledger, "ledger", renamed)
+    assert main(["releases", "cbp_encounters", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and all(r["files"] == "'" + '=HYPERLINK("https://evil.example","open")' for r in rows)
