@@ -365,3 +365,21 @@ def test_releases_csv_guards_a_file_name_a_spreadsheet_would_run(monkeypatch, ca
     assert main(["releases", "cbp_encounters", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert rows and all(r["files"] == "'" + '=HYPERLINK("https://evil.example","open")' for r in rows)
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "1066-10-14"])
+def test_a_death_date_no_source_can_report_is_refused_naming_row_and_field(day):
+    """9999-12-31 in the deaths file gave an OverflowError naming the file but no row or field."""
+    from loaders import pipeline
+    name, body = fs.deaths_in_custody_sample()
+    first = body.decode().splitlines()[1].split(",")[4]
+    bad = body.replace(first.encode(), day.encode(), 1)
+    with pytest.raises(ParseError, match=rf"row 2 field 'Date_of_Death': '{day}' is outside the years 1900-2099"):
+        pipeline.parse_bytes(registry.get("deaths_in_custody"), bad, name)
+
+
+@pytest.mark.parametrize("reader, value", [("iso_date", "9999-12-31"), ("mdy", "12/31/9999"), ("mdy", "01/01/1899")])
+def test_the_date_readers_refuse_days_outside_the_plausible_years(reader, value):
+    from loaders import parsing
+    with pytest.raises(ParseError, match="row 7 field 'date': .* is outside the years"):
+        getattr(parsing, reader)(value, row=7, field="date")
