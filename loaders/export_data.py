@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 
 from . import tidy
 from .errors import LoaderError
-from .snapshot import MANIFEST, read_generation, sha256
+from .snapshot import MANIFEST, alive, read_generation, sha256
 
 PACKAGE_NAME = "us-immigration-enforcement-snapshot"
 DUCKDB_NAME = "snapshot.duckdb"
@@ -766,6 +766,26 @@ def _is_export(folder: Path) -> bool:
         return False
 
 
+def clean_leftovers(out_dir: Path) -> list[str]:
+    """Remove what killed runs of ``export`` into ``out_dir`` left beside it (``.<name>.export-<pid>-*``, 25 MB
+    each, and ``.<name>.old-<pid>-*``), and put the previous export back when a run was killed between its two
+    renames. A live run's folders are left alone. Returns what was removed."""
+    if not out_dir.parent.is_dir():
+        return []
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(export|old)-(\d+)-[0-9a-f]+")
+    removed = []
+    for p in sorted(out_dir.parent.iterdir()):
+        m = pattern.fullmatch(p.name)
+        if m is None or alive(m[2]) or not p.is_dir() or p.is_symlink():
+            continue
+        if m[1] == "old" and not out_dir.exists() and _is_export(p):
+            os.rename(p, out_dir)
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(str(p))
+    return removed
+
+
 def export(data_dir: Path | str, out_dir: Path | str) -> dict[str, tuple[int, int]]:
     """Write the export of the snapshot in ``data_dir`` into ``out_dir``; returns {file: (rows, bytes)}.
 
@@ -774,6 +794,7 @@ def export(data_dir: Path | str, out_dir: Path | str) -> dict[str, tuple[int, in
     wipe it).
     """
     out_dir = Path(out_dir)
+    clean_leftovers(out_dir)
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _is_export(out_dir))):
         raise ExportError(f"{out_dir} is not empty and holds no earlier export (no {DATAPACKAGE} written by "
                           "export-data); choose an empty or new folder")

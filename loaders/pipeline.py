@@ -726,15 +726,7 @@ def _staging(raw_dir: Path, source_ids: list[str]):
 
 
 def _alive(pid: str) -> bool:
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return snapshot.alive(pid)
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:

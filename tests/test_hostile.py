@@ -383,3 +383,37 @@ def test_the_date_readers_refuse_days_outside_the_plausible_years(reader, value)
     from loaders import parsing
     with pytest.raises(ParseError, match="row 7 field 'date': .* is outside the years"):
         getattr(parsing, reader)(value, row=7, field="date")
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_export_data_removes_what_killed_runs_left(tmp_path, raw_dir):
+    """Killed export-data runs left hidden staging folders (25 MB each) that nothing cleaned."""
+    import os
+
+    from loaders.__main__ import main
+    assert main(["rebuild", "--raw", str(raw_dir), "--out", str(tmp_path / "data"), "--allow-missing",
+                 "trac_detention"]) == 0
+    dead, me = _dead_pid(), os.getpid()
+    left = tmp_path / f".export.export-{dead}-0badc0de"
+    live = tmp_path / f".export.export-{me}-0123abcd"  # another run still writing: not touched
+    for d in (left, live):
+        d.mkdir()
+        (d / "observations.parquet").write_bytes(b"x" * 1000)
+    assert main(["export-data", "--data", str(tmp_path / "data"), "--out", str(tmp_path / "export")]) == 0
+    assert not left.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".export")) == [live.name]
+
+
+def test_an_export_cut_between_its_renames_is_put_back(tmp_path):
+    from loaders import export_data
+    out = tmp_path / "export"
+    old = tmp_path / f".export.old-{_dead_pid()}-0badc0de"
+    old.mkdir()
+    (old / export_data.DATAPACKAGE).write_text('{"x-generator": "%s"}' % export_data.MARKER)
+    export_data.clean_leftovers(out)
+    assert (out / export_data.DATAPACKAGE).is_file() and not old.exists()
