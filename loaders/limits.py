@@ -6,9 +6,11 @@ named ``.bin`` got past a check that looked at the name ``.xlsx``. So, for every
 a parser (``parse``, ``rebuild``, ``update``):
 
 - only regular files are read (no FIFO, device, directory), and never more than the source's byte cap;
-- the kind of a file is decided by its first bytes, not its name: a zip (every XLSX) is checked for bombs and
-  for formula cells without a cached value, a parquet for its row count, cells and decoded size (from its
-  footer, before anything is loaded), a JSON or CSV for its number of records;
+- the kind of a file is decided by its first bytes, not its name: a zip (every XLSX) is checked for bombs,
+  each of its parts inflated a chunk at a time and never past its declared size, each sheet for the span of
+  its cells (the grid a reader builds) and for formula cells without a cached value; a parquet for its row
+  count, cells and decoded size (from its footer and its page headers, before anything is loaded); a JSON or
+  CSV for its number of records;
 - error messages quote at most a short excerpt of a cell (``errors.excerpt``).
 """
 from __future__ import annotations

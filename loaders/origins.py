@@ -10,7 +10,9 @@ date this project's copy was taken, the licence, and the sha256 and size of the 
 
 ``origin_for(source_id, path, content)`` returns the origin of one file:
 - a file downloaded by ``update`` has a fetch sidecar (``<name>.meta.json``): its origin is that download (the
-  official URL, read directly, on the recorded date), provided the sidecar's sha256 and size match the bytes;
+  official URL, read directly, on the recorded date), provided the sidecar is a well-formed record
+  (``fetch.read_sidecar``), its sha256 and size match the bytes, and its URL is https on one of the source's
+  declared hosts and ends in the file's name (``_check_download_host``; a source without hosts takes none);
 - any other file must have a row in ``origins.csv`` whose ``source_id`` and ``file`` match (``fnmatch`` patterns
   allowed, ``*`` for "any source"); when the row gives sha256 and bytes they must match the content, so a
   changed file cannot keep an old file's origin;
