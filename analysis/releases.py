@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis import data as cdata
 from analysis import ledger, status
+from loaders.text import csv_frame
 
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
@@ -39,7 +40,8 @@ def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
     table = ledger.ledger(snap, source)
     if fmt == "csv":
         buf = io.StringIO()
-        table.to_csv(buf, index=False, lineterminator="\n")
+        csv_frame(table).to_csv(buf, index=False, lineterminator="\n")  # file names are the publishers'
+
         return buf.getvalue()
     lines = []
     for r in table.itertuples(index=False):

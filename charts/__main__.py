@@ -20,7 +20,6 @@ from charts.context import load_context
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES, SIZES
 from loaders.errors import LoaderError
-from loaders.fetch import atomic_write
 from wording import i18n
 
 
@@ -73,13 +72,8 @@ def output_problem(out: Path, lang: str = "en") -> str | None:
 
 
 def write_output(out: Path, payload: bytes) -> None:
-    """Write ``payload`` to ``out``: a regular file is replaced atomically (a failed write leaves the old file,
-    or none, never half a chart); a character device such as /dev/stdout is written directly."""
-    if out.exists() and stat.S_ISCHR(out.stat().st_mode):
-        with open(out, "wb") as fh:
-            fh.write(payload)
-        return
-    atomic_write(out, payload)
+    """Write ``payload`` to ``out`` (``export.write_file``: atomic for a regular file)."""
+    export.write_file(out, payload)
 
 
 def build_parser() -> argparse.ArgumentParser:

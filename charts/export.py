@@ -11,7 +11,9 @@ import datetime as dt
 import io
 import json
 import re
+import stat
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,8 +26,9 @@ from charts import templates
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
 from figures.labels import display_label
 from figures.layout import size_of
+from loaders.fetch import atomic_write
 from loaders.reported_figures import default_kind
-from loaders.text import csv_cell, html_text
+from loaders.text import csv_cell, csv_frame, html_text
 from wording import i18n
 from wording.citation import no_link_note
 
@@ -248,12 +251,8 @@ def file_stem(r, size: str = "") -> str:
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.copy()
-    out.columns = [csv_cell(c) for c in out.columns]  # wide exports name columns after data (facility names)
-    for c in out.columns:
-        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(csv_cell)
-    return out
+    """``df`` with every text cell a spreadsheet would run as a formula guarded (``loaders.text.csv_frame``)."""
+    return csv_frame(df)
 
 
 def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_on: dt.date | None = None,
@@ -319,3 +318,15 @@ def full_dataset_zip(data_dir, fmt: str = "csv") -> bytes:
         if len(snap.flags):
             z.writestr("quality_flags.csv", safe_frame(snap.flags).to_csv(index=False, lineterminator="\n"))
     return buf.getvalue()
+
+
+def write_file(out: Path | str, payload: bytes) -> None:
+    """Write an export to ``out``, for every export command: a regular file is replaced atomically (a failed
+    write, on a full disk say, leaves the old file, or none, never half a chart); a character device such as
+    /dev/stdout is written directly. An ``OSError`` names ``out``; the caller says it in one line."""
+    out = Path(out)
+    if out.exists() and stat.S_ISCHR(out.stat().st_mode):
+        with open(out, "wb") as fh:
+            fh.write(payload)
+        return
+    atomic_write(out, payload)

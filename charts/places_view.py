@@ -256,8 +256,12 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
         print(f"error: {e}", file=sys.stderr)
         return 1
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(payload)
+    try:  # atomic: a full disk left a cut states.html in place of a good one, with a traceback
+        cexport.write_file(out, payload)
+    except OSError as e:
+        print(i18n.t("cli.error", lang, message=i18n.t("cli.cannot_write", lang, out=out, reason=e.strerror or e)),
+              file=sys.stderr)
+        return 1
     what = i18n.date_range(*view.period()) if view.map in DEATH_MAPS else view.release or default_release(pl)
     print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {what})")
     return 0

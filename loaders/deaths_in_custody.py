@@ -153,6 +153,7 @@ def read_records(content: bytes, name: str) -> list[dict]:
         except ValueError:
             raise _fail(f"row {n} field 'Date_of_Death': {rec['Date_of_Death']!r} is not a YYYY-MM-DD date",
                         name) from None
+        parsing.plausible(d, rec["Date_of_Death"], source=ID, file=name, row=n, field="Date_of_Death")
         if rec["Period"] not in PERIODS:
             raise _fail(f"row {n} field 'Period': {rec['Period']!r} is not one of {sorted(PERIODS)}", name)
         if not rec["Facility_Name"]:

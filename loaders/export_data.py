@@ -21,6 +21,7 @@ date, number and boolean columns are NULL.
 """
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -38,7 +39,7 @@ import pyarrow.parquet as pq
 
 from . import tidy
 from .errors import LoaderError
-from .snapshot import MANIFEST, read_generation, sha256
+from .snapshot import MANIFEST, alive, read_generation, sha256
 
 PACKAGE_NAME = "us-immigration-enforcement-snapshot"
 DUCKDB_NAME = "snapshot.duckdb"
@@ -159,7 +160,7 @@ SOURCE_FILES = [
     Field("data_date", "date", "Date the file's data run to, as the file states it."),
     Field("date_min", "date", "First day covered by the file's observations."),
     Field("date_max", "date", "Last day covered by the file's observations."),
-    Field("retrieved", "date", "Day the file was downloaded or copied for this snapshot."),
+    Field("retrieved", "date", "Day the file was downloaded or copied for this snapshot (UTC, for a download)."),
     Field("rows", "integer", "Observations read from the file.", unit="rows"),
     Field("bytes", "integer", "Size of the file.", unit="bytes"),
     Field("sha256", "string", "SHA-256 of the file's bytes."),
@@ -466,6 +467,22 @@ def _check_unique(df: pd.DataFrame, key: list[str], where: str) -> None:
                           "rebuild the snapshot")
 
 
+def utc_day(value) -> str:
+    """The day (UTC) of a time written with its zone (``update`` records when it downloaded a file so:
+    ``2026-12-03T14:05:00+00:00``); a plain date, or text that is neither, as it is (the typed column then names
+    a wrong value's row). Every snapshot with a file fetched by ``update`` stopped the export here."""
+    text = str(value)
+    if len(text) <= 10:
+        return text
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if when.tzinfo is None:
+        return text
+    return when.astimezone(dt.timezone.utc).date().isoformat()
+
+
 def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
     """Every table of the export, typed, from a generation's manifest and files (``read_generation``)."""
     srcs = man.get("sources", {})
@@ -524,7 +541,7 @@ def build_tables(man: dict, files: dict[str, bytes]) -> list[Table]:
             row = {"source": sid}
             for f in SOURCE_FILES[1:]:
                 v = origin.get("note") if f.name == "origin_note" else fe.get(f.name, origin.get(f.name))
-                row[f.name] = "" if v is None else str(v)
+                row[f.name] = "" if v is None else utc_day(v) if f.name == "retrieved" else str(v)
             file_rows.append(row)
     out.append(Table("source_files", "source_files.parquet", SOURCE_FILES,
                      _arrow(pd.DataFrame(file_rows, columns=[f.name for f in SOURCE_FILES]), SOURCE_FILES,
@@ -784,6 +801,26 @@ def _is_export(folder: Path) -> bool:
         return False
 
 
+def clean_leftovers(out_dir: Path) -> list[str]:
+    """Remove what killed runs of ``export`` into ``out_dir`` left beside it (``.<name>.export-<pid>-*``, 25 MB
+    each, and ``.<name>.old-<pid>-*``), and put the previous export back when a run was killed between its two
+    renames. A live run's folders are left alone. Returns what was removed."""
+    if not out_dir.parent.is_dir():
+        return []
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(export|old)-(\d+)-[0-9a-f]+")
+    removed = []
+    for p in sorted(out_dir.parent.iterdir()):
+        m = pattern.fullmatch(p.name)
+        if m is None or alive(m[2]) or not p.is_dir() or p.is_symlink():
+            continue
+        if m[1] == "old" and not out_dir.exists() and _is_export(p):
+            os.rename(p, out_dir)
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(str(p))
+    return removed
+
+
 def export(data_dir: Path | str, out_dir: Path | str) -> dict[str, tuple[int, int]]:
     """Write the export of the snapshot in ``data_dir`` into ``out_dir``; returns {file: (rows, bytes)}.
 
@@ -792,6 +829,7 @@ def export(data_dir: Path | str, out_dir: Path | str) -> dict[str, tuple[int, in
     wipe it).
     """
     out_dir = Path(out_dir)
+    clean_leftovers(out_dir)
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _is_export(out_dir))):
         raise ExportError(f"{out_dir} is not empty and holds no earlier export (no {DATAPACKAGE} written by "
                           "export-data); choose an empty or new folder")

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 import json
 import os
 import re
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,7 +28,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from .errors import FetchError, ParseError, naming
+from .errors import FetchError, LoaderError, excerpt, naming
+from .limits import check_zip, read_regular
 
 BROWSER_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
@@ -103,14 +102,59 @@ def sidecar_path(path: Path) -> Path:
     return path.with_name(path.name + ".meta.json")
 
 
-def read_sidecar(path: Path) -> dict:
+# The download record ``fetch`` writes beside a file: its fields and their kinds. A record is a few hundred
+# bytes; anything over this cap is not one.
+SIDECAR_FIELDS = {"url": str, "retrieved": str, "sha256": str, "bytes": int, "etag": str, "last_modified": str}
+SIDECAR_REQUIRED = ("url", "retrieved", "sha256", "bytes")
+MAX_SIDECAR_BYTES = 16_384
+
+
+def read_sidecar(path: Path, *, source: str | None = None) -> dict:
+    """The download record beside ``path`` (``<name>.meta.json``), checked; ``{}`` when there is none.
+
+    Read as any raw file is (a regular file only, opened without blocking, at most ``MAX_SIDECAR_BYTES``), then
+    checked field by field: a FIFO there hung ``rebuild``, a link to ``/dev/zero`` ran out of memory after
+    3.5 GB, and ``[1,2]`` or ``"bytes": "abc"`` ended in a traceback. Anything wrong raises a ``LoaderError``
+    naming the record and the field."""
     p = sidecar_path(Path(path))
-    if p.exists():
-        try:
-            return json.loads(p.read_text("utf-8"))
-        except ValueError:
-            return {}
-    return {}
+    if not os.path.lexists(p):
+        return {}
+    raw = read_regular(p, MAX_SIDECAR_BYTES, source=source)
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise LoaderError(f"the download record is not JSON ({excerpt(str(e))})", source=source, file=p.name) from None
+    return check_sidecar(rec, source=source, file=p.name)
+
+
+def check_sidecar(rec, *, source: str | None, file: str) -> dict:
+    """``rec`` if it has the download record's fields with their kinds (see ``SIDECAR_FIELDS``)."""
+    def bad(field: str, why: str) -> LoaderError:
+        return LoaderError(f"download record field {field!r}: {why}", source=source, file=file)
+    if not isinstance(rec, dict):
+        raise LoaderError(f"the download record is a JSON {type(rec).__name__}, not an object of "
+                          f"{', '.join(SIDECAR_FIELDS)}", source=source, file=file)
+    for k in rec:
+        if k not in SIDECAR_FIELDS:
+            raise bad(excerpt(k), "not a field of a download record")
+    for k in SIDECAR_REQUIRED:
+        if k not in rec:
+            raise bad(k, "missing")
+    for k, kind in SIDECAR_FIELDS.items():
+        v = rec.get(k, "")
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise bad(k, f"{excerpt(v)} is not {'a whole number' if kind is int else 'text'}")
+    if rec["bytes"] < 0:
+        raise bad("bytes", f"{rec['bytes']} is negative")
+    if not re.fullmatch(r"[0-9a-f]{64}", rec["sha256"]):
+        raise bad("sha256", f"{excerpt(rec['sha256'])} is not a sha256 (64 hex digits)")
+    try:
+        when = dt.datetime.fromisoformat(rec["retrieved"])
+    except ValueError:
+        raise bad("retrieved", f"{excerpt(rec['retrieved'])} is not a date and time (ISO 8601)") from None
+    if when.tzinfo is None:
+        raise bad("retrieved", f"{excerpt(rec['retrieved'])} has no time zone")
+    return rec
 
 
 def looks_like_html(head: bytes) -> bool:
@@ -130,26 +174,6 @@ def check_kind(head: bytes, kind: str, *, source: str, name: str) -> None:
         raise FetchError("expected a Parquet file; the body does not start like one", source=source, file=name)
     if kind == "json" and head.lstrip()[:1] not in (b"[", b"{"):
         raise FetchError("expected JSON; the body does not start like JSON", source=source, file=name)
-
-
-def check_zip(content: bytes, *, source: str, name: str, max_total: int = 200_000_000,
-              max_members: int = 1000, max_ratio: int = 100) -> zipfile.ZipFile:
-    """Refuse zip bombs before any XML parser sees the file (XLSX is a zip of XML parts). Returns the opened
-    zip, so that the formula check reads the same directory instead of parsing it a second time."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(content))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise ParseError(f"not a readable XLSX/zip file ({e})", source=source, file=name) from None
-    if len(infos) > max_members:
-        raise ParseError(f"zip has {len(infos)} members (limit {max_members})", source=source, file=name)
-    total = sum(i.file_size for i in infos)
-    if total > max_total:
-        raise ParseError(f"zip would expand to {total:,} bytes (limit {max_total:,})", source=source, file=name)
-    for i in infos:
-        if i.file_size > 10_000_000 and i.compress_size and i.file_size / i.compress_size > max_ratio:
-            raise ParseError(f"zip member {i.filename} has a compression ratio over {max_ratio}", source=source, file=name)
-    return zf
 
 
 def check_url(url: str, allowed_hosts: tuple[str, ...], *, source: str) -> None:
@@ -175,7 +199,10 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
     session = session or make_session()
     headers = {}
     prev = Path(previous) if previous else dest
-    old = read_sidecar(prev) if (conditional and prev.exists()) else {}
+    try:  # a bad record only loses the conditional request
+        old = read_sidecar(prev, source=source) if (conditional and prev.exists()) else {}
+    except LoaderError:
+        old = {}
     if old.get("etag"):
         headers["If-None-Match"] = old["etag"]
     if old.get("last_modified"):

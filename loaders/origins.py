@@ -10,7 +10,9 @@ date this project's copy was taken, the licence, and the sha256 and size of the 
 
 ``origin_for(source_id, path, content)`` returns the origin of one file:
 - a file downloaded by ``update`` has a fetch sidecar (``<name>.meta.json``): its origin is that download (the
-  official URL, read directly, on the recorded date), provided the sidecar's sha256 and size match the bytes;
+  official URL, read directly, on the recorded date), provided the sidecar is a well-formed record
+  (``fetch.read_sidecar``), its sha256 and size match the bytes, and its URL is https on one of the source's
+  declared hosts and ends in the file's name (``_check_download_host``; a source without hosts takes none);
 - any other file must have a row in ``origins.csv`` whose ``source_id`` and ``file`` match (``fnmatch`` patterns
   allowed, ``*`` for "any source"); when the row gives sha256 and bytes they must match the content, so a
   changed file cannot keep an old file's origin;
@@ -25,11 +27,11 @@ import hashlib
 import io
 from fnmatch import fnmatchcase
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from . import registry
 from .errors import LoaderError
-from .fetch import read_sidecar, sidecar_path
+from .fetch import read_sidecar
 
 PATH = Path(__file__).with_name("origins.csv")
 COLUMNS = ["source_id", "file", "producer", "title", "official_url", "read_as", "read_url", "archive_url",
@@ -73,12 +75,14 @@ def table(path: Path | str = PATH) -> list[dict]:
     return [dict(r) for r in _table(str(path))]
 
 
-def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: Path | str = PATH) -> dict:
-    """The recorded origin of one raw file (see the module notes); raises ``LoaderError`` naming the file."""
+def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: Path | str | None = None) -> dict:
+    """The recorded origin of one raw file (see the module notes); raises ``LoaderError`` naming the file.
+    ``table_path``: the origins table (default ``PATH``, looked up at each call)."""
     path = Path(path)
+    table_path = table_path or PATH
     digest, size = hashlib.sha256(content).hexdigest(), len(content)
-    if sidecar_path(path).exists():
-        side = read_sidecar(path)
+    side = read_sidecar(path, source=source_id)
+    if side:
         if side.get("sha256") != digest or int(side.get("bytes") or -1) != size:
             raise LoaderError(f"the bytes differ from the download recorded beside it (sha256 {digest[:12]}…, "
                               f"{size:,} bytes; recorded {str(side.get('sha256'))[:12]}…, {side.get('bytes')} bytes)",
@@ -107,9 +111,12 @@ def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: 
 
 
 def _check_download_host(side: dict, src, source_id: str, name: str) -> None:
-    """A download record stands in for the origin only when it names an https URL on one of the hosts the source
-    declares (``allowed_hosts``, the same list ``fetch`` downloads from): a record written by hand, or left by a
-    redirect to another host, is no better than no record."""
+    """A download record stands in for the origin only when it names an https URL, without credentials, on one
+    of the hosts the source declares (``allowed_hosts``, the same list ``fetch`` downloads from), whose last
+    path segment is this file's name (``update`` names a download so): a record written by hand, or left by a
+    redirect to another host, is no better than no record. A source that declares no host downloads nothing:
+    its files' origins are rows of ``origins.csv``, and a record beside one is refused (it could name any URL,
+    which exports would then print as the official file)."""
     hosts = tuple(getattr(src, "allowed_hosts", ()) or ())
     url = str(side.get("url") or "")
     try:
@@ -118,11 +125,18 @@ def _check_download_host(side: dict, src, source_id: str, name: str) -> None:
     except ValueError:
         parts, host = None, None
     if not hosts:
-        return
+        raise LoaderError(f"a download record names {url[:120]!r}, but this source declares no download host: "
+                          "record the file's origin in loaders/origins.csv and remove the record",
+                          source=source_id, file=name)
     if parts is None or parts.scheme != "https" or host not in hosts or "@" in parts.netloc:
         raise LoaderError(f"the download recorded beside it names {url[:120]!r}, which is not an https URL on this "
                           f"source's declared hosts ({', '.join(hosts)}): download it again with `python -m loaders "
                           "update`, or record its origin in loaders/origins.csv", source=source_id, file=name)
+    last = parts.path.rsplit("/", 1)[-1]
+    if name not in (last, unquote(last)):
+        raise LoaderError(f"the download recorded beside it names {url[:120]!r}, a file named {last[:60]!r}, not "
+                          "this file: download it again with `python -m loaders update`, or record its origin in "
+                          "loaders/origins.csv", source=source_id, file=name)
 
 
 def read_note(origin: dict) -> str:

@@ -78,14 +78,28 @@ def date_or_none(y: int, m: int, d: int) -> dt.date | None:
         return None
 
 
+# The days a source here can report: a date outside is a typing error or a placeholder (9999-12-31), and it
+# overflowed the month arithmetic and pandas' timestamps (which end in 2262) with no row or field named.
+FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2099, 12, 31)
+
+
+def plausible(d: dt.date, v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
+              field: str | None = None) -> dt.date:
+    """``d`` (read from ``v``) if it lies in FIRST_DAY..LAST_DAY; a ``ParseError`` naming the row and field if not."""
+    if not FIRST_DAY <= d <= LAST_DAY:
+        raise ParseError(f"{where(row, field)}: {v!r} is outside the years {FIRST_DAY.year}-{LAST_DAY.year} a source "
+                         "can report", source=source, file=file)
+    return d
+
+
 def iso_date(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
              field: str | None = None) -> dt.date:
-    """A strict YYYY-MM-DD date (a real calendar day)."""
+    """A strict YYYY-MM-DD date (a real calendar day, in FIRST_DAY..LAST_DAY)."""
     s = str(v).strip()
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
         d = date_or_none(int(s[:4]), int(s[5:7]), int(s[8:]))
         if d:
-            return d
+            return plausible(d, v, source=source, file=file, row=row, field=field)
     raise ParseError(f"{where(row, field)}: {v!r} is not a real YYYY-MM-DD date", source=source, file=file)
 
 
@@ -94,12 +108,12 @@ _MDY = re.compile(r"(?<!\d)(\d{1,2})/(\d{1,2})/(\d{4})(?!\d)")
 
 def mdy(v, *, source: str | None = None, file: str | None = None, row: int | str | None = None,
         field: str | None = None) -> dt.date:
-    """A strict MM/DD/YYYY date (the whole field)."""
+    """A strict MM/DD/YYYY date (the whole field, in FIRST_DAY..LAST_DAY)."""
     m = _MDY.fullmatch(str(v).strip())
     d = date_or_none(int(m[3]), int(m[1]), int(m[2])) if m else None
     if d is None:
         raise ParseError(f"{where(row, field)}: {v!r} is not a MM/DD/YYYY date", source=source, file=file)
-    return d
+    return plausible(d, v, source=source, file=file, row=row, field=field)
 
 
 def find_mdy(text) -> dt.date | None:

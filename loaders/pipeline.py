@@ -145,7 +145,7 @@ def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
     if origin is None:
         origin = origins.origin_for(source.id, path, content)
-    side = read_sidecar(path)
+    side = read_sidecar(path, source=source.id)
     url = side.get("url") or origin["official_url"]
     rows, releases, date_min, date_max = file_facts(df)
     return {
@@ -730,15 +730,7 @@ def _staging(raw_dir: Path, source_ids: list[str]):
 
 
 def _alive(pid: str) -> bool:
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return snapshot.alive(pid)
 
 
 def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:

@@ -313,6 +313,20 @@ def verify(data_dir: Path | str) -> list[str]:
 
 # ---------------------------------------------------------------- writing a generation
 
+def alive(pid: str) -> bool:
+    """Whether process ``pid`` (digits, as written in a staging folder's name) still runs: its leftovers are
+    then its own, not a killed run's."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def cleanup(data_dir: Path) -> list[str]:
     """Remove what killed writers left: unfinished and replaced generations, ``.part`` files, a flat layout
     already superseded by ``snapshot/``. If a two-rename switch was cut between its steps, put the old

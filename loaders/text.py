@@ -2,7 +2,7 @@
 one CSV-formula rule and one HTML escaper, here so that the loaders (which refuse formula cells in events
 files) and the charts (which write CSV, HTML, SVG and Plotly text) follow the same rules.
 
-- ``FORMULA_START`` / ``csv_cell``: a CSV cell a spreadsheet would run as a formula (starting ``= + - @``,
+- ``FORMULA_START`` / ``csv_cell`` / ``csv_frame``: a CSV cell a spreadsheet would run as a formula (starting ``= + - @``,
   tab, CR or LF; OWASP's list) gets a leading ``'``. A bare CR becomes a line feed first: a CSV writer need
   not quote a cell for it, a spreadsheet would start a new row there, and a "=..." after it would be a formula
   again. Non-text values (numbers, so negative numbers too) pass through unchanged.
@@ -29,6 +29,18 @@ def csv_cell(value):
         if value.startswith(FORMULA_START):
             return "'" + value
     return value
+
+
+def csv_frame(df):
+    """A copy of the data frame ``df`` with every text cell and column name through ``csv_cell``: what every CSV
+    written for people goes through (the charts' exports, ``python -m loaders releases --format csv``)."""
+    import pandas as pd
+    out = df.copy()
+    out.columns = [csv_cell(c) for c in out.columns]  # wide exports name columns after data (facility names)
+    for c in out.columns:
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].map(csv_cell)
+    return out
 
 
 def html_text(text) -> str:

@@ -59,34 +59,79 @@ def raw_dir(tmp_path, trac_population_json, trac_book_ins_json) -> Path:
 
 
 def record_downloads(raw: Path) -> Path:
-    """Write a download sidecar (as ``fetch`` does) beside every file under ``raw`` that lacks one.
+    """Record the origin of every file under ``raw`` that has none, as ``update`` would have.
 
     A snapshot is only built from files whose origin is recorded (``loaders.origins``); test files stand in for
-    downloads, so they get the record a download would leave: the source's URL for that name, a fixed time, and
-    the checksum of the bytes as they are now (a file changed afterwards no longer matches its record)."""
+    downloads, so they get the record a download would leave beside them: the source's URL for that name (or one
+    on the source's declared host), a fixed time, and the checksum of the bytes as they are now (a file changed
+    afterwards no longer matches its record). A source that declares no download host takes no such record
+    (``loaders.origins`` refuses it): its test files get a row in the session's origins table instead
+    (``test_origins_table``), as a real file of such a source has a row in ``loaders/origins.csv``."""
     import hashlib
 
     from loaders import registry
     from loaders.fetch import sidecar_path
     urls = {u.rsplit("/", 1)[-1]: u for s in registry.SOURCES.values() for u in s.download_urls}
 
-    def host_of(p: Path) -> str:
-        # a name no source downloads: a URL on the declared host of the source whose folder holds it, since a
-        # download record is only taken from a host the source declares (loaders.origins)
+    def source_of(p: Path):
         rel = Path(p.parent.name, p.name)  # the raw globs are "<folder>/<pattern>"
-        for s in registry.SOURCES.values():
-            if s.allowed_hosts and any(rel.match(g) for g in s.raw_globs):
-                return s.allowed_hosts[0]
-        return "example.org"
+        return next((s for s in registry.SOURCES.values() if any(rel.match(g) for g in s.raw_globs)), None)
 
     for p in sorted(Path(raw).rglob("*")):
         if not p.is_file() or p.name.endswith(".meta.json") or sidecar_path(p).exists():
             continue
         body = p.read_bytes()
+        src = source_of(p)
+        if src is not None and not src.allowed_hosts:
+            add_test_origin(src.id, p.name, body)
+            continue
+        host = src.allowed_hosts[0] if src is not None else "example.org"
         sidecar_path(p).write_text(json.dumps({
-            "url": urls.get(p.name, f"https://{host_of(p)}/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
+            "url": urls.get(p.name, f"https://{host}/test-files/{p.name}"), "retrieved": "2026-01-01T00:00:00+00:00",
             "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "etag": "", "last_modified": ""}))
     return raw
+
+
+def add_test_origin(source_id: str, name: str, body: bytes) -> None:
+    """A row for one test file in the session's origins table, ahead of the real rows (the first row whose
+    source and name match decides, and a real file's row would find the test file's bytes differ)."""
+    import csv
+    import hashlib
+    import io
+
+    from loaders import origins
+    path = Path(origins.PATH)
+    if path == origins_default():
+        raise RuntimeError("the session's origins table is not in place (test_origins_table)")
+    rows = list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
+    digest = hashlib.sha256(body).hexdigest()
+    rows = [r for r in rows if not (r["source_id"] == source_id and r["file"] == name and r["note"] == "test file")]
+    rows.insert(0, {**dict.fromkeys(origins.COLUMNS, ""), "source_id": source_id, "file": name, "producer": "tests",
+                    "title": name, "official_url": f"https://example.org/test-files/{name}", "read_as": "mirror",
+                    "read_url": f"https://example.org/test-files/{name}", "licence": "test", "sha256": digest,
+                    "bytes": str(len(body)), "note": "test file"})
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=origins.COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    path.write_text(out.getvalue(), "utf-8")
+    origins._table.cache_clear()
+
+
+def origins_default() -> Path:
+    return ROOT / "loaders" / "origins.csv"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def test_origins_table(tmp_path_factory):
+    """The origins table the tests add their files' rows to: a copy of ``loaders/origins.csv`` (never edited)."""
+    from loaders import origins
+    copy = tmp_path_factory.mktemp("origins") / "origins.csv"
+    copy.write_bytes(origins_default().read_bytes())
+    mp = pytest.MonkeyPatch()
+    mp.setattr(origins, "PATH", copy)
+    yield copy
+    mp.undo()
 
 
 def stop_process(proc) -> None:
