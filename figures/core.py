@@ -34,7 +34,18 @@ from figures.events import event_layers
 from figures.labels import display_label, localised_label
 
 # SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
+from figures.layout import FOOTER_EM as FOOTER_EM
+from figures.layout import (
+    OVERLAY_AXIS,
+    OVERLAY_REF,
+    Size,
+    footer_chars,
+    left_margin,
+    place_labels,
+    place_layers,
+    size_of,
+    stack_notes,
+)
 from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
@@ -77,7 +88,6 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
 LEGEND_EM = 0.5  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
-FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower
 MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
 
 
@@ -247,12 +257,10 @@ def finish(spec: FigureSpec) -> dict:
     lay = copy.deepcopy(spec.layout)
     data = [dict(t) for t in spec.data]
     strip_notes = [dict(a) for a in spec.strip_notes]
-    left = 80 if sz.name != "social" else 110
+    left = left_margin(sz)
     plot_w = sz.width - left - 24
-    # Footer lines fit the narrowest width the figure is drawn at (the page's chart stretches to its column):
-    # wrapped for 1,100 px, the page's footer ran past the edge of a narrower column and was cut there.
     wrap_w = min(plot_w, (sz.wrap_px or sz.width) - left - 24)
-    chars = max(40, int(wrap_w / (sz.font * FOOTER_EM)))
+    chars = footer_chars(sz)
     # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
     # CSV and the HTML export carry it whole.
     footer = [w for t in spec.footer for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
@@ -304,8 +312,11 @@ def finish(spec: FigureSpec) -> dict:
         # taller, with a plot as tall as the full-size image's, rather than drop events.
         plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
     elif sz.max_ratio:
-        # An article column: the panels give way first, down to a floor where a panel still reads.
-        plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * spec.panels)
+        # An article column: the plot takes every pixel the text leaves up to the column's ratio (at the size's
+        # own 340 px the seed view's plot was 340 of 814 px), and gives way first, down to a floor where a panel
+        # still reads. A height asked for (bars, one per member) is kept when it fits.
+        room = sz.width * sz.max_ratio - others
+        plot_h = max(min(plot_h, room) if spec.height else room, MIN_PANEL_PX * spec.panels)
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
@@ -329,15 +340,82 @@ def finish(spec: FigureSpec) -> dict:
     lay["xaxis"]["anchor"] = _yref(n - 1)
     _fit_axis_titles(lay, n, area, sz)
     strip_top = 1 - notes_h / area
+    labels = _point_label_annotations(spec.point_labels, lay, data, area, sz) if spec.point_labels else []
     if OVERLAY_AXIS in lay:
         data = place_layers(lay, data, n, strip_bottom=panels_top, strip_top=strip_top)
     for a in strip_notes:
         a.update(y=1 - a.pop("_row") * note_h / area, yref="paper", yanchor="top")
-    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes
+    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes + labels
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return {"data": data, "layout": lay}
+
+
+def _panel_of(ref: str) -> int:
+    return int(ref[1:] or 1) - 1
+
+
+def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: float, sz: Size) -> list[dict]:
+    """The spec's point labels as annotations pointing at their points, placed by ``place_labels`` in the
+    laid-out geometry (the panels' heights and ranges, the date axis, the event lines, the markers)."""
+    xr = lay["xaxis"].get("range")
+    if not xr or lay["xaxis"].get("type") != "date":
+        return []
+    x0, x1 = dt.date.fromisoformat(str(xr[0])[:10]), dt.date.fromisoformat(str(xr[1])[:10])
+    span = max((x1 - x0).days, 1)
+    plot_w = lay["width"] - lay["margin"]["l"] - lay["margin"]["r"]
+    rects = []
+    for k in range(sum(1 for key in lay if key == "yaxis" or (key.startswith("yaxis") and key[5:].isdigit()
+                                                                and int(key[5:]) < 9))):
+        d0, d1 = lay[_yaxis_name(k)]["domain"]
+        rects.append(((1 - d1) * area, (1 - d0) * area))
+
+    def px(d) -> float:
+        return (dt.date.fromisoformat(str(d)[:10]) - x0).days / span * plot_w
+
+    def value_at(k: int, v: float) -> float | None:
+        ax = lay[_yaxis_name(k)]
+        if not ax.get("range") or (ax.get("type") == "log" and v <= 0):
+            return None
+        return math.log10(v) if ax.get("type") == "log" else v
+
+    def py(k: int, v: float) -> float | None:
+        vv, ax = value_at(k, v), lay[_yaxis_name(k)]
+        if vv is None:
+            return None
+        r0, r1 = ax["range"]
+        top, bottom = rects[k]
+        return top + (1 - (vv - r0) / ((r1 - r0) or 1)) * (bottom - top)
+
+    points: list[tuple[int, float, float]] = []  # the reported figures' markers; the data lines' points
+    data_points: list[tuple[int, float, float]] = []
+    for t in data:
+        if t.get("yaxis") == OVERLAY_REF or t.get("type") != "scatter":
+            continue
+        k = _panel_of(t.get("yaxis", "y"))
+        into = points if str(t.get("legendgroup", "")).startswith("reported") else data_points
+        if into is points and "markers" not in str(t.get("mode", "")):
+            continue  # a target's line has no marker
+        for x, y in zip(t["x"], t["y"]):
+            at = py(k, y) if x is not None and y is not None and y == y and k < len(rects) else None
+            if at is not None:
+                into.append((k, px(x), at))
+    lines_x = sorted({px(x) for t in data if t.get("yaxis") == OVERLAY_REF and "_strip_y" not in t
+                      and t.get("mode") == "lines" and not t.get("fill") for x in t["x"] if x is not None})
+    todo = [dict(lab, px=px(lab["x"]), py=py(lab["panel"], lab["y"])) for lab in point_labels
+            if lab["panel"] < len(rects) and py(lab["panel"], lab["y"]) is not None]
+    marker = sz.font * 0.7 + 3
+    out = []
+    for g in place_labels(todo, panels=rects, plot_w=plot_w, font=sz.font, points=points, lines_x=lines_x,
+                          marker_px=marker, data_points=data_points):
+        out.append(dict(
+            name="point-label", x=g["x"], y=value_at(g["panel"], g["y"]), xref="x", yref=_yref(g["panel"]),
+            text="<br>".join(html_text(t) for t in g["texts"]), align="left", showarrow=True, arrowhead=0,
+            arrowwidth=1, arrowcolor=NEUTRAL, standoff=marker / 2, axref="pixel", ayref="pixel",
+            ax=g["cx"] - g["px"], ay=g["cy"] - g["py"], font=dict(size=sz.font, color=TEXT),
+            bgcolor="rgba(255,255,255,0.9)", borderpad=2))
+    return out
 
 
 def _date_span_days(xaxis: dict) -> float:
@@ -832,7 +910,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         rep_panel = [panel_of.get(r, 0) for r in refs]
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
-    notes += reported_notes(reported, withheld, lang, sep)
+    notes += reported_notes(reported, withheld, lang, sep, compact=sz.compact)
     if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
@@ -854,9 +932,14 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             for g, draw in (("counts", reported_trace), ("bounds", bound_trace), ("targets", target_trace)):
                 if len(groups[g]):
                     args = (groups[g], hi) if g == "targets" else (groups[g],)
-                    drawn.append(draw(*args, panel=k, size=sz, legend=g not in shown, lang=lang, sep=sep))
+                    # A compact figure's footer says what the styles are (two legend rows of an article's
+                    # height), and each figure's label says what it is.
+                    drawn.append(draw(*args, panel=k, size=sz, legend=g not in shown and not sz.compact, lang=lang,
+                                      sep=sep))
                     shown.add(g)
-        spec = replace(spec, data=spec.data + tuple(drawn))
+        point_labels = [lab for k in sorted(set(rep_panel)) for lab in
+                        reported_labels(reported[[p == k for p in rep_panel]], hi, panel=k, lang=lang, sep=sep)]
+        spec = replace(spec, data=spec.data + tuple(drawn), point_labels=spec.point_labels + tuple(point_labels))
     if events_in_view is not None and len(events_in_view):
         spec = add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         # an event's hover box must not merge with the series values
@@ -937,12 +1020,14 @@ def _segments(reported, *, panel, size, legend, lang, sep, name, group, symbols)
     sz = size_of(size)
     xs, ys, hover, sym = [], [], [], []
     for r in reported.itertuples(index=False):
-        xs += [f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}", None]
-        ys += [r.value, r.value, None]
         h = _reported_hover(r, lang, sep)
-        hover += [h, h, None]
         s = symbols(r) + ("-open" if r.source_quality == UNVERIFIED else "")
-        sym += [s, s, s]
+        # A one-day figure is one marker: two on one spot drew the same figure twice.
+        ends = [f"{r.period_start:%Y-%m-%d}"] + ([f"{r.period_end:%Y-%m-%d}"] if r.period_end != r.period_start else [])
+        xs += ends + [None]
+        ys += [r.value] * len(ends) + [None]
+        hover += [h] * len(ends) + [None]
+        sym += [s] * (len(ends) + 1)
     colour, dash, _ = REPORTED_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=name,
                 yaxis=_yref(panel), line=dict(color=colour, width=2.5, dash=dash),
@@ -957,36 +1042,77 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     end of the view (a goal has no end date), with no markers: a goal is not a data point. The label, at the
     line's right end (read leftwards, so it stays inside the plot), says it is a target, its value and who
     reported it."""
-    sz = size_of(size)
-    xs, ys, hover, text = [], [], [], []
+    xs, ys, hover = [], [], []
     end = f"{hi:%Y-%m-%d}"
-    labelled = set()
     for r in reported.itertuples(index=False):
-        start = f"{r.period_start:%Y-%m-%d}"
-        label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
-                                 who=str(r.reported_by).split(" (")[0]))
-        if r.value in labelled:  # one label per line drawn: two reports of one goal share it (both in the hover)
-            label = ""
-        labelled.add(r.value)
         h = _reported_hover(r, lang, sep)
-        xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
+        xs += [f"{r.period_start:%Y-%m-%d}", max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += ["", label, ""]  # at the line's right end, read leftwards: from its start it ran off the plot
     colour, dash = TARGET_STYLE
-    return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
+    # The label is a point label at the line's right end (``reported_labels``), placed by ``finish`` where no
+    # event line, marker or other label crosses it.
+    return dict(type="scatter", x=xs, y=ys, mode="lines", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                # Under the line: the highest goal is often the top of its panel, and a label over it ran into
-                # the event markers' strip above the panel.
-                # No text under the size's minimum.
-                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
-                connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
+                connectgaps=False, legendgroup="reported_targets", showlegend=legend)
 
 
-def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",") -> list[str]:
+def _who(r, lang: str) -> str:
+    """Who reported a figure, short ("Washington Post" of "Washington Post, from DHS data"), and "unverified"
+    when it is: the label of a hollow marker says what the hollow means."""
+    who = re.split(r" \(|, ", str(r.reported_by))[0]
+    return i18n.t("figure.label_unverified", lang, who=who) if r.source_quality == UNVERIFIED else who
+
+
+def reported_labels(reported, hi: dt.date, *, panel: int = 0, lang: str = "en", sep: str = ",") -> list[dict]:
+    """The words beside each reported figure in a panel: its value and who reported it ("787 (NewsNation;
+    unverified)", "fewer than 600 (Washington Post)", "Target 1,875 a day (Washington Post)"), at the end of
+    its period (a target: at the right end of its line). A run of one-day counts from one reporter on
+    consecutive days (ICE's daily posts) gets one label with their range, at the highest. Labels whose points
+    fall on one spot are joined later (``figures.layout.place_labels``)."""
+    out: list[dict] = []
+    runs: dict[str, list] = {}
+    for r in reported.sort_values("period_start", kind="mergesort").itertuples(index=False):
+        kind, bound = _kind_of(r)
+        value = i18n.number(r.value, lang, sep)
+        who = _who(r, lang)
+        if kind == "target":
+            text = i18n.t("figure.target_label", lang, value=value, who=str(r.reported_by).split(" (")[0])
+            if any(lab["text"] == text for lab in out):  # two reports of one goal share its line and label
+                continue
+            out.append(dict(x=f"{max(hi, r.period_end.date()):%Y-%m-%d}", y=float(r.value), panel=panel, text=text,
+                            side="left"))
+            continue
+        if kind == "count" and r.period_start == r.period_end:
+            run = runs.setdefault(str(r.reported_by), [])
+            if run and (r.period_start - run[-1][-1].period_start).days != 1:
+                run.append([])
+            if not run:
+                run.append([])
+            run[-1].append(r)
+            continue
+        key = "figure.label_" + (bound if kind == "bound" else kind)
+        out.append(dict(x=f"{r.period_end:%Y-%m-%d}", y=float(r.value), panel=panel,
+                        text=i18n.t(key, lang, value=value, who=who)))
+    for groups in runs.values():
+        for g in groups:
+            top = max(g, key=lambda r: r.value)
+            if len(g) == 1:
+                text = i18n.t("figure.label_count", lang, value=i18n.number(top.value, lang, sep), who=_who(top, lang))
+            else:
+                low = min(r.value for r in g)
+                text = i18n.t("figure.label_run", lang, low=i18n.number(low, lang, sep),
+                              high=i18n.number(top.value, lang, sep), n=len(g), who=_who(top, lang))
+            out.append(dict(x=f"{top.period_end:%Y-%m-%d}", y=float(top.value), panel=panel, text=text))
+    return out
+
+
+def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",", compact: bool = False) -> list[str]:
     """The footer's words on reported figures: what each style means (only those drawn), which figures are
-    unverified (named, so a printed chart says it), and which figures of another measure were left off."""
+    unverified (named, so a printed chart says it), that each is labelled and how labels of one spot are
+    shared, and which figures of another measure were left off. A compact figure (article, social card) says
+    what they are in a line: its legend shows the styles and each label says "unverified" where it is."""
     notes = []
     if reported is not None and len(reported):
         groups = reported_groups(reported)
@@ -994,9 +1120,10 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
         notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
                               if len(groups[g])).rstrip(";") )
         unverified = [r for r in reported.itertuples(index=False) if r.source_quality == UNVERIFIED]
-        if unverified:  # who reported each is in the CSV and the hover: the footer names the figure only
+        if unverified and not compact:  # a compact figure's labels say "unverified" beside the hollow markers
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
                 f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)}" for r in unverified)))
+        notes.append(i18n.t("figure.note_labels", lang))
     for measure, n in sorted((withheld or {}).items()):
         notes.append(i18n.plural("figure.note_withheld", n, lang, measure=i18n.t("figure.measure_" + measure, lang)))
     # One paragraph, not a line each: a square social card keeps its shape with every kind drawn.

@@ -32,3 +32,7 @@ class FigureSpec:
     # Notes of spans with no release (figures.blackouts), each with ``_span`` (its first and last day): laid
     # in rows of their own above the event markers by ``finish`` (figures.layout.stack_notes).
     strip_notes: tuple[dict, ...] = ()
+    # Labels of points in the panels (reported figures, targets), each with ``x`` (ISO date), ``y`` (value),
+    # ``panel`` and ``text``: placed by ``finish`` beside their point where they cross no other label, marker or
+    # event line (figures.layout.place_labels).
+    point_labels: tuple[dict, ...] = ()
