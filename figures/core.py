@@ -212,7 +212,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz,
                                              sep=sep)
     return FigureSpec(data=tuple(traces), layout=layout, size=sz, title=title, subtitle=subtitle,
-                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height)
+                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height, lang=lang)
 
 
 def add_layer(spec: FigureSpec, layer: dict) -> FigureSpec:
@@ -263,7 +263,9 @@ def finish(spec: FigureSpec) -> dict:
     chars = footer_chars(sz)
     # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
     # CSV and the HTML export carry it whole.
-    footer = [w for t in spec.footer for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
+    lines = spec.footer if not spec.unlabelled else spec.footer[:-1] + (
+        i18n.plural("figure.note_unlabelled", spec.unlabelled, spec.lang),) + spec.footer[-1:]
+    footer = [w for t in lines for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
     # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
     # ran into the notes above the plot, and the title ran off the right edge.
     narrow = min(sz.width, sz.wrap_px or sz.width)
@@ -279,15 +281,23 @@ def finish(spec: FigureSpec) -> dict:
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
-    names = [t.get("name", "") for t in data if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
-    rows, used = (1 if widths else 0), 0.0
     legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
+    # An entry longer than the legend's width goes on more lines (a Spanish series name on a social card ran
+    # past the card's edge): Plotly does not wrap a legend entry itself.
+    most = max(20, int((legend_w - 60) / (sz.font * LEGEND_EM)))
+    for t in data:
+        name = t.get("name") or ""
+        if t.get("showlegend", True) and "<br>" not in name and len(html.unescape(name)) > most:
+            t["name"] = "<br>".join(textwrap.wrap(name, most, break_on_hyphens=False))
+    names = [t.get("name", "") for t in data if t.get("showlegend", True) and t.get("name")]
+    entries = [n.split("<br>") for n in dict.fromkeys(names)]
+    widths = [50 + max(len(html.unescape(x)) for x in e) * sz.font * LEGEND_EM for e in entries]
+    rows, used = (1 if widths else 0), 0.0
     for w in widths:
         if used and used + w > legend_w:
             rows, used = rows + 1, 0.0
         used += w
-    legend_h = rows * sz.font * 2.0 + 6
+    legend_h = rows * sz.font * 2.0 + 6 + sum(len(e) - 1 for e in entries) * sz.font * 1.3
     top = 14 + title_h + 8 + legend_h + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
@@ -340,7 +350,13 @@ def finish(spec: FigureSpec) -> dict:
     lay["xaxis"]["anchor"] = _yref(n - 1)
     _fit_axis_titles(lay, n, area, sz)
     strip_top = 1 - notes_h / area
-    labels = _point_label_annotations(spec.point_labels, lay, data, area, sz) if spec.point_labels else []
+    unplaced: list[str] = []
+    labels = _point_label_annotations(spec.point_labels, lay, data, area, sz, unplaced) if spec.point_labels else []
+    if unplaced:
+        # Laid out again without them and with a footer line that says how many (the plot is a line shorter, so
+        # the others are placed again).
+        return finish(replace(spec, point_labels=tuple(p for p in spec.point_labels if p["text"] not in unplaced),
+                              unlabelled=spec.unlabelled + len(unplaced)))
     if OVERLAY_AXIS in lay:
         data = place_layers(lay, data, n, strip_bottom=panels_top, strip_top=strip_top)
     for a in strip_notes:
@@ -352,13 +368,19 @@ def finish(spec: FigureSpec) -> dict:
     return {"data": data, "layout": lay}
 
 
+LABEL_MAX_PX = 16  # point labels' font, at most
+MAX_DODGE_DAYS = 7  # markers on one spot are set side by side when that moves none by more than this
+
+
 def _panel_of(ref: str) -> int:
     return int(ref[1:] or 1) - 1
 
 
-def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: float, sz: Size) -> list[dict]:
+def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: float, sz: Size,
+                             unplaced: list[str]) -> list[dict]:
     """The spec's point labels as annotations pointing at their points, placed by ``place_labels`` in the
-    laid-out geometry (the panels' heights and ranges, the date axis, the event lines, the markers)."""
+    laid-out geometry (the panels' heights and ranges, the date axis, the event lines, the markers). The texts
+    of labels that found no room are added to ``unplaced``."""
     xr = lay["xaxis"].get("range")
     if not xr or lay["xaxis"].get("type") != "date":
         return []
@@ -389,6 +411,7 @@ def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: fl
         return top + (1 - (vv - r0) / ((r1 - r0) or 1)) * (bottom - top)
 
     points: list[tuple[int, float, float]] = []  # the reported figures' markers; the data lines' points
+    refs: list[tuple[dict, int]] = []  # each marker's trace and index, for ``_dodge``
     data_points: list[tuple[int, float, float]] = []
     for t in data:
         if t.get("yaxis") == OVERLAY_REF or t.get("type") != "scatter":
@@ -397,24 +420,73 @@ def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: fl
         into = points if str(t.get("legendgroup", "")).startswith("reported") else data_points
         if into is points and "markers" not in str(t.get("mode", "")):
             continue  # a target's line has no marker
-        for x, y in zip(t["x"], t["y"]):
+        for i, (x, y) in enumerate(zip(t["x"], t["y"])):
             at = py(k, y) if x is not None and y is not None and y == y and k < len(rects) else None
             if at is not None:
                 into.append((k, px(x), at))
+                if into is points:
+                    refs.append((t, i))
+    marker = sz.font * 0.7 + 3
+    points = _dodge(points, refs, marker, x0, span / plot_w)
     lines_x = sorted({px(x) for t in data if t.get("yaxis") == OVERLAY_REF and "_strip_y" not in t
                       and t.get("mode") == "lines" and not t.get("fill") for x in t["x"] if x is not None})
     todo = [dict(lab, px=px(lab["x"]), py=py(lab["panel"], lab["y"])) for lab in point_labels
             if lab["panel"] < len(rects) and py(lab["panel"], lab["y"]) is not None]
-    marker = sz.font * 0.7 + 3
     out = []
-    for g in place_labels(todo, panels=rects, plot_w=plot_w, font=sz.font, points=points, lines_x=lines_x,
+    # A social card's 22 px text made six labels too big for its plot to hold apart: labels there are 16 px (the
+    # card's smallest text stays its ticks and footer, at 22).
+    font = min(sz.font, LABEL_MAX_PX)
+    for g in place_labels(todo, panels=rects, plot_w=plot_w, font=font, points=points, lines_x=lines_x,
                           marker_px=marker, data_points=data_points):
+        if not g["placed"]:
+            unplaced.extend(g["texts"])
+            continue
         out.append(dict(
             name="point-label", x=g["x"], y=value_at(g["panel"], g["y"]), xref="x", yref=_yref(g["panel"]),
             text="<br>".join(html_text(t) for t in g["texts"]), align="left", showarrow=True, arrowhead=0,
             arrowwidth=1, arrowcolor=NEUTRAL, standoff=marker / 2, axref="pixel", ayref="pixel",
-            ax=g["cx"] - g["px"], ay=g["cy"] - g["py"], font=dict(size=sz.font, color=TEXT),
+            ax=g["cx"] - g["px"], ay=g["cy"] - g["py"], font=dict(size=font, color=TEXT),
             bgcolor="rgba(255,255,255,0.9)", borderpad=2))
+    return out
+
+
+def _dodge(points: list[tuple[int, float, float]], refs: list[tuple[dict, int]], marker: float, x0: dt.date,
+           days_per_px: float) -> list[tuple[int, float, float]]:
+    """Markers of reported figures that would cover each other (the hollow 787 under two 800s at one period's
+    end) are set side by side, a marker's width apart about their spot, so each is seen; the footer says so
+    (figure.note_labels). Moves the markers' x in their traces (copied first: the spec keeps its own);
+    returns the points where they are now."""
+    out = list(points)
+    done: set[int] = set()
+    copied: set[int] = set()
+    for i, (k, x, y) in enumerate(points):
+        if i in done:
+            continue
+        group = [j for j, (kj, xj, yj) in enumerate(points) if j not in done and kj == k and abs(xj - x) < marker
+                 and abs(yj - y) < marker]
+        done.update(group)
+        if len(group) < 2:
+            continue
+        if (len(group) - 1) / 2 * marker * days_per_px > MAX_DODGE_DAYS:
+            # Side by side would move a marker by weeks (all data on one axis): the markers share one, drawn
+            # once, and their shared label names every figure.
+            for j in sorted(group)[1:]:
+                t, at = refs[j]
+                m = t["marker"] = dict(t["marker"])
+                if not isinstance(m.get("opacity"), list):
+                    m["opacity"] = [1.0] * len(t["x"])
+                m["opacity"][at] = 0.0
+            continue
+        centre = sum(points[j][1] for j in group) / len(group)
+        for n, j in enumerate(sorted(group, key=lambda j: (points[j][1], -points[j][2]))):
+            new_x = centre + (n - (len(group) - 1) / 2) * marker
+            t, at = refs[j]
+            if id(t) not in copied:
+                t["x"] = list(t["x"])
+                copied.add(id(t))
+            when = dt.datetime.combine(x0, dt.time()) + dt.timedelta(days=new_x * days_per_px)
+            t["x"][at] = when.isoformat(sep=" ", timespec="minutes")
+            out[j] = (k, new_x, points[j][2])
     return out
 
 
@@ -941,15 +1013,61 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
                         reported_labels(reported[[p == k for p in rep_panel]], hi, panel=k, lang=lang, sep=sep)]
         spec = replace(spec, data=spec.data + tuple(drawn), point_labels=spec.point_labels + tuple(point_labels))
     if events_in_view is not None and len(events_in_view):
-        spec = add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         # an event's hover box must not merge with the series values
         spec = replace(spec, layout=dict(spec.layout, hovermode="closest"))
-    spec = add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
+    laid_out = _with_events(spec, events_in_view, snap, prepared, lo, hi, lang)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
-    fig = go.Figure(finish(spec), _validate=VALIDATE)
+    fig = go.Figure(laid_out, _validate=VALIDATE)
     fig._title_plain = title
     return fig
+
+
+MIN_PLOT_SHARE = 0.5  # of a compact figure's height, for its panels, before its event key takes lines
+
+
+def plot_share(laid_out: dict) -> float:
+    """The panels' share of a laid-out figure's height (the strip of event markers above them excluded)."""
+    lay = laid_out["layout"]
+    area = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    top = max(ax["domain"][1] for k, ax in lay.items() if k == "yaxis" or (k.startswith("yaxis") and k[5:].isdigit()
+                                                                            and int(k[5:]) < 9))
+    return area * top / lay["height"]
+
+
+def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
+    """The spec with its event layer and blackouts, laid out. A compact figure (article, social card) reserves
+    room for its plot first: its event key (figures.events.event_key) gets the lines left when the panels
+    have ``MIN_PLOT_SHARE`` of the height and the figure keeps its ratio, down to a key that only says where
+    the events are; the events it cannot list are not drawn (the CSV lists them all)."""
+    sz = spec.size
+
+    def lay(lines: int | None) -> tuple[dict, int]:
+        s, drawn = spec, 0
+        if events_in_view is not None and len(events_in_view):
+            layer = event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang, key_lines=lines)
+            drawn = sum(len(g) for g in layer["traces"][-1]["customdata"]) if layer["traces"] else 0
+            s = add_layer(s, layer)
+        return finish(add_blackouts(s, snap, prepared, lo, hi, lang=lang)), drawn
+
+    if not (sz.compact and sz.key_lines and events_in_view is not None and len(events_in_view)):
+        return lay(None)[0]
+    most = sz.width * (sz.max_ratio or 1.0)
+    tries = [lay(lines) for lines in range(sz.key_lines, 0, -1)]  # the longest key first
+    fit = [(out, n) for out, n in tries if out["layout"]["height"] <= most + 1]
+    # The plot's share and the size's shape first (the longest key that leaves both); then the shape with the
+    # shortest key that still draws an event; then a social card's square with a key that only says where the
+    # events are; else the least growth that draws one.
+    for out, n in fit:
+        if n and plot_share(out) >= MIN_PLOT_SHARE:
+            return out
+    for out, n in reversed(fit):
+        if n:
+            return out
+    if sz.square and fit:  # a card stays square: its key then says only where the events are
+        return fit[-1][0]
+    drawn = [out for out, n in tries if n]
+    return drawn[-1] if drawn else tries[-1][0]
 
 
 VALIDATE = False
@@ -1114,13 +1232,17 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
     shared, and which figures of another measure were left off. A compact figure (article, social card) says
     what they are in a line: its legend shows the styles and each label says "unverified" where it is."""
     notes = []
-    if reported is not None and len(reported):
+    if reported is not None and len(reported) and compact:
+        groups = reported_groups(reported)
+        styles = ", ".join(i18n.t("figure.compact_" + g, lang) for g in ("counts", "bounds", "targets") if len(groups[g]))
+        notes.append(i18n.t("figure.note_reported_compact", lang, styles=styles[:1].upper() + styles[1:]))
+    elif reported is not None and len(reported):
         groups = reported_groups(reported)
         # One footer line for the styles drawn, so a small card keeps its shape.
         notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
                               if len(groups[g])).rstrip(";") )
         unverified = [r for r in reported.itertuples(index=False) if r.source_quality == UNVERIFIED]
-        if unverified and not compact:  # a compact figure's labels say "unverified" beside the hollow markers
+        if unverified:  # who reported each is in the CSV and the hover: the footer names the figure only
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
                 f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)}" for r in unverified)))
         notes.append(i18n.t("figure.note_labels", lang))

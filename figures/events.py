@@ -126,7 +126,7 @@ def category_label(cat: str, lang: str = "en") -> str:
 
 
 def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None,
-                 lang: str = "en") -> dict:
+                 lang: str = "en", key_lines: int | None = None) -> dict:
     """The event layer for ``figures.core.add_layer``: one dotted-line trace per category (the legend
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
@@ -142,7 +142,7 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     # filter per category were a third of the time to draw a new range).
     if sz.compact:
         # A compact figure draws only the events its key can list in full (``event_key``); the CSV lists all.
-        keep, key_note = event_key(ev, sz, lang)
+        keep, key_note = event_key(ev, sz, lang, key_lines)
         ev = ev.iloc[keep].reset_index(drop=True)
         if ev.empty:
             return {"traces": [], "notes": [key_note], "top_strip": 0}
@@ -219,14 +219,17 @@ def _wrapped_lines(text: str, chars: int) -> int:
     return len(textwrap.wrap(text, chars, break_on_hyphens=False)) or 1
 
 
-def event_key(events_in_view: pd.DataFrame, size, lang: str = "en") -> tuple[list[int], str]:
+def event_key(events_in_view: pd.DataFrame, size, lang: str = "en", lines: int | None = None) -> tuple[list[int], str]:
     """What a compact figure (article, social card) draws of the events in view, and its key: (the positions in
     ``number_events(events_in_view)`` of the events drawn, the key as one footer paragraph). Every event drawn
     is listed with ``key_item``. When the whole list would take more than the size's ``key_lines``, the events
     are taken by category (leadership changes first, then policy, operations, court orders, funding, releases,
     politics; by date within one) while the key still fits; the key says how many are left off and that the
-    CSV export lists every event in view (rows of kind "event"). Numbers stay the view's, as in the CSV."""
+    CSV export lists every event in view (rows of kind "event"). Numbers stay the view's, as in the CSV.
+    ``lines``: the key's budget, when the figure has less room than the size's (``figures.core`` gives the
+    plot its share first)."""
     sz = size_of(size)
+    budget = sz.key_lines if lines is None else lines
     ev = number_events(events_in_view)
     n = len(ev)
     if not n:
@@ -235,7 +238,7 @@ def event_key(events_in_view: pd.DataFrame, size, lang: str = "en") -> tuple[lis
     head = i18n.t("events.key_head", lang)
     items = [key_item(e, lang) for e in ev.to_dict("records")]
     whole = head + "; ".join(items) + "."
-    if not sz.key_lines or _wrapped_lines(whole, chars) <= sz.key_lines:
+    if not budget or _wrapped_lines(whole, chars) <= budget:
         return list(range(n)), whole
 
     def key(kept: list[int]) -> str:
@@ -247,7 +250,7 @@ def event_key(events_in_view: pd.DataFrame, size, lang: str = "en") -> tuple[lis
     kept: list[int] = []
     for i in sorted(range(n), key=lambda i: (rank.get(cats[i], len(rank)), i)):
         trial = sorted(kept + [i])
-        if _wrapped_lines(key(trial), chars) > sz.key_lines:
+        if _wrapped_lines(key(trial), chars) > budget:  # in order: a later, shorter one never takes its place
             break
         kept = trial
     return kept, key(kept)

@@ -181,7 +181,8 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
     at the point), that stays inside its panel and covers no label already placed and no marker, and, where
     one exists, crosses no event line and covers no point of a data line (``data_points``; a label has a white
     ground: what it cannot avoid passes under it, a line before a data point). Returns
-    the joined labels with ``texts`` (their lines), ``cx``, ``cy`` (the box's centre) and ``w``, ``h``."""
+    the joined labels with ``texts`` (their lines), ``cx``, ``cy`` (the box's centre) and ``w``, ``h``; a label
+    with no such place in its panel (three short panels of an article) has ``placed`` False and no box."""
     groups: list[dict] = []
     for lab in sorted(labels, key=lambda a: (a["panel"], a["py"], a["px"])):
         g = next((g for g in groups if g["panel"] == lab["panel"] and abs(g["px"] - lab["px"]) < marker_px
@@ -199,16 +200,21 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
         top, bottom = panels[g["panel"]]
         w = max(len(t) for t in g["texts"]) * font * LABEL_EM + 8
         h = len(g["texts"]) * font * LABEL_LINE + 6
-        sides = ("left", "right") if g.get("side") == "left" or g["px"] > plot_w * 0.7 else ("right", "left")
-        step = h / 2 + 3
-        candidates = []
+        left_first = g.get("side") == "left" or g["px"] > plot_w * 0.7
+        step = min(h / 2 + 3, font * 0.7)
+        # Beside the point first (its preferred side, then the other), then anywhere in the panel, nearest first:
+        # an arrow joins a label set apart to its point.
+        xs = [g["px"] - gap - w, g["px"] + gap] if left_first else [g["px"] + gap, g["px"] - gap - w]
+        xs += [plot_w * i / 24 - w / 2 for i in range(25)] + [0.0, plot_w - w]
+        ranked: list[tuple[float, tuple[float, float, float, float]]] = []
         for k in range(0, 2 * int((bottom - top) / step) + 2):
             dy = (k + 1) // 2 * step * (1 if k % 2 else -1)
-            for side in sides:
-                x0 = g["px"] + gap if side == "right" else g["px"] - gap - w
-                y0 = g["py"] + dy - h / 2
+            y0 = g["py"] + dy - h / 2
+            for n, x0 in enumerate(xs):
                 if x0 >= 0 and x0 + w <= plot_w and top <= y0 and y0 + h <= bottom:
-                    candidates.append((x0, y0, x0 + w, y0 + h))
+                    near = abs(dy) + (0 if n < 2 else abs(x0 + w / 2 - g["px"]))
+                    ranked.append((near + n * 0.01, (x0, y0, x0 + w, y0 + h)))
+        candidates = [b for _, b in sorted(ranked)]
 
         def clear(b, panel=g["panel"], lines=True, points=True):
             def hit(o):
@@ -218,8 +224,10 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
             return not (lines and any(b[0] - 1 < x < b[2] + 1 for x in lines_x))
 
         box = next((b for rule in ({}, {"lines": False}, {"lines": False, "points": False})
-                    for b in candidates if clear(b, **rule)), None) or (
-            candidates[0] if candidates else (g["px"] + gap, g["py"] - h / 2, g["px"] + gap + w, g["py"] + h / 2))
+                    for b in candidates if clear(b, **rule)), None)
+        if box is None:  # no room in its panel: left unlabelled, and the caller says so
+            g.update(placed=False)
+            continue
         placed.append((g["panel"], *box))
-        g.update(cx=(box[0] + box[2]) / 2, cy=(box[1] + box[3]) / 2, w=w, h=h)
+        g.update(cx=(box[0] + box[2]) / 2, cy=(box[1] + box[3]) / 2, w=w, h=h, placed=True)
     return groups

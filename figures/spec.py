@@ -36,3 +36,5 @@ class FigureSpec:
     # ``panel`` and ``text``: placed by ``finish`` beside their point where they cross no other label, marker or
     # event line (figures.layout.place_labels).
     point_labels: tuple[dict, ...] = ()
+    unlabelled: int = 0  # reported figures whose label found no room (said in the footer)
+    lang: str = "en"  # the language of the figure's words (the footer's line on unlabelled figures)

@@ -222,7 +222,9 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         r = draw(BUSY, size=size)
         assert len(r.events) >= 79
         fig = r.figure.to_plotly_json()
-        m = next(t for t in fig["data"] if t["name"] == cev.TRACE_NAME)
+        # (a social card that cannot list an event within its square draws none and says so: the CSV has them)
+        m = next((t for t in fig["data"] if t["name"] == cev.TRACE_NAME), dict(x=[], marker=dict(size=[]),
+                                                                              customdata=[], text=[]))
         L = fig["layout"]
         plot_px = cev.PAGE_PLOT_PX if size == "page" else L["width"] - L["margin"]["l"] - L["margin"]["r"]
         assert cev.markers_overlap(m, r.lo, r.hi, plot_px) == []
@@ -235,7 +237,7 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         footer = L["annotations"][-1]["text"]
         compact = size != "page" and size_of(size).compact
         if compact:
-            assert legend == set() and 0 < len(drawn) < len(r.events)
+            assert legend == set() and len(drawn) < len(r.events) and (drawn or size == "social")
             flat = footer.replace("<br>", " ")
             assert f"{len(r.events) - len(drawn)} more of the {len(r.events)} events" in flat
             for n in drawn:
