@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 
 from analysis.data import load_snapshot
 from charts import templates
+from figures.events import event_categories, number_events
 
 # The image export's names, read as export.<name> by the command line, the page and the site.
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
@@ -144,14 +145,19 @@ def html_details(r) -> list[str]:
     """What an HTML export prints under its chart besides the alt text: every source line in full and every
     event in view with its date, title and source. A small figure's footer names the sources in a line and
     numbers the events; the words it leaves out are here (and in the CSVs)."""
-    lang = getattr(r.view, "lang", "en")
     meta = r.figure.layout.meta if r.figure is not None else None
     out = list((meta or {}).get("source_lines", [])) if isinstance(meta, dict) else []
-    if r.events is not None and len(r.events):
-        for e in r.events.itertuples(index=False):
-            out.append(i18n.t("export.event_line", lang, number=e.number, date=f"{pd.Timestamp(e.date):%Y-%m-%d}",
-                              title=e.title, source=e.source_name))
-    return out
+    return out + event_lines(r)
+
+
+def event_lines(r) -> list[str]:
+    """Every event in view, one line each with its number, date, title and source (the HTML export and the
+    static site print them under the chart)."""
+    lang = getattr(r.view, "lang", "en")
+    if r.events is None or not len(r.events):
+        return []
+    return [i18n.t("export.event_line", lang, number=e.label, date=f"{pd.Timestamp(e.date):%Y-%m-%d}", title=e.title,
+                   source=e.source_name) for e in number_events(r.events).itertuples(index=False)]
 
 
 def export_table(r) -> pd.DataFrame:
@@ -177,7 +183,47 @@ def export_table(r) -> pd.DataFrame:
             "note": [reported_note(r) for r in rep.itertuples(index=False)],
         })
         table = pd.concat([table, rows.reindex(columns=table.columns, fill_value="")], ignore_index=True)
+    if r.events is not None and len(r.events):
+        rows = event_rows(r.events)
+        table = pd.concat([table, rows[table.columns]], ignore_index=True)
     return table
+
+
+def event_rows(events: pd.DataFrame) -> pd.DataFrame:
+    """The events in view as rows of the export table (kind "event"): ``key`` is the number the chart gives
+    the event ("6", "U1" for a reader's own), ``label`` its title, ``date`` and ``end`` its day, ``flag`` its
+    category, ``source`` the outlet and its link, and ``note`` the category in words, whether the date is
+    approximate and, when the original's address was not found, what to cite. A compact image draws only the
+    events its key can list; the CSV carries every event in view."""
+    ev = number_events(events)
+    recs = ev.to_dict("records")
+    return pd.DataFrame({
+        "kind": "event", "series": "events", "key": ev["label"].astype(str), "label": ev["title"].astype(str),
+        "unit": "", "date": [f"{pd.Timestamp(d):%Y-%m-%d}" for d in ev["date"]],
+        "end": [f"{pd.Timestamp(d):%Y-%m-%d}" for d in ev["date"]], "value": np.nan, "release": "",
+        "flag": ev["category"].astype(str),
+        "source": [" ".join(x for x in (_plain(e.get("source_name")), _plain(e.get("source_url"))) if x) for e in recs],
+        "note": [event_note(e) for e in recs],
+    })
+
+
+def _plain(value) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def event_note(e) -> str:
+    """An event row's note: "personnel", "approximate date", "reader's own event", and what to cite when the
+    original's address was not found."""
+    parts = [event_categories.get(e["category"], str(e["category"]))]
+    if e.get("date_precision") == "approximate":
+        parts.append("approximate date")
+    if e.get("own"):
+        parts.append("reader's own event")
+    # The original's address, or, when it was not found, the sentence that says so and what to cite.
+    missing = no_link_note(e, "en")
+    if missing:
+        parts.append(missing)
+    return "; ".join(parts)
 
 
 def source_line(r) -> str:
@@ -260,6 +306,9 @@ def to_csv(df: pd.DataFrame, *, sources: list[str], title: str = "", generated_o
     """UTF-8 CSV with '#' comment lines naming the view and its sources, then the rows. In another language the
     comment lines (title, sources, citation) are translated; the column names, codes and ISO dates are not:
     they are for machines. Whole numbers are written without ".0" (``plain_numbers``)."""
+    if "kind" in df and (df["kind"] == "event").any():
+        # Where the events are, said before the rows: a reader who skips '#' lines still meets them as rows.
+        sources = list(sources) + [i18n.plural("export.csv_events", int((df["kind"] == "event").sum()), lang)]
     head = csv_head(title=title, sources=sources, generated_on=generated_on, lang=lang, citation_text=citation_text)
     body = plain_numbers(safe_frame(df)).to_csv(index=False, lineterminator="\n")
     return (head + body).encode("utf-8")

@@ -301,10 +301,14 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
             txt += i18n.t("site.no_release_date", lang)
         dates.append(txt)
     cite = export.citation(snap, r.prepared, url=link, retrieved=day, lang=lang)
-    csv = export.to_csv(r.table, sources=source_lines(snap, r.prepared, lang) + r.notes, title=title, generated_on=day,
-                        lang=lang, citation_text=cite if lang != "en" else "")
+    # The page's CSV: what the chart draws, the reported figures beside it and the events in view (the figure's
+    # footer says the events are listed under the chart and in the CSV download).
+    csv = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=title,
+                        generated_on=day, lang=lang, citation_text=cite if lang != "en" else "")
+    events = export.event_lines(r)
     return Page("", "trends", query, title=title, alt=getattr(r, "alt", "") or trend_alt(r),
-                citation=cite, dates=dates, notes=notes, figure=r.figure, csv=csv, lang=lang)
+                citation=cite, dates=dates, notes=notes, figure=r.figure, csv=csv, lang=lang,
+                sentences=[(i18n.t("site.events_head", lang), events)] if events else [])
 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:

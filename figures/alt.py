@@ -12,6 +12,7 @@ import math
 import pandas as pd
 
 from figures.core import unit_phrase
+from figures.events import TRACE_NAME
 from figures.labels import display_label, localised_label
 from wording import i18n
 
@@ -84,7 +85,12 @@ def alt_text(r, snap=None, max_series: int = 3) -> str:
         parts.append(i18n.t("alt.bars", lang, n=len(vals), start=day(f["date"].iloc[0], lang),
                             end=day(f["end"].iloc[0], lang), top=top))
     n_ev = 0 if r.events is None else len(r.events)
-    if n_ev:
+    # A compact image draws the events its key can list (figures.events.event_key): the alt text says so.
+    drawn = sum(len(g) for t in (r.figure.data if r.figure is not None else ()) if getattr(t, "name", "") in
+                (TRACE_NAME, i18n.t("events.trace", lang)) and t.customdata is not None for g in t.customdata)
+    if n_ev and 0 < drawn < n_ev:
+        parts.append(i18n.t("alt.events_some", lang, drawn=drawn, n=n_ev))
+    elif n_ev:
         parts.append(i18n.t("alt.events_one", lang) if n_ev == 1 else i18n.t("alt.events_many", lang, n=n_ev))
     n_rep = 0 if r.reported is None else len(r.reported)
     if n_rep:

@@ -34,7 +34,18 @@ from figures.events import event_layers
 from figures.labels import display_label, localised_label
 
 # SIZES is read as figures.core.SIZES too (the sizes a figure is built for), so it is named here as well.
-from figures.layout import OVERLAY_AXIS, OVERLAY_REF, Size, place_layers, size_of, stack_notes
+from figures.layout import FOOTER_EM as FOOTER_EM
+from figures.layout import (
+    OVERLAY_AXIS,
+    OVERLAY_REF,
+    Size,
+    footer_chars,
+    left_margin,
+    place_labels,
+    place_layers,
+    size_of,
+    stack_notes,
+)
 from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
@@ -76,7 +87,6 @@ _AXIS = dict(gridcolor=_GRID, linecolor="#B8C2D0", zerolinecolor="#B8C2D0", tick
 LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorway=PALETTE)
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
 LEGEND_EM = 0.5  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
-FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower
 MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
 
 
@@ -218,7 +228,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz,
                                              sep=sep)
     return FigureSpec(data=tuple(traces), layout=layout, size=sz, title=title, subtitle=subtitle,
-                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height)
+                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height, lang=lang)
 
 
 def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool) -> list[dict]:
@@ -296,15 +306,15 @@ def finish(spec: FigureSpec) -> dict:
     lay = copy.deepcopy(spec.layout)
     data = [dict(t) for t in spec.data]
     strip_notes = [dict(a) for a in spec.strip_notes]
-    left = 80 if sz.name != "social" else 110
+    left = left_margin(sz)
     plot_w = sz.width - left - 24
-    # Footer lines fit the narrowest width the figure is drawn at (the page's chart stretches to its column):
-    # wrapped for 1,100 px, the page's footer ran past the edge of a narrower column and was cut there.
     wrap_w = min(plot_w, (sz.wrap_px or sz.width) - left - 24)
-    chars = max(40, int(wrap_w / (sz.font * FOOTER_EM)))
+    chars = footer_chars(sz)
     # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
     # CSV and the HTML export carry it whole.
-    footer = [w for t in spec.footer for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
+    lines = spec.footer if not spec.unlabelled else spec.footer[:-1] + (
+        i18n.plural("figure.note_unlabelled", spec.unlabelled, spec.lang),) + spec.footer[-1:]
+    footer = [w for t in lines for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
     # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
     # ran into the notes above the plot, and the title ran off the right edge.
     narrow = min(sz.width, sz.wrap_px or sz.width)
@@ -320,15 +330,23 @@ def finish(spec: FigureSpec) -> dict:
     lay["title"]["text"] = title_text
     title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
-    names = [t.get("name", "") for t in data if t.get("showlegend", True) and t.get("name")]
-    widths = [50 + len(html.unescape(n)) * sz.font * LEGEND_EM for n in dict.fromkeys(names)]
-    rows, used = (1 if widths else 0), 0.0
     legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
+    # An entry longer than the legend's width goes on more lines (a Spanish series name on a social card ran
+    # past the card's edge): Plotly does not wrap a legend entry itself.
+    most = max(20, int((legend_w - 60) / (sz.font * LEGEND_EM)))
+    for t in data:
+        name = t.get("name") or ""
+        if t.get("showlegend", True) and "<br>" not in name and len(html.unescape(name)) > most:
+            t["name"] = "<br>".join(textwrap.wrap(name, most, break_on_hyphens=False))
+    names = [t.get("name", "") for t in data if t.get("showlegend", True) and t.get("name")]
+    entries = [n.split("<br>") for n in dict.fromkeys(names)]
+    widths = [50 + max(len(html.unescape(x)) for x in e) * sz.font * LEGEND_EM for e in entries]
+    rows, used = (1 if widths else 0), 0.0
     for w in widths:
         if used and used + w > legend_w:
             rows, used = rows + 1, 0.0
         used += w
-    legend_h = rows * sz.font * 2.0 + 6
+    legend_h = rows * sz.font * 2.0 + 6 + sum(len(e) - 1 for e in entries) * sz.font * 1.3
     top = 14 + title_h + 8 + legend_h + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
@@ -353,8 +371,11 @@ def finish(spec: FigureSpec) -> dict:
         # taller, with a plot as tall as the full-size image's, rather than drop events.
         plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
     elif sz.max_ratio:
-        # An article column: the panels give way first, down to a floor where a panel still reads.
-        plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * spec.panels)
+        # An article column: the plot takes every pixel the text leaves up to the column's ratio (at the size's
+        # own 340 px the seed view's plot was 340 of 814 px), and gives way first, down to a floor where a panel
+        # still reads. A height asked for (bars, one per member) is kept when it fits.
+        room = sz.width * sz.max_ratio - others
+        plot_h = max(min(plot_h, room) if spec.height else room, MIN_PANEL_PX * spec.panels)
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
@@ -378,15 +399,144 @@ def finish(spec: FigureSpec) -> dict:
     lay["xaxis"]["anchor"] = _yref(n - 1)
     _fit_axis_titles(lay, n, area, sz)
     strip_top = 1 - notes_h / area
+    unplaced: list[str] = []
+    labels = _point_label_annotations(spec.point_labels, lay, data, area, sz, unplaced) if spec.point_labels else []
+    if unplaced:
+        # Laid out again without them and with a footer line that says how many (the plot is a line shorter, so
+        # the others are placed again).
+        return finish(replace(spec, point_labels=tuple(p for p in spec.point_labels if p["text"] not in unplaced),
+                              unlabelled=spec.unlabelled + len(unplaced)))
     if OVERLAY_AXIS in lay:
         data = place_layers(lay, data, n, strip_bottom=panels_top, strip_top=strip_top)
     for a in strip_notes:
         a.update(y=1 - a.pop("_row") * note_h / area, yref="paper", yanchor="top")
-    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes
+    lay["annotations"] = list(lay.get("annotations", [])) + strip_notes + labels
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
         yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return {"data": data, "layout": lay}
+
+
+LABEL_MAX_PX = 16  # point labels' font, at most
+MAX_DODGE_DAYS = 7  # markers on one spot are set side by side when that moves none by more than this
+
+
+def _panel_of(ref: str) -> int:
+    return int(ref[1:] or 1) - 1
+
+
+def _point_label_annotations(point_labels, lay: dict, data: list[dict], area: float, sz: Size,
+                             unplaced: list[str]) -> list[dict]:
+    """The spec's point labels as annotations pointing at their points, placed by ``place_labels`` in the
+    laid-out geometry (the panels' heights and ranges, the date axis, the event lines, the markers). The texts
+    of labels that found no room are added to ``unplaced``."""
+    xr = lay["xaxis"].get("range")
+    if not xr or lay["xaxis"].get("type") != "date":
+        return []
+    x0, x1 = dt.date.fromisoformat(str(xr[0])[:10]), dt.date.fromisoformat(str(xr[1])[:10])
+    span = max((x1 - x0).days, 1)
+    plot_w = lay["width"] - lay["margin"]["l"] - lay["margin"]["r"]
+    rects = []
+    for k in range(sum(1 for key in lay if key == "yaxis" or (key.startswith("yaxis") and key[5:].isdigit()
+                                                                and int(key[5:]) < 9))):
+        d0, d1 = lay[_yaxis_name(k)]["domain"]
+        rects.append(((1 - d1) * area, (1 - d0) * area))
+
+    def px(d) -> float:
+        return (dt.date.fromisoformat(str(d)[:10]) - x0).days / span * plot_w
+
+    def value_at(k: int, v: float) -> float | None:
+        ax = lay[_yaxis_name(k)]
+        if not ax.get("range") or (ax.get("type") == "log" and v <= 0):
+            return None
+        return math.log10(v) if ax.get("type") == "log" else v
+
+    def py(k: int, v: float) -> float | None:
+        vv, ax = value_at(k, v), lay[_yaxis_name(k)]
+        if vv is None:
+            return None
+        r0, r1 = ax["range"]
+        top, bottom = rects[k]
+        return top + (1 - (vv - r0) / ((r1 - r0) or 1)) * (bottom - top)
+
+    points: list[tuple[int, float, float]] = []  # the reported figures' markers; the data lines' points
+    refs: list[tuple[dict, int]] = []  # each marker's trace and index, for ``_dodge``
+    data_points: list[tuple[int, float, float]] = []
+    for t in data:
+        if t.get("yaxis") == OVERLAY_REF or t.get("type") != "scatter":
+            continue
+        k = _panel_of(t.get("yaxis", "y"))
+        into = points if str(t.get("legendgroup", "")).startswith("reported") else data_points
+        if into is points and "markers" not in str(t.get("mode", "")):
+            continue  # a target's line has no marker
+        for i, (x, y) in enumerate(zip(t["x"], t["y"])):
+            at = py(k, y) if x is not None and y is not None and y == y and k < len(rects) else None
+            if at is not None:
+                into.append((k, px(x), at))
+                if into is points:
+                    refs.append((t, i))
+    marker = sz.font * 0.7 + 3
+    points = _dodge(points, refs, marker, x0, span / plot_w)
+    lines_x = sorted({px(x) for t in data if t.get("yaxis") == OVERLAY_REF and "_strip_y" not in t
+                      and t.get("mode") == "lines" and not t.get("fill") for x in t["x"] if x is not None})
+    todo = [dict(lab, px=px(lab["x"]), py=py(lab["panel"], lab["y"])) for lab in point_labels
+            if lab["panel"] < len(rects) and py(lab["panel"], lab["y"]) is not None]
+    out = []
+    # A social card's 22 px text made six labels too big for its plot to hold apart: labels there are 16 px (the
+    # card's smallest text stays its ticks and footer, at 22).
+    font = min(sz.font, LABEL_MAX_PX)
+    for g in place_labels(todo, panels=rects, plot_w=plot_w, font=font, points=points, lines_x=lines_x,
+                          marker_px=marker, data_points=data_points):
+        if not g["placed"]:
+            unplaced.extend(g["texts"])
+            continue
+        out.append(dict(
+            name="point-label", x=g["x"], y=value_at(g["panel"], g["y"]), xref="x", yref=_yref(g["panel"]),
+            text="<br>".join(html_text(t) for t in g["texts"]), align="left", showarrow=True, arrowhead=0,
+            arrowwidth=1, arrowcolor=NEUTRAL, standoff=marker / 2, axref="pixel", ayref="pixel",
+            ax=g["cx"] - g["px"], ay=g["cy"] - g["py"], font=dict(size=font, color=TEXT),
+            bgcolor="rgba(255,255,255,0.9)", borderpad=2))
+    return out
+
+
+def _dodge(points: list[tuple[int, float, float]], refs: list[tuple[dict, int]], marker: float, x0: dt.date,
+           days_per_px: float) -> list[tuple[int, float, float]]:
+    """Markers of reported figures that would cover each other (the hollow 787 under two 800s at one period's
+    end) are set side by side, a marker's width apart about their spot, so each is seen; the footer says so
+    (figure.note_labels). Moves the markers' x in their traces (copied first: the spec keeps its own);
+    returns the points where they are now."""
+    out = list(points)
+    done: set[int] = set()
+    copied: set[int] = set()
+    for i, (k, x, y) in enumerate(points):
+        if i in done:
+            continue
+        group = [j for j, (kj, xj, yj) in enumerate(points) if j not in done and kj == k and abs(xj - x) < marker
+                 and abs(yj - y) < marker]
+        done.update(group)
+        if len(group) < 2:
+            continue
+        if (len(group) - 1) / 2 * marker * days_per_px > MAX_DODGE_DAYS:
+            # Side by side would move a marker by weeks (all data on one axis): the markers share one, drawn
+            # once, and their shared label names every figure.
+            for j in sorted(group)[1:]:
+                t, at = refs[j]
+                m = t["marker"] = dict(t["marker"])
+                if not isinstance(m.get("opacity"), list):
+                    m["opacity"] = [1.0] * len(t["x"])
+                m["opacity"][at] = 0.0
+            continue
+        centre = sum(points[j][1] for j in group) / len(group)
+        for n, j in enumerate(sorted(group, key=lambda j: (points[j][1], -points[j][2]))):
+            new_x = centre + (n - (len(group) - 1) / 2) * marker
+            t, at = refs[j]
+            if id(t) not in copied:
+                t["x"] = list(t["x"])
+                copied.add(id(t))
+            when = dt.datetime.combine(x0, dt.time()) + dt.timedelta(days=new_x * days_per_px)
+            t["x"][at] = when.isoformat(sep=" ", timespec="minutes")
+            out[j] = (k, new_x, points[j][2])
+    return out
 
 
 def _date_span_days(xaxis: dict) -> float:
@@ -928,7 +1078,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         rep_panel = [panel_of.get(r, 0) for r in refs]
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
-    notes += reported_notes(reported, withheld, lang, sep)
+    notes += reported_notes(reported, withheld, lang, sep, compact=sz.compact)
     if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
@@ -950,19 +1100,70 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
             for g, draw in (("counts", reported_trace), ("bounds", bound_trace), ("targets", target_trace)):
                 if len(groups[g]):
                     args = (groups[g], hi) if g == "targets" else (groups[g],)
-                    drawn.append(draw(*args, panel=k, size=sz, legend=g not in shown, lang=lang, sep=sep))
+                    # A compact figure's footer says what the styles are (two legend rows of an article's
+                    # height), and each figure's label says what it is.
+                    drawn.append(draw(*args, panel=k, size=sz, legend=g not in shown and not sz.compact, lang=lang,
+                                      sep=sep))
                     shown.add(g)
-        spec = replace(spec, data=spec.data + tuple(drawn))
+        point_labels = [lab for k in sorted(set(rep_panel)) for lab in
+                        reported_labels(reported[[p == k for p in rep_panel]], hi, panel=k, lang=lang, sep=sep)]
+        spec = replace(spec, data=spec.data + tuple(drawn), point_labels=spec.point_labels + tuple(point_labels))
     if events_in_view is not None and len(events_in_view):
-        spec = add_layer(spec, event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang))
         # an event's hover box must not merge with the series values
         spec = replace(spec, layout=dict(spec.layout, hovermode="closest"))
-    spec = add_blackouts(spec, snap, prepared, lo, hi, lang=lang)
+    laid_out = _with_events(spec, events_in_view, snap, prepared, lo, hi, lang)
     # Built once, without Plotly re-checking every property (that check cost a third of a page rerun); the
     # tests build the same figures with checking on (tests/test_export.py), so a bad property cannot hide.
-    fig = go.Figure(finish(spec), _validate=VALIDATE)
+    fig = go.Figure(laid_out, _validate=VALIDATE)
     fig._title_plain = title
     return fig
+
+
+MIN_PLOT_SHARE = 0.5  # of a compact figure's height, for its panels, before its event key takes lines
+
+
+def plot_share(laid_out: dict) -> float:
+    """The panels' share of a laid-out figure's height (the strip of event markers above them excluded)."""
+    lay = laid_out["layout"]
+    area = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    top = max(ax["domain"][1] for k, ax in lay.items() if k == "yaxis" or (k.startswith("yaxis") and k[5:].isdigit()
+                                                                            and int(k[5:]) < 9))
+    return area * top / lay["height"]
+
+
+def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
+    """The spec with its event layer and blackouts, laid out. A compact figure (article, social card) reserves
+    room for its plot first: its event key (figures.events.event_key) gets the lines left when the panels
+    have ``MIN_PLOT_SHARE`` of the height and the figure keeps its ratio, down to a key that only says where
+    the events are; the events it cannot list are not drawn (the CSV lists them all)."""
+    sz = spec.size
+
+    def lay(lines: int | None) -> tuple[dict, int]:
+        s, drawn = spec, 0
+        if events_in_view is not None and len(events_in_view):
+            layer = event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang, key_lines=lines)
+            drawn = sum(len(g) for g in layer["traces"][-1]["customdata"]) if layer["traces"] else 0
+            s = add_layer(s, layer)
+        return finish(add_blackouts(s, snap, prepared, lo, hi, lang=lang)), drawn
+
+    if not (sz.compact and sz.key_lines and events_in_view is not None and len(events_in_view)):
+        return lay(None)[0]
+    most = sz.width * (sz.max_ratio or 1.0)
+    tries = [lay(lines) for lines in range(sz.key_lines, 0, -1)]  # the longest key first
+    fit = [(out, n) for out, n in tries if out["layout"]["height"] <= most + 1]
+    # The plot's share and the size's shape first (the longest key that leaves both); then the shape with the
+    # shortest key that still draws an event; then a social card's square with a key that only says where the
+    # events are; else the least growth that draws one.
+    for out, n in fit:
+        if n and plot_share(out) >= MIN_PLOT_SHARE:
+            return out
+    for out, n in reversed(fit):
+        if n:
+            return out
+    if sz.square and fit:  # a card stays square: its key then says only where the events are
+        return fit[-1][0]
+    drawn = [out for out, n in tries if n]
+    return drawn[-1] if drawn else tries[-1][0]
 
 
 VALIDATE = False
@@ -1032,12 +1233,14 @@ def _segments(reported, *, panel, size, legend, lang, sep, name, group, symbols)
     sz = size_of(size)
     xs, ys, hover, sym = [], [], [], []
     for r in reported.itertuples(index=False):
-        xs += [f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}", None]
-        ys += [r.value, r.value, None]
         h = _reported_hover(r, lang, sep)
-        hover += [h, h, None]
         s = symbols(r) + ("-open" if r.source_quality == UNVERIFIED else "")
-        sym += [s, s, s]
+        # A one-day figure is one marker: two on one spot drew the same figure twice.
+        ends = [f"{r.period_start:%Y-%m-%d}"] + ([f"{r.period_end:%Y-%m-%d}"] if r.period_end != r.period_start else [])
+        xs += ends + [None]
+        ys += [r.value] * len(ends) + [None]
+        hover += [h] * len(ends) + [None]
+        sym += [s] * (len(ends) + 1)
     colour, dash, _ = REPORTED_STYLE
     return dict(type="scatter", x=xs, y=ys, mode="lines+markers", name=name,
                 yaxis=_yref(panel), line=dict(color=colour, width=2.5, dash=dash),
@@ -1052,38 +1255,83 @@ def target_trace(reported, hi: dt.date, *, panel: int = 0, size="full", legend: 
     end of the view (a goal has no end date), with no markers: a goal is not a data point. The label, at the
     line's right end (read leftwards, so it stays inside the plot), says it is a target, its value and who
     reported it."""
-    sz = size_of(size)
-    xs, ys, hover, text = [], [], [], []
+    xs, ys, hover = [], [], []
     end = f"{hi:%Y-%m-%d}"
-    labelled = set()
     for r in reported.itertuples(index=False):
-        start = f"{r.period_start:%Y-%m-%d}"
-        label = html_text(i18n.t("figure.target_label", lang, value=i18n.number(r.value, lang, sep),
-                                 who=str(r.reported_by).split(" (")[0]))
-        if r.value in labelled:  # one label per line drawn: two reports of one goal share it (both in the hover)
-            label = ""
-        labelled.add(r.value)
         h = _reported_hover(r, lang, sep)
-        xs += [start, max(end, f"{r.period_end:%Y-%m-%d}"), None]
+        xs += [f"{r.period_start:%Y-%m-%d}", max(end, f"{r.period_end:%Y-%m-%d}"), None]
         ys += [r.value, r.value, None]
         hover += [h, h, None]
-        text += ["", label, ""]  # at the line's right end, read leftwards: from its start it ran off the plot
     colour, dash = TARGET_STYLE
-    return dict(type="scatter", x=xs, y=ys, mode="lines+text", name=i18n.t("figure.targets_name", lang),
+    # The label is a point label at the line's right end (``reported_labels``), placed by ``finish`` where no
+    # event line, marker or other label crosses it.
+    return dict(type="scatter", x=xs, y=ys, mode="lines", name=i18n.t("figure.targets_name", lang),
                 yaxis=_yref(panel), line=dict(color=colour, width=1.5, dash=dash),
-                # Under the line: the highest goal is often the top of its panel, and a label over it ran into
-                # the event markers' strip above the panel.
-                # No text under the size's minimum.
-                text=text, textposition="bottom left", textfont=dict(size=sz.font, color=colour),
                 hovertext=hover, hovertemplate="%{hovertext}<extra>" + i18n.t("figure.target_tag", lang) + "</extra>",
-                connectgaps=False, legendgroup="reported_targets", showlegend=legend, cliponaxis=False)
+                connectgaps=False, legendgroup="reported_targets", showlegend=legend)
 
 
-def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",") -> list[str]:
+def _who(r, lang: str) -> str:
+    """Who reported a figure, short ("Washington Post" of "Washington Post, from DHS data"), and "unverified"
+    when it is: the label of a hollow marker says what the hollow means."""
+    who = re.split(r" \(|, ", str(r.reported_by))[0]
+    return i18n.t("figure.label_unverified", lang, who=who) if r.source_quality == UNVERIFIED else who
+
+
+def reported_labels(reported, hi: dt.date, *, panel: int = 0, lang: str = "en", sep: str = ",") -> list[dict]:
+    """The words beside each reported figure in a panel: its value and who reported it ("787 (NewsNation;
+    unverified)", "fewer than 600 (Washington Post)", "Target 1,875 a day (Washington Post)"), at the end of
+    its period (a target: at the right end of its line). A run of one-day counts from one reporter on
+    consecutive days (ICE's daily posts) gets one label with their range, at the highest. Labels whose points
+    fall on one spot are joined later (``figures.layout.place_labels``)."""
+    out: list[dict] = []
+    runs: dict[str, list] = {}
+    for r in reported.sort_values("period_start", kind="mergesort").itertuples(index=False):
+        kind, bound = _kind_of(r)
+        value = i18n.number(r.value, lang, sep)
+        who = _who(r, lang)
+        if kind == "target":
+            text = i18n.t("figure.target_label", lang, value=value, who=str(r.reported_by).split(" (")[0])
+            if any(lab["text"] == text for lab in out):  # two reports of one goal share its line and label
+                continue
+            out.append(dict(x=f"{max(hi, r.period_end.date()):%Y-%m-%d}", y=float(r.value), panel=panel, text=text,
+                            side="left"))
+            continue
+        if kind == "count" and r.period_start == r.period_end:
+            run = runs.setdefault(str(r.reported_by), [])
+            if run and (r.period_start - run[-1][-1].period_start).days != 1:
+                run.append([])
+            if not run:
+                run.append([])
+            run[-1].append(r)
+            continue
+        key = "figure.label_" + (bound if kind == "bound" else kind)
+        out.append(dict(x=f"{r.period_end:%Y-%m-%d}", y=float(r.value), panel=panel,
+                        text=i18n.t(key, lang, value=value, who=who)))
+    for groups in runs.values():
+        for g in groups:
+            top = max(g, key=lambda r: r.value)
+            if len(g) == 1:
+                text = i18n.t("figure.label_count", lang, value=i18n.number(top.value, lang, sep), who=_who(top, lang))
+            else:
+                low = min(r.value for r in g)
+                text = i18n.t("figure.label_run", lang, low=i18n.number(low, lang, sep),
+                              high=i18n.number(top.value, lang, sep), n=len(g), who=_who(top, lang))
+            out.append(dict(x=f"{top.period_end:%Y-%m-%d}", y=float(top.value), panel=panel, text=text))
+    return out
+
+
+def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",", compact: bool = False) -> list[str]:
     """The footer's words on reported figures: what each style means (only those drawn), which figures are
-    unverified (named, so a printed chart says it), and which figures of another measure were left off."""
+    unverified (named, so a printed chart says it), that each is labelled and how labels of one spot are
+    shared, and which figures of another measure were left off. A compact figure (article, social card) says
+    what they are in a line: its legend shows the styles and each label says "unverified" where it is."""
     notes = []
-    if reported is not None and len(reported):
+    if reported is not None and len(reported) and compact:
+        groups = reported_groups(reported)
+        styles = ", ".join(i18n.t("figure.compact_" + g, lang) for g in ("counts", "bounds", "targets") if len(groups[g]))
+        notes.append(i18n.t("figure.note_reported_compact", lang, styles=styles[:1].upper() + styles[1:]))
+    elif reported is not None and len(reported):
         groups = reported_groups(reported)
         # One footer line for the styles drawn, so a small card keeps its shape.
         notes.append(" ".join(i18n.t("figure.note_" + g, lang) for g in ("counts", "bounds", "targets")
@@ -1092,6 +1340,7 @@ def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str =
         if unverified:  # who reported each is in the CSV and the hover: the footer names the figure only
             notes.append(i18n.t("figure.note_unverified", lang, figures="; ".join(
                 f"{i18n.number(r.value, lang, sep)} {i18n.unit(str(r.unit), lang)}" for r in unverified)))
+        notes.append(i18n.t("figure.note_labels", lang))
     for measure, n in sorted((withheld or {}).items()):
         notes.append(i18n.plural("figure.note_withheld", n, lang, measure=i18n.t("figure.measure_" + measure, lang)))
     # One paragraph, not a line each: a square social card keeps its shape with every kind drawn.

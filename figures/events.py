@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.layout import OVERLAY_REF, place_layers, size_of
+from figures.layout import OVERLAY_REF, footer_chars, place_layers, size_of
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
 from wording import citation, i18n
@@ -125,7 +125,7 @@ def category_label(cat: str, lang: str = "en") -> str:
 
 
 def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page", plot_px: float | None = None,
-                 lang: str = "en") -> dict:
+                 lang: str = "en", key_lines: int | None = None) -> dict:
     """The event layer for ``figures.core.add_layer``: one dotted-line trace per category (the legend
     explains the colours), one trace of numbered markers (clustered so none overlap at this size), the strip
     height they need above the panels, and footer notes listing every event (for exported sizes)."""
@@ -139,6 +139,12 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         plot_px = PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
     # The events as plain records, built once from column lists (DataFrame.to_dict("records"), twice, and a
     # filter per category were a third of the time to draw a new range).
+    if sz.compact:
+        # A compact figure draws only the events its key can list in full (``event_key``); the CSV lists all.
+        keep, key_note = event_key(ev, sz, lang, key_lines)
+        ev = ev.iloc[keep].reset_index(drop=True)
+        if ev.empty:
+            return {"traces": [], "notes": [key_note], "top_strip": 0}
     fields = [c for c in ev.columns if c in _RECORD_FIELDS]
     recs = [dict(zip(fields, row)) for row in zip(*(ev[c].tolist() for c in fields))]
     dates_by_cat: dict = {}
@@ -181,12 +187,11 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     ))
     notes = [i18n.t("events.note", lang, n=len(ev))]
     if sz.compact:
-        # One grey for every event and no legend rows for their categories (two rows of an article's height):
-        # the key names the categories shown instead.
-        notes = compact_key(ev, width=max(40, int((sz.width - 104) / (sz.font * 0.52))), lang=lang)
+        # One grey for every event and no legend rows for their categories (two rows of an article's height);
+        # the key lists each event drawn (``keep`` above), and says where the ones left off are.
+        notes = [key_note]
     elif sz.list_events:
-        notes = events_legend_text(ev, max_lines=None, width=max(40, int((sz.width - 104) / (sz.font * 0.58))),
-                                   lang=lang)
+        notes = events_legend_text(ev, max_lines=None, width=footer_chars(sz), lang=lang)
         head = i18n.t("events.list_head", lang)
         notes = [i18n.t("events.note_legend", lang, rest=notes[0][len(head):])] + notes[1:] if notes else []
     if ev["own"].any():
@@ -194,31 +199,60 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
 
 
-KEY_COLOUR = "#5A5A5A"  # an article-size figure's events: one colour (6.9:1 on white), the categories in its key
-KEY_WORDS = 4  # words of a title kept in a compact key
-KEY_LINES = 5  # a compact key longer than this names the events' range and where their titles are instead
+KEY_COLOUR = "#5A5A5A"  # an article-size figure's events: one colour (6.9:1 on white)
 
 
-def compact_key(events_in_view: pd.DataFrame, width: int, lang: str = "en") -> list[str]:
-    """The events of an article-size figure in a few lines: each number with the first words of its title
-    ("7 Judge blocks Guard deployment…"), or, when that takes more than ``KEY_LINES`` lines, one sentence saying
-    the markers are numbered and where every title, date and source is (the HTML export and the CSV)."""
+def key_item(e, lang: str = "en") -> str:
+    """One event as an exported figure lists it: number, date (``~`` when approximate), the whole title and the
+    outlet it is sourced to, "6 2025-02-11 ERO chief Russell Hott and deputy Peter Berg reassigned (Newsmax
+    (citing Washington Post))". Never cut: a line too long for the figure is wrapped by its footer."""
+    title = " ".join(str(e["title"]).split())
+    source = " ".join(_text(e.get("source_name")).split())
+    approx = "~" if e.get("date_precision") == "approximate" else ""
+    own = i18n.t("events.own_mark", lang) if bool(e.get("own", False)) else ""
+    return f"{e['label']} {_iso(e['date'])}{approx} {title}" + (f" ({source})" if source else "") + own
+
+
+def _wrapped_lines(text: str, chars: int) -> int:
+    # As figures.core.finish wraps a footer line, so the count is the lines drawn.
+    return len(textwrap.wrap(text, chars, break_on_hyphens=False)) or 1
+
+
+def event_key(events_in_view: pd.DataFrame, size, lang: str = "en", lines: int | None = None) -> tuple[list[int], str]:
+    """What a compact figure (article, social card) draws of the events in view, and its key: (the positions in
+    ``number_events(events_in_view)`` of the events drawn, the key as one footer paragraph). Every event drawn
+    is listed with ``key_item``. When the whole list would take more than the size's ``key_lines``, the events
+    are taken by category (leadership changes first, then policy, operations, court orders, funding, releases,
+    politics; by date within one) while the key still fits; the key says how many are left off and that the
+    CSV export lists every event in view (rows of kind "event"). Numbers stay the view's, as in the CSV.
+    ``lines``: the key's budget, when the figure has less room than the size's (``figures.core`` gives the
+    plot its share first)."""
+    sz = size_of(size)
+    budget = sz.key_lines if lines is None else lines
     ev = number_events(events_in_view)
-    if ev.empty:
-        return []
-    present = set(ev["category"])
-    ordered = [c for c in CATEGORY_COLOURS if c in present] + sorted(present - set(CATEGORY_COLOURS))
-    cats = ", ".join(category_label(c, lang).lower() for c in ordered)
-    items = []
-    for n, t in zip(ev["number"], ev["title"]):
-        words = str(t).split()
-        items.append(f"{n} " + " ".join(words[:KEY_WORDS]) + ("…" if len(words) > KEY_WORDS else ""))
-    lines = textwrap.wrap(i18n.t("events.key_head", lang, categories=cats) + "; ".join(items), width,
-                          break_long_words=False)
-    if len(lines) <= KEY_LINES:
-        return lines
-    return [i18n.t("events.key_elsewhere", lang, first=int(ev["number"].iloc[0]), last=int(ev["number"].iloc[-1]),
-                   categories=cats)]
+    n = len(ev)
+    if not n:
+        return [], ""
+    chars = footer_chars(sz)
+    head = i18n.t("events.key_head", lang)
+    items = [key_item(e, lang) for e in ev.to_dict("records")]
+    whole = head + "; ".join(items) + "."
+    if not budget or _wrapped_lines(whole, chars) <= budget:
+        return list(range(n)), whole
+
+    def key(kept: list[int]) -> str:
+        rest = i18n.plural("events.key_left_off", n - len(kept), lang, total=n)
+        return (head + "; ".join(items[i] for i in kept) + ". " + rest) if kept else rest
+
+    rank = {c: k for k, c in enumerate(CATEGORY_COLOURS)}
+    cats = ev["category"].tolist()
+    kept: list[int] = []
+    for i in sorted(range(n), key=lambda i: (rank.get(cats[i], len(rank)), i)):
+        trial = sorted(kept + [i])
+        if _wrapped_lines(key(trial), chars) > budget:  # in order: a later, shorter one never takes its place
+            break
+        kept = trial
+    return kept, key(kept)
 
 
 # What the layer reads of an event (hover_text and the markers).
@@ -346,17 +380,15 @@ def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.Da
 
 
 def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, width: int = 150,
-                       title_chars: int = 80, lang: str = "en") -> list[str]:
-    """Compact plain-text lines for inside an exported figure: "1 2025-02-11 Title; 2 ...", wrapped to
+                       lang: str = "en") -> list[str]:
+    """Plain-text lines for inside an exported figure: "1 2025-02-11 Title (Source); 2 ...", wrapped to
     ``width`` characters and, if ``max_lines`` is given, cut to it with a count of what was left out
     (exported figures pass None: they list every event). Plain text: escape it
     before giving it to Plotly (``build_trend_figure`` does that for its notes)."""
     ev = number_events(events_in_view)
     if ev.empty or (max_lines is not None and max_lines < 1):
         return []
-    own_mark = i18n.t("events.own_mark", lang)
-    items = [f"{n} {_iso(d)}{'~' if p == 'approximate' else ''} {_shorten(t, title_chars)}{own_mark if o else ''}"
-             for n, d, p, t, o in zip(ev["label"], ev["date"], ev["date_precision"], ev["title"], ev["own"])]
+    items = [key_item(e, lang) for e in ev.to_dict("records")]
     lines: list[str] = []
     current = i18n.t("events.list_head", lang)
     for i, item in enumerate(items):
@@ -421,11 +453,6 @@ def _text(value) -> str:
 
 def _iso(d) -> str:
     return pd.Timestamp(d).date().isoformat()
-
-
-def _shorten(text: str, n: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
 def _with_more(line: str, left: int, width: int) -> str:

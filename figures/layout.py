@@ -31,17 +31,20 @@ class Size:
     # At most this many times as tall as wide (0: no limit). An article column cannot take a chart three
     # times taller than its plot: the panels shrink to a floor, and the footer says where the rest is.
     max_ratio: float = 0.0
-    compact: bool = False  # sources in one or two lines, events as a short key; the full lists go in the CSV/HTML
+    compact: bool = False  # sources in one or two lines, events as a key of its own lines; the full lists in the CSV/HTML
+    # A compact figure's event key takes at most this many footer lines: each event it lists has its number, date,
+    # whole title and source, and the events that do not fit are not drawn (the CSV lists every event in view).
+    key_lines: int = 0
 
 
 SIZES = {
     "page": Size("page", 1100, 1, 12, 19, 460, list_events=False, description="the page's chart", wrap_px=700),
     "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
-    "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True,
+    "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True, key_lines=8,
                     description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
                                 "under 12 px; PNG at 2x)"),
     # A card, not a document: events as the short key and sources in a line or two (compact), as in an article.
-    "social": Size("social", 1080, 1, 22, 32, 420, square=True, compact=True,
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True, compact=True, key_lines=7,
                    description="1080 x 1080 social card (taller only when its text cannot fit; the full lists of "
                                "events and sources are in the CSV and HTML)"),
 }
@@ -55,6 +58,24 @@ def size_of(size) -> Size:
         return SIZES[size or "page"]
     except KeyError:
         raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
+
+
+FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower than the title's average glyph
+
+
+def left_margin(sz: Size) -> int:
+    """The figure's left margin, px (the y-axis ticks and title); a social card's larger font needs more."""
+    return 80 if sz.name != "social" else 110
+
+
+def footer_chars(sz: Size) -> int:
+    """Characters in one footer line at this size. Footer lines fit the narrowest width the figure is drawn at
+    (the page's chart stretches to its column): wrapped for 1,100 px, the page's footer ran past the edge of a
+    narrower column and was cut there. The event key counts its lines with the same width, so the lines it
+    budgets are the lines ``figures.core.finish`` draws."""
+    left = left_margin(sz)
+    wrap_w = min(sz.width - left - 24, (sz.wrap_px or sz.width) - left - 24)
+    return max(40, int(wrap_w / (sz.font * FOOTER_EM)))
 
 
 def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float,
@@ -139,3 +160,74 @@ def stack_notes(notes: list[dict], lo: str, hi: str, plot_px: float, font: float
         rows[row].append((x0, x1))
         n.update(x=x0 / plot_px, xref="paper", xanchor="left", _row=row)
     return len(rows)
+
+
+LABEL_EM = 0.56  # a point label's average glyph, generous: the placement must err towards leaving room
+LABEL_LINE = 1.3  # Plotly's line height in an annotation, em
+
+
+def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_w: float, font: float,
+                 points: list[tuple[int, float, float]], lines_x: list[float], marker_px: float,
+                 data_points: tuple[tuple[int, float, float], ...] | list[tuple[int, float, float]] = ()) -> list[dict]:
+    """Where each point label goes, in px of the plot area (x from its left edge, y down from its top).
+
+    ``labels``: each with ``panel``, ``px`` and ``py`` (its point), ``text`` and an optional ``side`` ("left":
+    tried on the left first). ``panels``: each panel's (top, bottom). ``points``: every marker drawn beside the
+    labels, (panel, x, y); ``lines_x``: the event lines, which run the panels' whole height.
+
+    Labels whose points fall within a marker of each other are joined into one label, one line each (two
+    figures on one spot cannot carry two labels that do not cover each other or the other's marker). Each
+    label then goes in the first place, beside its point or moved up or down its panel (an arrow then points
+    at the point), that stays inside its panel and covers no label already placed and no marker, and, where
+    one exists, crosses no event line and covers no point of a data line (``data_points``; a label has a white
+    ground: what it cannot avoid passes under it, a line before a data point). Returns
+    the joined labels with ``texts`` (their lines), ``cx``, ``cy`` (the box's centre) and ``w``, ``h``; a label
+    with no such place in its panel (three short panels of an article) has ``placed`` False and no box."""
+    groups: list[dict] = []
+    for lab in sorted(labels, key=lambda a: (a["panel"], a["py"], a["px"])):
+        g = next((g for g in groups if g["panel"] == lab["panel"] and abs(g["px"] - lab["px"]) < marker_px
+                  and abs(g["py"] - lab["py"]) < marker_px), None)
+        if g is None:
+            groups.append(dict(lab, texts=[lab["text"]]))
+        elif lab["text"] not in g["texts"]:
+            g["texts"].append(lab["text"])
+    r = marker_px / 2 + 1
+    blocked = [(p, x - r, y - r, x + r, y + r) for p, x, y in points]
+    data = [(p, x - 3, y - 3, x + 3, y + 3) for p, x, y in data_points]
+    placed: list[tuple[int, float, float, float, float]] = []
+    gap = marker_px / 2 + 4
+    for g in groups:
+        top, bottom = panels[g["panel"]]
+        w = max(len(t) for t in g["texts"]) * font * LABEL_EM + 8
+        h = len(g["texts"]) * font * LABEL_LINE + 6
+        left_first = g.get("side") == "left" or g["px"] > plot_w * 0.7
+        step = min(h / 2 + 3, font * 0.7)
+        # Beside the point first (its preferred side, then the other), then anywhere in the panel, nearest first:
+        # an arrow joins a label set apart to its point.
+        xs = [g["px"] - gap - w, g["px"] + gap] if left_first else [g["px"] + gap, g["px"] - gap - w]
+        xs += [plot_w * i / 24 - w / 2 for i in range(25)] + [0.0, plot_w - w]
+        ranked: list[tuple[float, tuple[float, float, float, float]]] = []
+        for k in range(0, 2 * int((bottom - top) / step) + 2):
+            dy = (k + 1) // 2 * step * (1 if k % 2 else -1)
+            y0 = g["py"] + dy - h / 2
+            for n, x0 in enumerate(xs):
+                if x0 >= 0 and x0 + w <= plot_w and top <= y0 and y0 + h <= bottom:
+                    near = abs(dy) + (0 if n < 2 else abs(x0 + w / 2 - g["px"]))
+                    ranked.append((near + n * 0.01, (x0, y0, x0 + w, y0 + h)))
+        candidates = [b for _, b in sorted(ranked)]
+
+        def clear(b, panel=g["panel"], lines=True, points=True):
+            def hit(o):
+                return o[0] == panel and min(b[2], o[3]) > max(b[0], o[1]) and min(b[3], o[4]) > max(b[1], o[2])
+            if any(hit(o) for o in placed) or any(hit(o) for o in blocked) or (points and any(hit(o) for o in data)):
+                return False
+            return not (lines and any(b[0] - 1 < x < b[2] + 1 for x in lines_x))
+
+        box = next((b for rule in ({}, {"lines": False}, {"lines": False, "points": False})
+                    for b in candidates if clear(b, **rule)), None)
+        if box is None:  # no room in its panel: left unlabelled, and the caller says so
+            g.update(placed=False)
+            continue
+        placed.append((g["panel"], *box))
+        g.update(cx=(box[0] + box[2]) / 2, cy=(box[1] + box[3]) / 2, w=w, h=h, placed=True)
+    return groups

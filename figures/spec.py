@@ -32,3 +32,9 @@ class FigureSpec:
     # Notes of spans with no release (figures.blackouts), each with ``_span`` (its first and last day): laid
     # in rows of their own above the event markers by ``finish`` (figures.layout.stack_notes).
     strip_notes: tuple[dict, ...] = ()
+    # Labels of points in the panels (reported figures, targets), each with ``x`` (ISO date), ``y`` (value),
+    # ``panel`` and ``text``: placed by ``finish`` beside their point where they cross no other label, marker or
+    # event line (figures.layout.place_labels).
+    point_labels: tuple[dict, ...] = ()
+    unlabelled: int = 0  # reported figures whose label found no room (said in the footer)
+    lang: str = "en"  # the language of the figure's words (the footer's line on unlabelled figures)

@@ -24,7 +24,8 @@ class Box:
     x1: float
     y1: float
     font: float
-    kind: str  # "text", "annotation", "marker"
+    kind: str  # "text", "annotation", "marker", "point" (a reported figure's marker), "line" (an event line)
+    opaque: bool = False  # an annotation drawn on a white ground: a line under it is hidden, not crossed
 
     def overlaps(self, other: "Box", tol: float = 1.0) -> bool:
         return (min(self.x1, other.x1) - max(self.x0, other.x0) > tol
@@ -121,19 +122,36 @@ def layout_boxes(svg: str) -> list[Box]:
                 text = next((t for t in g.iter(NS + "text")), None)
                 if rect is not None and text is not None and "".join(text.itertext()).strip():
                     x0, y0 = ox + gx + _num(rect.get("x")), oy + gy + _num(rect.get("y"))
+                    style = rect.get("style") or ""
+                    fill = re.search(r"fill-opacity:\s*([\d.]+)", style)
+                    opaque = "fill: rgb(255, 255, 255)" in style and fill is not None and float(fill[1]) >= 0.85
                     out.append(Box(" / ".join(t for t in ("".join(s.itertext()) for s in text.iter(NS + "tspan"))
                                               if t) or "".join(text.itertext()),
                                    x0, y0, x0 + _num(rect.get("width")), y0 + _num(rect.get("height")),
-                                   _font(text), "annotation"))
+                                   _font(text), "annotation", opaque))
             return
         if tag == "text":
             out.extend(_text_boxes(el, ox, oy, _font(el)))
             return
-        if tag == "path" and "point" in cls.split() and "fill: rgb(255, 255, 255)" in (el.get("style") or ""):
+        style = el.get("style") or ""
+        if tag == "path" and "point" in cls.split() and "fill: rgb(255, 255, 255)" in style:
             m = re.match(r"M([\d.]+),0A", el.get("d") or "")
             if m:
                 r = float(m[1])
                 out.append(Box("marker", ox - r, oy - r, ox + r, oy + r, 0, "marker"))
+            return
+        if tag == "path" and "point" in cls.split() and re.search(r"(^|;)\s*opacity:\s*0\s*(;|$)", style):
+            return  # a marker not drawn (one of several on one spot that share the one drawn)
+        if tag == "path" and "point" in cls.split() and "stroke: rgb(0, 0, 0)" in style:
+            # a reported figure's marker (black: figures.core.REPORTED_STYLE), filled or hollow
+            coords = [abs(float(v)) for v in re.findall(r"-?[\d.]+", el.get("d") or "")]
+            if coords:
+                r = max(coords)
+                out.append(Box("reported marker", ox - r, oy - r, ox + r, oy + r, 0, "point"))
+            return
+        if tag == "path" and "js-line" in cls.split():
+            out.extend(Box("event line", ox + x - 0.5, oy + min(y, y2), ox + x + 0.5, oy + max(y, y2), 0, "line")
+                       for x, y, y2 in vertical_segments(el.get("d") or ""))
             return
         for child in el:
             walk(child, ox, oy)
@@ -142,11 +160,25 @@ def layout_boxes(svg: str) -> list[Box]:
     return out
 
 
+def vertical_segments(d: str) -> list[tuple[float, float, float]]:
+    """The vertical segments (x, y0, y1) of a path drawn with M and L only: the events' lines over the panels
+    (a data line is never vertical: two values of one date are drawn as a break)."""
+    out = []
+    for part in re.findall(r"M[^M]+", d):
+        pts = [(float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", part)]
+        out += [(x, y, y2) for (x, y), (x2, y2) in zip(pts, pts[1:]) if abs(x - x2) < 0.5 and abs(y - y2) > 10]
+    return out
+
+
 def collisions(boxes: list[Box]) -> list[tuple[Box, Box]]:
-    """Pairs that overlap: text over text, and text over an event marker that is not the marker's own number
-    (a number drawn inside its own circle is the marker)."""
-    texts = [b for b in boxes if b.kind != "marker"]
+    """Pairs that overlap: text over text, text over an event marker that is not the marker's own number (a
+    number drawn inside its own circle is the marker), text over a reported figure's marker, two reported
+    figures' markers over each other (one hides the other), and an event line through text that has no white
+    ground of its own (issue 38: target labels crossed by event lines)."""
+    texts = [b for b in boxes if b.kind in ("text", "annotation")]
     markers = [b for b in boxes if b.kind == "marker"]
+    points = [b for b in boxes if b.kind == "point"]
+    lines = [b for b in boxes if b.kind == "line"]
     out = []
     for i, a in enumerate(texts):
         for b in texts[i + 1:]:
@@ -157,6 +189,12 @@ def collisions(boxes: list[Box]) -> list[tuple[Box, Box]]:
             own = m.x0 <= cx <= m.x1 and m.y0 <= cy <= m.y1 and a.x1 - a.x0 <= m.x1 - m.x0 + 2
             if not own and a.overlaps(m, tol=2.0):
                 out.append((a, m))
+        out += [(a, p) for p in points if a.overlaps(p, tol=2.0)]
+        if not a.opaque:
+            out += [(a, ln) for ln in lines if a.x0 + 1 < ln.x0 < a.x1 - 1 and a.overlaps(ln, tol=0.0)]
+    for i, p in enumerate(points):
+        # two markers on one spot: one hides the other (a one-day figure is drawn as one marker)
+        out += [(p, q) for q in points[i + 1:] if p.overlaps(q, tol=p.x1 - p.x0 - 4)]
     return out
 
 

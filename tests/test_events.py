@@ -380,7 +380,62 @@ def test_close_events_share_a_marker_and_markers_never_overlap(view, bundled):
         tr = layer["traces"][-1]
         px = cev.PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
         assert cev.markers_overlap(tr, "2025-01-01", "2026-12-01", px) == [], sz.name
-        assert sum(len(g) for g in tr["customdata"]) == len(busy)
+        drawn = [n for g in tr["customdata"] for n in g]
+        if not sz.compact:
+            assert len(drawn) == len(busy)
+            continue
+        # A compact figure draws the events its key lists in full and counts the rest (all are in the CSV).
+        key = " ".join(layer["notes"])
+        assert f"{len(busy) - len(drawn)} more of the {len(busy)} events" in key, key
+        for e in cev.number_events(busy).itertuples():
+            assert (cev.key_item(e._asdict(), "en") in key) == (e.label in drawn), e.label
+
+
+def _events(rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """Events built here: (date, title, category, source), numbered in date order."""
+    return pd.DataFrame([dict(id=f"e{i}", date=pd.Timestamp(d), date_precision="exact", title=t, category=c,
+                              description="", source_name=src, source_url=f"https://news.example.org/{i}",
+                              link_is_copy="no", original_outlet="", original_date="")
+                         for i, (d, t, c, src) in enumerate(rows)])
+
+
+def test_an_article_key_lists_each_event_whole_with_date_and_source():
+    """Issue 38: the key was cut to four words a title with an ellipsis ("6 ERO chief Russell Hott...") and gave
+    no dates or sources. Each event drawn now has its number, date, whole title and outlet, wrapped."""
+    long_title = "A regional director and two deputies are reassigned after a review of the arrest figures"
+    ev = _events([("2025-02-11", long_title, "personnel", "Example Daily (citing Example Post)"),
+                  ("2025-02-20", "A short one", "policy", "Wire")])
+    keep, key = cev.event_key(ev, "article")
+    assert keep == [0, 1] and "…" not in key
+    assert f"1 2025-02-11 {long_title} (Example Daily (citing Example Post))" in key
+    assert "2 2025-02-20 A short one (Wire)" in key
+    # the figure's footer draws the same words, wrapped, never cut
+    layer = cev.event_layers(ev, lo="2025-02-01", hi="2025-03-01", size="article")
+    assert " ".join(layer["notes"]) == key
+
+
+def test_an_article_key_that_cannot_hold_every_event_draws_those_it_lists():
+    """Too many events for an article's key: it lists the leadership changes first, then policy..., draws only
+    those, and says how many are left off and that the CSV has them; a full-size image lists every one."""
+    rows = [(f"2025-03-{d:02d}", f"Policy change number {d} with a title long enough to need most of a line",
+             "policy", "Example Wire") for d in range(1, 21)]
+    rows.append(("2025-03-25", "Agency head replaced", "personnel", "Example Post"))
+    ev = _events(rows)
+    keep, key = cev.event_key(ev, "article")
+    import textwrap
+
+    from figures.layout import SIZES, footer_chars
+    assert 1 < len(keep) < len(ev)
+    assert len(textwrap.wrap(key, footer_chars(SIZES["article"]), break_on_hyphens=False)) <= SIZES["article"].key_lines
+    assert 20 in keep  # the personnel change, last in date order, is kept first
+    assert f"{len(ev) - len(keep)} more of the {len(ev)} events in this range are not drawn" in key and "CSV" in key
+    layer = cev.event_layers(ev, lo="2025-03-01", hi="2025-03-31", size="article")
+    drawn = sorted(int(n) for g in layer["traces"][-1]["customdata"] for n in g)
+    assert drawn == [i + 1 for i in keep]
+    lines = [t for t in layer["traces"] if t.get("mode") == "lines"]
+    assert sorted({x for t in lines for x in t["x"] if x}) == sorted({f"{ev['date'][i]:%Y-%m-%d}" for i in keep})
+    full = " ".join(cev.event_layers(ev, lo="2025-03-01", hi="2025-03-31", size="full")["notes"])
+    assert all(f"{r.title} ({r.source_name})" in full for r in ev.itertuples())
 
 
 def test_no_events_leaves_the_figure_alone():

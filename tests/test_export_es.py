@@ -75,9 +75,13 @@ def test_events_on_a_spanish_chart_are_in_spanish():
     v = View(series=["ddp_arrests_aggregates.weekly_national_digitised"], lang="es")
     r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="full")
     assert r.events is not None and len(r.events)
-    # an article-size figure's short key is Spanish too, categories and all
-    small = _layout_text(render(snap, v, events=events, reported=reported, generated_on=DAY, size="article"))
-    assert "Acontecimientos" in small and "personal" in small and "numerad" in small
+    # an article-size figure's key is Spanish too: its head, the Spanish titles it lists, what it leaves off
+    small_r = render(snap, v, events=events, reported=reported, generated_on=DAY, size="article")
+    small = _layout_text(small_r)
+    assert "Acontecimientos (líneas de puntos, numeradas arriba" in small and "no se dibujan a este tamaño" in small
+    drawn = {n for t in small_r.figure.data if t.customdata is not None for g in t.customdata for n in g}
+    assert drawn and all(f"{e.label} {e.date:%Y-%m-%d} {e.title}" in small.replace("<br>", " ")
+                         for e in small_r.events.itertuples() if e.label in drawn)
     es_titles = {row["id"]: row["title"] for row in pd.read_csv(i18n.LOCALES / "events.es.csv").to_dict("records")}
     assert r.events["title"].tolist() == [es_titles[i] for i in r.events["id"]]
     lay = _layout_text(r)

@@ -1,7 +1,9 @@
 """The chart's layout, read back from the real exports (issue 26): no text over text or over an event marker,
 nothing cut at the figure's edges, a footer the figure is tall enough for, an article export that fits a
 column, and a lone point a reader can read."""
+import dataclasses
 import datetime as dt
+import re
 import subprocess
 import sys
 
@@ -21,6 +23,7 @@ from tests.svg_layout import collisions, layout_boxes, smallest_font
 SNAP = cdata.load_snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv")
 REPORTED = load_reported(cdata.DATA / "reported_figures.csv")
+SEED = View(preset="custom", start=dt.date(2025, 1, 15), end=dt.date(2025, 3, 15))
 THREE = ["ddp_arrests_aggregates.weekly_national_digitised", "ice_detention_stats.book_ins_ice",
          "ice_detention_stats.detained_ice"]
 # The busiest views: all data in three panels with every event category, the last 90 days, and the same in
@@ -30,6 +33,11 @@ BUSIEST = {
     "last-90-days": View(series=THREE, preset="last-90-days", categories=[]),
     "all-three-panels-es": View(series=THREE, preset="all", categories=[], lang="es", sep="."),
     "default": View(),
+    # Issue 38: the seed story (ICE arrests with the demotions of 11 February 2025: 9 events, 16 reported
+    # figures, three of them on one spot), in English and Spanish, and all data of the default series.
+    "seed": SEED,
+    "seed-es": dataclasses.replace(SEED, lang="es"),
+    "all-default": View(preset="all"),
 }
 PAGE_COLUMN_PX = 700
 needs_browser = pytest.mark.skipif(export.find_browser() is None,
@@ -54,12 +62,33 @@ def test_exported_svg_has_no_text_over_text_or_markers_and_nothing_cut(name, siz
     r = draw(BUSIEST[name], size)
     svg = export.export_figure(r, "svg").decode()
     boxes = layout_boxes(svg)
-    assert sum(b.kind == "marker" for b in boxes) >= 1 and len(boxes) > 20  # the reader found the SVG's text
+    # the reader found the SVG's text, and the event markers unless the key sends every event to the CSV
+    left_to_csv = f"{len(r.events)} more of the {len(r.events)} events" in svg or \
+        f"{len(r.events)} acontecimientos más de los {len(r.events)}" in svg
+    assert (sum(b.kind == "marker" for b in boxes) >= 1 or left_to_csv) and len(boxes) > 20
     hits = collisions(boxes)
     assert not hits, "\n".join(describe(hits))
     w, h = r.figure.layout.width, r.figure.layout.height
     cut = [b for b in boxes if b.kind != "marker" and (b.x0 < -1 or b.x1 > w + 1 or b.y0 < -1 or b.y1 > h + 1)]
     assert not cut, [(b.text[:60], round(b.x0), round(b.x1), round(b.y1)) for b in cut]
+
+
+def test_svg_reader_finds_a_label_crossed_by_an_event_line_and_markers_on_one_spot():
+    """Issue 38: target labels were crossed by event lines, and a hollow marker sat under two others. A label
+    on a white ground (an annotation's opaque rect) hides the line under it: that is no crossing."""
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><g transform="translate(10,20)">'
+           '<text x="0" y="50" style="font-size: 12px;">Target 1,875 a day</text>'
+           '<path class="js-line" d="M40,0L40,150M200,0L200,150" style="stroke-dasharray: 3px, 3px;"/>'
+           '<path class="js-line" d="M0,100L250,100"/>'
+           '<path class="point" transform="translate(150,120)" d="M5.46,0L0,5.46L-5.46,0L0,-5.46Z" '
+           'style="fill: rgb(0, 0, 0); stroke: rgb(0, 0, 0);"/>'
+           '<path class="point" transform="translate(150.5,121)" d="M5.46,0L0,5.46L-5.46,0L0,-5.46Z" '
+           'style="stroke: rgb(0, 0, 0); fill: none;"/></g>'
+           '<g class="annotation"><g class="annotation-text-g"><g transform="translate(190,60)">'
+           '<rect class="bg" x="0" y="0" width="60" height="19" style="fill: rgb(255, 255, 255); fill-opacity: 0.9;"/>'
+           '<text style="font-size: 12px;">800 (Post)</text></g></g></g></svg>')
+    pairs = {(a.kind, b.kind) for a, b in collisions(layout_boxes(svg))}
+    assert pairs == {("text", "line"), ("point", "point")}, pairs
 
 
 def test_svg_reader_finds_a_label_over_a_marker():
@@ -193,3 +222,58 @@ def test_a_series_with_one_point_in_view_is_labelled_with_its_value_and_date():
     label = trace.texttemplate  # the hover text stays in ``text``; the words drawn beside the point are these
     assert f"{v:,.0f}" in label and str(d.year) in label and d.strftime("%b") in label, label
     assert trace.cliponaxis is False and trace.textfont.size >= 12
+
+
+# ---------------------------------------------------------------- 6. the seed view's export tells its story
+
+def visible_text(svg: str) -> str:
+    import html
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", " ".join(
+        re.findall(r"<text[^>]*>.*?</text>", svg, re.S)))))
+
+
+@needs_browser
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_seed_view_article_svg_names_the_demotion_in_full_with_its_date(lang):
+    """Issue 38: the article image cut the event to "6 ERO chief Russell Hott..." with no date or source."""
+    r = draw(dataclasses.replace(SEED, lang=lang), "article")
+    text = visible_text(export.export_figure(r, "svg").decode())
+    demotion = r.events[r.events["date"] == "2025-02-11"].iloc[0]
+    assert lang != "en" or demotion["title"] == "ERO chief Russell Hott and deputy Peter Berg reassigned"
+    assert f"{demotion['label']} 2025-02-11 {demotion['title']} ({demotion['source_name']})" in text, text
+    assert "…" not in text and "..." not in text
+    # every reported figure's value is written beside it, and the hollow 787 is named as unverified
+    assert ("787 (NewsNation; unverified)" if lang == "en" else "787 (NewsNation; sin verificar)") in text
+
+
+@pytest.mark.slow
+def test_the_seed_view_csv_carries_its_events(tmp_path):
+    out = tmp_path / "seed.csv"
+    run = subprocess.run([sys.executable, "-m", "charts", "export", "--start", "2025-01-15", "--end", "2025-03-15",
+                          "--size", "article", "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    import pandas as pd
+    text = out.read_text("utf-8")
+    assert "# Events: the 9 events in view, as rows of kind 'event'" in text
+    body = pd.read_csv(out, comment="#", dtype=str, keep_default_na=False)
+    ev = body[body["kind"] == "event"]
+    assert ev["key"].tolist() == [str(n) for n in range(1, 10)]
+    row = ev[ev["date"] == "2025-02-11"].iloc[0]
+    assert row["label"] == "ERO chief Russell Hott and deputy Peter Berg reassigned" and row["flag"] == "personnel"
+    assert row["source"].startswith("Newsmax (citing Washington Post) https://") and row["note"].startswith("Personnel")
+    assert (body["kind"] == "series").sum() == 12  # the data rows come first, as before
+
+
+@pytest.mark.parametrize("name", ["seed", "seed-es", "default", "all-default"])
+def test_an_article_export_gives_its_plot_half_the_height(name):
+    """Issue 38: the article image spent 340 of 814 px on the plot and about 240 on the footer. Its plot now
+    takes the height the column's ratio allows, and the event key the lines left when the panels have half
+    (views of one or two panels; three panels keep their floor of 90 px each)."""
+    r = draw(BUSIEST[name], "article")
+    laid = r.figure.to_plotly_json()
+    assert laid["layout"]["height"] <= 1.3 * 680
+    share = F.plot_share(laid)
+    # Half when the key can list an event within it (the seed view, the default view); else the key keeps one
+    # event, and the plot still takes more than the footer.
+    assert share >= (F.MIN_PLOT_SHARE if name in ("seed", "default") else 0.45), share
+    assert share * laid["layout"]["height"] > laid["layout"]["margin"]["b"]

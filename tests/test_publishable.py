@@ -222,25 +222,33 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         r = draw(BUSY, size=size)
         assert len(r.events) >= 79
         fig = r.figure.to_plotly_json()
-        m = next(t for t in fig["data"] if t["name"] == cev.TRACE_NAME)
+        # (a social card that cannot list an event within its square draws none and says so: the CSV has them)
+        m = next((t for t in fig["data"] if t["name"] == cev.TRACE_NAME), dict(x=[], marker=dict(size=[]),
+                                                                              customdata=[], text=[]))
         L = fig["layout"]
         plot_px = cev.PAGE_PLOT_PX if size == "page" else L["width"] - L["margin"]["l"] - L["margin"]["r"]
         assert cev.markers_overlap(m, r.lo, r.hi, plot_px) == []
-        assert sorted(int(n) for g in m["customdata"] for n in g) == list(range(1, len(r.events) + 1))
+        drawn = sorted(int(n) for g in m["customdata"] for n in g)
         # Category colours are explained inside the figure: one legend entry per category drawn. A compact
-        # figure (an article or a social card) draws every event in one grey and names the categories in its key
-        # instead (issue 26).
+        # figure (an article or a social card) draws every event in one grey, lists each event it draws in its
+        # key and leaves the others to the CSV, saying how many (issue 38).
         legend = {t["name"] for t in fig["data"] if t["name"].startswith("Event: ") and t.get("showlegend", True)}
         cats = {cev.event_categories[c].lower() for c in set(r.events["category"])}
         footer = L["annotations"][-1]["text"]
         compact = size != "page" and size_of(size).compact
         if compact:
-            assert legend == set() and all(c in footer.replace("<br>", " ") for c in cats)
+            assert legend == set() and len(drawn) < len(r.events) and (drawn or size == "social")
+            flat = footer.replace("<br>", " ")
+            assert f"{len(r.events) - len(drawn)} more of the {len(r.events)} events" in flat
+            for n in drawn:
+                assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in flat.replace("~", "")
             details = "\n".join(export.html_details(r))  # every event, in the HTML export under the chart
             for n, title in zip(r.events["number"], r.events["title"]):
                 assert f"Event {n}, {r.events.loc[n - 1, 'date']:%Y-%m-%d}: {title}" in details
+            events_csv = r.export_table().query("kind == 'event'")
+            assert events_csv["key"].tolist() == [str(n) for n in r.events["number"]]
         else:
-            assert legend == {f"Event: {c}" for c in cats}
+            assert legend == {f"Event: {c}" for c in cats} and drawn == list(range(1, len(r.events) + 1))
         if size != "page" and not compact:  # the page lists them in the table under the chart
             for n in r.events["number"]:
                 assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in footer.replace("~", "")
@@ -409,8 +417,13 @@ def test_cli_sizes_and_wide_csv(tmp_path):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert f"({size})" in r.stdout and "alt text: Line chart" in r.stdout
-        plot_call = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{", out.read_text(), re.S)
-        spec = json.loads(plot_call.group(2))
+        # The call's arguments read as JSON, one after the other: a pattern that stops at the first "}, {" ended
+        # the layout inside its list of annotations.
+        text = out.read_text()
+        at = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*", text, re.S).end()
+        dec = json.JSONDecoder()
+        _, at = dec.raw_decode(text, at)
+        spec, _ = dec.raw_decode(text, re.compile(r",\s*").match(text, at).end())
         assert spec["width"] == F.SIZES[size].width
     wide = tmp_path / "w.csv"
     r = subprocess.run([sys.executable, "-m", "charts", "export", "--wide", "--out", str(wide)], cwd=ROOT,

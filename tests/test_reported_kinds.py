@@ -48,6 +48,11 @@ def footer(r) -> str:
     return " ".join((a.text or "").replace("<br>", " ") for a in r.figure.layout.annotations)  # as read, unwrapped
 
 
+def point_labels(r) -> list[str]:
+    """The labels drawn beside reported figures and targets (figures.core.reported_labels), one per spot."""
+    return [a.text for a in r.figure.layout.annotations if a.name == "point-label"]
+
+
 def points(t):
     """(y, hover) of every drawn point of a trace that draws markers."""
     hover = t.text if t.hovertext is None else t.hovertext
@@ -66,8 +71,8 @@ def test_made_view_draws_each_kind_in_its_own_style(tmp_path):
     for t in (counts, bounds):
         assert 3111 not in {y for y, _ in points(t)} and "markers" in t.mode
     assert "markers" not in target.mode and target.line.dash == "dot" and {y for y, _ in points(target)} == {3111}
-    label = [x for x in target.text if x]
-    assert label == ["Target 3,111 a day (Officials)"]
+    labels = point_labels(r)
+    assert "Target 3,111 a day (Officials)" in labels and not target.text
     assert str(target.x[-2]) == r.hi.isoformat()  # drawn to the end of the view: a goal has no end date
     # bounds carry their direction: the marker points the way, the hover says it
     sym = dict(zip([y for y in bounds.y], bounds.marker.symbol))
@@ -118,7 +123,7 @@ def test_spanish_labels_for_every_kind(tmp_path):
     names = {t.name for t in reported_traces(r)}
     assert "Metas y cuotas (objetivos, no recuentos)" in names and "Límites declarados (▼ menos de, ▲ más de)" in names
     target = next(t for t in reported_traces(r) if t.name.startswith("Metas"))
-    assert [x for x in target.text if x] == ["Meta de 3.111 al día (Officials)"]
+    assert "Meta de 3.111 al día (Officials)" in point_labels(r) and not target.text
     assert "ingresos en detención" in footer(r) and "Marcadores vacíos" in footer(r)
 
 
@@ -137,8 +142,44 @@ def test_bundled_arrests_panel_since_inauguration(series):
                 assert "book-ins" not in h, h  # no book-in figure in the arrests panel
     target = next(t for t in reported_traces(r) if t.name.startswith("Targets"))
     assert {y for y, _ in points(target)} == targets and target.yaxis == arrests_axis
-    assert all(x.startswith("Target ") for x in target.text if x)
+    assert any(x.startswith("Target ") for x in point_labels(r))
     bounds = next(t for t in reported_traces(r) if t.name.startswith("Reported bounds"))
     assert "triangle-down" in bounds.marker.symbol  # the Post's "fewer than 600 a day"
     if len(series) == 1:
         assert "of book-ins left off" in footer(r)
+
+
+def test_each_reported_figure_is_labelled_with_its_value_and_who_reported_it(tmp_path):
+    """Issue 38: the markers carried no label in an image. Each figure now says its value and its reporter,
+    a bound its side, an unverified one that it is."""
+    labels = point_labels(draw(made(tmp_path), ARRESTS))
+    for text in ("911 (Paper A)", "fewer than 622 (Paper B)", "more than 1,433 (Paper C)", "888 (Outlet F; unverified)",
+                 "Target 3,111 a day (Officials)"):
+        assert text in labels, labels
+    assert not any("777" in x for x in labels)  # the book-in figure is not drawn here, nor labelled
+
+
+SPOT_ROWS = [  # two figures over one period and an unverified one a day shorter: their markers meet at its end
+    "2025-03-01,2025-03-31,ice_arrests_per_day,800,arrests/day (approximate),Paper A,https://e.org/a,primary news,x,"
+    "estimate,",
+    "2025-03-05,2025-03-31,ice_arrests_per_day,800,arrests/day,Paper B,https://e.org/b,primary news,x,count,",
+    "2025-03-06,2025-03-31,ice_arrests_per_day,787,arrests/day,Outlet C,,unverified,x,count,",
+] + [f"2025-04-{d:02d},2025-04-{d:02d},ice_arrests,{v},arrests,Agency (daily post),https://e.org/p{d},primary news,x,"
+     "count," for d, v in ((1, 500), (2, 900), (3, 700))]
+
+
+def test_figures_on_one_spot_share_a_label_and_daily_posts_one_label(tmp_path):
+    p = tmp_path / "r.csv"
+    p.write_text(HEADER + "\n".join(SPOT_ROWS) + "\n")
+    r = draw(reported_figures.load_reported(p), ARRESTS)
+    labels = point_labels(r)
+    shared = [x for x in labels if "787" in x]
+    # one label, a line each, for the three figures whose end markers meet (the hollow 787 under two 800s)
+    assert len(shared) == 1, labels
+    assert sorted(shared[0].split("<br>")) == ["787 (Outlet C; unverified)", "800 (Paper B)", "800, estimate (Paper A)"]
+    assert "500–900, 3 daily counts (Agency)" in labels  # three days of posts: one label with their range
+    assert "share a label, a line each" in footer(r)
+    # a one-day figure is one marker, not two on one spot
+    counts = next(t for t in reported_traces(r) if t.name.startswith("Reported counts"))
+    xs = [str(x) for x in counts.x if x is not None]
+    assert xs.count("2025-04-02") == 1

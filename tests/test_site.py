@@ -326,3 +326,28 @@ def test_a_places_page_says_its_release_in_words_not_as_a_link_code():
     p = site.places_page(snap, {"view": "places", "map": "state", "release": "ice:2026-04-09"}, dt.date(2026, 12, 1), "")
     assert "ice:2026-04-09" not in p.alt and "ICE workbook released 2026-04-09" in p.alt, p.alt
     assert "ICE detention" in p.alt and "ice detention" not in p.alt  # the acronym keeps its capitals
+
+
+def test_a_trend_page_lists_its_events_under_the_chart_and_in_its_csv():
+    """Issue 38: the site's image footer said its events were "listed in the table under the chart, and inside
+    every downloaded image"; the page listed none and its CSV had neither events nor reported figures."""
+    import datetime as dt
+
+    from analysis import data as cdata
+    from charts.context import load_context
+    snap, events, reported = load_context(cdata.DATA)
+    day = dt.date(2026, 12, 1)
+    page = site.trend_page(snap, events, reported, {"preset": "custom", "start": "2025-01-15", "end": "2025-03-15"},
+                           day, "")
+    head, lines = page.sentences[0]
+    assert head == "Events on the chart" and len(lines) == 9
+    # The original publisher, never the copy the text was read at (issue 37).
+    assert "Event 6, 2025-02-11: ERO chief Russell Hott and deputy Peter Berg reassigned (source: Washington Post)" \
+        in lines
+    footer = " ".join(a.text for a in page.figure.layout.annotations).replace("<br>", " ")
+    assert "listed with its date and source under the chart and in the CSV download" in footer
+    text = page.csv.decode("utf-8")
+    assert "# Events: the 9 events in view" in text and "\nevent,events,6,ERO chief Russell Hott" in text
+    assert "\nreported,reported_figures." in text
+    body = html.unescape(site.page_html(page, [], {"csv": "x.csv"}, "", "", day))
+    assert "<h2>Events on the chart</h2>" in body and lines[5] in body
