@@ -204,6 +204,15 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     return fig
 
 
+def _county_disagreement(views, lang: str) -> str:
+    """A hover line naming the county each source gives, when they do not agree (``places.CountyPick.views``);
+    "" when they do."""
+    if not isinstance(views, tuple) or not views:
+        return ""
+    items = "; ".join(_t(f"county_by_{src}", lang, county=html_text(label), zip=detail) for src, label, detail in views)
+    return "<br>" + _t("facility_hover_county_disagree", lang, items=items)
+
+
 def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", separators: str = ",") -> go.Figure:
     cs = P.facility_cross_section(pl, source, release)
     drawn = cs[cs["lat"].notna()]
@@ -228,9 +237,10 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
                        + (f" ({html_text(str(cty))})" if cty else "")
                        + f"<br>{_t('facility_hover_adp', lang, adp=_n(v, 1, separators))}<br>"
                        f"{_t('facility_hover_office', lang, office=html_text(str(fo)), type=html_text(str(ty)))}"
-                       f"<br><i>{_t(f'facility_hover_point_{kind}', lang)}</i>"
-                       for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
-                                                          df["field_office"], df["type"])],
+                       f"<br><i>{_t(f'facility_hover_point_{kind}', lang)}</i>" + _county_disagreement(views, lang)
+                       for n, c, s, cty, v, fo, ty, views in zip(df["name"], df["city"], df["state"], df["county"],
+                                                                 df["value"], df["field_office"], df["type"],
+                                                                 df["county_views"])],
             hoverinfo="text")
 
     inset_states = {s for *_, sts in INSETS.values() for s in sts}
