@@ -70,6 +70,12 @@ def list_end(recs: pd.DataFrame) -> dt.date | None:
     return max(recs["day"]) if len(recs) else None
 
 
+def shown_end(start: dt.date, end: dt.date, last: dt.date | None) -> dt.date:
+    """The end of a period as the list covers it: the list's last date when the period runs past it (a period
+    that starts after the list ends keeps its own end: there is nothing in it to date)."""
+    return last if last is not None and start <= last < end else end
+
+
 def in_period(recs: pd.DataFrame, start: dt.date, end: dt.date, custody: bool = True) -> pd.DataFrame:
     """The deaths dated from ``start`` to ``end`` (both included): in custody, or (``custody=False``) during
     enforcement actions."""

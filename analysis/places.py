@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -395,20 +396,147 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
     return Places(facilities, names, pops, releases, state_pop, fo, matcher=m)
 
 
-def _pick_county(fips: str, county: str, names: str) -> tuple[str, str]:
-    """One county from the registry's candidates: the one whose name matches its ``county`` column."""
-    cands = [f for f in (fips or "").split("|") if f]
+# The kind of county a name ends with ("Doña Ana County", "LaSalle Parish", "Juneau City and Borough"): dropped
+# before names are compared, as the registry's county field leaves it out ("DONA ANA"). "city" stays: Baltimore
+# city and Baltimore County are two counties.
+_COUNTY_KINDS = ("CITY AND BOROUGH", "CENSUS AREA", "PLANNING REGION", "COUNTY", "PARISH", "BOROUGH", "MUNICIPIO",
+                 "MUNICIPALITY")
+# Who names a facility's county, in the order that breaks a tie: the registry's county field, the first county of
+# the registry's list of names, the ZIP code table's county for the ZIP code of the registry's address.
+COUNTY_SOURCES = ("field", "list", "zip")
+_COUNTY_SOURCE_WORDS = {"field": "the registry's county field", "list": "the first of the registry's county names",
+                        "zip": "the ZIP code table"}
+
+
+def county_key(name: str) -> str:
+    """A county's name as compared: accents folded, the state after a comma and the kind of county dropped,
+    abbreviations spelt out, spaces removed ("Doña Ana County, NM" = "DONA ANA"; "LaSalle" = "LA SALLE";
+    "St. Louis city" = "SAINT LOUIS CITY")."""
+    s = unicodedata.normalize("NFKD", str(name).split(",")[0]).encode("ascii", "ignore").decode()
+    words = normalise_name(s).split()
+    for kind in _COUNTY_KINDS:
+        k = kind.split()
+        if len(words) > len(k) and words[-len(k):] == k:
+            words = words[:-len(k)]
+            break
+    return "".join(words)
+
+
+@dataclass(frozen=True)
+class CountyPick:
+    """The county a registry row places a facility in, and what each source says."""
+    fips: str  # "" when the row's counties cannot be told apart
+    label: str  # "Stewart County, GA"
+    note: str  # how it was chosen (English, for the notes); "" when the row lists one county and no one disagrees
+    # (source, county label, detail) for every source that names a county, when they do not all name the same
+    # one; () when they agree. Sources: COUNTY_SOURCES; detail is the ZIP code for "zip".
+    views: tuple[tuple[str, str, str], ...] = ()
+
+
+class CountyNames:
+    """County code <-> name through the Census county table (``census.county_points``): the registry lists its
+    county codes in number order and their names in another order, so a name is never paired with a code by
+    position."""
+
+    def __init__(self, points: pd.DataFrame):
+        self.name = dict(zip(points["geoid"], points["name"]))
+        self.by_state: dict[str, dict[str, str]] = {}
+        for g, u, n in zip(points["geoid"], points["usps"], points["name"]):
+            self.by_state.setdefault(u, {}).setdefault(county_key(n), g)
+
+    def label(self, fips: str, fallback: str = "") -> str:
+        usps = STATES.get(fips[:2], ("", ""))[0]
+        return f"{self.name[fips]}, {usps}" if fips in self.name else (fallback or fips)
+
+    def among(self, name: str, cands: list[str], fallback: dict[str, str]) -> str:
+        """The one candidate code the name names (the name as written, else without a trailing "city": the
+        registry writes "RICHMOND" for Richmond city), or ""."""
+        keys = {f: county_key(self.name.get(f, fallback.get(f, ""))) for f in cands}
+        want = county_key(name)
+        if not want:
+            return ""
+        if name.strip() in cands:  # Connecticut's rows list the planning regions' codes as their names
+            return name.strip()
+        for k in (str, _without_city):
+            hits = [f for f, key in keys.items() if key and k(key) == k(want)]
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                return ""
+        return ""
+
+    def in_state(self, name: str, usps: str) -> str:
+        """The code of the county of that name in the state, or ""."""
+        return self.by_state.get(usps, {}).get(county_key(name), "") if county_key(name) else ""
+
+
+def _without_city(key: str) -> str:
+    return key[:-4] if key.endswith("CITY") and len(key) > 4 else key
+
+
+def zip_county(code: str) -> str:
+    """The county the ZIP code table gives a ZIP code ("Stewart County"), or ""."""
+    return _zip_counties().get(code or "", "")
+
+
+@functools.lru_cache(maxsize=1)
+def _zip_counties() -> dict[str, str]:
+    # Read once per process: the package's ``matching`` scans the whole table on every call (about 7 ms of CPU;
+    # Places.build took 2.5 s of CPU longer with it, against 0.3 s to read the table once).
+    out: dict[str, str] = {}
+    for z in zipcodes.list_all():
+        if z.get("county"):
+            out.setdefault(z["zip_code"], z["county"])
+    return out
+
+
+def pick_county(row, counties: CountyNames) -> CountyPick:
+    """The county a registry row places its facility in. The row names it twice (its ``county`` field and its
+    list of county names) beside its codes; the ZIP code table names the county of its address's ZIP code. The
+    code is the candidate most of them name (ties: the field, then the list, then the ZIP code), looked up by
+    name; a row listing one code keeps it. A row whose counties nobody tells apart gives no county, and the
+    facility is placed from its ZIP code or city instead."""
+    cands = [f for f in str(row["county_fips"] or "").split("|") if f]
+    listed = [n.strip() for n in str(row["county_names"] or "").split("|") if n.strip()]
+    usps = str(row["state"] or "").split("|")[0]
     if not cands:
-        return "", "no county in the registry"
+        return CountyPick("", "", "no county in the registry")
+    # A code the Census table lacks (Guam's, Connecticut's old counties) has a name only when it is the one
+    # listed: then the row's only name is its.
+    fallback = {cands[0]: listed[0]} if len(cands) == 1 and listed else {}
+    zip_code = zip_of(str(row["address"] or ""))
+    zc = zip_county(zip_code)
+    said = {"field": str(row["county"] or ""), "list": listed[0] if listed else "", "zip": zc}
+    votes = {src: counties.among(said[src], cands, fallback) for src in COUNTY_SOURCES}
     if len(cands) == 1:
-        return cands[0], ""
-    labels = (names or "").split("|")
-    want = normalise_name(county)
-    for f, lab in zip(cands, labels):
-        if want and normalise_name(lab.split(",")[0]).replace(" COUNTY", "").replace(" PARISH", "") == \
-                want.replace(" COUNTY", "").replace(" PARISH", ""):
-            return f, f"the registry lists {len(cands)} counties; the one named {county.title()} is used"
-    return cands[0], f"the registry lists {len(cands)} counties and none is named; the first ({labels[0]}) is used"
+        fips = cands[0]
+    else:
+        named = [votes[s] for s in COUNTY_SOURCES if votes[s]]
+        fips = max(named, key=named.count) if named else ""  # max keeps the first of a tie: field, list, zip
+    # What each source says, as a county of the state in the Census table: a name that is none says nothing (the
+    # field holds a city, "ABILENE", or a word, "COUNTY", in some rows; the ZIP code table still has Connecticut's
+    # eight old counties, which the Census replaced by planning regions, so it cannot be compared there).
+    views = []
+    for src in COUNTY_SOURCES:
+        code = votes[src] or counties.in_state(said[src], usps)
+        if code:
+            views.append((src, counties.label(code, fallback.get(code, "")), zip_code if src == "zip" else ""))
+    disagree = len({county_key(v[1]) for v in views}) > 1
+    label = counties.label(fips, fallback.get(fips, "")) if fips else ""
+    notes = []
+    if len(cands) > 1:
+        if fips:
+            who = [s for s in COUNTY_SOURCES if votes[s] == fips]
+            notes.append(f"the registry lists {len(cands)} counties; {label} is the one named by "
+                         + " and ".join(_COUNTY_SOURCE_WORDS[s] for s in who))
+        else:
+            notes.append(f"the registry lists {len(cands)} counties ({', '.join(listed)}) and nothing says which "
+                         "one it is in")
+    if disagree:
+        notes.append("sources disagree about its county: " + "; ".join(
+            f"{_COUNTY_SOURCE_WORDS[s]}{f' (ZIP code {d})' if d else ''}: {lab}" for s, lab, d in views))
+    return CountyPick(fips, label, "; ".join(notes), tuple(views) if disagree else ())
+
 
 
 def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame, snap) -> pd.DataFrame:
@@ -419,7 +547,9 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
     for _, r in reg_all.iterrows():
         if not DETLOC.match(r["code"] or ""):
             by_name.setdefault((loose_name(r["name"]), r["state"]), r)
-    pts = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"]).set_index("geoid")
+    pts_table = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"])
+    counties = CountyNames(pts_table)
+    pts = pts_table.set_index("geoid")
     rows = []
     order = {"ice": 0, "sheet": 1, "trac": 2, "ddp": 3}
     for fid, g in names.groupby("facility_id", sort=True):
@@ -437,7 +567,8 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
                     break
         state = (latest_ice(ice, "state") or (r["state"] if r is not None else "") or latest("state"))
         rc = r if r is not None else r_named
-        fips, county_note = _pick_county(rc["county_fips"], rc["county"], rc["county_names"]) if rc is not None else ("", "")
+        pick = pick_county(rc, counties) if rc is not None else CountyPick("", "", "")
+        fips, county_note = pick.fips, pick.note
         if r is None and r_named is not None:
             county_note = ((county_note + "; ") if county_note else "") + (
                 f"county from the registry's row of the same name ({r_named['registry_id']}), which has no ICE code")
@@ -481,7 +612,7 @@ def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame
             or latest("field_office"),
             "type": latest_ice(ice, "type") or latest("type") or (r["agreement"] if r is not None else ""),
             "address": rc["address"] if rc is not None else "",
-            "county_fips": fips, "county": _county_label(fips, rc), "lat": lat, "lon": lon,
+            "county_fips": fips, "county": pick.label, "county_views": pick.views, "lat": lat, "lon": lon,
             "placed": placed, "place_note": place_note,
             "first_ice_release": ice_rel[0] if ice_rel else "", "last_ice_release": ice_rel[-1] if ice_rel else "",
             "ice_releases": len(ice_rel),
@@ -499,14 +630,6 @@ def _latest(g: pd.DataFrame, col: str) -> str:
 def latest_ice(ice: pd.DataFrame, col: str) -> str:
     vals = [v for v in ice[col] if v]
     return vals[-1] if vals else ""
-
-
-def _county_label(fips: str, r) -> str:
-    if not fips or r is None:
-        return ""
-    cands = (r["county_fips"] or "").split("|")
-    labels = (r["county_names"] or "").split("|")
-    return dict(zip(cands, labels)).get(fips, "")
 
 
 def release_text(source: str, release: str, date, lang: str = "en") -> str:
@@ -544,7 +667,8 @@ def facility_cross_section(pl: Places, source: str, release: str) -> pd.DataFram
     out = p[["facility_id", "value", "date", "state", "field_office"]].copy()
     out["state"] = [s or f.at[i, "state"] for i, s in zip(out["facility_id"], out["state"])]
     out["field_office"] = [s or f.at[i, "field_office"] for i, s in zip(out["facility_id"], out["field_office"])]
-    for c in ("name", "code", "city", "type", "county", "lat", "lon", "placed", "place_note", "address", "notes"):
+    for c in ("name", "code", "city", "type", "county", "county_views", "lat", "lon", "placed", "place_note", "address",
+              "notes"):
         out[c] = out["facility_id"].map(f[c])
     return out.sort_values("value", ascending=False).reset_index(drop=True)
 

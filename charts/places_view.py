@@ -203,9 +203,13 @@ def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: 
     """The deaths maps: counts by state or facility in the period, with the list's source, credit and limits in
     the figure and in the CSV. The tables hold counts, dates and places only: no name, no cause."""
     recs = DV.records(snap)
-    start, end = view.period()
-    sources = maps.deaths_source_lines(snap.source_entry(DV.SOURCE), DV.list_end(recs), lang)
-    notes = death_notes(recs, start, end, lang)
+    start, asked_end = view.period()
+    last = DV.list_end(recs)
+    # The period as the list covers it: a period chosen past the list's last entry (the page's range runs to
+    # today) ends there in the title, subtitle and CSV, and a note says the list stops (death_notes).
+    end = DV.shown_end(start, asked_end, last)
+    sources = maps.deaths_source_lines(snap.source_entry(DV.SOURCE), last, lang)
+    notes = death_notes(recs, start, asked_end, lang)
     period = i18n.date_range(start, end, lang, "iso")
     if view.map == "deaths-state":
         t = DV.by_state(recs, start, end)

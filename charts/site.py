@@ -58,19 +58,44 @@ DEFAULT_LIVE_URL = ""
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 
+# Where a deployment says its own public address, for the page's embed code (docs/deployment.md). The address the
+# browser used cannot serve: on the machine that runs the page it is http://localhost:8501/.
+PUBLIC_URL_SETTING = "DASHBOARD_PUBLIC_URL"
+
+
+def public_url_problem(url: str) -> str:
+    """Why readers elsewhere cannot open an address ("" when they can): ``"not_http"`` (no http(s) scheme or no
+    host) or ``"loopback"`` (this machine's own address). The one check for every address handed to readers:
+    the static site's ``--live-url`` and the page's embed code."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        return "not_http"
+    if host in LOOPBACK_HOSTS or host.startswith("127.") or host.endswith(".localhost"):
+        return "loopback"
+    return ""
+
+
 def check_live_url(url: str) -> str:
     """The live dashboard's address as pages will link it ('' for none); a loopback address is refused."""
     if not url:
         return ""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme not in ("http", "https") or not host:
+    problem = public_url_problem(url)
+    if problem == "not_http":
         raise SiteError(f"--live-url {url!r} is not an http(s) address")
-    if host in LOOPBACK_HOSTS or host.startswith("127.") or host.endswith(".localhost"):
+    if problem == "loopback":
         raise SiteError(f"--live-url {url!r} is this machine's own address: readers of the published pages cannot "
                         "open it. Give the public address of the live dashboard, or leave --live-url out (the pages "
                         "then say no live dashboard is linked)")
     return url if url.endswith("/") or "?" in url else url + "/"
+
+
+def public_url(environ=None) -> tuple[str, str]:
+    """(this deployment's public address from ``DASHBOARD_PUBLIC_URL``, why it cannot be used: "" when it can,
+    "unset", or a ``public_url_problem``)."""
+    env = os.environ if environ is None else environ
+    url = (env.get(PUBLIC_URL_SETTING) or "").strip()
+    return url, (public_url_problem(url) if url else "unset")
 
 
 def live_link(live_url: str, query: dict) -> str:
@@ -400,7 +425,13 @@ def embed_snippet(src: str, title: str) -> str:
 
 def live_embeds(app_url: str, query: dict[str, str]) -> dict[str, str]:
     """Embed code for a view of the live app: Streamlit's own ``embed=true`` (no menu or header) with its
-    ``embed_options`` light or dark theme, in the same responsive frame as the static embeds."""
+    ``embed_options`` light or dark theme, in the same responsive frame as the static embeds. An address readers
+    cannot open (this machine's own, as the static-site builder refuses too) is a ``SiteError``."""
+    problem = public_url_problem(app_url)
+    if problem:
+        raise SiteError(f"embed code for {app_url!r}: "
+                        + ("not an http(s) address" if problem == "not_http" else
+                           "this machine's own address, which readers of the page it is pasted into cannot open"))
     base = app_url.split("?", 1)[0].split("#", 1)[0]
     out = {}
     for theme in ("light", "dark"):

@@ -175,6 +175,7 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
     m = MEASURES[measure]
     unit = i18n.t(f"continuity.unit_{measure}", lang)
     traces, shown, to_dates = [], [], {}
+    data_last: list[dt.date] = []  # each drawn source's last date, whatever the period
     for mem in m["members"]:
         if mem.series not in snap.by_series:
             continue
@@ -185,6 +186,8 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
             continue
         # Periods still in progress at the data date are left out: per day they swing with the days counted.
         df = _per_day(df[~df["flag"].str.contains("partial", regex=False)], per_day)
+        if len(df):
+            data_last.append(df["end"].max().date())
         df = df[(df["end"] >= pd.Timestamp(start)) & ((df["date"] <= pd.Timestamp(end)) if end else True)]
         if df.empty:
             continue
@@ -207,13 +210,15 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
     notes.append(i18n.t("continuity.shaded", lang))
     notes.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
     footer = [w for t in notes for w in textwrap.wrap(t, 160, break_long_words=False)]
-    hi = max(to_dates.values(), default=end or dt.date.today())
-    hi = end or hi
+    hi = end or max(to_dates.values(), default=None) or dt.date.today()
+    # An end chosen past every source's last date gives way to that date in the subtitle (the axis still runs to
+    # the end chosen); an end inside the data stays.
+    said_end = min(hi, max(data_last)) if data_last else hi
     layout = dict(
         paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"),
         title=dict(text=f"<b>{html_text(i18n.t(f'continuity.title_{measure}', lang))}</b><br>"
                         "<span style='font-size:13px;color:#6b6b6b'>"
-                        + html_text(i18n.t("continuity.subtitle", lang, start=start.isoformat(), end=hi.isoformat(),
+                        + html_text(i18n.t("continuity.subtitle", lang, start=start.isoformat(), end=said_end.isoformat(),
                                            unit=unit)) + "</span>",
                    x=0.01, xanchor="left", y=0.97, yanchor="top"),
         height=560 + 16 * len(footer), margin=dict(l=60, r=20, t=90, b=170 + 16 * len(footer)),

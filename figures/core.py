@@ -1083,7 +1083,11 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
                        [is_flow(i) for i in infos], lang=lang)
-    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
+    # A range chosen past the end of the data says the data's last date in the subtitle (the axis keeps the range);
+    # a range that ends inside the data keeps its own end.
+    last = max((snap.by_series[p.series_id]["end"].max().date() for p in prepared if p.series_id in snap.by_series),
+               default=hi)
+    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared),
                       sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
                       notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     xaxis = dict(spec.layout["xaxis"], range=[lo.isoformat(), hi.isoformat()])

@@ -45,6 +45,12 @@ INSETS = {  # name -> (longitude range, latitude range, states drawn there)
     "Guam and Northern Mariana Islands": ((142.6, 148.2), (12.9, 15.7), ("GU", "MP")),
 }
 LAND, BORDER = "#f2f2f2", "#9a9a9a"
+# The main map fills the plot from MAIN_BOTTOM up; the band under it holds the inset panels on the right (x from
+# 0.52) and the map key on the left. A key inside the map's own box covered Alaska, which albers usa draws at the
+# bottom left (issue 37); in the band it covers nothing at any width.
+MAIN_BOTTOM = 0.16
+MAP_LEGEND = dict(x=0, xanchor="left", y=MAIN_BOTTOM - 0.01, yanchor="top", itemsizing="constant",
+                  bgcolor="rgba(255,255,255,0)", font=dict(size=11))
 
 
 # ---------------------------------------------------------------- text inside every figure
@@ -121,7 +127,7 @@ INSET_KEYS = {"Puerto Rico and U.S. Virgin Islands": "inset_pr_vi", "Guam and No
 
 def _layout_geos(fig: go.Figure, lang: str = "en") -> None:
     """The main albers-usa map, and the territory insets along the bottom right."""
-    fig.update_layout(geo=_geo(scope="usa", projection_type="albers usa", domain=dict(x=[0, 1], y=[0.16, 1])))
+    fig.update_layout(geo=_geo(scope="usa", projection_type="albers usa", domain=dict(x=[0, 1], y=[MAIN_BOTTOM, 1])))
     for i, (name, (lon, lat, _)) in enumerate(INSETS.items(), start=2):
         x0 = 0.52 + (i - 2) * 0.25
         fig.update_layout(**{f"geo{i}": _geo(scope="world", projection_type="mercator", lonaxis_range=list(lon),
@@ -204,6 +210,15 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     return fig
 
 
+def _county_disagreement(views, lang: str) -> str:
+    """A hover line naming the county each source gives, when they do not agree (``places.CountyPick.views``);
+    "" when they do."""
+    if not isinstance(views, tuple) or not views:
+        return ""
+    items = "; ".join(_t(f"county_by_{src}", lang, county=html_text(label), zip=detail) for src, label, detail in views)
+    return "<br>" + _t("facility_hover_county_disagree", lang, items=items)
+
+
 def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", separators: str = ",") -> go.Figure:
     cs = P.facility_cross_section(pl, source, release)
     drawn = cs[cs["lat"].notna()]
@@ -228,9 +243,10 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
                        + (f" ({html_text(str(cty))})" if cty else "")
                        + f"<br>{_t('facility_hover_adp', lang, adp=_n(v, 1, separators))}<br>"
                        f"{_t('facility_hover_office', lang, office=html_text(str(fo)), type=html_text(str(ty)))}"
-                       f"<br><i>{_t(f'facility_hover_point_{kind}', lang)}</i>"
-                       for n, c, s, cty, v, fo, ty in zip(df["name"], df["city"], df["state"], df["county"], df["value"],
-                                                          df["field_office"], df["type"])],
+                       f"<br><i>{_t(f'facility_hover_point_{kind}', lang)}</i>" + _county_disagreement(views, lang)
+                       for n, c, s, cty, v, fo, ty, views in zip(df["name"], df["city"], df["state"], df["county"],
+                                                                 df["value"], df["field_office"], df["type"],
+                                                                 df["county_views"])],
             hoverinfo="text")
 
     inset_states = {s for *_, sts in INSETS.values() for s in sts}
@@ -260,7 +276,7 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
         top = ", ".join(f"{n} ({_n(v, 0, separators)})" for n, v in zip(missing["name"].head(6), missing["value"].head(6)))
         lines.append(_t("not_drawn", lang, n=len(missing), adp=_n(missing['value'].sum(), 1, separators),
                         total=_n(cs['value'].sum(), 1, separators), top=top))
-    fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
+    fig.update_layout(height=640, legend=MAP_LEGEND)
     _separators(fig, separators)
     _footer(fig, lines, lang=lang)
     return fig
@@ -527,7 +543,7 @@ def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.d
                                                                               P.caveat("points", lang)]
     if len(unplaced):
         lines.append(_dn("not_drawn", len(unplaced), lang, n=_n(len(unplaced), None, separators)))
-    fig.update_layout(height=640, legend=dict(x=0.01, y=0.2))
+    fig.update_layout(height=640, legend=MAP_LEGEND)
     _separators(fig, separators)
     _footer(fig, lines, lang=lang)
     return fig

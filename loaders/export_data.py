@@ -230,8 +230,10 @@ TABLES: dict[str, list[Field]] = {
         Field("name", "string", "Facility name in the registry."),
         Field("kind", "string", "Kind of place in the registry."),
         Field("county", "string", "County as written in the registry."),
-        Field("county_fips", "string", "Five-digit county FIPS code."),
-        Field("county_names", "string", "County name and state for county_fips."),
+        Field("county_fips", "string", "Five-digit county FIPS codes, several separated by | when the registry "
+              "could not decide."),
+        Field("county_names", "string", "County names and state for county_fips, separated by |; not in "
+              "the order of the codes (the codes are in number order)."),
         _STATE,
         Field("address", "string", "Street address."),
         Field("field_office", "string", "ICE field office (three-letter code)."),

@@ -25,8 +25,11 @@ Quirks, and what this module does about each:
 - Every column has ``<field>_agreement`` and ``<field>_n_sources`` companions; only the values are kept, but
   the counts are still checked as whole numbers so a damaged file is refused rather than half-read.
 - ``county_fips`` is ambiguous for about a third of the rows (``48163|48283``); the registry's own ``county``
-  name column usually says which one is meant, and the Places view picks the candidate whose name matches and
-  says when it could not.
+  name column usually says which one is meant. ``county_names`` names the same counties in another order
+  (codes in number order, names with the registry's likeliest county first: ``13239|13259`` beside
+  ``Stewart County, GA|Quitman County, GA``), so a name cannot be paired with a code by position: the Places view
+  finds the code by its name in the Census county table (``analysis.places.pick_county``) and says when the
+  sources disagree. Both columns are kept as given.
 - Dates (``firstUsed``, ``lastUsed``) are M/D/YYYY without leading zeros; they are written as ISO dates.
 - One row has two states (``ID|IN``); it is kept as given.
 - The ICE-sheet parse has 43 facilities without a code (``xref`` = ``biweekly-<slug>``, among them big 2025

@@ -6,10 +6,11 @@ import streamlit as st
 
 from charts import export
 from charts.compose import Rendered, render
-from charts.site import live_embeds
+from charts.site import PUBLIC_URL_SETTING, live_embeds, public_url
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES
 from page.releases_view import citation_with_whats_new
+from wording.plain import markdown_literal
 
 from . import state
 from .context import DATA, Page
@@ -82,7 +83,13 @@ def embed_codes(query: dict) -> dict[str, str]:
     # instead (python -m charts site: the same frames, served by any static host).
     with st.container(key="embed_codes"):
         st.text(t("page.exports.embed"))
-        codes = live_embeds(str(getattr(st.context, "url", "") or ""), query)
+        # The deployment's configured public address, never the one this browser used (on the machine that runs
+        # the page it is localhost, which no reader of a pasted frame can open).
+        url, why = public_url()
+        if why:
+            st.info(markdown_literal(t(f"page.exports.embed_url_{why}", setting=PUBLIC_URL_SETTING, url=url)))
+            return {}
+        codes = live_embeds(url, query)
         for theme, code in codes.items():
             st.text(t(f"page.exports.version_{theme}"))
             st.code(code, language="html", wrap_lines=True)

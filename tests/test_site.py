@@ -272,8 +272,9 @@ def test_live_embeds_use_streamlits_embed_mode_in_a_responsive_frame():
         assert "aspect-ratio:16/10" in code and "width:100%" in code
 
 
-def test_the_page_shows_the_embed_codes_beside_the_downloads():
+def test_the_page_shows_the_embed_codes_beside_the_downloads(monkeypatch):
     from streamlit.testing.v1 import AppTest
+    monkeypatch.setenv(site.PUBLIC_URL_SETTING, "https://dash.example.org/")
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=90)
     at.query_params["series"] = "ice_detention_stats.detained_total"
     at.session_state["x_exports"] = True  # the exports, built only while open
@@ -285,6 +286,7 @@ def test_the_page_shows_the_embed_codes_beside_the_downloads():
     assert len(codes) == 2 and all(c.startswith("<iframe src=") for c in codes)
     assert "embed_options=light_theme" in codes[0] and "embed_options=dark_theme" in codes[1]
     assert "series=ice_detention_stats.detained_total" in codes[0]
+    assert all(c.startswith('<iframe src="https://dash.example.org/?') for c in codes)
 
 
 def test_without_a_live_address_no_page_cites_or_links_this_machine(tmp_path):
