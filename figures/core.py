@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from analysis import status
 from analysis.data import is_flow, iso_days
 from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
@@ -658,9 +659,12 @@ def index_notes(prepared, lang: str = "en") -> list[str]:
                    series="; ".join(names.get(ref, ref) for ref in missing))]
 
 
-def subtitle_for(view, lo, hi, prepared) -> str:
+def subtitle_for(view, lo, hi, prepared, ages: list[str] | None = None) -> str:
+    """The range drawn, then what a reader must know before quoting it: ``ages`` (a source drawn that is overdue
+    or behind a known release: ``age_notes``), the as-published date, per day, the series' notes, the index,
+    the log scale."""
     lang = getattr(view, "lang", "en")
-    bits = [i18n.date_range(lo, hi, lang)]
+    bits = [i18n.date_range(lo, hi, lang)] + list(ages or [])
     if view.as_of:
         bits.append(i18n.t("figure.as_published_on", lang, date=view.as_of.isoformat()))
     if view.per_day and any(str(p.unit).endswith(" per day") for p in prepared):
@@ -673,6 +677,20 @@ def subtitle_for(view, lo, hi, prepared) -> str:
     if view.log:
         bits.append(i18n.t("figure.log_scale", lang))
     return " · ".join(bits)
+
+
+def age_notes(snap, view, prepared, today: dt.date) -> list[str]:
+    """The sources drawn that are overdue by their own cadence or behind a known release, each with how far its
+    drawn data run (``analysis.status.chart_age_notes``: the cards' rule). None for a chart "as published on" a
+    past date: it shows an earlier state on purpose."""
+    if view.as_of:
+        return []
+    data_to: dict[str, dt.date] = {}
+    for p in prepared:
+        if len(p.frame):
+            end = p.frame["end"].max().date()
+            data_to[p.source] = max(end, data_to.get(p.source, end))
+    return status.chart_age_notes(snap, data_to, today, getattr(view, "lang", "en"))
 
 
 def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
@@ -837,7 +855,8 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
                        [is_flow(i) for i in infos], lang=lang)
-    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared),
+    ages = age_notes(snap, view, prepared, generated_on or dt.date.today())
+    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, hi, prepared, ages),
                       sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
                       notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     xaxis = dict(spec.layout["xaxis"], range=[lo.isoformat(), hi.isoformat()])
