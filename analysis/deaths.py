@@ -9,8 +9,9 @@
   table with the same rules and reviewed crosswalk as every other facility list (``analysis.places``; crosswalk
   rows may name the source ``deaths``); a name that matches no facility, or a facility with no place to draw it,
   is listed with the reason, never dropped.
-- ``coverage_notes``: what the list cannot say about a period (it ends on its latest death; 6 June to 30
-  September 2017 is covered by neither of ICE's sources).
+- ``coverage_notes``: what the list cannot say about a period (it ends on its latest death; 6 June 2017 to
+  9 April 2018 is covered by neither of its sources; a fiscal year it covers only in part, with ICE's own total
+  beside its count where one is sourced).
 """
 from __future__ import annotations
 
@@ -83,20 +84,47 @@ def in_period(recs: pd.DataFrame, start: dt.date, end: dt.date, custody: bool = 
     return recs[keep]
 
 
-def coverage_notes(recs: pd.DataFrame, start: dt.date, end: dt.date, lang: str = "en") -> list[str]:
+def fy_totals(recs: pd.DataFrame) -> pd.DataFrame:
+    """Each fiscal year the list counts: its count, the days it covers, and ICE's own total where one is sourced
+    (``loaders.deaths_in_custody.fy_totals``, the snapshot's ``deaths_in_custody.fy_totals`` table)."""
+    if not len(recs):
+        return pd.DataFrame(columns=D.FY_TOTAL_COLUMNS)
+    return D.fy_totals([{"date": d, "period": p, "enforcement": not c}
+                        for d, p, c in zip(recs["day"], recs["period"], recs["in_custody"])])
+
+
+def coverage_notes(recs: pd.DataFrame, start: dt.date, end: dt.date, lang: str = "en", ends: bool = True) -> list[str]:
     """What the list cannot say about the period, each in a sentence: it ends (``deaths.list_ends``), a span is
-    covered by no source (``deaths.uncovered``), or the period starts before the list does."""
+    covered by no source (``deaths.uncovered``), the period starts before the list does, and for each fiscal
+    year of the period the list covers only in part (its last excepted: that is where the list ends), its count
+    beside ICE's own total, or that no such total is sourced here. ``ends=False`` leaves out where the list ends
+    (a trend chart shades that span and says it already: figures.blackouts)."""
     notes = []
     last = list_end(recs)
-    if last is not None and end > last:
+    if ends and last is not None and end > last:
         notes.append(i18n.t("deaths.list_ends", lang, date=i18n.date(last, lang, "long")))
-    lo, hi = D.UNCOVERED
-    if start <= hi and end >= lo:
-        notes.append(i18n.t("deaths.uncovered", lang, start=i18n.date(lo, lang, "long"),
-                            end=i18n.date(hi, lang, "long")))
-    first = D.PERIODS["FY2003-2017"][0]
+    spans = D.coverage(zip(recs["day"], recs["period"]), last) if last is not None else []
+    for lo, hi in D.gaps(spans):
+        if start <= hi and end >= lo:
+            notes.append(i18n.t("deaths.uncovered", lang, start=i18n.date(lo, lang, "long"),
+                                end=i18n.date(hi, lang, "long")))
+    first = spans[0][0] if spans else D.PERIODS["FY2003-2017"][0]
     if start < first:
         notes.append(i18n.t("deaths.list_starts", lang, date=i18n.date(first, lang, "long")))
+    for r in (fy_totals(recs) if last is not None else pd.DataFrame(columns=D.FY_TOTAL_COLUMNS)).itertuples(index=False):
+        fy = int(r.fiscal_year)
+        if r.whole_year == "yes" or (last is not None and fy == D.fiscal_year(last)) or not (
+                start <= dt.date(fy, 9, 30) and end >= dt.date(fy - 1, 10, 1)):
+            continue
+        covered = dict(fy=i18n.t("head.fy", lang, year=fy), n=r.list_deaths,
+                       start=i18n.date(dt.date.fromisoformat(r.list_covers_from), lang, "long"),
+                       end=i18n.date(dt.date.fromisoformat(r.list_covers_to), lang, "long"))
+        if r.ice_total and r.ice_total != r.list_deaths:
+            text = i18n.t("deaths.fy_part_ice", lang, ice=r.ice_total, outlet=r.ice_total_outlet, url=r.ice_total_url,
+                          date=i18n.date(dt.date.fromisoformat(r.ice_total_date), lang, "long"), **covered)
+        else:
+            text = i18n.t("deaths.fy_part", lang, **covered)
+        notes.append(text[:1].upper() + text[1:])  # "año fiscal 2018: ..." opens a sentence
     return notes
 
 

@@ -65,7 +65,7 @@ KEY_FIGURES: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
 }
 # Flags that describe how a period was published rather than a problem the release raised.
-_NOT_RAISED = {"partial"} | set(tidy.INFO_FLAGS)
+_NOT_RAISED = {"partial", "partial-coverage"} | set(tidy.INFO_FLAGS)
 
 
 def versioned_sources(snap: cdata.Snapshot) -> list[str]:

@@ -60,7 +60,7 @@ HEADLINES = (
 # (CBP's state files carry no nationwide total; the AOR files that do are not always held). Its scope says so.
 SUMMED_OVER_KEYS = ("cbp_encounters.nationwide_by_state",)
 # Sources whose files carry their own publication date (for ICE, only files dated in their name).
-PUBLISHED_RELEASES = ("ice_detention_stats", "ohss_monthly_tables")
+PUBLISHED_RELEASES = status.PUBLICATION_DATED
 UNIT_WORDS = {"arrests": "arrests", "book-ins": "book-ins", "people": "people", "removals": "removals",
               "encounters": "encounters"}
 
@@ -94,6 +94,9 @@ class Headline:
     # 11 July 2026 (a one-day headcount ...; TRAC)."); everything else on the card is one click away.
     quote: str = ""
     figure: str = ""  # the figure as written in ``quote`` (the page sets it in bold)
+    # Under the sentence, on the card itself: its data date and age and, when the source is overdue by its own
+    # cadence or a newer release is not held, that it is (analysis.status.age_sentences, the chart's words too).
+    age: tuple[str, ...] = ()
 
     @property
     def change(self) -> float | None:
@@ -335,6 +338,7 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
         fresh = status.freshness(today, data_date, release or newest["end"].date(), cadence,
                                  [known_releases.get(info["source"])], reference=fixed)
         overdue, age, newer = fresh.overdue_days, fresh.age_days, fresh.newer_release
+        age_words = tuple(status.age_sentences(status.age_of(snap, info["source"], fresh, today), lang))
         title = i18n.series_text(sid, "title", lang, info["title"])
         if how == "fytd":
             title += f" ({_fy(max(k for k in snap.keys(sid) if k))})"
@@ -349,5 +353,5 @@ def _headlines(snap: cdata.Snapshot, today: dt.date, lang: str) -> list[Headline
                             prev_release, overdue, definition,
                             statement=statement, scope=scope, comparison=comparison, release_note=release_note,
                             age_days=age, fixed_file=fixed, newer_release=newer, quote=quote,
-                            figure=_n(value) if value is not None else ""))
+                            figure=_n(value) if value is not None else "", age=age_words))
     return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -244,6 +244,124 @@ def source_freshness(snap: cdata.Snapshot, source: str, today: dt.date | None = 
                      declared_releases(declared, source), is_reference(snap, source))
 
 
+# ---------------------------------------------------------------- age in words (the cards, the chart's subtitle)
+
+# Sources whose files carry their own publication date (for ICE, only files dated in their name): only for these
+# is the latest release held a day something was published. For the others (TRAC's snapshot dates, CBP's data
+# months) it stands for the data, so an overdue figure is said as "no newer data", never "nothing since".
+PUBLICATION_DATED = ("ice_detention_stats", "ohss_monthly_tables")
+
+
+@dataclass(frozen=True)
+class Age:
+    """How old a figure is and whether its source is overdue, as the words under a headline card and in a
+    chart's subtitle say it (``age_sentences``)."""
+    source: str
+    fresh: Freshness
+    cadence_days: int
+    silent_since: dt.date | None  # the start of a declared span with no release that is still open
+    stopped: bool  # the publisher stopped (declared)
+    stopped_verified: bool
+
+    @property
+    def overdue(self) -> bool:
+        return bool(self.fresh.overdue_days) or self.stopped
+
+
+def open_silence(snap: cdata.Snapshot, source: str, today: dt.date, declared: pd.DataFrame) -> dt.date | None:
+    """The start of a declared span with no release that runs to today (a fact about the publisher, with its
+    evidence), or None: a span computed from this snapshot only says that no file is held."""
+    return max((b.start for b in blackouts(snap, source, today, declared) if b.declared and b.end is None),
+               default=None)
+
+
+def age_of(snap: cdata.Snapshot, source: str, fresh: Freshness, today: dt.date,
+           declared: pd.DataFrame | None = None) -> Age:
+    """``fresh`` (the card's or the chart's ``freshness``) with what the declared facts add: a stopped publisher,
+    or a declared open span with no release."""
+    declared = read_declared() if declared is None else declared
+    mine = declared[(declared["source"] == source) & (declared["kind"] == "stopped")]
+    return Age(source, fresh, cadence_days(snap, source), open_silence(snap, source, today, declared),
+               bool(len(mine)), bool(len(mine)) and mine.iloc[0]["verified"] == "yes")
+
+
+def source_age(snap: cdata.Snapshot, source: str, today: dt.date, data_date: dt.date | None = None,
+               declared: pd.DataFrame | None = None) -> Age:
+    """A source's age (``source_freshness``), from ``data_date`` when a figure ends earlier than the source."""
+    declared = read_declared() if declared is None else declared
+    fresh = source_freshness(snap, source, today, declared)
+    if data_date is not None and fresh.data_date != data_date:
+        fresh = replace(fresh, data_date=data_date, age_days=(today - data_date).days)
+    return age_of(snap, source, fresh, today, declared)
+
+
+def publisher_name(source: str, lang: str = "en") -> str:
+    """The short name of a source's publisher in running text ("ICE", "CBP"; "la CBP" in Spanish)."""
+    if lang != "en" and i18n.has(f"news.who.{source}", lang):
+        return i18n.t(f"news.who.{source}", lang)
+    return SHORT_NAMES.get(source, source)
+
+
+def _opening(text: str) -> str:
+    """A sentence's first letter in capitals, and Spanish's contractions where a publisher's article follows
+    "de" or "a" ("de el DHS" is "del DHS")."""
+    text = text.replace(" de el ", " del ").replace(" a el ", " al ")
+    return text[:1].upper() + text[1:]
+
+
+def overdue_sentence(age: Age, lang: str = "en") -> str:
+    """Why the source is behind, in one sentence, or "" when it is not: a stopped publisher; a declared span
+    with no release ("ICE has published nothing since 20 July 2026"); a dated source with no later release
+    held; or, for a source whose files carry no publication date, no newer data held."""
+    if not age.overdue:
+        return ""
+    who, f, cad = publisher_name(age.source, lang), age.fresh, age.cadence_days
+    if age.stopped:
+        return _opening(i18n.t("age.stopped" if age.stopped_verified else "age.stopped_reported", lang, who=who))
+    last = f.newer_release or f.release
+    if age.silent_since is not None:
+        text = i18n.t("age.nothing_since", lang, who=who, date=i18n.date(age.silent_since, lang), cad=cad)
+    elif age.source in PUBLICATION_DATED and last is not None:
+        text = i18n.t("age.none_held_since", lang, who=who, date=i18n.date(last, lang), n=f.overdue_days, cad=cad)
+    else:
+        text = i18n.t("age.no_newer_data", lang, who=who, n=f.overdue_days, cad=cad)
+    return _opening(text)
+
+
+def age_sentences(age: Age, lang: str = "en") -> list[str]:
+    """What a headline card says under its figure: its data date and age; when the source is overdue by its own
+    cadence, that it is; when a newer release is known but not held, that too."""
+    f, out = age.fresh, []
+    if f.data_date is not None:
+        out.append(i18n.plural("age.data_to", f.age_days or 0, lang, date=i18n.date(f.data_date, lang),
+                               days=f.age_days))
+    return [s for s in out + [overdue_sentence(age, lang), newer_sentence(age, lang)] if s]
+
+
+def newer_sentence(age: Age, lang: str = "en") -> str:
+    """That a release newer than the one held is known (declared), or "": the figure is behind, whether or
+    not the publisher is late too."""
+    if age.fresh.newer_release is None or age.stopped:
+        return ""
+    return _opening(i18n.t("age.newer_not_held", lang, who=publisher_name(age.source, lang),
+                           date=i18n.date(age.fresh.newer_release, lang)))
+
+
+def chart_age_notes(snap: cdata.Snapshot, data_to: dict[str, dt.date], today: dt.date, lang: str = "en") -> list[str]:
+    """For a chart's subtitle: one line per source drawn whose source is overdue or behind a known release
+    (``data_to``: each source's last day drawn), with how far its data run. Sources on time add nothing (the
+    footer gives every source's data date)."""
+    declared = read_declared()
+    out = []
+    for source, to in data_to.items():
+        age = source_age(snap, source, today, to, declared)
+        behind = [s for s in (overdue_sentence(age, lang), newer_sentence(age, lang)) if s]
+        if behind:
+            out.append(" ".join([_opening(i18n.t("age.chart_data_to", lang, who=publisher_name(source, lang),
+                                                 date=i18n.date(to, lang)))] + behind))
+    return out
+
+
 # ---------------------------------------------------------------- status
 
 @dataclass
@@ -310,7 +428,7 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     stopped = mine[mine["kind"] == "stopped"]
     days_since = (today - known_last).days if known_last else None
     overdue = fresh.overdue_days
-    covered = any(b.declared and b.end is None for b in blackouts(snap, source, today, declared))
+    covered = open_silence(snap, source, today, declared) is not None
     if len(stopped):
         r = stopped.iloc[0]
         words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis import data as cdata
+from analysis import deaths as DV
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from charts.export import export_table
 from figures.alt import alt_text
@@ -211,6 +212,10 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     notes = no_data_notes(snap, view, [p for p in series if not len(p.frame)], lo, hi) \
         if len(drawn) < len(series) else []
     series = drawn
+    if any(p.source == DV.SOURCE for p in series):
+        # What the list of deaths cannot say about the range (a span no source covers, a fiscal year covered in
+        # part with ICE's own total beside the list's count): in the footer and the CSV, as on the deaths maps.
+        notes = notes + DV.coverage_notes(DV.records(snap), lo, hi, getattr(view, "lang", "en"), ends=False)
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
         # Titles and descriptions in the view's language (ids, dates kept).

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from analysis import status
 from analysis.data import is_flow, iso_days
 from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
@@ -328,7 +329,10 @@ def finish(spec: FigureSpec) -> dict:
         title_text += "<br>" + "<br>".join(
             f"<span style='font-size:{round(sz.font * 1.05)}px;color:{NEUTRAL}'>{html_text(s)}</span>" for s in sub)
     lay["title"]["text"] = title_text
-    title_h = len(title_lines) * sz.title * 1.3 + len(sub) * sz.font * 1.05 * 1.4
+    # Plotly spaces every line of the title element at 1.3 times the title's font, the subtitle's smaller lines
+    # too (measured in the SVG export: 41.6 px a line at the social size's 32 px title). Counted at their own
+    # size, a subtitle of four lines (a chart's overdue sources) ran 40 px into the legend.
+    title_h = (len(title_lines) + len(sub)) * sz.title * 1.3
     # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
     # An entry longer than the legend's width goes on more lines (a Spanish series name on a social card ran
@@ -857,7 +861,9 @@ def index_notes(prepared, lang: str = "en") -> list[str]:
                    series="; ".join(names.get(ref, ref) for ref in missing))]
 
 
-def subtitle_for(view, lo, hi, prepared) -> str:
+def subtitle_for(view, lo, hi, prepared, ages: list[str] | None = None) -> str:
+    """The range drawn, the as-published date, per day, the series' notes, the index, the log scale, then
+    ``ages``: the sources drawn that are overdue or behind a known release (``age_notes``)."""
     lang = getattr(view, "lang", "en")
     bits = [i18n.date_range(lo, hi, lang)]
     if view.as_of:
@@ -871,7 +877,22 @@ def subtitle_for(view, lo, hi, prepared) -> str:
     bits += index_notes(prepared, lang)
     if view.log:
         bits.append(i18n.t("figure.log_scale", lang))
-    return " · ".join(bits)
+    # Last: the lines above keep the places they had, so a phrase a reader (or a test) looks for is not cut.
+    return " · ".join(bits + list(ages or []))
+
+
+def age_notes(snap, view, prepared, today: dt.date) -> list[str]:
+    """The sources drawn that are overdue by their own cadence or behind a known release, each with how far its
+    drawn data run (``analysis.status.chart_age_notes``: the cards' rule). None for a chart "as published on" a
+    past date: it shows an earlier state on purpose."""
+    if view.as_of:
+        return []
+    data_to: dict[str, dt.date] = {}
+    for p in prepared:
+        if len(p.frame):
+            end = p.frame["end"].max().date()
+            data_to[p.source] = max(end, data_to.get(p.source, end))
+    return status.chart_age_notes(snap, data_to, today, getattr(view, "lang", "en"))
 
 
 def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
@@ -1087,7 +1108,10 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     # a range that ends inside the data keeps its own end.
     last = max((snap.by_series[p.series_id]["end"].max().date() for p in prepared if p.series_id in snap.by_series),
                default=hi)
-    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared),
+    # Not on an article column or a social card: even a few words more made the busiest of them outgrow the
+    # column's and the card's height limits (tests/test_layout.py); the page and the full-size exports say it.
+    ages = [] if sz.compact else age_notes(snap, view, prepared, generated_on or dt.date.today())
+    spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared, ages),
                       sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
                       notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
     xaxis = dict(spec.layout["xaxis"], range=[lo.isoformat(), hi.isoformat()])

@@ -68,8 +68,21 @@ PERIODS = {
     "FY2018-2025": (dt.date(2017, 10, 1), dt.date(2025, 9, 30), False),
     "Public reporting (CY2026)": (dt.date(2026, 1, 1), dt.date(2026, 12, 31), True),
 }
-# Days no source of the list covers: nothing is counted there, not even zeros.
-UNCOVERED = (dt.date(2017, 6, 6), dt.date(2017, 9, 30))
+# The Period from whose first row the compilation runs on without a break to its latest death: ICE's detainee
+# death reports, then press reports of deaths ICE has not reported yet. Its coverage starts at its first row, not
+# on 1 October 2017: the compiler does not say the list holds every report from that day, its first is dated
+# 10 April 2018 in the copy held, and ICE itself gave 9 deaths in custody for FY2018 (``ICE_FY_TOTALS``) where the
+# list has 6. The FOIA list covers the span its title gives. Between the two, nothing is counted, not even zeros
+# (``coverage``); a month or fiscal year the coverage starts or stops inside is ``partial-coverage``.
+CONTINUOUS_FROM = "FY2018-2025"
+# ICE's own totals of deaths in custody by fiscal year, where one is sourced: {fiscal year: (deaths, where ICE
+# said it, the day, the page it was read on)}. A year missing here has no total sourced in this project (not a
+# total of zero); the ``fy_totals`` table says so for each year the list counts.
+ICE_FY_TOTALS = {
+    # ICE's statement printed by WTVM: "a total of 9 detainee deaths ... for all of Fiscal Year 2018".
+    2018: (9, "WTVM News Leader 9 (Columbus, Georgia)", dt.date(2019, 7, 26),
+           "https://www.wtvm.com/2019/07/26/stewart-detention-center-officials-speak-death-man-ice-custody/"),
+}
 
 ADP_SERIES = "ice_detention_stats.adp_total_fytd"
 # A fiscal year's rate needs ICE's average over (nearly) the whole year: the last release of a year runs to a
@@ -78,9 +91,11 @@ ADP_SERIES = "ice_detention_stats.adp_total_fytd"
 ADP_MIN_END = (9, 1)
 
 _CUSTODY_DEF = (" Counted from a compilation (E. Chin, ice-detention-mortality) of ICE's FOIA list of deaths in "
-                "custody (1 October 2003 to 5 June 2017), ICE's detainee death reports (from FY2018) and, for "
-                "deaths not yet in an ICE report, press reporting (late 2025 and January 2026). 6 June to "
-                "30 September 2017 is covered by neither ICE source and is not counted. Deaths of people shot or "
+                "custody (1 October 2003 to 5 June 2017), ICE's detainee death reports (in the copy held, from "
+                "10 April 2018, not from the start of FY2018) and, for deaths not yet in an ICE report, press "
+                "reporting (late 2025 and January 2026). 6 June 2017 to 9 April 2018 is covered by neither and "
+                "is not counted: FY2017, FY2018 and the months where a source starts or stops are marked as covered "
+                "only in part, and ICE's own FY2018 total (9 deaths) is higher than the list's. Deaths of people shot or "
                 "hurt during enforcement actions, outside custody, are left out (see the enforcement series). "
                 "The list ends in January 2026; the last month is counted only to its latest death.")
 
@@ -90,8 +105,8 @@ SERIES = (
            ID, measure="flow"),
     Series(f"{ID}.deaths_fy", "Deaths in ICE custody, by fiscal year", "deaths", "ICE", "deaths", "annual",
            "Deaths of people held in ICE custody in the fiscal year (1 October to 30 September), by date of "
-           "death: the way ICE counts them. FY2017 runs only to 5 June 2017 and FY2026 only to the latest "
-           "death in the list." + _CUSTODY_DEF, ID, measure="flow"),
+           "death: the way ICE counts them. FY2017 runs only to 5 June 2017, FY2018 only from 10 April 2018 and "
+           "FY2026 only to the latest death in the list." + _CUSTODY_DEF, ID, measure="flow"),
     Series(f"{ID}.deaths_fy_by_facility_type", "Deaths in ICE custody by facility type, by fiscal year",
            "deaths", "ICE", "deaths", "annual",
            "Deaths in ICE custody in the fiscal year by the type of place where they happened, as the list "
@@ -180,17 +195,30 @@ def _months(first: dt.date, last: dt.date):
         m = (m + dt.timedelta(days=32)).replace(day=1)
 
 
-def _uncovered(start: dt.date, end: dt.date) -> bool:
-    """The whole of [start, end] lies in the span no source covers."""
-    return UNCOVERED[0] <= start and end <= UNCOVERED[1]
+def coverage(dated_periods, through: dt.date) -> list[tuple[dt.date, dt.date]]:
+    """The spans of days the list covers, from its rows' (date, Period) pairs: the FOIA list's declared span,
+    then from the first row of ``CONTINUOUS_FROM`` to ``through`` (the latest death)."""
+    firsts: dict[str, dt.date] = {}
+    for d, period in dated_periods:
+        firsts[period] = min(d, firsts.get(period, d))
+    spans = [(start, min(end, through)) for label, (start, end, press) in PERIODS.items()
+             if not press and label != CONTINUOUS_FROM and start <= through]
+    if CONTINUOUS_FROM in firsts:
+        spans.append((firsts[CONTINUOUS_FROM], through))
+    return sorted(spans)
+
+
+def gaps(spans: list[tuple[dt.date, dt.date]]) -> list[tuple[dt.date, dt.date]]:
+    """The days between the spans ``coverage`` gives: no source of the list covers them."""
+    return [(a[1] + dt.timedelta(days=1), b[0] - dt.timedelta(days=1)) for a, b in zip(spans, spans[1:])
+            if b[0] > a[1] + dt.timedelta(days=1)]
 
 
 def _span(start: dt.date, end: dt.date, through: dt.date) -> tuple[dt.date, str]:
-    """The last day a period is counted to, and its flag: cut at the list's end or where the FOIA list stops."""
+    """The last day a period is counted to, and its flag: a period still running at the list's latest death
+    is cut there (``partial``); where a source stops inside one is ``coverage``'s to say."""
     if end > through:
         return through, "partial"
-    if start < UNCOVERED[0] <= end:
-        return UNCOVERED[0] - dt.timedelta(days=1), "partial"
     return end, ""
 
 
@@ -211,8 +239,7 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
         m = r["date"].replace(day=1)
         by_month[m] = by_month.get(m, 0) + 1
     for m in _months(first, through):
-        if not _uncovered(m, parsing.month_end(m)):
-            add("deaths_monthly", m, parsing.month_end(m), by_month.get(m, 0))
+        add("deaths_monthly", m, parsing.month_end(m), by_month.get(m, 0))
     by_fy: dict[int, int] = {}
     by_type: dict[tuple[int, str], int] = {}
     by_fac: dict[tuple[int, str], int] = {}
@@ -234,7 +261,32 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
             enf[m] = enf.get(m, 0) + 1
     for m, v in sorted(enf.items()):
         add("enforcement_deaths_monthly", m, parsing.month_end(m), v)
-    return tidy.frame(rows)
+    return tidy.mark_coverage(tidy.frame(rows), coverage(((r["date"], r["period"]) for r in records), through))
+
+
+def fy_totals(records: list[dict]) -> pd.DataFrame:
+    """Each fiscal year the list counts, its count of deaths in custody beside ICE's own total where one is
+    sourced (``ICE_FY_TOTALS``), and whether the list covers the whole year: the table a reader checks the
+    list's yearly counts against."""
+    custody = [r for r in records if not r["enforcement"]]
+    through = max(r["date"] for r in records)
+    spans = coverage(((r["date"], r["period"]) for r in records), through)
+    rows = []
+    for fy in range(fiscal_year(min(r["date"] for r in records)), fiscal_year(through) + 1):
+        a, b = dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30)
+        covered = [(max(a, lo), min(b, hi)) for lo, hi in spans if lo <= b and hi >= a]
+        ice = ICE_FY_TOTALS.get(fy)
+        rows.append({"fiscal_year": str(fy), "list_deaths": str(sum(fiscal_year(r["date"]) == fy for r in custody)),
+                     "list_covers_from": covered[0][0].isoformat() if covered else "",
+                     "list_covers_to": covered[-1][1].isoformat() if covered else "",
+                     "whole_year": "yes" if any(lo <= a and b <= hi for lo, hi in spans) else "no",
+                     "ice_total": str(ice[0]) if ice else "", "ice_total_outlet": ice[1] if ice else "",
+                     "ice_total_date": ice[2].isoformat() if ice else "", "ice_total_url": ice[3] if ice else ""})
+    return pd.DataFrame(rows, columns=FY_TOTAL_COLUMNS)
+
+
+FY_TOTAL_COLUMNS = ["fiscal_year", "list_deaths", "list_covers_from", "list_covers_to", "whole_year", "ice_total",
+                    "ice_total_outlet", "ice_total_date", "ice_total_url"]
 
 
 RECORD_COLUMNS = ["row", "date", "fiscal_year", "custody", "name", "age", "sex", "country", "facility", "location",
@@ -258,7 +310,7 @@ def record_table(records: list[dict], name: str) -> pd.DataFrame:
 
 def parse(content: bytes, name: str = "") -> Parsed:
     records = read_records(content, name)
-    return Parsed(counts(records, name), {"records": record_table(records, name)})
+    return Parsed(counts(records, name), {"records": record_table(records, name), "fy_totals": fy_totals(records)})
 
 
 # ---------------------------------------------------------------- checks

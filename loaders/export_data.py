@@ -225,6 +225,20 @@ TABLES: dict[str, list[Field]] = {
         Field("period", "string", "The part of the list the row belongs to (which ICE source, or press reporting)."),
         Field("file", "string", "Raw file the row comes from."),
     ],
+    "deaths_in_custody.fy_totals": [
+        Field("fiscal_year", "integer", "Federal fiscal year (1 October to 30 September, named by its end year)."),
+        Field("list_deaths", "integer", "Deaths in ICE custody the list counts in the year (in the days it covers).",
+              unit="deaths"),
+        Field("list_covers_from", "date", "First day of the year the list covers."),
+        Field("list_covers_to", "date", "Last day of the year the list covers."),
+        Field("whole_year", "string", "yes when the list covers the whole year; no when its coverage starts or stops "
+              "inside it (the year's series rows are flagged partial-coverage or partial)."),
+        Field("ice_total", "integer", "ICE's own total of deaths in custody for the year, where one is sourced; empty "
+              "when none is (not a zero).", unit="deaths"),
+        Field("ice_total_outlet", "string", "Where ICE's total was printed."),
+        Field("ice_total_date", "date", "Day ICE's total was printed."),
+        Field("ice_total_url", "string", "Address of the page ICE's total was read on."),
+    ],
     "facility_registry.facilities": [
         Field("code", "string", "ICE's detention facility code; empty when the registry gives none."),
         Field("name", "string", "Facility name in the registry."),
@@ -348,6 +362,8 @@ TABLE_DESCRIPTIONS = {
                                      "name, and the first and last day someone was held there.",
     "deaths_in_custody.records": "One row per death in the compiled list (in custody, or during an enforcement action "
                                  "outside custody), as printed, with the report it comes from.",
+    "deaths_in_custody.fy_totals": "One row per fiscal year the list of deaths counts: its count, the days of the "
+                                   "year it covers, and ICE's own total beside it where one is sourced.",
     "facility_registry.facilities": "Detention System Data's facility registry: one row per facility, with its "
                                     "county, ICE field office, agreement type and dates of use.",
     "facility_registry.field_offices": "ICE's field offices (areas of responsibility) and the counties each covers.",

@@ -61,6 +61,8 @@ FLAGS = {
     "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own "
                            "contents (the earliest day it can have been published)",
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
+    "partial-coverage": "the source covers only part of this period (its coverage starts or stops inside it): the "
+                        "figure counts only the part covered",
 }
 
 
@@ -70,6 +72,30 @@ INFO_FLAGS = {"digitised", "lower-bound", "rounded", "with-duplicates"}
 # Flags that say a figure is wrong as printed (not merely odd): the "latest" view does not let such a figure
 # replace an earlier release's figure for the same period (``analysis.data.series_rows``).
 KNOWN_WRONG = {"mislabelled", "out-of-range", "transposed"}
+
+
+def mark_coverage(df: pd.DataFrame, covered: list[tuple[dt.date, dt.date]]) -> pd.DataFrame:
+    """A count's rows against the spans its source covers (inclusive dates, in any order): a row whose period
+    the spans cover only in part is flagged ``partial-coverage``, and its end is cut to the last day covered
+    when the coverage stops inside it (its start stays the period's: it is the row's identity); a row whose
+    period no span touches is dropped, since a zero there would count days nobody looked at. Rows come back in
+    their order. Any source whose coverage starts or stops inside a month or a fiscal year can use it."""
+    if df.empty or not covered:
+        return df
+    spans = sorted(covered)
+    keep, flags, ends = [], [], []
+    for start, end, flag in zip(df["date"], df["end"], df["flag"]):
+        a, b = dt.date.fromisoformat(str(start)[:10]), dt.date.fromisoformat(str(end)[:10])
+        hits = [(max(a, lo), min(b, hi)) for lo, hi in spans if lo <= b and hi >= a]
+        keep.append(bool(hits))
+        whole = any(lo <= a and b <= hi for lo, hi in spans)
+        codes = [c for c in str(flag).split(";") if c]
+        if hits and not whole and "partial-coverage" not in codes:
+            codes.append("partial-coverage")
+        flags.append(";".join(codes))
+        ends.append(max(h[1] for h in hits).isoformat() if hits else str(end)[:10])
+    out = df.assign(flag=flags, end=_iso_column(pd.Series(ends, index=df.index)))
+    return out[keep].reset_index(drop=True)
 
 
 def empty() -> pd.DataFrame:

@@ -16,6 +16,7 @@ from analysis.view import PRESETS, View, data_bounds, view_range
 from charts.compose import Rendered, render
 from loaders import events as lev
 
+from . import clock
 from .cache import kept
 
 DATA = cdata.DATA
@@ -119,17 +120,18 @@ def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
 @kept(64)
 def _render(snap: cdata.Snapshot, view: View, events: pd.DataFrame | None, reported: pd.DataFrame | None,
             size, day: dt.date) -> Rendered:
-    return render(snap, view, events=events, reported=reported, size=size)
+    # The day is the chart's: its "generated on" line and its sources' ages (analysis.status.chart_age_notes).
+    return render(snap, view, events=events, reported=reported, size=size, generated_on=day)
 
 
 def rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> Rendered:
     """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
-    return _render(page.snap, view, events, page.reported, size, dt.date.today())
+    return _render(page.snap, view, events, page.reported, size, clock.today())
 
 
 def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> bool:
-    return _render.holds(page.snap, view, events, page.reported, size, dt.date.today())
+    return _render.holds(page.snap, view, events, page.reported, size, clock.today())
 
 
 @kept(64)

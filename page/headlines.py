@@ -10,6 +10,7 @@ from analysis.overview import Headline, headlines
 from page.releases_view import card_status
 from wording.plain import markdown_literal
 
+from . import clock
 from . import lang as plang
 from .cache import kept
 from .context import Page
@@ -42,7 +43,7 @@ def card_details(page: Page, h: Headline) -> None:
         st.text(h.comparison[:1].upper() + h.comparison[1:] + ".")
     st.text(t("page.card.caption", statement=h.statement, scope=h.scope)
             + t("page.card.dates", date=h.data_date, release=h.release_note, publisher=h.publisher, title=h.title))
-    st.text(card_status(page.snap, h.source, lang=plang.lang()))  # the Releases tab's words
+    st.text(card_status(page.snap, h.source, clock.today(), lang=plang.lang()))  # the Releases tab's words
     if h.fixed_file:
         st.badge(t("page.card.fixed", days=h.age_days), color="gray", help=t("page.card.fixed_help"))
     elif h.newer_release:
@@ -57,16 +58,27 @@ def card_details(page: Page, h: Headline) -> None:
     st.caption(t("page.card.method", definition=h.definition))
 
 
+def show_age(h: Headline) -> None:
+    """On the card, under its sentence: the data date and age in grey; an overdue source or a newer release not
+    held in orange (once only in the popover, they went unseen)."""
+    for i, line in enumerate(h.age):
+        if i == 0 and h.data_date is not None:
+            st.caption(markdown_literal(line))
+        else:
+            st.markdown(f":orange[{markdown_literal(line)}]")
+
+
 def show_headlines(page: Page) -> list:
     """Draw the cards; return the headline figures drawn."""
     t = plang.t
-    hs = headline_figures(page.snap, dt.date.today(), plang.lang(), plang.sep())
+    hs = headline_figures(page.snap, clock.today(), plang.lang(), plang.sep())
     # Three to a row on a desktop, one swiped row on a phone (page.browser.CSS).
     with st.container(key="headline_cards", horizontal=True, gap="small"):
         for i, h in enumerate(hs):
             with st.container(border=True, key=f"card_{i}"):
                 st.markdown(f"**{markdown_literal(h.label)}**")
                 st.markdown(card_sentence(h) if h.quote else markdown_literal(t("common.not_available")))
+                show_age(h)
                 with st.popover(t("page.card.more"), key=f"card_more_{i}"):
                     card_details(page, h)
     return hs

@@ -4,8 +4,6 @@ this module only lays them out, keeps the view in the address bar and offers the
 Data-derived text goes through plain-text elements (st.text, st.dataframe, captions of our own words)."""
 from __future__ import annotations
 
-import datetime as dt
-
 import streamlit as st
 
 from analysis import deaths as DV
@@ -17,6 +15,7 @@ from page import browser
 from wording import i18n
 from wording.plain import markdown_literal
 
+from . import clock
 from . import deaths as pdeaths
 from .cache import kept
 
@@ -52,7 +51,7 @@ def _render(snap, pl: P.Places, view: PlacesView, lang: str, sep: str, day=None)
 
 
 def _drawn(snap, pl: P.Places, view: PlacesView, lang: str, sep: str):
-    return _render(snap, pl, view, lang, sep, dt.date.today())
+    return _render(snap, pl, view, lang, sep, clock.today())
 
 
 @kept(16)

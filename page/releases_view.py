@@ -18,6 +18,7 @@ from analysis.status import status_text
 from figures import continuity
 from wording import i18n
 
+from . import clock
 from .cache import kept
 
 
@@ -55,7 +56,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
     def t(key: str, **fields) -> str:
         return i18n.t("releases." + key, lang, **fields)
 
-    today = today or dt.date.today()
+    today = today or clock.today()
     st.subheader(t("status"))
     st.caption(t("status_help"))
     statuses = _status(snap, today)
@@ -108,7 +109,7 @@ def releases_panel(snap: cdata.Snapshot, today: dt.date | None = None, lang: str
 
 def card_status(snap: cdata.Snapshot, source: str, today: dt.date | None = None, lang: str = "en") -> str:
     """One line for a headline card: the source's publication status in words, with its last release."""
-    today = today or dt.date.today()
+    today = today or clock.today()
     for s in _status(snap, today):
         if s.source == source:
             last = i18n.t("status.card_last", lang, date=s.last_release_known.isoformat()) if s.last_release_known else ""
@@ -131,4 +132,4 @@ def citation_with_whats_new(snap: cdata.Snapshot, citation: str, sources, lang: 
 
 def status_dataframe(snap: cdata.Snapshot, today: dt.date | None = None, lang: str = "en") -> pd.DataFrame:
     """The publication-status table, for the Sources view."""
-    return status.status_table(_status(snap, today or dt.date.today()), lang)
+    return status.status_table(_status(snap, today or clock.today()), lang)

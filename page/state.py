@@ -11,6 +11,7 @@ from analysis.view import INAUGURATION, View, view_from_link
 from charts.event_study import DATE_CHOICE, VINTAGES
 from wording import i18n
 
+from . import clock
 from . import lang as plang
 from .context import Page
 
@@ -117,7 +118,7 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss = st.session_state
     if "view_seeded" in ss:
         return
-    today = dt.date.today()
+    today = clock.today()
     link = st.query_params.to_dict()
     v0, link_notes = view_from_link(link, page.snap, events=events, today=today)
     if not v0.series:

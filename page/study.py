@@ -12,8 +12,8 @@ from charts import export
 from figures.layout import EXPORT_SIZES, SIZES
 from wording import i18n
 
+from . import clock, state
 from . import lang as plang
-from . import state
 from .cache import kept
 from .context import Page
 from .lang import t
@@ -125,7 +125,7 @@ def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
     w = res.window_in(lang)
     fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
                   subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
-                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=dt.date.today(), vintage=vintage)
+                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=clock.today(), vintage=vintage)
     fig, win = study_figure(page.snap, ref, on, window, **fig_kw, lang=lang, sep=plang.sep())
     st.plotly_chart(fig, width="stretch", key="study_chart", config=export.plotly_config(lang, displaylogo=False),
                     alt=t("page.study.alt", title=fig_kw['title'], note=res.note_in(lang),

@@ -19,7 +19,7 @@ from figures.labels import localised_label
 from wording import citation, i18n
 from wording.plain import markdown_literal
 
-from . import context, deaths, exports, state, uploads
+from . import clock, context, deaths, exports, state, uploads
 from . import lang as plang
 from .browser import chart_size, fit_chart_to_screen
 from .cache import kept
@@ -73,7 +73,7 @@ def series_picker(page: Page) -> list[str]:
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
     c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-    lo_bound, hi_bound = page.range_bounds(dt.date.today())
+    lo_bound, hi_bound = page.range_bounds(clock.today())
     with c1:
         st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=plang.words("preset", PRESETS),
                      on_change=_custom_from_shown, args=(lo_bound, hi_bound))
@@ -306,7 +306,7 @@ def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
     gap = context.view_facts(page, view)[1]
     if gap is None:
         return None
-    lo_bound, hi_bound = page.range_bounds(dt.date.today())
+    lo_bound, hi_bound = page.range_bounds(clock.today())
     lo, hi = max(gap.suggest[0], lo_bound), min(gap.suggest[1], hi_bound)
     with st.container(key="range_gap"):
         st.info(markdown_literal(gap.message))

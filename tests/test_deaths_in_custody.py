@@ -86,13 +86,25 @@ def test_enforcement_deaths_are_never_in_the_custody_count(parsed):
 
 
 def test_months_are_zero_where_covered_and_absent_where_no_source_covers(parsed):
+    """The FOIA list covers to 5 June 2017; the list's ICE death reports start with their first row (here
+    2 November 2017), not on 1 October 2017 (issue 37: the real list's start on 10 April 2018 left FY2018 at 6
+    deaths where ICE gave 9, with nothing said). Between them nothing is counted; a month or fiscal year a
+    coverage starts or stops inside is marked ``partial-coverage``."""
     m = _series(parsed.obs, "deaths_monthly")
     assert m.loc["2004-02-01", "value"] == 0  # a covered month without a death is a real zero
-    assert m.loc["2017-06-01", "end"] == "2017-06-05" and m.loc["2017-06-01", "flag"] == "partial"
-    assert not {"2017-07-01", "2017-08-01", "2017-09-01"} & set(m.index)  # between the FOIA list and the reports
+    assert m.loc["2017-06-01", "end"] == "2017-06-05" and m.loc["2017-06-01", "flag"] == "partial-coverage"
+    # between the FOIA list and the first report: no month, not even a zero
+    assert not {"2017-07-01", "2017-08-01", "2017-09-01", "2017-10-01"} & set(m.index)
+    assert m.loc["2017-11-01", "flag"] == "partial-coverage" and m.loc["2017-11-01", "end"] == "2017-11-30"
+    assert m.loc["2017-12-01", "flag"] == ""
     fy = _series(parsed.obs, "deaths_fy")
-    assert fy.loc["2016-10-01", "end"] == "2017-06-05" and fy.loc["2016-10-01", "flag"] == "partial"
-    assert fy.loc["2017-10-01", "value"] == 1 and fy.loc["2017-10-01", "flag"] == ""
+    assert fy.loc["2016-10-01", "end"] == "2017-06-05" and fy.loc["2016-10-01", "flag"] == "partial-coverage"
+    assert fy.loc["2017-10-01", "value"] == 1 and fy.loc["2017-10-01", "flag"] == "partial-coverage"
+    assert fy.loc["2017-10-01", "end"] == "2018-09-30"  # the fiscal year keeps its dates; the flag says it
+    assert fy.loc["2018-10-01", "flag"] == ""
+    by_type = parsed.obs[(parsed.obs.series == f"{dic.ID}.deaths_fy_by_facility_type")
+                         & (parsed.obs.date == "2017-10-01")]
+    assert set(by_type["flag"]) == {"partial-coverage"}  # every series built on the list marks it
     # the monthly counts add up to the yearly ones, and both to the custody rows
     assert m["value"].sum() == fy["value"].sum() == 7
 
@@ -187,7 +199,10 @@ def _adp(rows):
 def test_rate_only_for_whole_years_the_workbooks_cover():
     rows = [_row(str(i), f"2019-0{1 + i % 8}-10", "X", "FY2018-2025",
                  link="https://www.ice.gov/doclib/foia/reports/x.pdf") for i in range(8)]
-    rows += [_row("late", "2025-11-02", "X", "FY2018-2025", link="https://www.ice.gov/doclib/foia/reports/y.pdf"),
+    # The reports' first row opens FY2019, so the list covers the whole year (a later first row would make
+    # FY2019 partial-coverage, and a partial year gets no rate).
+    rows += [_row("first", "2018-10-01", "X", "FY2018-2025", link="https://www.ice.gov/doclib/foia/reports/f.pdf"),
+             _row("late", "2025-11-02", "X", "FY2018-2025", link="https://www.ice.gov/doclib/foia/reports/y.pdf"),
              _row("p", "2026-01-02", "X", "Public reporting (CY2026)", link=PRESS)]
     p = dic.parse(csv_bytes(rows), NAME)
     adp = _adp([("FY2019", "2019-06-30", 40000.0, "2019-07-05"), ("FY2019", "2019-09-30", 50000.0, "2019-10-07"),
@@ -195,7 +210,7 @@ def test_rate_only_for_whole_years_the_workbooks_cover():
                 ("FY2026", "2026-01-25", 67000.0, "2026-02-02")])
     rows_out, found = dic.finish(p.obs, p.tables, _Other({"ice_detention_stats": adp}))
     got = rows_out.set_index("date")["value"].to_dict()
-    assert got == {"2018-10-01": pytest.approx(8 / 50000 * 100_000)}  # FY2020 too short, FY2026 partial
+    assert got == {"2018-10-01": pytest.approx(9 / 50000 * 100_000)}  # FY2020 too short, FY2026 partial
     assert found.empty or set(found.flag) == {"unknown-facility"}
 
 
@@ -228,9 +243,10 @@ def test_finish_runs_when_the_snapshot_is_written_and_again_when_only_an_input_c
     """A rebuild of both sources gives the rate; an update that replaces only ICE's rows recomputes it from the
     new population, though the deaths source is carried over."""
     from loaders import tidy
-    # FY2018 (one death) is whole: the list runs into FY2019
+    # FY2018 (two deaths) is whole: the reports start on its first day and the list runs into FY2019
+    first = _row("Y", "2017-10-01", "X", "FY2018-2025", link="https://www.ice.gov/doclib/foia/reports/y.pdf")
     later = _row("Z", "2018-10-15", "X", "FY2018-2025", link="https://www.ice.gov/doclib/foia/reports/z.pdf")
-    p = dic.parse(csv_bytes(sample_rows()[:4] + [later]), NAME)
+    p = dic.parse(csv_bytes(sample_rows()[:4] + [first, later]), NAME)
     obs, flags = pipeline.apply_checks(SRC, p.obs, tables=p.tables)
     ice = registry.get("ice_detention_stats")
     adp = tidy.validate(_adp([("FY2018", "2018-09-30", 40000.0, "2018-10-05")]), source=ice.id,
@@ -240,12 +256,12 @@ def test_finish_runs_when_the_snapshot_is_written_and_again_when_only_an_input_c
     pipeline.write_snapshot(tmp_path, {dic.ID: (obs, flags, [], p.tables), ice.id: (adp, flags.iloc[:0], [], {})})
     rate = pipeline.load_source_observations(tmp_path, dic.ID)
     rate = rate[rate.series == f"{dic.ID}.deaths_per_100k_fy"]
-    assert rate["value"].tolist() == [pytest.approx(1 / 40000 * 100_000)]
+    assert rate["value"].tolist() == [pytest.approx(2 / 40000 * 100_000)]
     adp2 = adp.assign(value=20000.0)
     pipeline.write_snapshot(tmp_path, {ice.id: (adp2, flags.iloc[:0], [], {})})
     rate = pipeline.load_source_observations(tmp_path, dic.ID)
     rate = rate[rate.series == f"{dic.ID}.deaths_per_100k_fy"]
-    assert rate["value"].tolist() == [pytest.approx(1 / 20000 * 100_000)]
+    assert rate["value"].tolist() == [pytest.approx(2 / 20000 * 100_000)]
 
 
 # ---------------------------------------------------------------- the real file

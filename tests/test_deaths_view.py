@@ -139,7 +139,11 @@ def test_the_list_end_is_said_wherever_the_period_runs_past_it(pl, recs):
         inside = render(SNAP, pl, PlacesView(map=which, start=dt.date(2025, 6, 1), end=LAST))
         assert not any("no entries after" in s for s in inside.sources)
     gap = DV.coverage_notes(recs, dt.date(2017, 1, 1), dt.date(2017, 12, 31))
-    assert len(gap) == 1 and "6 June 2017 to 30 September 2017" in gap[0]
+    # the FOIA list stops on 5 June 2017 and the list's ICE death reports start on 10 April 2018 (issue 37)
+    assert "From 6 June 2017 to 9 April 2018" in gap[0]
+    assert gap[1].startswith("FY2017: the list covers only 1 October 2016 to 5 June 2017")
+    assert gap[2].startswith("FY2018: the list covers only 10 April 2018 to 30 September 2018 of the year and "
+                             "counts 6 deaths in custody; ICE gave 9 for the whole year") and len(gap) == 3
 
 
 def test_deaths_exports_carry_the_source_and_the_cc_by_credit(pl, recs):

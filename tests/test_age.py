@@ -1,0 +1,151 @@
+"""A figure's age where the figure is (issue 37). On 2026-12-03 the headline cards showed figures 4 to 12 months
+old with no word on the card: "overdue by 323 days" (CBP) and "a newer release exists but is not held" were in
+a collapsed box. Now each card says its data date and age and, when its source is overdue by its own cadence,
+that it is; a chart's subtitle says it of the sources it draws. One rule (analysis.status) for the cards, the
+chart and the Releases tab, and the day it counts from is always given (never the real date)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis import status
+from analysis.overview import headlines
+from analysis.view import View
+from charts.compose import render
+from page import clock
+from tests import bundled
+from tests.conftest import ROOT
+from tests.test_overview import cat, small_snapshot
+from wording.plain import markdown_literal
+
+DAY = dt.date(2026, 12, 3)  # the day the issue was observed
+TRAC = "trac_detention.detained_total"
+
+
+def trac_snapshot():
+    return small_snapshot(
+        [{"series": TRAC, "date": "2026-04-04", "end": "2026-04-04", "value": 60311, "release": "2026-04-04"},
+         {"series": TRAC, "date": "2026-07-11", "end": "2026-07-11", "value": 65765, "release": "2026-07-11"}],
+        [cat(TRAC, "trac_detention", "people", "level", "biweekly")],
+        {"trac_detention": {"publisher": "TRAC", "cadence_days": 21}})
+
+
+def card(hs, source):
+    return next(h for h in hs if h.source == source)
+
+
+def declared(*rows) -> pd.DataFrame:
+    base = dict(end="", target="", reason="", statement="s", evidence_source="e", verified="yes")
+    return pd.DataFrame([{**base, **r} for r in rows], columns=status.COLUMNS)
+
+
+def test_a_card_says_its_data_date_and_once_overdue_that_it_is_in_both_languages():
+    snap = trac_snapshot()
+    on_time = card(headlines(snap, dt.date(2026, 7, 20)), "trac_detention")
+    assert on_time.age == ("Data to 11 July 2026, 9 days ago.",) and on_time.overdue_days is None
+    late = card(headlines(snap, DAY), "trac_detention")
+    assert late.overdue_days == (DAY - dt.date(2026, 7, 11)).days - 21 == 124
+    assert late.age == ("Data to 11 July 2026, 145 days ago.",
+                        "This snapshot holds no newer data from TRAC: 124 days past its 21-day cadence.")
+    es = card(headlines(snap, DAY, "es"), "trac_detention")
+    assert es.age == ("Datos hasta el 11 de julio de 2026, hace 145 días.",
+                      "Esta copia no tiene datos más recientes de TRAC: 124 días de retraso sobre su ritmo de 21 días.")
+    one = card(headlines(snap, dt.date(2026, 7, 12)), "trac_detention")
+    assert one.age == ("Data to 11 July 2026, 1 day ago.",)
+
+
+def test_what_an_overdue_source_is_said_to_have_done_follows_the_evidence():
+    """ICE's files carry their publication date. With no declared fact, only this snapshot's holdings are
+    spoken of; with a declared open span with no release, the publisher "has published nothing since"; with a
+    declared stop, that it stopped (and whether that is verified)."""
+    snap, src = bundled.snapshot(), "ice_detention_stats"
+    held = status.source_freshness(snap, src, DAY, declared()).release
+    cad = status.cadence_days(snap, src)
+    words = status.age_sentences(status.source_age(snap, src, DAY, declared=declared()))
+    assert words[1] == (f"This snapshot holds no release from ICE since {held:%-d %B %Y}: "
+                        f"{(DAY - held).days - cad} days past its {cad}-day cadence.")
+    silent = declared(dict(source=src, kind="blackout", start=held.isoformat()))
+    assert status.age_sentences(status.source_age(snap, src, DAY, declared=silent))[1] == (
+        f"ICE has published nothing since {held:%-d %B %Y}, though it usually publishes every {cad} days.")
+    es = status.age_sentences(status.source_age(snap, src, DAY, declared=silent), "es")[1]
+    assert es.startswith("ICE no ha publicado nada desde el ") and f"cada {cad} días" in es
+    # A span that has ended is history, not silence.
+    closed = declared(dict(source=src, kind="blackout", start="2026-02-12", end="2026-04-09"))
+    assert "published nothing" not in " ".join(status.age_sentences(status.source_age(snap, src, DAY, declared=closed)))
+    stopped = declared(dict(source=src, kind="stopped", start="2026-04-30", verified="no"))
+    assert status.age_sentences(status.source_age(snap, src, DAY, declared=stopped))[1] == (
+        "ICE has stopped publishing these figures, as reported (not verified).")
+    # Not overdue yet: the data date only.
+    early = held + dt.timedelta(days=cad)
+    assert len(status.age_sentences(status.source_age(snap, src, early, declared=silent))) == 1
+
+
+def test_the_bundled_ice_card_names_the_newer_release_it_lacks_and_the_silence_after_it():
+    """data/publication_status.csv declares ICE's release of 20 July 2026 (not held) and no release after it."""
+    snap = bundled.snapshot()
+    ice = card(headlines(snap, DAY), "ice_detention_stats")
+    assert ice.newer_release == dt.date(2026, 7, 20)
+    assert "ICE has published nothing since 20 July 2026, though it usually publishes every " in ice.age[1]
+    assert ice.age[2] == "A newer release from ICE, of 20 July 2026, exists but is not in this snapshot."
+    es = card(headlines(snap, DAY, "es"), "ice_detention_stats").age
+    assert es[1].startswith("ICE no ha publicado nada desde el 20 de julio de 2026")
+    assert es[2] == "Existe una publicación más reciente de ICE, del 20 de julio de 2026, que no está en esta copia."
+    # Every card on that day says its date, and every scheduled source's card says it is late.
+    for h in headlines(snap, DAY):
+        assert h.age[0].startswith(f"Data to {h.data_date:%-d %B %Y}, {h.age_days} days ago"), h.age
+        assert h.fixed_file or len(h.age) >= 2, h.label
+
+
+def test_spanish_contracts_a_publishers_article():
+    snap = bundled.snapshot()
+    words = " ".join(status.age_sentences(status.source_age(snap, "ohss_khsm", DAY), "es"))
+    assert "del DHS" in words and "de el " not in words
+
+
+@pytest.mark.parametrize("lang, late", [
+    ("en", "Data from TRAC to 11 July 2026. This snapshot holds no newer data from TRAC: 124 days past its 21-day "
+           "cadence."),
+    ("es", "Datos de TRAC hasta el 11 de julio de 2026. Esta copia no tiene datos más recientes de TRAC: 124 días "
+           "de retraso sobre su ritmo de 21 días.")])
+def test_a_charts_subtitle_says_which_source_drawn_is_overdue(lang, late):
+    snap = trac_snapshot()
+    view = View(series=[TRAC], start=dt.date(2026, 1, 1), end=dt.date(2026, 7, 31), lang=lang)
+
+    def subtitle(day, v=view):
+        title = render(snap, v, generated_on=day, size="full").figure.layout.title.text
+        return " ".join(re.sub(r"<[^>]+>", " ", title.split("</b>")[-1]).split())  # the subtitle's words
+
+    assert late in subtitle(DAY), subtitle(DAY)
+    assert "TRAC" not in subtitle(dt.date(2026, 7, 20))  # on time: nothing said
+    # A chart "as published on" a past date shows an earlier state on purpose: no age note.
+    v = View(series=[TRAC], start=dt.date(2026, 1, 1), end=dt.date(2026, 7, 31), lang=lang, as_of=dt.date(2026, 7, 12))
+    assert "124" not in subtitle(DAY, v)
+
+
+def test_the_pages_day_is_set_once_and_a_bad_one_is_refused(monkeypatch):
+    monkeypatch.setenv(clock.ENV, "2026-12-03")
+    assert clock.today() == DAY
+    monkeypatch.setenv(clock.ENV, "2026-02-30")
+    with pytest.raises(ValueError, match="DASHBOARD_TODAY='2026-02-30' is not a real YYYY-MM-DD date"):
+        clock.today()
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("Data to ", "days past its")),
+                                         ("es", ("Datos hasta el ", "días de retraso"))])
+def test_the_cards_on_the_page_show_their_age_outside_the_popover(monkeypatch, lang, words):
+    monkeypatch.setenv(clock.ENV, DAY.isoformat())
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    hs = headlines(bundled.snapshot(), DAY, lang)
+    shown = [c.value for c in at.caption] + [m.value for m in at.markdown]
+    for h in hs:
+        assert markdown_literal(h.age[0]) in shown, h.age[0]
+        for line in h.age[1:]:
+            assert f":orange[{markdown_literal(line)}]" in shown, line
+    assert any(words[0] in h.age[0] for h in hs) and any(words[1] in " ".join(h.age) for h in hs)
