@@ -280,7 +280,8 @@ def finish(spec: FigureSpec) -> dict:
             rows, used = rows + 1, 0.0
         used += w
     legend_h = rows * sz.font * 2.0 + 6
-    top = 14 + title_h + 8 + legend_h + 6
+    head_h = sz.toolbar_px + 14 + title_h + 8
+    top = head_h + (0 if sz.legend_below else legend_h) + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
         x_ticks_h += sz.font * 1.3
@@ -289,6 +290,7 @@ def finish(spec: FigureSpec) -> dict:
         # counted for one line only, that year sat on the footer's first line.
         x_ticks_h += sz.font * 1.3
     footer_h = len(footer) * line_h + 12
+    under_h = legend_h if sz.legend_below else 0.0  # the legend's rows between the ticks and the footer
     # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
     xr = lay["xaxis"].get("range")
     note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, sz.font) if strip_notes and xr else 0
@@ -298,7 +300,7 @@ def finish(spec: FigureSpec) -> dict:
     strip = marker_strip + notes_h
     per_panel = 170
     plot_h: float = max(spec.height or sz.plot_height, per_panel * spec.panels)
-    others = top + strip + x_ticks_h + footer_h
+    others = top + strip + x_ticks_h + under_h + footer_h
     if sz.square:
         # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
         # taller, with a plot as tall as the full-size image's, rather than drop events.
@@ -308,14 +310,17 @@ def finish(spec: FigureSpec) -> dict:
         plot_h = max(min(plot_h, sz.width * sz.max_ratio - others), MIN_PANEL_PX * spec.panels)
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
-    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
+    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + under_h + footer_h),
                          autoexpand=False)
     # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
     # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
     # (any slack from the row estimate falls between the legend and the plot, not over the title).
     H = lay["height"]
-    lay["title"].update(y=1 - (12 + sz.title * 0.9) / H, yref="container", yanchor="top")
-    lay["legend"].update(y=1 - (14 + title_h + 8) / H, yref="container", yanchor="top")
+    lay["title"].update(y=1 - (sz.toolbar_px + 12 + sz.title * 0.9) / H, yref="container", yanchor="top")
+    if sz.legend_below:
+        lay["legend"].update(y=(under_h + footer_h) / H, yref="container", yanchor="top")
+    else:
+        lay["legend"].update(y=1 - head_h / H, yref="container", yanchor="top")
     # The plot area is the strip (event markers) over the panels; panels top to bottom, one unit each, with a
     # gap for the upper panel's tick labels.
     area = plot_h + strip
@@ -336,7 +341,7 @@ def finish(spec: FigureSpec) -> dict:
     lay["annotations"] = list(lay.get("annotations", [])) + strip_notes
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-        yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
+        yanchor="top", yshift=-(x_ticks_h + under_h), showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return {"data": data, "layout": lay}
 
 

@@ -118,6 +118,50 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
     return fig
 
 
+# Which events a narrow chart keeps when it cannot draw them all (``Size.event_px``): the reader's own first (they
+# added them to see them), then by category, the kinds of event that change enforcement figures directly before
+# those that explain them; statistic releases mark data, not actions, and go last.
+EVENT_RANK = ("policy", "operation", "legal", "funding", "personnel", "political", "statistic-report")
+
+
+def thin_events(ev: pd.DataFrame, lo, hi, plot_px: float, event_px: float) -> np.ndarray:
+    """Which numbered events (``number_events``' rows) a plot ``plot_px`` wide draws when it holds at most one
+    event per ``event_px`` px: taken in ``EVENT_RANK`` order (the reader's own first; in a category, earliest
+    first), each kept only if no event already kept lies within ``event_px`` of it, until the plot holds
+    ``plot_px // event_px``. Returns a bool mask in the frame's order; every event is kept when ``event_px`` is 0."""
+    n = len(ev)
+    if not event_px or n == 0:
+        return np.ones(n, dtype=bool)
+    most = max(1, int(plot_px // event_px))
+    lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+    span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
+    px = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64") / span * plot_px
+    rank = {c: i for i, c in enumerate(EVENT_RANK)}
+    own = is_own(ev) if "own" not in ev else ev["own"].to_numpy(dtype=bool)
+    order = sorted(range(n), key=lambda i: (not own[i], rank.get(ev["category"].iloc[i], len(EVENT_RANK)), px[i]))
+    keep = np.zeros(n, dtype=bool)
+    placed: list[float] = []
+    for i in order:
+        if len(placed) == most:
+            break
+        if all(abs(px[i] - p) >= event_px for p in placed):
+            keep[i] = True
+            placed.append(px[i])
+    return keep
+
+
+def label_runs(labels: list[str]) -> str:
+    """Event labels as runs: ["2", "3", "4", "7", "U1"] -> "2–4, 7, U1"."""
+    out: list[list[str]] = []
+    for lab in labels:
+        prev = out[-1][-1] if out else None
+        if prev is not None and prev.isdigit() and lab.isdigit() and int(lab) == int(prev) + 1:
+            out[-1].append(lab)
+        else:
+            out.append([lab])
+    return ", ".join(_range_label(r[0], r[-1]) for r in out)
+
+
 def category_label(cat: str, lang: str = "en") -> str:
     """An event category's label in ``lang`` (loaders.events.CATEGORIES holds the English)."""
     if lang != "en" and i18n.has("category." + str(cat), lang):
@@ -138,6 +182,9 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     hi = pd.Timestamp(hi if hi is not None else ev["date"].max())
     if plot_px is None:
         plot_px = PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
+    drawn = thin_events(ev, lo, hi, plot_px, sz.event_px)
+    left_out = ev["label"][~drawn].astype(str).tolist()
+    ev = ev[drawn].reset_index(drop=True)
     # The events as plain records, built once from column lists (DataFrame.to_dict("records"), twice, and a
     # filter per category were a third of the time to draw a new range).
     fields = [c for c in ev.columns if c in _RECORD_FIELDS]
@@ -190,6 +237,9 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
                                    lang=lang)
         head = i18n.t("events.list_head", lang)
         notes = [i18n.t("events.note_legend", lang, rest=notes[0][len(head):])] + notes[1:] if notes else []
+    if left_out:
+        notes.append(i18n.plural("events.not_drawn", len(left_out), lang, shown=len(ev), total=len(ev) + len(left_out),
+                                 labels=label_runs(left_out)))
     if ev["own"].any():
         notes.append(i18n.t("events.own_note", lang, n=int(ev["own"].sum())))
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}

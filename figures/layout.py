@@ -32,6 +32,13 @@ class Size:
     # times taller than its plot: the panels shrink to a floor, and the footer says where the rest is.
     max_ratio: float = 0.0
     compact: bool = False  # sources in one or two lines, events as a short key; the full lists go in the CSV/HTML
+    # A phone's page chart: the legend goes under the plot with the footer (above it, its rows pushed the plot
+    # a screen down), and the top ``toolbar_px`` are left to Plotly's toolbar (drawn over the title otherwise).
+    legend_below: bool = False
+    toolbar_px: int = 0
+    # At most one event drawn per this many px of plot (0: every event): the rest are named in the footer and
+    # listed in the table (``figures.events.thin_events`` says which are kept).
+    event_px: int = 0
 
 
 SIZES = {

@@ -22,7 +22,7 @@ from wording.plain import markdown_literal
 
 from . import context, deaths, exports, state, uploads
 from . import lang as plang
-from .browser import chart_size, fit_chart_to_screen
+from .browser import chart_size, fit_chart_to_screen, phone_layout
 from .cache import kept
 from .context import Page
 from .lang import t
@@ -332,12 +332,18 @@ def trends_panel(page: Page) -> View:
     # A fragment run also forgets the values of the widgets it does not draw (those in closed expanders).
     state.keep_widgets(state.PANEL_WIDGETS)
     events = context.session_events(page)
+    # On a phone the controls go under the chart (drawn first, into a place after it): the series picker, the
+    # options and the events sections took the first 600 px of the screen.
+    chart_box = st.container() if phone_layout() else None
     uploads.local_events_report(page)
     series_picker(page)
     breakdown_picker(page)
     chart_options(page, events)
     events = uploads.events_controls(page, events)
-    return range_and_chart(page, events)
+    if chart_box is None:
+        return range_and_chart(page, events)
+    with chart_box:
+        return range_and_chart(page, events)
 
 
 @st.fragment
