@@ -39,7 +39,7 @@ from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
-from loaders.copies import describe_link
+from loaders.copies import host, is_copy
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
 from loaders.tidy import FLAGS, INFO_FLAGS
@@ -727,7 +727,7 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
                                                 hit["message"].tolist()):
             if (release, file) not in drawn:
                 continue  # a finding about a point not drawn: not worded at all
-            line = i18n.t("figure.flag_reason", lang, flag=flag, release=release, file=file,
+            line = i18n.t("figure.flag_reason", lang, flag=flag_name(flag, lang), release=release, file=file,
                           message=flag_messages.explain(flag, message, lang, sep))
             if line not in out:
                 out.append(line)
@@ -742,6 +742,13 @@ def flag_text(code: str, lang: str = "en") -> str:
     return FLAGS.get(code, code)
 
 
+def flag_name(code: str, lang: str = "en") -> str:
+    """A quality flag's name: its code in English (as the CSVs' flag column writes it), words in another
+    language ("digitised" -> "digitalizado")."""
+    key = "flag_name." + code
+    return i18n.t(key, lang) if lang != "en" and i18n.has(key, lang) else code
+
+
 def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     """Each point's second hover line (``codes``: each point's flag codes, as sets): the period its value
     covers (when more than a day), the release it comes from, the publisher, and any quality flag in words, so
@@ -751,7 +758,7 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     period = np.where(start != end, np.char.add(np.char.add(start.astype(str), "|"), end.astype(str)), "")
     release = iso_days(f["release"].to_numpy()) if "release" in f else np.full(len(f), "NaT")
     who = html_text(str(snap.source_entry(p.source).get("publisher") or p.source))
-    words = {c: html_text(f"{c}: {flag_text(c, lang)}") for cs in codes for c in cs}
+    words = {c: html_text(f"{flag_name(c, lang)}: {flag_text(c, lang)}") for cs in codes for c in cs}
     out = np.empty(len(f), dtype=object)
     for i, (per, rel, cs) in enumerate(zip(period, release, codes)):
         parts = []
@@ -823,14 +830,16 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
                           hover=point_hover(snap, p, codes, lang), point_label=label, point_side=side))
     notes = left_off
     if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
-        notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
+        notes.append(i18n.t("figure.open_circles_compact", lang,
+                            codes=", ".join(flag_name(c, lang) for c in sorted(flagged_notes))))
     elif flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
-                            codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
+                            codes="; ".join(f"{flag_name(c, lang)}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
         if not sz.compact:  # an article figure names the flags; the checks' own words are in the CSV
             notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
     for c, labels in sorted(info_notes.items()):
-        notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
+        notes.append(i18n.t("figure.info_note", lang, code=flag_name(c, lang), text=flag_text(c, lang),
+                            labels="; ".join(sorted(labels))))
     rep_panel = []
     if reported is not None and len(reported):
         refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
@@ -907,16 +916,21 @@ def reported_groups(reported) -> dict[str, Any]:  # the values are DataFrames
 def _reported_hover(r, lang: str, sep: str) -> str:
     start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
     h = (html_text(i18n.t("figure.reported_hover_kind", lang, kind=kind_words(r, lang),
-                          value=i18n.number(r.value, lang, sep), unit=i18n.unit(str(r.unit), lang),
+                          value=i18n.number(r.value, lang, sep), unit=i18n.reported_text(str(r.unit), lang),
                           start=start, end=end)) + "<br>"
-         + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
+         + html_text(i18n.t("figure.reported_by", lang, who=i18n.reported_text(str(r.reported_by), lang),
+                            quality=i18n.quality(r.source_quality, lang))))
     if r.source_quality == UNVERIFIED:
         h += "<br>" + html_text(i18n.t("figure.unverified_hover", lang))
-    copy_note = describe_link(r.url, getattr(r, "link_is_copy", ""), getattr(r, "original_outlet", ""),
-                              getattr(r, "original_date", ""))
+    copy_note = i18n.link_note(host(str(r.url)), is_copy(getattr(r, "link_is_copy", "")),
+                               _plain(getattr(r, "original_outlet", "")), _plain(getattr(r, "original_date", "")), lang)
     if copy_note:
         h += "<br>" + html_text(i18n.t("figure.link", lang, note=copy_note))
     return h
+
+
+def _plain(value) -> str:
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
 
 
 def reported_trace(reported, *, panel: int = 0, size="full", legend: bool = True, lang: str = "en",

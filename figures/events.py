@@ -31,7 +31,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from figures.layout import OVERLAY_REF, place_layers, size_of
-from loaders.copies import describe_link, is_copy
+from loaders.copies import host, is_copy
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
 from wording import i18n
@@ -372,16 +372,17 @@ def _hover_body(date: str, precision, category, description: str, source_name: s
     if desc:
         parts.append(desc)
     parts.append(html_text(i18n.t("events.source", lang, name=source_name)))
-    copy_note = describe_link(source_url, link_is_copy, original_outlet, original_date)
+    copy_note = i18n.link_note(host(source_url), is_copy(link_is_copy), original_outlet, original_date, lang)
     if copy_note:
         parts.append(html_text(i18n.t("events.link", lang, note=copy_note)))
     return "<br>".join(parts)
 
 
-def _link_note(event) -> str:
-    """'copy on <host> of <outlet>, <date>' when the event's link is a copy of another outlet's report, else ''."""
-    return describe_link(_text(event.get("source_url")), event.get("link_is_copy"),
-                         _text(event.get("original_outlet")), _text(event.get("original_date")))
+def _link_note(event, lang: str = "en") -> str:
+    """'copy on <host> of <outlet>, <date>' (in ``lang``) when the event's link is a copy of another outlet's
+    report, else ''."""
+    return i18n.link_note(host(_text(event.get("source_url"))), is_copy(event.get("link_is_copy")),
+                          _text(event.get("original_outlet")), _text(event.get("original_date")), lang)
 
 
 def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -396,7 +397,7 @@ def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.Da
         "source_name": ev["source_name"].astype(object),
         "source_url": ev["source_url"].astype(object),
         # Says when the link is only a copy (a republisher, mirror or aggregator) and whose report it copies.
-        "link": [_link_note(e) or "original" for e in ev.to_dict("records")],
+        "link": [_link_note(e, lang) or i18n.t("copies.original", lang) for e in ev.to_dict("records")],
     })
 
 
@@ -428,18 +429,20 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     return lines
 
 
-def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None) -> bytes:
+def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None, lang: str = "en") -> bytes:
     """The events in view as a UTF-8 CSV with citations: ISO dates, spreadsheet-safe text, and two leading
-    comment rows (``#``) naming the export and its sources. Read back with ``pd.read_csv(..., comment="#")``."""
+    comment rows (``#``) naming the export and its sources, in ``lang`` (the column names and codes stay: they
+    are for machines; the category's label is in ``lang``). Read back with ``pd.read_csv(..., comment="#")``."""
     ev = number_events(events_in_view)
     sources = sorted(set(ev["source_name"]))
     buf = io.StringIO(newline="")
     w = csv.writer(buf, lineterminator="\r\n")
     # Comment rows are written by hand with no comma or quote in them: the line stays one cell that starts with
     # "#" (never a formula in a spreadsheet) and a reader skipping "#" lines skips all of it.
-    buf.write(_comment(i18n.plural("events.csv_head", len(ev), "en",
+    buf.write(_comment(i18n.plural("events.csv_head", len(ev), lang,
                                    date=(generated_on or dt.date.today()).isoformat())))
-    buf.write(_comment("Sources: " + (" | ".join(sources) if sources else "none")))
+    buf.write(_comment(i18n.t("events.csv_sources", lang,
+                              sources=" | ".join(sources) if sources else i18n.t("events.none", lang))))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",
             "source_name", "source_url", "link_is_copy", "original_outlet", "original_date", "origin"]
     w.writerow(cols)
@@ -447,7 +450,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
         row = {
             "number": e["label"], "id": e["id"], "date": _iso(e["date"]), "date_precision": e["date_precision"],
             "title": e["title"], "category": e["category"],
-            "category_label": event_categories.get(e["category"], e["category"]),
+            "category_label": category_label(e["category"], lang),
             "description": e.get("description", ""), "source_name": e["source_name"], "source_url": e["source_url"],
             "link_is_copy": "yes" if is_copy(e.get("link_is_copy")) else "no",
             "original_outlet": e.get("original_outlet", ""), "original_date": e.get("original_date", ""),

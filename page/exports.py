@@ -24,6 +24,7 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_export_size", horizontal=True,
                     format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
     stem = export.file_stem(r)
+    sized_word = export.file_word("size_" + size, lang)
 
     def sized(fmt: str, view=r.view, ev=events, size=size) -> bytes:
         return export.export_figure(render(snap, view, events=ev, reported=page.reported, size=size), fmt)
@@ -38,13 +39,14 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
                        file_name=f"{stem}.csv")
     d2.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
                        data=lambda rr=r, s=src_lines, ti=r.title: export.wide_csv(
-                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite), file_name=f"{stem}-wide.csv")
+                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite),
+                       file_name=f"{stem}-{export.file_word('wide', lang)}.csv")
     d3.download_button(t("page.exports.html"), data=lambda: sized("html"),
-                       file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
+                       file_name=f"{stem}-{sized_word}.html", mime="text/html", on_click="ignore", key="dl_html")
     if export.find_browser():
-        d4.download_button(t("page.exports.png"), data=lambda: sized("png"), file_name=f"{stem}-{size}.png",
+        d4.download_button(t("page.exports.png"), data=lambda: sized("png"), file_name=f"{stem}-{sized_word}.png",
                            mime="image/png", on_click="ignore", key="dl_png")
-        d5.download_button(t("page.exports.svg"), data=lambda: sized("svg"), file_name=f"{stem}-{size}.svg",
+        d5.download_button(t("page.exports.svg"), data=lambda: sized("svg"), file_name=f"{stem}-{sized_word}.svg",
                            mime="image/svg+xml", on_click="ignore", key="dl_svg")
     else:
         d4.warning(t("page.exports.needs_browser"))
@@ -54,14 +56,15 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     return size
 
 
-def dataset_downloads() -> None:
+def dataset_downloads(lang: str = "en") -> None:
+    name = export.file_word("dataset", lang)
     f1, f2 = st.columns(2)
     f1.download_button(t("page.exports.full_csv"), data=lambda: export.full_dataset_zip(DATA, "csv"),
-                       file_name="immigration-enforcement-data-csv.zip", mime="application/zip",
+                       file_name=f"{name}-csv.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_csv")
     f2.download_button(t("page.exports.full_parquet"),
                        data=lambda: export.full_dataset_zip(DATA, "parquet"),
-                       file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
+                       file_name=f"{name}-parquet.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_parquet")
 
 
@@ -97,7 +100,7 @@ def downloads(page: Page, r: Rendered, events, query: dict) -> bool:
         return False
     with box:
         chart_downloads(page, r, events)
-        dataset_downloads()
+        dataset_downloads(r.view.lang)
         citation(page, r)
         embed_codes(query)
     return True

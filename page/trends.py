@@ -277,8 +277,9 @@ def chart_notes(page: Page, r: Rendered) -> None:
             with box, st.container(key="events_legend"):
                 table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
                 st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
-                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
-                                   file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev, lang=lang),
+                                   file_name=f"{export.file_word('events', lang)}.csv", mime="text/csv",
+                                   on_click="ignore", key="dl_events")
     box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
     if box.open:
         with box:

@@ -288,6 +288,36 @@ def translated_events(events, lang: str = "en", separators: str = ","):
     return out
 
 
+def reported_text(text: str, lang: str = "en") -> str:
+    """A reported figure's curated words (``data/reported_figures.csv``: its unit with the press's own
+    qualifier, "arrests/day (approximate)", or who reported it, "NewsNation (as cited by Latin Times)") in
+    ``lang``, from ``locales/reported_figures.<lang>.csv`` keyed by the English text (a test requires a row for
+    every one in the file); a unit with no row is put in words by ``unit``."""
+    if check_lang(lang) == "en" or not text:
+        return text
+    row = _table(f"reported_figures.{lang}.csv").get(str(text).strip())
+    return (row or {}).get("text") or unit(text, lang)
+
+
+def link_note(host_name: str, copy: bool, outlet: str = "", original_date: str = "", lang: str = "en") -> str:
+    """A link's words in ``lang``: "" for an original; "copy on <host> of <outlet>, <date>" for a copy
+    (``loaders.copies.describe_link``, which the data side keeps in English, in the reader's language)."""
+    if not copy:
+        return ""
+    outlet = (outlet or "").strip()
+    named = bool(outlet) and outlet != "unknown"  # loaders.copies.UNKNOWN_OUTLET
+    return (t("copies.copy_on", lang, host=host_name or t("copies.another_site", lang))
+            + (t("copies.of", lang, outlet=outlet) if named else "")
+            + (f", {original_date}" if original_date else "")
+            + ("" if named else t("copies.not_named", lang)))
+
+
+def quality(code: str, lang: str = "en") -> str:
+    """A reported figure's source quality ("syndicated copy", "unverified"...) in ``lang``."""
+    key = "quality." + str(code)
+    return t(key, lang) if has(key, lang) else str(code)
+
+
 def unit(unit_text: str, lang: str = "en") -> str:
     """A catalogue unit ("arrests", "people", "book-ins per day") in ``lang``: the unit words are in the
     catalogue under ``unit.*``; "per day" and the other period words are appended in the language."""
