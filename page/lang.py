@@ -54,7 +54,8 @@ def switch(folded: bool = False) -> None:
     """The language switch (English / Español) and the separators choice; ``folded`` (a phone): in a closed
     expander whose label names the choices made, one line instead of two stacked choices."""
     if folded:
-        label = f"{SWITCH_LABEL}: {i18n.LANG_NAMES[lang()]} · {t('common.separators')}: {number(75000)}"
+        # One line on a phone: the language and a number written with the separators chosen.
+        label = f"{SWITCH_LABEL}: {i18n.LANG_NAMES[lang()]} · {number(75000)}"
         with st.expander(label, expanded=False, key="x_language"):
             _choices()
         return

@@ -82,7 +82,8 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
                     fig_kw: dict) -> str:
     """The study's CSV and images; return the image size chosen."""
     size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_study_size", horizontal=True,
-                    format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
+                    format_func=lambda k: t("page.exports.size_choice", size=t("export.file.size_" + k),
+                                                         description=t("size." + k)))
     stem = export.slug(f"{t('export.file.study')} {fig_kw['title']} {res.window_in(plang.lang())}")
     sized_word = export.file_word("size_" + size, plang.lang())
     e1, e2, e3 = st.columns(3)

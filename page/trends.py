@@ -73,16 +73,17 @@ def series_picker(page: Page) -> list[str]:
 
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
-    c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
     lo_bound, hi_bound = page.range_bounds(dt.date.today())
-    with c1:
-        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=plang.words("preset", PRESETS),
-                     on_change=_custom_from_shown, args=(lo_bound, hi_bound))
-    with c2:
-        if st.session_state["w_preset"] == "custom":
-            st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
-        else:
-            preset_caption(page, state.current_view())
+    # Buttons, not a drop-down: a drop-down's menu opens on the press and, while the browser was still busy
+    # drawing a chart that had just appeared, closed again on the same click (the first click was lost in most
+    # tries made within seconds of the chart appearing). A button has no menu to open and close.
+    st.segmented_control(t("page.trends.date_range"), list(PRESETS), key="w_preset", required=True,
+                         format_func=plang.words("preset", PRESETS), on_change=_custom_from_shown,
+                         args=(lo_bound, hi_bound))
+    if st.session_state["w_preset"] == "custom":
+        st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
+    else:
+        preset_caption(page, state.current_view())
     return st.session_state["w_preset"]
 
 
