@@ -264,7 +264,7 @@ def chart_notes(page: Page, r: Rendered) -> None:
             + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))
     for i, p in enumerate(r.prepared):
         # Built when opened, like the expanders below: a definition is read by few, on demand.
-        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70]), key=f"x_what_{i}",
+        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)), key=f"x_what_{i}",
                          on_change="rerun")
         if pop.open:
             with pop:
