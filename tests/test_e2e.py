@@ -471,7 +471,7 @@ def test_permalink_restores_the_view(page, server):
 
     tags = page.locator(".st-key-w_series [data-tag] span[title]").all_inner_texts()
     assert tags == [label]
-    assert page.locator(".st-key-w_preset [data-testid$='Active']").inner_text() == "Custom range"
+    assert page.locator(".st-key-w_preset button[aria-checked='true']").inner_text() == "Custom range"
     assert page.locator(".st-key-w_range input[type='date']").evaluate_all("es => es.map(e => e.value)") == \
         ["2021-01-01", "2021-12-31"]
     open_expander(page, "Chart options")
