@@ -200,3 +200,18 @@ def test_link_words_in_both_languages_match_the_data_sides_english():
         assert i18n.link_note(host(url), is_copy(copy), outlet, date, "en") == describe_link(url, copy, outlet, date)
     es = i18n.link_note("www.example.org", True, "Example Post", "2025-02-01", "es")
     assert es == "copia en www.example.org de Example Post, 2025-02-01"
+
+
+def test_a_maps_long_subtitle_is_wrapped_to_the_figure(context):
+    # The facility map's Spanish subtitle ("202 de 203 centros dibujados en lugares aproximados: ...") was one
+    # line that ran past the right edge of the page's 1,120 px figure; the footer under it was wrapped.
+    from analysis import places as P
+    from charts.places_view import PlacesView
+    from charts.places_view import render as render_places
+    snap = context[0]
+    r = render_places(snap, P.build(snap), PlacesView(map="facilities"), lang="es")
+    title = r.figure.layout.title.text
+    lines = [re.sub(r"<[^>]+>", "", x) for x in title.split("<br>")]
+    assert len(lines) > 2, title  # the subtitle took more than one line
+    assert all(len(x) <= 170 for x in lines), lines
+    assert r.figure.layout.margin.t > 100  # the title's extra lines have room above the plot
