@@ -29,9 +29,13 @@ if not page.ids:
 events = context.session_events(page)
 state.seed(page, events)
 state.keep_widgets()
-plang.switch()  # after keep_widgets: a widget's value cannot be written back once it is drawn
-browser.width()  # the reader's screen, when narrow: the chart is laid out for it; Enter commits a date (page/browser.py)
-show_headlines(page)
+# The reader's screen, when narrow: the chart is laid out for it; Enter commits a date (page/browser.py). Asked
+# first: on a phone the page is ordered for the chart to start within the first screen (page.browser.phone_layout).
+browser.width()
+phone = browser.phone_layout()
+plang.switch(folded=phone)  # after keep_widgets: a widget's value cannot be written back once it is drawn
+if not phone:
+    show_headlines(page)
 
 # The rooms: only the open one is built and sent to the browser; choosing another reruns the page. A
 # segmented control rather than st.tabs: a tab panel watches every change inside it for a focusable element
@@ -54,5 +58,7 @@ with st.container(key=f"room_{room}"):
         sources_panel(page)
     elif room == "releases":
         releases_panel(page.snap, lang=plang.lang())
+if phone:  # under the room's own contents: five cards pushed a phone's chart a screen down
+    show_headlines(page)
 state.sync_tab(room)
 plang.sync_link()  # last, like the room: every room's link keeps the reader's language (lang=es, sep=.)

@@ -75,17 +75,9 @@ async def do_rerun(tab, option: str, budget_end: float, results: dict, start: as
     # as text matched nothing and every rerun timed out.
     key = PROJECT_CHOICES[0]
     try:
-        box = tab.locator(f".st-key-{key} input[role='combobox']")
-        # Below the first screen: scroll first and let it settle, else the scroll closes the opened list.
-        await box.scroll_into_view_if_needed()
-        await tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        await box.click()
-        opt = tab.get_by_role("option", name=option, exact=True)
-        try:
-            await opt.wait_for(state="visible", timeout=5_000)
-        except Exception:  # the click only focused the box: the arrow key opens the list
-            await tab.keyboard.press("ArrowDown")
-            await opt.wait_for(state="visible")
+        # The date range is a segmented control: one click on the option's button.
+        opt = tab.locator(f".st-key-{key} button").filter(has_text=option).first
+        await opt.scroll_into_view_if_needed()
         before = await tab.evaluate(SIGNATURE)
         await start.wait()
         t0 = time.perf_counter()

@@ -101,15 +101,18 @@ def load(browser, page: Page, keep: bool = False):
 
 
 def rerun(tab, page: Page, option: str, cdp=None) -> tuple[float, float | None, str]:
-    box = tab.locator(f".st-key-{page.key} input[role='combobox']")
-    # The project's picker sits below the first screen (under the headline cards). Clicking it there makes
-    # Playwright scroll the page as part of the click, and the scroll arrives after the list has opened, which
-    # closes it again (the list closes when the page scrolls): scroll first, let the scroll settle, then open.
-    box.scroll_into_view_if_needed()
-    tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    box.click()
-    opt = tab.get_by_role("option", name=option, exact=True)
-    opt.wait_for(state="visible")
+    buttons = tab.locator(f".st-key-{page.key} button")
+    if buttons.count():  # the project's date range: a segmented control, one click on the option's button
+        buttons.first.scroll_into_view_if_needed()
+        opt = buttons.filter(has_text=option).first
+    else:
+        box = tab.locator(f".st-key-{page.key} input[role='combobox']")
+        # A drop-down closes when the page scrolls: scroll first, let the scroll settle, then open.
+        box.scroll_into_view_if_needed()
+        tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        box.click()
+        opt = tab.get_by_role("option", name=option, exact=True)
+        opt.wait_for(state="visible")
     before = tab.evaluate(SIGNATURE)
     n0, n_run0 = len(read_runs(page.log)), len(read_runs(page.log, "run"))
     m0 = _metrics(cdp)

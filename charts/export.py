@@ -12,6 +12,7 @@ import io
 import json
 import re
 import stat
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -286,14 +287,24 @@ def plain_numbers(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def slug(text: str) -> str:
-    """Text as a file name: lower-case words joined by "-", 200 characters at most (file systems allow 255)."""
-    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:200].rstrip("-") or "chart"
+    """Text as a file name: lower-case words joined by "-", 200 characters at most (file systems allow 255).
+    Accented letters keep their base letter ("día" -> "dia", "ñ" -> "n"): split from their marks by Unicode's
+    compatibility decomposition, the marks dropped (before, "arrestos por día" became "arrestos-por-d-a")."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", str(text)) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")[:200].rstrip("-") or "chart"
 
 
 def file_stem(r, size: str = "") -> str:
-    """The full title and range as a file name ("ice-arrests-per-day-2-series-2025-01-20-to-2026-07-31"),
-    not cut short at 60 characters as before."""
-    return slug(f"{r.title} {r.lo} to {r.hi}" + (f" {size}" if size else ""))
+    """The full title and range as a file name in the view's language ("ice-arrests-per-day-2-series-2025-01-20-
+    to-2026-07-31"; "arrestos-por-dia-de-ice-2-series-del-2025-01-20-al-2026-07-31"), not cut short at 60
+    characters as before; ``size``: an export size's word in the file name ("article", "articulo")."""
+    lang = getattr(r.view, "lang", "en")
+    return slug(f"{r.title} {i18n.date_range(r.lo, r.hi, lang)}" + (f" {file_word('size_' + size, lang)}" if size else ""))
+
+
+def file_word(what: str, lang: str = "en") -> str:
+    """A word of a download's file name in ``lang`` ("wide", "events", "size_article"...), as a slug."""
+    return slug(i18n.t("export.file." + what, lang))
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -71,6 +71,30 @@ def note_text(spans: list[Blackout], lang: str = "en") -> str:
     return i18n.t("blackout.none_between", lang, who=who, start=day(b.start), end=day(b.end))
 
 
+def statement(b: Blackout, lang: str = "en") -> str:
+    """What is known of a span with no release, for its hover box: the declared statement
+    (``data/publication_status.csv``, in ``lang`` from ``locales/publication_status.<lang>.csv``), or for a span
+    this snapshot shows (written in English by ``analysis.status``) the note's own words in ``lang``."""
+    if lang == "en":
+        return b.statement
+    if b.declared:
+        for kind in ("blackout", "stopped"):  # a span with no end is either
+            text = i18n.declared_text(i18n.declared_key(b.source, kind, b.start.isoformat(), ""), lang, "")
+            if text:
+                return text
+    return note_text([b], lang) + "."
+
+
+SNAPSHOT_EVIDENCE = "this snapshot"  # analysis.status: a span found from the release dates held
+
+
+def evidence(b: Blackout, lang: str = "en") -> str:
+    """Where a span's evidence is: a document named as written, or this snapshot's release dates (in ``lang``)."""
+    if b.evidence_source == SNAPSHOT_EVIDENCE:
+        return i18n.t("blackout.this_snapshot", lang)
+    return b.evidence_source
+
+
 def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = None, lang: str = "en") -> dict:
     """Shapes (shaded spans) and annotations (a note inside each span) for the series in view."""
     groups: dict[tuple, list[Blackout]] = {}
@@ -100,8 +124,8 @@ def layer(snap, series_ids, lo: dt.date, hi: dt.date, today: dt.date | None = No
                           xanchor="right" if right else "left", yref="paper",
                           y=0.99 - 0.055 * (len(notes) % 4), yanchor="top", showarrow=False, align="left",
                           font=dict(size=10, color=NOTE_COLOUR), bgcolor="rgba(255,255,255,0.75)",
-                          hovertext=html_text(" ".join(x.statement for x in g)
-                                         + i18n.t("blackout.evidence", lang, source=b.evidence_source)),
+                          hovertext=html_text(" ".join(statement(x, lang) for x in g)
+                                         + i18n.t("blackout.evidence", lang, source=evidence(b, lang))),
                           name=f"blackout:{'+'.join(x.source for x in g)}:{b.start.isoformat()}",
                           _x0=x0.isoformat(), _x1=x1.isoformat()))
     return {"shapes": shapes, "annotations": notes, "spans": [b for g in ordered for b in g]}

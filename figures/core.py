@@ -351,7 +351,8 @@ def finish(spec: FigureSpec) -> dict:
             rows, used = rows + 1, 0.0
         used += w
     legend_h = rows * sz.font * 2.0 + 6 + sum(len(e) - 1 for e in entries) * sz.font * 1.3
-    top = 14 + title_h + 8 + legend_h + 6
+    head_h = sz.toolbar_px + 14 + title_h + 8
+    top = head_h + (0 if sz.legend_below else legend_h) + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)
     if lay["xaxis"].get("ticktext") and any("<br>" in t for t in lay["xaxis"]["ticktext"]):
         x_ticks_h += sz.font * 1.3
@@ -360,6 +361,7 @@ def finish(spec: FigureSpec) -> dict:
         # counted for one line only, that year sat on the footer's first line.
         x_ticks_h += sz.font * 1.3
     footer_h = len(footer) * line_h + 12
+    under_h = legend_h if sz.legend_below else 0.0  # the legend's rows between the ticks and the footer
     # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
     xr = lay["xaxis"].get("range")
     note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, sz.font) if strip_notes and xr else 0
@@ -369,7 +371,7 @@ def finish(spec: FigureSpec) -> dict:
     strip = marker_strip + notes_h
     per_panel = 170
     plot_h: float = max(spec.height or sz.plot_height, per_panel * spec.panels)
-    others = top + strip + x_ticks_h + footer_h
+    others = top + strip + x_ticks_h + under_h + footer_h
     if sz.square:
         # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
         # taller, with a plot as tall as the full-size image's, rather than drop events.
@@ -382,14 +384,17 @@ def finish(spec: FigureSpec) -> dict:
         plot_h = max(min(plot_h, room) if spec.height else room, MIN_PANEL_PX * spec.panels)
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
-    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + footer_h),
+    lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + under_h + footer_h),
                          autoexpand=False)
     # Both placed from the top in pixels: Plotly's "top" anchor on a multi-line title sits the first line's
     # cap height on the edge, so the title starts one title-size down; the legend starts under the subtitle
     # (any slack from the row estimate falls between the legend and the plot, not over the title).
     H = lay["height"]
-    lay["title"].update(y=1 - (12 + sz.title * 0.9) / H, yref="container", yanchor="top")
-    lay["legend"].update(y=1 - (14 + title_h + 8) / H, yref="container", yanchor="top")
+    lay["title"].update(y=1 - (sz.toolbar_px + 12 + sz.title * 0.9) / H, yref="container", yanchor="top")
+    if sz.legend_below:
+        lay["legend"].update(y=(under_h + footer_h) / H, yref="container", yanchor="top")
+    else:
+        lay["legend"].update(y=1 - head_h / H, yref="container", yanchor="top")
     # The plot area is the strip (event markers) over the panels; panels top to bottom, one unit each, with a
     # gap for the upper panel's tick labels.
     area = plot_h + strip
@@ -417,7 +422,7 @@ def finish(spec: FigureSpec) -> dict:
     lay["annotations"] = list(lay.get("annotations", [])) + strip_notes + labels
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-        yanchor="top", yshift=-x_ticks_h, showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
+        yanchor="top", yshift=-(x_ticks_h + under_h), showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
     return {"data": data, "layout": lay}
 
 
@@ -942,7 +947,7 @@ def flag_reasons(snap, prepared, limit: int = 6, lang: str = "en", sep: str = ",
                                                 hit["message"].tolist()):
             if (release, file) not in drawn:
                 continue  # a finding about a point not drawn: not worded at all
-            line = i18n.t("figure.flag_reason", lang, flag=flag, release=release, file=file,
+            line = i18n.t("figure.flag_reason", lang, flag=flag_name(flag, lang), release=release, file=file,
                           message=flag_messages.explain(flag, message, lang, sep))
             if line not in out:
                 out.append(line)
@@ -957,6 +962,13 @@ def flag_text(code: str, lang: str = "en") -> str:
     return FLAGS.get(code, code)
 
 
+def flag_name(code: str, lang: str = "en") -> str:
+    """A quality flag's name: its code in English (as the CSVs' flag column writes it), words in another
+    language ("digitised" -> "digitalizado")."""
+    key = "flag_name." + code
+    return i18n.t(key, lang) if lang != "en" and i18n.has(key, lang) else code
+
+
 def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     """Each point's second hover line (``codes``: each point's flag codes, as sets): the period its value
     covers (when more than a day), the release it comes from, the publisher, and any quality flag in words, so
@@ -966,7 +978,7 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     period = np.where(start != end, np.char.add(np.char.add(start.astype(str), "|"), end.astype(str)), "")
     release = iso_days(f["release"].to_numpy()) if "release" in f else np.full(len(f), "NaT")
     who = html_text(str(snap.source_entry(p.source).get("publisher") or p.source))
-    words = {c: html_text(f"{c}: {flag_text(c, lang)}") for cs in codes for c in cs}
+    words = {c: html_text(f"{flag_name(c, lang)}: {flag_text(c, lang)}") for cs in codes for c in cs}
     out = np.empty(len(f), dtype=object)
     for i, (per, rel, cs) in enumerate(zip(period, release, codes)):
         parts = []
@@ -1085,14 +1097,16 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     if getattr(view, "band", False):
         notes += band_notes(prepared, view, lang)
     if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
-        notes.append(i18n.t("figure.open_circles_compact", lang, codes=", ".join(sorted(flagged_notes))))
+        notes.append(i18n.t("figure.open_circles_compact", lang,
+                            codes=", ".join(flag_name(c, lang) for c in sorted(flagged_notes))))
     elif flagged_notes:
         notes.append(i18n.t("figure.open_circles", lang,
-                            codes="; ".join(f"{c}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
+                            codes="; ".join(f"{flag_name(c, lang)}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
         if not sz.compact:  # an article figure names the flags; the checks' own words are in the CSV
             notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
     for c, labels in sorted(info_notes.items()):
-        notes.append(i18n.t("figure.info_note", lang, code=c, text=flag_text(c, lang), labels="; ".join(sorted(labels))))
+        notes.append(i18n.t("figure.info_note", lang, code=flag_name(c, lang), text=flag_text(c, lang),
+                            labels="; ".join(sorted(labels))))
     rep_panel = []
     if reported is not None and len(reported):
         refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
@@ -1227,9 +1241,10 @@ def reported_groups(reported) -> dict[str, Any]:  # the values are DataFrames
 def _reported_hover(r, lang: str, sep: str) -> str:
     start, end = f"{r.period_start:%Y-%m-%d}", f"{r.period_end:%Y-%m-%d}"
     h = (html_text(i18n.t("figure.reported_hover_kind", lang, kind=kind_words(r, lang),
-                          value=i18n.number(r.value, lang, sep), unit=i18n.unit(str(r.unit), lang),
+                          value=i18n.number(r.value, lang, sep), unit=i18n.reported_text(str(r.unit), lang),
                           start=start, end=end)) + "<br>"
-         + html_text(i18n.t("figure.reported_by", lang, who=r.reported_by, quality=r.source_quality)))
+         + html_text(i18n.t("figure.reported_by", lang, who=i18n.reported_text(str(r.reported_by), lang),
+                            quality=i18n.quality(r.source_quality, lang))))
     if r.source_quality == UNVERIFIED:
         h += "<br>" + html_text(i18n.t("figure.unverified_hover", lang))
     note = citation.no_link_note(r, lang)  # never the copy it was read at (read_at)

@@ -117,6 +117,50 @@ def add_events_to_figure(fig: go.Figure, events_in_view: pd.DataFrame, *, size="
     return fig
 
 
+# Which events a narrow chart keeps when it cannot draw them all (``Size.event_px``): the reader's own first (they
+# added them to see them), then by category, the kinds of event that change enforcement figures directly before
+# those that explain them; statistic releases mark data, not actions, and go last.
+EVENT_RANK = ("policy", "operation", "legal", "funding", "personnel", "political", "statistic-report")
+
+
+def thin_events(ev: pd.DataFrame, lo, hi, plot_px: float, event_px: float) -> np.ndarray:
+    """Which numbered events (``number_events``' rows) a plot ``plot_px`` wide draws when it holds at most one
+    event per ``event_px`` px: taken in ``EVENT_RANK`` order (the reader's own first; in a category, earliest
+    first), each kept only if no event already kept lies within ``event_px`` of it, until the plot holds
+    ``plot_px // event_px``. Returns a bool mask in the frame's order; every event is kept when ``event_px`` is 0."""
+    n = len(ev)
+    if not event_px or n == 0:
+        return np.ones(n, dtype=bool)
+    most = max(1, int(plot_px // event_px))
+    lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+    span = max((hi - lo) / pd.Timedelta(days=1), 1.0)
+    px = ((pd.to_datetime(ev["date"]) - lo) / pd.Timedelta(days=1)).to_numpy(dtype="float64") / span * plot_px
+    rank = {c: i for i, c in enumerate(EVENT_RANK)}
+    own = is_own(ev) if "own" not in ev else ev["own"].to_numpy(dtype=bool)
+    order = sorted(range(n), key=lambda i: (not own[i], rank.get(ev["category"].iloc[i], len(EVENT_RANK)), px[i]))
+    keep = np.zeros(n, dtype=bool)
+    placed: list[float] = []
+    for i in order:
+        if len(placed) == most:
+            break
+        if all(abs(px[i] - p) >= event_px for p in placed):
+            keep[i] = True
+            placed.append(px[i])
+    return keep
+
+
+def label_runs(labels: list[str]) -> str:
+    """Event labels as runs: ["2", "3", "4", "7", "U1"] -> "2–4, 7, U1"."""
+    out: list[list[str]] = []
+    for lab in labels:
+        prev = out[-1][-1] if out else None
+        if prev is not None and prev.isdigit() and lab.isdigit() and int(lab) == int(prev) + 1:
+            out[-1].append(lab)
+        else:
+            out.append([lab])
+    return ", ".join(_range_label(r[0], r[-1]) for r in out)
+
+
 def category_label(cat: str, lang: str = "en") -> str:
     """An event category's label in ``lang`` (loaders.events.CATEGORIES holds the English)."""
     if lang != "en" and i18n.has("category." + str(cat), lang):
@@ -137,6 +181,9 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
     hi = pd.Timestamp(hi if hi is not None else ev["date"].max())
     if plot_px is None:
         plot_px = PAGE_PLOT_PX if sz.name == "page" else sz.width - 104
+    drawn = thin_events(ev, lo, hi, plot_px, sz.event_px)
+    left_out = ev["label"][~drawn].astype(str).tolist()
+    ev = ev[drawn].reset_index(drop=True)
     # The events as plain records, built once from column lists (DataFrame.to_dict("records"), twice, and a
     # filter per category were a third of the time to draw a new range).
     if sz.compact:
@@ -194,6 +241,9 @@ def event_layers(events_in_view: pd.DataFrame, *, lo=None, hi=None, size="page",
         notes = events_legend_text(ev, max_lines=None, width=footer_chars(sz), lang=lang)
         head = i18n.t("events.list_head", lang)
         notes = [i18n.t("events.note_legend", lang, rest=notes[0][len(head):])] + notes[1:] if notes else []
+    if left_out:
+        notes.append(i18n.plural("events.not_drawn", len(left_out), lang, shown=len(ev), total=len(ev) + len(left_out),
+                                 labels=label_runs(left_out)))
     if ev["own"].any():
         notes.append(i18n.t("events.own_note", lang, n=int(ev["own"].sum())))
     return {"traces": traces, "notes": notes, "top_strip": max(sizes) + 10}
@@ -375,7 +425,7 @@ def events_legend_table(events_in_view: pd.DataFrame, lang: str = "en") -> pd.Da
         "source_name": ev["source_name"].astype(object),
         "source_url": ev["source_url"].astype(object),
         # "original", or that the original's address was not found and how to cite it (never the copy read).
-        "link": [citation.no_link_note(e, lang) or "original" for e in ev.to_dict("records")],
+        "link": [citation.no_link_note(e, lang) or i18n.t("copies.original", lang) for e in ev.to_dict("records")],
     })
 
 
@@ -405,18 +455,20 @@ def events_legend_text(events_in_view: pd.DataFrame, max_lines: int | None = 4, 
     return lines
 
 
-def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None) -> bytes:
+def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None, lang: str = "en") -> bytes:
     """The events in view as a UTF-8 CSV with citations: ISO dates, spreadsheet-safe text, and two leading
-    comment rows (``#``) naming the export and its sources. Read back with ``pd.read_csv(..., comment="#")``."""
+    comment rows (``#``) naming the export and its sources, in ``lang`` (the column names and codes stay: they
+    are for machines; the category's label is in ``lang``). Read back with ``pd.read_csv(..., comment="#")``."""
     ev = number_events(events_in_view)
     sources = sorted(set(ev["source_name"]))
     buf = io.StringIO(newline="")
     w = csv.writer(buf, lineterminator="\r\n")
     # Comment rows are written by hand with no comma or quote in them: the line stays one cell that starts with
     # "#" (never a formula in a spreadsheet) and a reader skipping "#" lines skips all of it.
-    buf.write(_comment(i18n.plural("events.csv_head", len(ev), "en",
+    buf.write(_comment(i18n.plural("events.csv_head", len(ev), lang,
                                    date=(generated_on or dt.date.today()).isoformat())))
-    buf.write(_comment("Sources: " + (" | ".join(sources) if sources else "none")))
+    buf.write(_comment(i18n.t("events.csv_sources", lang,
+                              sources=" | ".join(sources) if sources else i18n.t("events.none", lang))))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",
             "source_name", "source_url", "link_status", "original_outlet", "original_title", "original_date", "origin"]
     w.writerow(cols)
@@ -424,7 +476,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
         row = {
             "number": e["label"], "id": e["id"], "date": _iso(e["date"]), "date_precision": e["date_precision"],
             "title": e["title"], "category": e["category"],
-            "category_label": event_categories.get(e["category"], e["category"]),
+            "category_label": category_label(e["category"], lang),
             "description": e.get("description", ""), "source_name": e["source_name"], "source_url": e["source_url"],
             "link_status": "not found" if citation.no_link(e.to_dict()) else "original",
             "original_outlet": e.get("original_outlet", ""), "original_title": e.get("original_title", ""),

@@ -35,6 +35,13 @@ class Size:
     # A compact figure's event key takes at most this many footer lines: each event it lists has its number, date,
     # whole title and source, and the events that do not fit are not drawn (the CSV lists every event in view).
     key_lines: int = 0
+    # A phone's page chart: the legend goes under the plot with the footer (above it, its rows pushed the plot
+    # a screen down), and the top ``toolbar_px`` are left to Plotly's toolbar (drawn over the title otherwise).
+    legend_below: bool = False
+    toolbar_px: int = 0
+    # At most one event drawn per this many px of plot (0: every event): the rest are named in the footer and
+    # listed in the table (``figures.events.thin_events`` says which are kept).
+    event_px: int = 0
 
 
 SIZES = {

@@ -89,8 +89,16 @@ def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str =
 
 
 def _title(fig: go.Figure, title: str, subtitle: str) -> None:
-    fig.update_layout(title=dict(text=f"<b>{html_text(title)}</b><br><sup>{html_text(subtitle)}</sup>", x=0.01,
+    # The subtitle wrapped as the footer is (Plotly never wraps a title): on one line, the facility map's Spanish
+    # subtitle ran 120 px past the right edge of a 1,120 px figure. Each extra line takes room from the top.
+    lines = _wrap(subtitle)
+    sub = "<br>".join(f"<sup>{html_text(line)}</sup>" for line in lines)
+    fig.update_layout(title=dict(text=f"<b>{html_text(title)}</b><br>{sub}", x=0.01,
                                  xanchor="left"), template="plotly_white", font=dict(size=13))
+    if len(lines) > 1:
+        extra = 14 * (len(lines) - 1)
+        fig.update_layout(margin=dict(t=(fig.layout.margin.t or 100) + extra),
+                          height=(fig.layout.height or 600) + extra)
     # The title as typed, kept beside the figure for file names, alt text and pages (as figures.core does):
     # nothing reads it back out of the escaped HTML.
     fig._title_plain = title

@@ -112,14 +112,28 @@ def phone_column(width_px: int | None = None) -> int | None:
     return max(280, int(w) - 32)
 
 
+def phone_layout(width_px: int | None = None) -> bool:
+    """Whether the page is laid out for a phone: what sat above the trend chart (the language choice, the
+    headline cards, the series and chart controls, 1,100 px of them on a 390 x 844 phone) is folded into an
+    expander or drawn under the chart, so the chart's plot starts within the first screen."""
+    return phone_column(width_px) is not None
+
+
 def chart_size(width_px: int | None = None) -> str | Size:
     """The size the page's trend chart is built for: "page" on a wide screen; on a phone the page size narrowed
     to the column the chart is drawn in (the window less Streamlit's side padding), with a shorter plot."""
     column = phone_column(width_px)
     if column is None:
         return "page"
-    return replace(size_of("page"), name="phone", width=column, plot_height=360,
-                   description="the page's chart on a phone")
+    # The plot starts within the first screen: the legend goes under it with the footer, Plotly's toolbar gets a
+    # band of its own above the title, and at most one event per EVENT_PX of plot is drawn (the rest are named
+    # in the footer and listed in the table under the chart).
+    return replace(size_of("page"), name="phone", width=column, plot_height=360, legend_below=True,
+                   toolbar_px=TOOLBAR_PX, event_px=EVENT_PX, description="the page's chart on a phone")
+
+
+TOOLBAR_PX = 30  # Plotly's toolbar: 26 px of buttons and its 2 px offset
+EVENT_PX = 32  # a phone's plot (about 280 px) draws at most 8 events, a marker's width and more apart
 
 
 # ---------------------------------------------------------------- figures laid out for a wide screen
@@ -173,9 +187,10 @@ def fit_to_screen(fig, width_px: int | None = None):
     return spec
 
 
-def _fit_notes(lay: dict, width: int, left: float, right: float, base: float) -> float:
+def _fit_notes(lay: dict, width: int, left: float, right: float, base: float, shift: float = 0.0) -> float:
     """Rewrap the figure's paper-anchored notes to the room each has at ``width`` px (to the figure's right edge,
-    or to the next note on the same line); return how much taller the notes under the plot became, in px."""
+    or to the next note on the same line); return how much taller the notes under the plot became, in px.
+    ``shift``: px the notes under the plot move down (a legend above them grew)."""
     plot_w = max(100, width - left - right)
     grow_bottom = 0.0
     notes = [a for a in lay.get("annotations") or [] if a.get("text") and a.get("xref", "paper") == "paper"]
@@ -196,6 +211,8 @@ def _fit_notes(lay: dict, width: int, left: float, right: float, base: float) ->
         added = (a["text"].count("<br>") - before) * size * 1.35
         if y <= 0 and a.get("yanchor") == "top":
             grow_bottom = max(grow_bottom, added)
+            if shift:
+                a["yshift"] = (a.get("yshift") or 0) - shift
     return grow_bottom
 
 
@@ -238,15 +255,22 @@ def fit_chart_to_screen(fig, width_px: int | None = None):
         t["text"] = placed
         vertical = "bottom" if str(t.get("textposition") or "").startswith("bottom") else "top"
         t["textposition"] = vertical + " left"  # ends at the line's right end: it cannot run past the plot
-    grow_top = extra_lines * font * 1.3
-    grow_bottom = _fit_notes(lay, width, left, right, base)
+    legend = lay.get("legend") or {}
+    # A legend laid out under the plot (a phone's size: figures.layout.Size.legend_below) grows downwards.
     old_h = lay.get("height") or 450
-    new_h = old_h + grow_top + grow_bottom
+    below = (legend.get("yref") == "container" and isinstance(legend.get("y"), (int, float))
+             and legend["y"] * old_h < old_h - margin.get("t", 100))  # its top is under the plot's
+    grow_legend = extra_lines * font * 1.3
+    grow_top = 0.0 if below else grow_legend
+    old_footer = lay["legend"]["y"] * old_h if below else 0.0  # px from the figure's bottom to the legend's top
+    grow_bottom = _fit_notes(lay, width, left, right, base, shift=grow_legend if below else 0.0)
+    new_h = old_h + grow_top + grow_bottom + (grow_legend if below else 0.0)
     for part in ("title", "legend"):  # placed from the top in the figure's own units: kept where they were
         box = lay.get(part) or {}
         if box.get("yref") == "container" and isinstance(box.get("y"), (int, float)):
-            box["y"] = 1 - (1 - box["y"]) * old_h / new_h
+            box["y"] = (old_footer + grow_bottom + grow_legend) / new_h if part == "legend" and below \
+                else 1 - (1 - box["y"]) * old_h / new_h
     margin["t"] = margin.get("t", 100) + grow_top
-    margin["b"] = margin.get("b", 80) + grow_bottom
+    margin["b"] = margin.get("b", 80) + grow_bottom + (grow_legend if below else 0.0)
     lay["margin"], lay["height"] = margin, new_h
     return spec

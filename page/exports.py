@@ -23,46 +23,52 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     lang = r.view.lang
     src_lines = r.memo("source_lines", lambda: source_lines(snap, r.prepared, lang))
     size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_export_size", horizontal=True,
-                    format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
+                    format_func=lambda k: t("page.exports.size_choice", size=t("export.file.size_" + k),
+                                                         description=t("size." + k)))
     stem = export.file_stem(r)
+    sized_word = export.file_word("size_" + size, lang)
 
     def sized(fmt: str, view=r.view, ev=events, size=size) -> bytes:
         return export.export_figure(render(snap, view, events=ev, reported=page.reported, size=size), fmt)
 
-    d1, d2, d3, d4, d5 = st.columns(5)
+    # One row that wraps, each button as wide as its label: in five equal columns the longer labels were cut
+    # ("Wide CSV (Datawrapper, Flo..."), more so in Spanish and on a phone.
+    row = st.container(horizontal=True, gap="small", key="export_buttons")
     cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
 
     def csv_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # the table is built when clicked
         return export.to_csv(rr.export_table(), sources=list(s) + rr.notes, title=ti, lang=lang, citation_text=cite)
 
-    d1.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
+    row.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")
-    d2.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
+    row.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
                        data=lambda rr=r, s=src_lines, ti=r.title: export.wide_csv(
-                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite), file_name=f"{stem}-wide.csv")
-    d3.download_button(t("page.exports.html"), data=lambda: sized("html"),
-                       file_name=f"{stem}-{size}.html", mime="text/html", on_click="ignore", key="dl_html")
+                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite),
+                       file_name=f"{stem}-{export.file_word('wide', lang)}.csv")
+    row.download_button(t("page.exports.html"), data=lambda: sized("html"),
+                       file_name=f"{stem}-{sized_word}.html", mime="text/html", on_click="ignore", key="dl_html")
     if export.find_browser():
-        d4.download_button(t("page.exports.png"), data=lambda: sized("png"), file_name=f"{stem}-{size}.png",
+        row.download_button(t("page.exports.png"), data=lambda: sized("png"), file_name=f"{stem}-{sized_word}.png",
                            mime="image/png", on_click="ignore", key="dl_png")
-        d5.download_button(t("page.exports.svg"), data=lambda: sized("svg"), file_name=f"{stem}-{size}.svg",
+        row.download_button(t("page.exports.svg"), data=lambda: sized("svg"), file_name=f"{stem}-{sized_word}.svg",
                            mime="image/svg+xml", on_click="ignore", key="dl_svg")
     else:
-        d4.warning(t("page.exports.needs_browser"))
+        row.warning(t("page.exports.needs_browser"))
     st.caption(t("page.exports.csv_caption"))
     st.text(t("page.exports.alt"))
     st.code(r.alt, language=None, wrap_lines=True)
     return size
 
 
-def dataset_downloads() -> None:
-    f1, f2 = st.columns(2)
-    f1.download_button(t("page.exports.full_csv"), data=lambda: export.full_dataset_zip(DATA, "csv"),
-                       file_name="immigration-enforcement-data-csv.zip", mime="application/zip",
+def dataset_downloads(lang: str = "en") -> None:
+    name = export.file_word("dataset", lang)
+    row = st.container(horizontal=True, gap="small", key="dataset_buttons")
+    row.download_button(t("page.exports.full_csv"), data=lambda: export.full_dataset_zip(DATA, "csv"),
+                       file_name=f"{name}-csv.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_csv")
-    f2.download_button(t("page.exports.full_parquet"),
+    row.download_button(t("page.exports.full_parquet"),
                        data=lambda: export.full_dataset_zip(DATA, "parquet"),
-                       file_name="immigration-enforcement-data-parquet.zip", mime="application/zip",
+                       file_name=f"{name}-parquet.zip", mime="application/zip",
                        on_click="ignore", key="dl_full_parquet")
 
 
@@ -104,7 +110,7 @@ def downloads(page: Page, r: Rendered, events, query: dict) -> bool:
         return False
     with box:
         chart_downloads(page, r, events)
-        dataset_downloads()
+        dataset_downloads(r.view.lang)
         citation(page, r)
         embed_codes(query)
     return True

@@ -50,8 +50,19 @@ def number(value, decimals: int = 0) -> str:
     return i18n.number(value, lang(), sep(), decimals)
 
 
-def switch() -> None:
-    """The language switch (English / Español) and the separators choice."""
+def switch(folded: bool = False) -> None:
+    """The language switch (English / Español) and the separators choice; ``folded`` (a phone): in a closed
+    expander whose label names the choices made, one line instead of two stacked choices."""
+    if folded:
+        # One line on a phone: the language and a number written with the separators chosen.
+        label = f"{SWITCH_LABEL}: {i18n.LANG_NAMES[lang()]} · {number(75000)}"
+        with st.expander(label, expanded=False, key="x_language"):
+            _choices()
+        return
+    _choices()
+
+
+def _choices() -> None:
     c1, c2 = st.columns(2)
     c1.radio(SWITCH_LABEL, list(i18n.LANGS), key="w_lang", format_func=i18n.LANG_NAMES.get, horizontal=True,
              help=t("page.language_help"))

@@ -85,8 +85,10 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
                     fig_kw: dict) -> str:
     """The study's CSV and images; return the image size chosen."""
     size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_study_size", horizontal=True,
-                    format_func=lambda k: t("page.exports.size_choice", size=k, description=t("size." + k)))
-    stem = export.slug(f"event study {fig_kw['title']} {res.window_label}")
+                    format_func=lambda k: t("page.exports.size_choice", size=t("export.file.size_" + k),
+                                                         description=t("size." + k)))
+    stem = export.slug(f"{t('export.file.study')} {fig_kw['title']} {res.window_in(plang.lang())}")
+    sized_word = export.file_word("size_" + size, plang.lang())
     e1, e2, e3 = st.columns(3)
     sources = tuple(fig_kw["sources"]) + tuple(es.vintage_note(fig_kw.get("vintage", "latest"), plang.lang()))
     e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, sources,
@@ -98,9 +100,9 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
             out = export.to_image(f, fmt, width=SIZES[size].width, height=int(f.layout.height),
                                   scale=SIZES[size].scale if fmt == "png" else 1, lang=plang.lang())
             return export.svg_with_alt(out, fig_kw["title"], res.note_in(plang.lang())) if fmt == "svg" else out
-        e2.download_button(t("page.study.png"), data=lambda: img("png"), file_name=f"{stem}-{size}.png", mime="image/png",
+        e2.download_button(t("page.study.png"), data=lambda: img("png"), file_name=f"{stem}-{sized_word}.png", mime="image/png",
                            on_click="ignore", key="dl_study_png")
-        e3.download_button(t("page.study.svg"), data=lambda: img("svg"), file_name=f"{stem}-{size}.svg",
+        e3.download_button(t("page.study.svg"), data=lambda: img("svg"), file_name=f"{stem}-{sized_word}.svg",
                            mime="image/svg+xml", on_click="ignore", key="dl_study_svg")
     return size
 

@@ -21,7 +21,7 @@ from wording.plain import markdown_literal
 
 from . import clock, context, deaths, exports, state, uploads
 from . import lang as plang
-from .browser import chart_size, fit_chart_to_screen
+from .browser import chart_size, fit_chart_to_screen, phone_layout
 from .cache import kept
 from .context import Page
 from .lang import t
@@ -72,16 +72,17 @@ def series_picker(page: Page) -> list[str]:
 
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
-    c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
     lo_bound, hi_bound = page.range_bounds(clock.today())
-    with c1:
-        st.selectbox(t("page.trends.date_range"), list(PRESETS), key="w_preset", format_func=plang.words("preset", PRESETS),
-                     on_change=_custom_from_shown, args=(lo_bound, hi_bound))
-    with c2:
-        if st.session_state["w_preset"] == "custom":
-            st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
-        else:
-            preset_caption(page, state.current_view())
+    # Buttons, not a drop-down: a drop-down's menu opens on the press and, while the browser was still busy
+    # drawing a chart that had just appeared, closed again on the same click (the first click was lost in most
+    # tries made within seconds of the chart appearing). A button has no menu to open and close.
+    st.segmented_control(t("page.trends.date_range"), list(PRESETS), key="w_preset", required=True,
+                         format_func=plang.words("preset", PRESETS), on_change=_custom_from_shown,
+                         args=(lo_bound, hi_bound))
+    if st.session_state["w_preset"] == "custom":
+        st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
+    else:
+        preset_caption(page, state.current_view())
     return st.session_state["w_preset"]
 
 
@@ -254,7 +255,7 @@ def chart_notes(page: Page, r: Rendered) -> None:
             + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))
     for i, p in enumerate(r.prepared):
         # Built when opened, like the expanders below: a definition is read by few, on demand.
-        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)[:70]), key=f"x_what_{i}",
+        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)), key=f"x_what_{i}",
                          on_change="rerun")
         if pop.open:
             with pop:
@@ -268,8 +269,9 @@ def chart_notes(page: Page, r: Rendered) -> None:
             with box, st.container(key="events_legend"):
                 table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
                 st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
-                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev),
-                                   file_name="events.csv", mime="text/csv", on_click="ignore", key="dl_events")
+                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev, lang=lang),
+                                   file_name=f"{export.file_word('events', lang)}.csv", mime="text/csv",
+                                   on_click="ignore", key="dl_events")
     box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
     if box.open:
         with box:
@@ -323,12 +325,18 @@ def trends_panel(page: Page) -> View:
     # A fragment run also forgets the values of the widgets it does not draw (those in closed expanders).
     state.keep_widgets(state.PANEL_WIDGETS)
     events = context.session_events(page)
+    # On a phone the controls go under the chart (drawn first, into a place after it): the series picker, the
+    # options and the events sections took the first 600 px of the screen.
+    chart_box = st.container() if phone_layout() else None
     uploads.local_events_report(page)
     series_picker(page)
     breakdown_picker(page)
     chart_options(page, events)
     events = uploads.events_controls(page, events)
-    return range_and_chart(page, events)
+    if chart_box is None:
+        return range_and_chart(page, events)
+    with chart_box:
+        return range_and_chart(page, events)
 
 
 @st.fragment

@@ -260,7 +260,11 @@ def test_the_seed_view_csv_carries_its_events(tmp_path):
     assert ev["key"].tolist() == [str(n) for n in range(1, 10)]
     row = ev[ev["date"] == "2025-02-11"].iloc[0]
     assert row["label"] == "ERO chief Russell Hott and deputy Peter Berg reassigned" and row["flag"] == "personnel"
-    assert row["source"].startswith("Newsmax (citing Washington Post) https://") and row["note"].startswith("Personnel")
+    # The original publisher; its article's address was not found, so no link, and the note says what to cite
+    # (never the copy the text was read at: issue 37).
+    assert row["source"] == "Washington Post" and row["note"].startswith("Personnel")
+    assert "Top ICE officials reassigned amid strain to meet Trump deportation goals" in row["note"]
+    assert "newsmax" not in text.casefold()
     assert (body["kind"] == "series").sum() == 12  # the data rows come first, as before
 
 

@@ -143,7 +143,7 @@ def test_dates_of_a_non_custom_link_never_reach_the_date_picker():
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60)
     at.query_params.update({"series": S, "start": "1990-01-01", "end": "2040-01-01"})
     at.run()
-    at.selectbox(key="w_preset").set_value("custom")
+    at.segmented_control(key="w_preset").set_value("custom")
     at.run()
     assert not at.exception, at.exception
     lo, hi = at.date_input(key="w_range").value

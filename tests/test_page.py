@@ -52,7 +52,8 @@ def ys(fig, i=0):
 
 
 def rerun(at, key, value):
-    for kind in ("multiselect", "selectbox", "checkbox", "radio", "date_input", "text_input", "number_input"):
+    for kind in ("multiselect", "selectbox", "segmented_control", "checkbox", "radio", "date_input", "text_input",
+                 "number_input"):
         try:
             el = getattr(at, kind)(key=key)
         except (KeyError, ValueError):
@@ -392,7 +393,7 @@ def test_a_range_without_data_for_a_series_says_when_it_starts_and_offers_its_ra
     assert f"starts {first}" in warning and "southwest land border" in warning
     at.button(key="w_range_fix").click().run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="w_preset").value == "custom"
+    assert at.segmented_control(key="w_preset").value == "custom"
     assert tuple(at.date_input(key="w_range").value) == (first, last)
     assert not [w for w in at.info if w.value.startswith("No figures between")]
     fig = trend(at)

@@ -83,7 +83,7 @@ def test_a_custom_range_starts_as_the_range_shown_and_ends_at_the_last_data_date
     at = app()
     series = list(at.session_state["w_series"])
     lo, hi, _, last = view_range(cdata.load_snapshot(), View(series=series))
-    at.selectbox(key="w_preset").set_value("custom").run()
+    at.segmented_control(key="w_preset").set_value("custom").run()
     assert not at.exception
     assert tuple(at.date_input(key="w_range").value) == (lo, hi) and hi == last
     assert at.query_params.get("end") == last.isoformat()

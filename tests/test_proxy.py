@@ -30,7 +30,7 @@ if not NGINX:
     pytest.skip("no nginx on PATH or at /usr/sbin/nginx (on Debian/Ubuntu: apt-get install nginx; "
                 "`make test` installs it when run as root)", allow_module_level=True)
 # After the skip; test_e2e itself skips (saying why) when there is no Chromium or Playwright.
-from tests.test_e2e import ARTIFACTS, CHART, CHROMIUM, IDLE, LAUNCH_ARGS, VIEWPORT, choose, free_port, sync_api  # noqa: E402
+from tests.test_e2e import ARTIFACTS, CHART, CHROMIUM, IDLE, LAUNCH_ARGS, VIEWPORT, free_port, press, sync_api  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "deploy"))
 from nginx_conf import render  # noqa: E402
@@ -145,8 +145,8 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
                     open_view(pages[r], proxy)
                     pages[r].evaluate(WATCH_CONNECTION)
                 # Each session works over its WebSocket: a date-range change reruns the script on its replica.
-                choose(pages[living], "w_preset", "Last 90 days")
-                choose(pages[dying], "w_preset", "Last 90 days")
+                press(pages[living], "w_preset", "Last 90 days")
+                press(pages[dying], "w_preset", "Last 90 days")
                 # Every request each browser made so far went to its own replica (a WebSocket's line is
                 # written when it closes: checked below).
                 for r in replicas:
@@ -168,7 +168,7 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
                 pd.wait_for_selector(IDLE, timeout=120_000)
                 seen = pd.evaluate("() => window.__states")
                 # The other replica's reader never lost its connection and can still change the view.
-                choose(pages[living], "w_preset", "All data")
+                press(pages[living], "w_preset", "All data")
                 assert pages[living].evaluate("() => window.__states") == ["CONNECTED"]
                 for r in replicas:
                     pages[r].context.close()

@@ -288,6 +288,23 @@ def translated_events(events, lang: str = "en", separators: str = ","):
     return out
 
 
+def reported_text(text: str, lang: str = "en") -> str:
+    """A reported figure's curated words (``data/reported_figures.csv``: its unit with the press's own
+    qualifier, "arrests/day (approximate)", or who reported it, "NewsNation (as cited by Latin Times)") in
+    ``lang``, from ``locales/reported_figures.<lang>.csv`` keyed by the English text (a test requires a row for
+    every one in the file); a unit with no row is put in words by ``unit``."""
+    if check_lang(lang) == "en" or not text:
+        return text
+    row = _table(f"reported_figures.{lang}.csv").get(str(text).strip())
+    return (row or {}).get("text") or unit(text, lang)
+
+
+def quality(code: str, lang: str = "en") -> str:
+    """A reported figure's source quality ("syndicated copy", "unverified"...) in ``lang``."""
+    key = "quality." + str(code)
+    return t(key, lang) if has(key, lang) else str(code)
+
+
 def unit(unit_text: str, lang: str = "en") -> str:
     """A catalogue unit ("arrests", "people", "book-ins per day") in ``lang``: the unit words are in the
     catalogue under ``unit.*``; "per day" and the other period words are appended in the language."""
