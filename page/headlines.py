@@ -58,14 +58,18 @@ def card_details(page: Page, h: Headline) -> None:
     st.caption(t("page.card.method", definition=h.definition))
 
 
+def age_caption(h: Headline) -> str:
+    """The card's age as one caption: the data date and age in grey; an overdue source or a newer release not
+    held in orange (once only in the popover, they went unseen). One element, not one a line: each element's
+    gap pushed the chart below a phone's first scroll."""
+    lines = [markdown_literal(line) if i == 0 and h.data_date is not None else f":orange[{markdown_literal(line)}]"
+             for i, line in enumerate(h.age)]
+    return "  \n".join(lines)
+
+
 def show_age(h: Headline) -> None:
-    """On the card, under its sentence: the data date and age in grey; an overdue source or a newer release not
-    held in orange (once only in the popover, they went unseen)."""
-    for i, line in enumerate(h.age):
-        if i == 0 and h.data_date is not None:
-            st.caption(markdown_literal(line))
-        else:
-            st.markdown(f":orange[{markdown_literal(line)}]")
+    if h.age:
+        st.caption(age_caption(h))
 
 
 def show_headlines(page: Page) -> list:
