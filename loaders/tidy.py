@@ -61,6 +61,14 @@ FLAGS = {
     "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own "
                            "contents (the earliest day it can have been published)",
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
+    "row-dropped": "a row of a table could not be kept (a figure that is no number or is negative, a row printed twice); "
+                   "it is left out and the rest of the release kept",
+    "name-date-overruled": "the date in the file name cannot be the release's date (outside its fiscal year): the "
+                           "release is dated from the file's own contents",
+    "year-from-contents": "the file name names another fiscal year than the sheets hold: the file is read as a release "
+                          "of the year its sheets hold",
+    "other-year-footnote": "a footnote dates a table outside the release's fiscal year (another year's footnotes left in "
+                           "the file): the table takes another date of the release",
 }
 
 
