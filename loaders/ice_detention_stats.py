@@ -976,7 +976,7 @@ SOURCE = Source(
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.xlsx", "ice-detention-stats/original_xlsx/*.xlsx",
-               "ice-detention-stats/original_xlsx_wayback/*.xlsx"),
+               "ice-detention-stats/original_xlsx_wayback/*.xlsx", "ice-detention-stats/release_history/*.xlsx"),
     discover=discover,
     allowed_hosts=("www.ice.gov",),
     browser_user_agent=True,

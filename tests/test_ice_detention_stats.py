@@ -644,7 +644,7 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str,
                       keep_default_na=False)
     # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
-    held = {hashlib.sha256(p.read_bytes()).hexdigest() for p in shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")}
+    held = {hashlib.sha256(p.read_bytes()).hexdigest() for g in SRC.raw_globs for p in shared_data.glob(g)}
     assert out.file.nunique() == len(held)
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.facilities.csv").exists()
