@@ -34,6 +34,7 @@ from . import events, limits, origins, registry, snapshot, tidy
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .parse_cache import ParseCache
 from .snapshot import SnapshotError
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -164,15 +165,22 @@ def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
     }
 
 
-def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[str, list[pd.DataFrame]]]:
+def parse_files(source: Source, items, each=None, cache: ParseCache | None = None
+                ) -> tuple[pd.DataFrame, dict[str, list[pd.DataFrame]]]:
     """Parse ``(name, bytes)`` files of one source and validate all their rows in one pass: (observations in
     canonical order, reference tables by name as a list of frames). ``each(name, content, parsed)`` is called
     after each file. The rebuild's path (``build_source``); a problem still names its file and row
-    (``tidy.validate``)."""
+    (``tidy.validate``). With ``cache``, a file parsed before under the same parser version is not parsed again
+    (``loaders.parse_cache``); the rows are validated all the same."""
     frames: list[pd.DataFrame] = []
     tables: dict[str, list[pd.DataFrame]] = {}
     for name, content in items:
-        parsed = _finish(source, _parse_raw(source, content, name), name, validate=False)
+        raw = cache.get(source, content, name) if cache is not None else None
+        if raw is None:
+            raw = _frames_of(source, _parse_raw(source, content, name), name)
+            if cache is not None:
+                cache.put(source, content, name, raw)
+        parsed = _finish(source, raw, name, validate=False)
         frames.append(parsed.obs)
         for tname, t in parsed.tables.items():
             tables.setdefault(tname, []).append(t)
@@ -186,8 +194,8 @@ def parse_files(source: Source, items, each=None) -> tuple[pd.DataFrame, dict[st
     return obs, tables
 
 
-def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = ()
-                 ) -> tuple[pd.DataFrame, list[dict], dict]:
+def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
+                 cache: ParseCache | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
     """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
 
     A file byte for byte the same as one parsed before it, or as one already ``held`` (manifest entries of the
@@ -223,7 +231,7 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequ
         if progress:
             progress.update(1)
 
-    obs, tables = parse_files(source, contents(), each)
+    obs, tables = parse_files(source, contents(), each, cache)
     return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
 
 
@@ -548,8 +556,11 @@ def curated_sources() -> list[str]:
 
 
 def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = None, progress: bool = False, *,
-            allow_missing: bool = False, allow_shrink: bool = False) -> dict:
+            allow_missing: bool = False, allow_shrink: bool = False, cache_dir: Path | None = None) -> dict:
     """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes.
+
+    ``cache_dir``: a folder of earlier parses (``loaders.parse_cache``): a file whose bytes, name and parser
+    version are unchanged is not parsed again; the snapshot is the same bytes either way.
 
     Never deletes what it was not asked to replace: a registered source without raw files (a mistyped
     ``--raw``, an incomplete cache) and raw files the current snapshot holds rows from but the raw folder
@@ -577,6 +588,7 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
         raise LoaderError(f"raw folder {raw_dir} does not exist or is not a folder; nothing was written")
     snapshot.check_out_folder(out_dir, DATA)
     plan = {sid: find_raw_files(registry.get(sid), raw_dir) for sid in ids}
+    cache = ParseCache(cache_dir) if cache_dir is not None else None
     with update_lock(out_dir):
         snapshot.cleanup(out_dir)
         try:
@@ -612,7 +624,7 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
                 if not paths:
                     continue
                 src = registry.get(sid)
-                obs, files, tables = build_source(src, paths, bar)
+                obs, files, tables = build_source(src, paths, bar, cache=cache)
                 validated = sid not in lost  # rows kept from the snapshot are validated with the new ones
                 if sid in lost:  # --allow-missing: the missing files' rows stay as they are
                     old = load_source_observations(out_dir, sid, cur_files)
