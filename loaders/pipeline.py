@@ -287,17 +287,38 @@ def mark_findings(source: Source, obs: pd.DataFrame, flags: pd.DataFrame) -> tup
         if c not in flags:
             flags[c] = ""
     flags = flags[FLAG_COLUMNS].astype(str).sort_values(FLAG_COLUMNS, kind="mergesort").drop_duplicates()
-    # Mark every observation a check points at (match on the fields the check gave; "" matches any).
+    # Mark every observation a check points at (match on the fields the check gave; "" matches any). The rows
+    # holding each value of each field are found once (``groupby().indices``), and a finding's rows are the
+    # intersection of its fields' row sets: comparing whole columns once per finding took 34 s of a rebuild
+    # of 108 ICE releases (hundreds of findings over 250,000 rows).
     obs = obs.copy()
+    where = {col: obs.groupby(col, sort=False).indices for col in ("series", "key", "date", "release", "file")}
+    added: dict[int, list[str]] = {}
     for f in flags.itertuples(index=False):
-        m = pd.Series(True, index=obs.index)
-        for col in ("series", "key", "date", "release", "file"):
-            val = getattr(f, col)
-            if val:
-                m &= obs[col] == val
-        if m.any():
-            obs.loc[m, "flag"] = obs.loc[m, "flag"].map(lambda x, code=f.flag: _add_flag(x, code))
+        sets = [where[col].get(val, _NONE) for col in ("series", "key", "date", "release", "file")
+                if (val := getattr(f, col))]
+        rows = np.arange(len(obs)) if not sets else functools.reduce(
+            lambda a, b: np.intersect1d(a, b, assume_unique=True), sorted(sets, key=len))
+        for r in rows.tolist():
+            codes = added.setdefault(r, [])
+            if f.flag not in codes:
+                codes.append(f.flag)
+    if added:
+        pos = np.fromiter(added, dtype=np.int64, count=len(added))
+        col = obs.columns.get_loc("flag")
+        old = obs.iloc[pos, col].tolist()
+        obs.iloc[pos, col] = [_add_flags(x, added[r]) for x, r in zip(old, pos.tolist())]
     return obs, flags.reset_index(drop=True)
+
+
+_NONE = np.array([], dtype=np.intp)
+
+
+def _add_flags(existing: str, codes: list[str]) -> str:
+    """``_add_flag`` for several codes at once (the same text as adding them one by one)."""
+    for code in codes:
+        existing = _add_flag(existing, code)
+    return existing
 
 
 def _with(flags: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
