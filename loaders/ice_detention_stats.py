@@ -120,7 +120,7 @@ ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention stati
 STALE_DAYS = 10
 # Bump when anything this parser returns for a file changes: a rebuild reuses earlier parses only under the same
 # version (``loaders.parse_cache``; the data side's code digest is part of the key too).
-PARSER_VERSION = "2026-12-03.1"
+PARSER_VERSION = "2026-12-03.2"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",

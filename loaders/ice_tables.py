@@ -1036,7 +1036,9 @@ def _dated_by_month(ctx: _Ctx, sheet: str, t: TableSpec, got, through: dt.date):
         end = month_end(start)
         if start > through:
             if v != 0:  # ICE prints 0 for months it has not reached: missing, not zero
-                yield ID + "." + suffix, key, start, end, v, "partial;stale-header"  # the header is stale
+                # the header is stale; the month can run no further than the release's own date (the bond
+                # table of the 2022-08-04 release prints August 2022)
+                yield ID + "." + suffix, key, start, min(end, ctx.release), v, "partial;stale-header"
         elif end > through:
             yield ID + "." + suffix, key, start, through, v, "partial"
         else:
