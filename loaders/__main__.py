@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="keep the current rows of sources and files that have no raw file (default: refuse)")
     rb.add_argument("--allow-shrink", action="store_true",
                     help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
+    rb.add_argument("--cache", default=None,
+                    help="folder of earlier parses, reused for raw files whose bytes and parser version are "
+                         "unchanged (default: raw-cache/ inside --out, git-ignored for data/)")
+    rb.add_argument("--no-cache", action="store_true", help="parse every raw file again and keep no parses")
     rb.add_argument("--curated-only", action="store_true",
                     help="rebuild only the files curated in this project (data/events.csv, "
                          "data/reported_figures.csv) and keep every other source's rows; needs no raw folder")
@@ -114,8 +118,9 @@ def _run(args) -> int:
             raw, ids = None, pipeline.curated_sources()
         else:
             raw, ids = Path(args.raw), args.sources or None
-        counts = pipeline.rebuild(raw, Path(args.out), ids, progress=True,
-                                  allow_missing=args.allow_missing, allow_shrink=args.allow_shrink)
+        cache = None if args.no_cache else Path(args.cache) if args.cache else Path(args.out) / "raw-cache"
+        counts = pipeline.rebuild(raw, Path(args.out), ids, progress=True, allow_missing=args.allow_missing,
+                                  allow_shrink=args.allow_shrink, cache_dir=cache)
         if not counts:
             print(f"error: no raw files for any source under {args.raw}", file=sys.stderr)
             return 1

@@ -27,8 +27,31 @@ revisions between releases can be listed. The dates, each read from the workbook
 - the IIDS date (``data_date`` in ``releases.csv``): "Data Source: ICE Integrated Decision Support (IIDS),
   MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. It dates the facility list only; it
   differs from the footnote dates in almost every release (2026-02-12: IIDS 02-05, tables 02-07).
-- Sheets are chosen by the fiscal year they belong to (a workbook can carry another year's leftover sheet);
-  a table whose title names another year is refused. See ``loaders.workbook``.
+- Sheets are chosen by the fiscal year they hold, by name or else by their titles (a workbook can carry another
+  year's leftover sheet); a table whose title names another year is left out. See ``loaders.workbook``.
+
+No release is refused whole for a fault in one table or row (issue 39; the 88 mid-year releases of FY2021-FY2025
+in release_history each had one): the table or row is left out with a finding naming file, sheet, row and reason,
+and the rest is kept. Only a workbook of which nothing can be read, or without the IIDS line, is refused.
+- A file named for one fiscal year holding only another year's Detention and Facilities sheets is that year's
+  release (``FY24_detentionStats11152024`` holds FY2025's: ``year-from-contents``).
+- A Detention sheet of another year only (``Detention FY20 YTD`` in ``FY21_detentionStats060921``, ``Detention
+  EOFY2020`` in ``...10282021``): the detention tables are left out (``table-unread``), the facility list, ATD and
+  the other sheets kept. A headline table that is missing or unreadable is left out the same way.
+- A date in the name that is no date of the fiscal year's release window (ICE's typos ``...07222020`` saved in July
+  2021, ``FY23_detentionStats01192022`` saved in January 2023) is overruled: the release is dated as an undated
+  file is, from the workbook's own dates (``name-date-overruled``; ``dated_from_contents`` in ``releases.csv``).
+- Footnotes of another year (FY2020's "filtered through 06/20/2020" in four FY2021 files) date no table: those
+  tables fall back to a neighbour's date or the IIDS date (``other-year-footnote``).
+- A table dated after the release's own date (ATD "as of 12/02/2024" in the 2023-12-07 release, the same typo in
+  three other releases of Nov-Dec 2023) is left out (``table-unread``).
+- Rows: a negative figure (ATD lengths in program of -7 and -5.4 in the 2023-12-07 release), a figure that is not
+  finite or not whole where the series counts, and a row printed more than once with different figures are left
+  out; a row printed twice with the same figures (ATD's 'Total' in the 2022-08-09 release) is kept once; each with
+  a ``row-dropped`` finding (``ice_tables.sieve``). A facility row whose Level A-D cells hold text that is not a
+  number, or a negative level, is left out the same way; a blank level beside figures is a level with nobody in it
+  (the 2022-07-08 release leaves Level A blank from row 54 on; its facility figures are flagged
+  ``facility-mismatch``, summing to 24% of the national ADP).
 
 The tables are declared as data in ``TABLES`` (``loaders.workbook.TableSpec``) and read by ``read_table``.
 
@@ -73,17 +96,20 @@ from .base import Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
-from .tidy import frame_from_columns
+from .tidy import frame_from_columns, value_rules
 from .workbook import (
     MONTHS,
     Sheet,
     TableRead,
     TableSpec,
     choose_sheet,
+    content_fiscal_year,
+    data_sheets,
     fiscal_year_of,
     label,
     month_cells,
     open_workbook,
+    read_sheet,
     read_table,
     sections,
 )
@@ -92,6 +118,9 @@ ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
 ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention statistics (ice.gov/detain/detention-management)"
 STALE_DAYS = 10
+# Bump when anything this parser returns for a file changes: a rebuild reuses earlier parses only under the same
+# version (``loaders.parse_cache``; the data side's code digest is part of the key too).
+PARSER_VERSION = "2026-12-03.2"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -186,6 +215,7 @@ def _series() -> tuple[Series, ...]:
 
 
 SERIES = _series() + ice_tables.SERIES  # the rest of the workbook's tables: declared in ice_tables
+WHOLE = value_rules(SERIES)  # series id -> whole numbers only (``ice_tables.sieve`` checks each row by it)
 
 
 # ---------------------------------------------------------------- discovery
@@ -333,6 +363,7 @@ def _removals_row(lab: str):
 
 
 DETENTION_SHEET = r"^\s*Detention\b"
+FACILITIES_SHEET = r"^\s*Facilities\b"
 TABLES = (
     TableSpec("detained", r"Currently Detained by Criminality and Arresting Agency", DETENTION_SHEET,
               heading="ICE Currently Detained by Criminality and Arresting Agency",
@@ -491,19 +522,16 @@ def _iids_date(sh: Sheet) -> dt.date:
     raise sh.fail("no 'Data Source: ICE Integrated Decision Support (IIDS), MM/DD/YYYY' line in its first 15 rows")
 
 
-def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
-    """The IIDS date and the facility list: name, place, field office, type and FYTD ADP (sum of Levels A-D)."""
+def _read_facilities(sh: Sheet, findings: list) -> tuple[dt.date, list[dict]]:
+    """The IIDS date and the facility list: name, place, field office, type and FYTD ADP (sum of Levels A-D).
+    A list that cannot be read is left out (``table-unread``), a facility row that cannot be read is left out
+    (``row-dropped``); the release keeps the rest."""
     data_date = _iids_date(sh)
-    hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
-    if hr is None:
-        raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
-    cols: dict[str, int] = {}
-    for c, v in enumerate(sh.rows[hr]):
-        cols.setdefault(label(v), c)
-    need = ["City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
-    miss = [k for k in need if k not in cols]
-    if miss:
-        raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
+    try:
+        hr, cols = _facility_header(sh)
+    except ParseError as e:
+        findings.append(_unread("facilities", f"sheet {sh.name!r}", e))
+        return data_date, []
     la, lb, lc, ld = (cols[k] for k in ("Level A", "Level B", "Level C", "Level D"))
     c_city, c_state, c_aor, c_type = (cols[k] for k in ("City", "State", "AOR", "Type Detailed"))
     width = max(cols.values()) + 1
@@ -517,20 +545,55 @@ def _read_facilities(sh: Sheet) -> tuple[dt.date, list[dict]]:
         if len(row) < width:
             row = list(row) + [None] * (width - len(row))
         name = label(row[0])
-        levels = [v if type(v) is float else num(v, lenient=True, missing=blank)
-                  for v in (row[la], row[lb], row[lc], row[ld])]
+        cells = (row[la], row[lb], row[lc], row[ld])
+        levels = [v if type(v) is float else num(v, lenient=True, missing=blank) for v in cells]
         state = label(row[c_state])
         if not name or (not state and all(x is None for x in levels)):
             break  # a blank row, or the footnotes under the list (text in column A only)
-        if None in levels and not all(x is None for x in levels):
-            raise sh.fail(f"table 'facilities' row {r + 1} ({name!r}): some Level A-D cells are not numbers")
+        if fault := _level_fault(cells, levels):
+            findings.append(_facility_dropped(sh, r, name, data_date, fault))
+            continue
         # FY19 lists a facility with blank figures (MAIN - FOLKSTON IPC): kept in the table, no observation.
         out.append({"name": name, "city": label(row[c_city]), "state": state,
                     "aor": label(row[c_aor]), "type": label(row[c_type]),
-                    "adp": None if levels[0] is None else float(sum(x for x in levels if x is not None))})
+                    "adp": None if all(x is None for x in levels) else float(sum(x for x in levels if x is not None))})
     if not out:
-        raise sh.fail(f"table 'facilities' (header row {hr + 1}): no facility rows")
+        findings.append(_unread("facilities", f"sheet {sh.name!r}", sh.fail(f"no facility rows below header row "
+                                                                             f"{hr + 1}")))
     return data_date, out
+
+
+def _facility_dropped(sh: Sheet, r: int, name: str, data_date: dt.date, fault: str) -> dict:
+    return {"series": f"{ID}.facility_adp_fytd", "key": name, "date": data_date.isoformat(), "flag": "row-dropped",
+            "message": f"sheet {sh.name!r} table 'facilities' row {r + 1} ({name!r}): {fault}; the row is left out "
+                       "and the rest of the release kept"}
+
+
+def _facility_header(sh: Sheet) -> tuple[int, dict[str, int]]:
+    """The facility list's header row (0-based) and its columns by label."""
+    hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
+    if hr is None:
+        raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
+    cols: dict[str, int] = {}
+    for c, v in enumerate(sh.rows[hr]):
+        cols.setdefault(label(v), c)
+    need = ["City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
+    miss = [k for k in need if k not in cols]
+    if miss:
+        raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")
+    return hr, cols
+
+
+def _level_fault(cells, levels: list) -> str | None:
+    """Why a facility row's Level A-D cells cannot be read as its average population, or None. A blank cell
+    beside figures is a level with nobody in it (ICE's 2022-07-08 release leaves Level A blank from row 54 on,
+    where the rows above print 0); text that is no number ('n/a', '#REF!') is a fault."""
+    bad = [label(c) for c, x in zip(cells, levels) if x is None and label(c) not in ("", "-")]
+    if bad:
+        return f"its Level A-D cells hold text that is not a number ({', '.join(repr(b) for b in bad)})"
+    if any(x is not None and x < 0 for x in levels):
+        return f"a Level A-D cell is negative ({', '.join(f'{x:g}' for x in levels if x is not None and x < 0)})"
+    return None
 
 
 def _header_sheet_date(sh: Sheet | None) -> dt.date | None:
@@ -578,30 +641,27 @@ FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"
 def parse(content: bytes, name: str = "") -> Parsed:
     """One workbook -> its tidy rows (headline tables, the other tables of ``ice_tables``, facility ADPs) and its
     reference tables: ``releases`` (one row: the release and every date it gives), ``facilities`` and
-    ``findings`` (what the parser found about the file)."""
+    ``findings`` (what the parser found about the file). A table or row that cannot be read is left out with a
+    finding and the rest kept; only a workbook of which nothing can be read is refused."""
     wb = open_workbook(content, name, ID)
-    fy, fy_from = _fiscal_year(wb, name)
-    det, fac, fn, hd = _sheets(wb, fy, name)
-    iids, facilities = _read_facilities(fac)
-    dates = ReleaseDates(iids, footnote_dates(fn))
-    rel = _dating(name, iids, dates, _header_sheet_date(hd), fy)
     findings: list[dict] = []  # what the parser found about this file: the "findings" table, one row each
+    fy, fy_from = _fiscal_year(wb, name, findings)
+    det, fac, fn, hd = _sheets(wb, fy, name, findings)
+    iids, facilities = _read_facilities(fac, findings)
+    dates = ReleaseDates(iids, _footnotes_of_year(footnote_dates(fn), fy, findings))
+    rel = _dating(name, iids, dates, _header_sheet_date(hd), fy)
     rows = _headline_rows(det, fy, dates, rel.release, findings)
     # every other table, each dated by its own footnote
     rows += ice_tables.read(wb, fy=fy, name=name, release=rel.release, iids=iids, sheets=(det, fn),
-                            findings=findings)
+                            findings=findings, whole=WHOLE, named=rel.named is not None)
     keys, repeated = _facility_keys(facilities)
     rows += [(f"{ID}.facility_adp_fytd", k, iids, iids, f["adp"], "listed-twice" if k in repeated else "")
              for k, f in zip(keys, facilities) if f["adp"] is not None]
+    if not rows:
+        raise ParseError("no table of the workbook could be read: " + "; ".join(f["message"] for f in findings[:3]),
+                         source=ID, file=name)
     release, release_from = _release_of(name, rel, rows)
-    if not rel.named and not is_ice_name(name):
-        # A downloader's name ("download (3).xlsx"): said in the findings, since nothing in the name vouches for the
-        # date. ICE's own undated end-of-year names are dated the same way and marked in ``dated_from_contents``.
-        findings.append({"series": "", "key": "", "date": release.isoformat(), "flag": "dated-from-contents",
-                         "message": f"the file name {name!r} carries no ICE date: the release is dated {release} from "
-                                    f"the workbook itself ({release_from.split(' (')[0]}), the earliest day it can "
-                                    "have been published, not a known publication date; its fiscal year, "
-                                    f"FY{fy}, is read from {fy_from}"})
+    findings += _dating_findings(name, rel, release, release_from, fy, fy_from)
     releases = _release_row(name, fy, release, release_from, rel, dates, det, fac)
     fac_rows = [[release.isoformat(), fy, k, f["name"], f["city"], f["state"], f["aor"], f["type"]]
                 for k, f in zip(keys, facilities)]
@@ -613,26 +673,89 @@ def parse(content: bytes, name: str = "") -> Parsed:
                    "findings": table_frame(FINDING_COLUMNS, find_rows)})
 
 
-def _fiscal_year(wb, name: str) -> tuple[int, str]:
-    """The workbook's fiscal year and where it was read: the file name, else the only Detention sheet's name or
-    titles."""
-    fy = fiscal_year_from_name(name)
-    if fy is not None:
-        return fy, "the file name"
-    det0 = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=None, file=name, source=ID)
-    fy = fiscal_year_of(det0.name) or _fiscal_year_from_title(det0)
-    if fy is None:
-        raise ParseError("fiscal year not found in the file name or the Detention sheet's titles", source=ID,
-                         file=name)
-    return fy, "the Detention sheet"
+def _footnotes_of_year(dates: dict[str, dt.date], fy: int, findings: list) -> dict[str, dt.date]:
+    """The footnote dates that can date fiscal year ``fy``'s tables (October before it to March after it). ICE
+    left FY2020's Footnotes sheet in several FY2021 releases (060921, 061121, 10072021, 10282021: "filtered
+    through 06/20/2020"); a date of another year dates no table of this one, so those tables fall back to a
+    neighbour's date or the IIDS date (``ReleaseDates.of``), with an ``other-year-footnote`` finding."""
+    lo, hi = dt.date(fy - 1, 10, 1), dt.date(fy + 1, 3, 31)
+    out = {k: d for k, d in dates.items() if lo <= d <= hi}
+    for k, d in sorted(dates.items()):
+        if k not in out:
+            findings.append({"series": "", "key": "", "date": d.isoformat(), "flag": "other-year-footnote",
+                             "message": f"the Footnotes sheet dates the {k} tables {d}, outside fiscal year {fy}: "
+                                        "another year's footnote, not used; those tables take another date of "
+                                        "the release"})
+    return out
 
 
-def _sheets(wb, fy: int, name: str) -> tuple[Sheet, Sheet, Sheet | None, Sheet | None]:
-    """The Detention, Facilities, Footnotes and Header sheets of fiscal year ``fy`` (the last two may be absent)."""
-    return (choose_sheet(wb, DETENTION_SHEET, "Detention", fy=fy, file=name, source=ID),
-            choose_sheet(wb, r"^\s*Facilities\b", "Facilities", fy=fy, file=name, source=ID),
+def _dating_findings(name: str, rel: _Dating, release: dt.date, from_: str, fy: int, fy_from: str) -> list[dict]:
+    """Findings on how the release was dated, when nothing in the name vouches for the date: a downloader's name
+    ("download (3).xlsx"), or a name whose date cannot be a release date of its fiscal year (ICE's
+    FY21_detentionStats07222020: saved in July 2021). ICE's own undated end-of-year names are dated the same way
+    and marked in ``dated_from_contents`` only."""
+    how = f"the release is dated {release} from the workbook itself ({from_.split(' (')[0]}), the earliest day it " \
+          "can have been published, not a known publication date"
+    if rel.name_fault:
+        return [{"series": "", "key": "", "date": release.isoformat(), "flag": "name-date-overruled",
+                 "message": f"{rel.name_fault}: {how}"}]
+    if not rel.named and not is_ice_name(name):
+        return [{"series": "", "key": "", "date": release.isoformat(), "flag": "dated-from-contents",
+                 "message": f"the file name {name!r} carries no ICE date: {how}; its fiscal year, FY{fy}, is read "
+                            f"from {fy_from}"}]
+    return []
+
+
+def _fiscal_year(wb, name: str, findings: list) -> tuple[int, str]:
+    """The workbook's fiscal year and where it was read. Sheets are taken by what they hold: the year of each
+    Detention and Facilities sheet is the one its name gives, else the one its titles name. The file name's
+    year stands when a sheet holds it (a leftover sheet of another year beside it is set aside later); when
+    every such sheet holds one other year, the workbook is a release of that year, whatever its name says (ICE's
+    FY24_detentionStats11152024 holds only FY2025 sheets), with a ``year-from-contents`` finding."""
+    named = fiscal_year_from_name(name)
+    held = {s: fiscal_year_of(s) or content_fiscal_year(read_sheet(wb, s, name, ID).rows)
+            for s in data_sheets(wb, DETENTION_SHEET) + data_sheets(wb, FACILITIES_SHEET)}
+    years = {y for y in held.values() if y is not None}
+    if named is not None and (named in years or len(years) != 1):
+        return named, "the file name"
+    if len(years) != 1:
+        raise ParseError("fiscal year not found in the file name, and the Detention and Facilities sheets do not "
+                         f"name one: {_named_years(held)}", source=ID, file=name)
+    fy = years.pop()
+    if named is not None:
+        findings.append({"series": "", "key": "", "date": "", "flag": "year-from-contents",
+                         "message": f"the file name says FY{named}, but its Detention and Facilities sheets hold "
+                                    f"FY{fy} ({_named_years(held)}): the workbook is read as a FY{fy} release"})
+    return fy, "the Detention and Facilities sheets"
+
+
+def _named_years(held: dict[str, int | None]) -> str:
+    return ", ".join(f"{s!r} {'FY%d' % y if y else 'no year'}" for s, y in held.items()) or "no such sheets"
+
+
+def _sheets(wb, fy: int, name: str, findings: list) -> tuple[Sheet | None, Sheet, Sheet | None, Sheet | None]:
+    """The Detention, Facilities, Footnotes and Header sheets of fiscal year ``fy`` (the last two may be absent).
+    A workbook whose only Detention sheet is another year's (ICE's FY21_detentionStats060921 carries FY2020's
+    'Detention FY20 YTD') keeps its other sheets: each headline table gets a ``table-unread`` finding."""
+    try:
+        det = choose_sheet(wb, DETENTION_SHEET, "Detention", fy=fy, file=name, source=ID)
+    except ParseError as e:
+        det = None
+        findings += [_unread(t.name, f"no Detention sheet of FY{fy}", e) for t in TABLES if t.required]
+    return (det,
+            choose_sheet(wb, FACILITIES_SHEET, "Facilities", fy=fy, file=name, source=ID),
             choose_sheet(wb, r"foot\s*notes?", "Footnotes", fy=fy, file=name, source=ID, required=False),
             choose_sheet(wb, r"^\s*Header\s*$", "Header", fy=fy, file=name, source=ID, required=False))
+
+
+def _unread(table: str, where: str, e: ParseError) -> dict:
+    """A ``table-unread`` finding (``ice_tables.unread_finding``'s sentence) for a table of this module."""
+    detail = re.sub(r"^\[[^\]]*\] ", "", str(e))
+    detail = re.sub(r"^(?:sheet '[^']*':? )?(?:table '[^']*'[:,]? )?", "", detail)
+    detail = re.sub(r"^no Detention sheet for fiscal year \d+; ", "", detail)
+    return {"series": "", "key": "", "date": "", "flag": "table-unread",
+            "message": f"table {table!r} ({where}) not read: {detail}; the release is kept with its other "
+                       "tables and this table's series have no rows from it"}
 
 
 @dataclass
@@ -646,6 +769,7 @@ class _Dating:
     through: dt.date | None  # the latest of the detention, book-ins and removals footnote dates
     header_date: dt.date | None
     stale: list[str]
+    name_fault: str = ""  # why the digits in the name are no release date (then ``named`` is None)
 
     @property
     def file_flag(self) -> str:
@@ -653,7 +777,10 @@ class _Dating:
 
 
 def _dating(name: str, iids: dt.date, dates: ReleaseDates, header_date: dt.date | None, fy: int) -> _Dating:
-    named = release_date_from_name(name, fy)
+    try:
+        named, name_fault = release_date_from_name(name, fy), ""
+    except ParseError as e:  # a typo in ICE's name (FY21_detentionStats07222020): dated from the contents
+        named, name_fault = None, re.sub(r"^\[[^\]]*\] ", "", str(e))
     # An undated (end-of-year) name: the file cannot have come out before the latest date it states, which is the
     # IIDS date or, when the docket snapshot is later (FY2020: IIDS 09-30, docket 10-02), the docket date.
     latest = max([iids, *dates.footnotes.values()])
@@ -667,37 +794,47 @@ def _dating(name: str, iids: dt.date, dates: ReleaseDates, header_date: dt.date 
         stale.append(f"Header sheet date {header_date} vs IIDS date {iids}")
     if named and iids > named:
         stale.append(f"IIDS date {iids} is after the release date {named}")
-    return _Dating(iids, named, latest, named or latest, through, header_date, stale)
+    return _Dating(iids, named, latest, named or latest, through, header_date, stale, name_fault)
 
 
-def _headline_rows(det: Sheet, fy: int, dates: ReleaseDates, release: dt.date, findings: list) -> list[tuple]:
+def _headline_rows(det: Sheet | None, fy: int, dates: ReleaseDates, release: dt.date, findings: list) -> list[tuple]:
     """The headline tables (``TABLES``) as rows (series, key, date, end, value, flag): headcounts at the docket
-    date, the monthly tables month by month, fiscal-year-to-date removals at the removals date."""
-    reads = {t.name: read_table(det, t) for t in TABLES}
-    for t in reads.values():
-        _check_title_year(t, fy)
-
-    def required(tname: str) -> TableRead:
-        t = reads[tname]
-        if t is None:  # ``read_table`` raises for a required table; only an optional one comes back as None
-            raise det.fail(f"table {tname!r} not found")
-        return t
-
-    docket = dates.of("docket")
-    rows = [(ID + "." + sid, key, docket, docket, v, "") for sid, key, v in _read_detained(required("detained"))]
-    for tname in ("book_ins", "adp", "alos"):
-        monthly = reads[tname]
-        if monthly is not None:
-            rows += _monthly_rows(monthly, fy, dates.of(_date_name(monthly.spec)), release, findings)
-    rows += _removals_rows(required("removals"), fy, dates.of("removals"))
-    book_ins = required("book_ins")
-    if {r.fields.get("agency") for r in book_ins.rows} != set(AGENCIES):
-        raise book_ins.fail("expected rows for ICE, CBP and Total")
-    for tname in ("adp", "alos"):
-        t = reads[tname]
-        if t is not None and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
-            raise t.fail("expected CBP, ICE and overall blocks")
+    date, the monthly tables month by month, fiscal-year-to-date removals at the removals date. A table that
+    cannot be read is left out with a ``table-unread`` finding (issue 39), a row that cannot be kept with a
+    ``row-dropped`` one (``ice_tables.sieve``); without a Detention sheet of the year (``_sheets`` said so)
+    there are none."""
+    rows: list[tuple] = []
+    if det is None:
+        return rows
+    for t in TABLES:
+        start = len(rows)
+        try:
+            rows += _headline_table(det, t, fy, dates, release, findings)
+        except ParseError as e:
+            del rows[start:]
+            findings.append(_unread(t.name, f"sheet {det.name!r}", e))
+            continue
+        ice_tables.sieve(rows, start, f"sheet {det.name!r} table {t.name!r}", findings, WHOLE)
     return rows
+
+
+def _headline_table(det: Sheet, spec: TableSpec, fy: int, dates: ReleaseDates, release: dt.date,
+                    findings: list) -> list[tuple]:
+    """One headline table's rows; a ParseError naming sheet and table when it cannot be read."""
+    t = read_table(det, spec)
+    if t is None:  # ``read_table`` raises for a required table; only an optional one comes back as None
+        return []
+    _check_title_year(t, fy)
+    if spec.name == "detained":
+        docket = dates.of("docket")
+        return [(ID + "." + sid, key, docket, docket, v, "") for sid, key, v in _read_detained(t)]
+    if spec.name == "removals":
+        return _removals_rows(t, fy, dates.of("removals"))
+    if spec.name == "book_ins" and {r.fields.get("agency") for r in t.rows} != set(AGENCIES):
+        raise t.fail("expected rows for ICE, CBP and Total")
+    if spec.name != "book_ins" and {r.fields.get("agency") for r in t.rows if "agency" in r.fields} != set(AGENCIES):
+        raise t.fail("expected CBP, ICE and overall blocks")
+    return _monthly_rows(t, fy, dates.of(_date_name(spec)), release, findings)
 
 
 def _date_name(spec: TableSpec) -> str:
@@ -765,14 +902,15 @@ def _release_of(name: str, rel: _Dating, rows: list[tuple]) -> tuple[dt.date, st
     release = rel.release
     if not rel.named:
         release = max([release, *(r[3] for r in rows)])
-    why = "undated file name" if is_ice_name(name) else "no ICE date in the file name"
+    why = ("file name date not a possible release date" if rel.name_fault else
+           "undated file name" if is_ice_name(name) else "no ICE date in the file name")
     return release, ("file name" if rel.named else f"IIDS data date ({why})" if release == rel.iids
                      else f"latest footnote date ({why})" if release == rel.latest
                      else f"latest date a table covers ({why})")
 
 
 def _release_row(name: str, fy: int, release: dt.date, release_from: str, rel: _Dating, dates: ReleaseDates,
-                 det: Sheet, fac: Sheet) -> dict:
+                 det: Sheet | None, fac: Sheet) -> dict:
     """The ``releases`` table's row: the release, each table's own date and where it was read (its footnote, a
     neighbour's, or the IIDS date)."""
     iso_or_blank = lambda d: d.isoformat() if d else ""  # noqa: E731 (dates that may be missing)
@@ -788,7 +926,7 @@ def _release_row(name: str, fy: int, release: dt.date, release_from: str, rel: _
         "removals_data_through": dates.of("removals").isoformat(),
         "removals_data_through_from": dates.source_of("removals"),
         "docket_as_of": dates.of("docket").isoformat(), "docket_as_of_from": dates.source_of("docket"),
-        "detention_sheet": det.name, "facilities_sheet": fac.name}
+        "detention_sheet": det.name if det is not None else "", "facilities_sheet": fac.name}
 
 
 def _columns(rows: list[tuple], release: dt.date, file_flag: str) -> dict[str, list]:
@@ -843,10 +981,11 @@ SOURCE = Source(
     parse=parse,
     series=SERIES,
     raw_globs=(f"{ID}/*.xlsx", "ice-detention-stats/original_xlsx/*.xlsx",
-               "ice-detention-stats/original_xlsx_wayback/*.xlsx"),
+               "ice-detention-stats/original_xlsx_wayback/*.xlsx", "ice-detention-stats/release_history/*.xlsx"),
     discover=discover,
     allowed_hosts=("www.ice.gov",),
     browser_user_agent=True,
     attribution=ATTRIBUTION,
     check=check,
+    parser_version=PARSER_VERSION,
 )

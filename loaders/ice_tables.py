@@ -89,6 +89,7 @@ from typing import Mapping
 from .base import Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
+from .tidy import MAX_VALUE
 from .workbook import (
     MONTHS,
     Sheet,
@@ -96,6 +97,7 @@ from .workbook import (
     choose_sheet_name,
     content_fiscal_year,
     fiscal_month_start,
+    fiscal_year_of,
     hidden_sheets,
     label,
     match_columns,
@@ -413,6 +415,7 @@ class _Ctx:
     # the release's date and its IIDS date: ``read`` sets them before any table is read
     release: dt.date
     iids: dt.date
+    named: bool = False  # ``release`` is the file name's date (a table cannot be dated after it)
 
     def __init__(self, wb, fy: int, name: str):
         self.wb, self.fy, self.name = wb, fy, name
@@ -507,7 +510,11 @@ def _atd_date(ctx: _Ctx, sheet: str, table: TableSpec, r: int, c: int) -> dt.dat
 
 
 def _court_period(ctx: _Ctx, sheet: str, table: TableSpec, title: str) -> dt.date:
-    """'FY26 thru March Court Appearance...' -> 31 March 2026; 'FY23 Year End ...' -> 30 September 2023."""
+    """'FY26 thru March Court Appearance...' -> 31 March 2026; 'FY23 Year End ...' -> 30 September 2023. A title
+    naming another fiscal year is another year's table (the first FY2025 release, 2024-11-15, prints
+    'FY24 thru September' on its FY2025 ATD sheet)."""
+    if (named := fiscal_year_of(title)) is not None and named != ctx.fy:
+        raise ctx.fail(sheet, table.name, f"title {title!r} names FY{named}, not FY{ctx.fy}: another year's table")
     if re.search(r"year\s*end", title, re.I):
         return dt.date(ctx.fy, 9, 30)
     m = re.search(r"thru\s+([A-Za-z]+)", title, re.I)
@@ -831,8 +838,8 @@ def _read_blocks(ctx, sheet, table: TableSpec):
 
 # ---------------------------------------------------------------- the one entry point
 
-def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), findings: list | None = None
-         ) -> list[tuple]:
+def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), findings: list | None = None,
+         whole: Mapping[str, bool] | None = None, named: bool = False) -> list[tuple]:
     """Every declared table of one workbook as rows ``(series, key, date, end, value, flag)`` (dates as
     ``datetime.date``; tuples, not dicts: a workbook has tens of thousands of them). ``sheets``: the
     ``workbook.Sheet``s the caller has read already (not read again).
@@ -840,12 +847,15 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), 
     None of these tables is what a release must have (the headline tables are ``ice_detention_stats``'):
     one that is missing or in a layout this module does not know is left out, and ``findings`` gets a
     ``table-unread`` finding naming its sheet and table (``unread_finding``); the rest of the release is kept.
-    Without ``findings`` (a caller that wants the old strictness) the error is raised."""
+    Without ``findings`` (a caller that wants the old strictness) the error is raised. With ``findings``, a row
+    the snapshot could not take (``sieve``: a negative figure, a row printed twice) is left out with a
+    ``row-dropped`` finding; ``whole`` (series id -> whole numbers only, ``tidy.value_rules``) adds that rule.
+    ``named``: ``release`` is the date in the file name, so a table dated after it is refused (a typo)."""
     ctx = _Ctx(wb, fy, name)
     for sh in sheets:
         if sh is not None:
             ctx.sheets[sh.name] = sh
-    ctx.release, ctx.iids = release, iids
+    ctx.release, ctx.iids, ctx.named = release, iids, named
     notes = footnote_sections(ctx)
     out: list[tuple] = []
     bond: list[int] = []  # where the bond table's rows are in ``out``: only those can be swapped
@@ -862,10 +872,62 @@ def read(wb, *, fy: int, name: str, release: dt.date, iids: dt.date, sheets=(), 
             del out[start:]  # none of a table that failed half-way
             findings.append(unread_finding(ctx, t, e))
             continue
+        if findings is not None:
+            sieve(out, start, f"sheet {ctx.sheet(got.sheet, got.name)!r} table {t.name!r}", findings, whole or {})
         if got.layout == "calendar-months":
             bond.extend(range(start, len(out)))
     _flag_bond_swaps(out, bond, findings)
     return out
+
+
+def _row_fault(row: tuple, whole: Mapping[str, bool]) -> str | None:
+    """Why one row (series, key, date, end, value, flag) cannot be kept, by the rules ``tidy.validate`` applies
+    to every row of the snapshot, or None."""
+    v = row[4]
+    if not isinstance(v, (int, float)) or not math.isfinite(v) or v > MAX_VALUE:
+        return f"figure {v!r} is not a finite number in the range a figure can take"
+    if v < 0:
+        return f"figure {v:g} is negative, which no count, average or share can be"
+    if whole.get(row[0]) and v != round(v):
+        return f"figure {v:g} is not a whole number, and its series counts people or events"
+    return None
+
+
+def sieve(rows: list[tuple], start: int, where: str, findings: list, whole: Mapping[str, bool]) -> None:
+    """Rows ``rows[start:]`` (one table's, ``where`` names its sheet and table) checked one by one as the snapshot
+    will check them, so that one bad row costs that row, not the release (issue 39: a negative length of stay in
+    the 2023-12-07 release, ATD's 'Total' row printed twice in the 2022-08-09 one). A row with a figure no count
+    can hold is left out; a row printed twice with the same figure is kept once; a row printed more than once
+    with different figures is left out entirely (neither can be told to be the printed truth). Each gets a
+    ``row-dropped`` finding naming sheet, table, row label and date, in place."""
+    kept: list[tuple] = []
+    seen: dict[tuple, list[tuple]] = {}
+    for row in rows[start:]:
+        fault = _row_fault(row, whole)
+        if fault:
+            findings.append(_dropped(row, f"{where} row {row[1] or '(total)'!r} ({row[2]}): {fault}; the row is "
+                                          "left out and the rest of the release kept"))
+            continue
+        seen.setdefault(row[:3], []).append(row)
+    for key, same in seen.items():
+        figures = sorted({r[4] for r in same})
+        if len(same) == 1:
+            kept.append(same[0])
+        elif len(figures) == 1 and len({r[3] for r in same}) == 1:
+            kept.append(same[0])
+            findings.append(_dropped(same[0], f"{where} row {key[1] or '(total)'!r} ({key[2]}): printed "
+                                              f"{len(same)} times with the same figure {figures[0]:g}; kept once"))
+        else:
+            findings.append(_dropped(same[0], f"{where} row {key[1] or '(total)'!r} ({key[2]}): printed "
+                                              f"{len(same)} times with different figures "
+                                              f"({', '.join(f'{x:g}' for x in figures)}); the row is left out, as "
+                                              "no figure of them can be told to be the right one"))
+    rows[start:] = kept
+
+
+def _dropped(row: tuple, message: str) -> dict:
+    return {"series": row[0], "key": row[1], "date": row[2].isoformat() if hasattr(row[2], "isoformat") else "",
+            "flag": "row-dropped", "message": message}
 
 
 def _layout_of(ctx: _Ctx, t: TableSpec) -> TableSpec:
@@ -940,6 +1002,9 @@ def _table_date(ctx: _Ctx, notes, sheet: str, t: TableSpec, hit: tuple[int, int]
         through = _court_period(ctx, sheet, t, _label(_cell(ctx.rows(sheet), r, c)))
     if not dt.date(ctx.fy - 1, 10, 1) <= through <= dt.date(ctx.fy + 1, 3, 31):
         raise ctx.fail(sheet, t.name, f"dated {through}, outside fiscal year {ctx.fy}: another year's table")
+    if ctx.named and through > ctx.release:  # ICE's 2023-12-07 release: ATD "as of 12/02/2024", a typo
+        raise ctx.fail(sheet, t.name, f"dated {through}, after the release's own date {ctx.release}: a date the "
+                                      "release cannot hold")
     return through
 
 
@@ -971,7 +1036,9 @@ def _dated_by_month(ctx: _Ctx, sheet: str, t: TableSpec, got, through: dt.date):
         end = month_end(start)
         if start > through:
             if v != 0:  # ICE prints 0 for months it has not reached: missing, not zero
-                yield ID + "." + suffix, key, start, end, v, "partial;stale-header"  # the header is stale
+                # the header is stale; the month can run no further than the release's own date (the bond
+                # table of the 2022-08-04 release prints August 2022)
+                yield ID + "." + suffix, key, start, min(end, ctx.release), v, "partial;stale-header"
         elif end > through:
             yield ID + "." + suffix, key, start, through, v, "partial"
         else:

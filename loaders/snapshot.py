@@ -92,7 +92,9 @@ def check_out_folder(data_dir: Path, project_data: Path | None = None) -> None:
         return
     if project_data is not None and data_dir.resolve() == Path(project_data).resolve():
         return  # the project's own data folder (curated files, raw cache) before its first snapshot
-    others = sorted(p.name for p in data_dir.iterdir() if p.name != ".update.lock")
+    # the lock, and the parses a rebuild keeps beside its snapshot (``rebuild`` writes them before the snapshot,
+    # so a rebuild that failed leaves them without one)
+    others = sorted(p.name for p in data_dir.iterdir() if p.name not in (".update.lock", "raw-cache"))
     if others:
         shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
         raise SnapshotError(f"{data_dir} is not empty and holds no snapshot ({shown}); refusing to write into "

@@ -63,6 +63,14 @@ FLAGS = {
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
     "partial-coverage": "the source covers only part of this period (its coverage starts or stops inside it): the "
                         "figure counts only the part covered",
+    "row-dropped": "a row of a table could not be kept (a figure that is no number or is negative, a row printed twice); "
+                   "it is left out and the rest of the release kept",
+    "name-date-overruled": "the date in the file name cannot be the release's date (outside its fiscal year): the "
+                           "release is dated from the file's own contents",
+    "year-from-contents": "the file name names another fiscal year than the sheets hold: the file is read as a release "
+                          "of the year its sheets hold",
+    "other-year-footnote": "a footnote dates a table outside the release's fiscal year (another year's footnotes left in "
+                           "the file): the table takes another date of the release",
 }
 
 

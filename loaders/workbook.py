@@ -171,6 +171,13 @@ def hidden_sheets(wb) -> set[str]:
     return {m.name for m in meta if "visible" not in str(getattr(m, "visible", "visible")).lower()}
 
 
+def data_sheets(wb, pattern: str) -> list[str]:
+    """The names of the visible sheets matching ``pattern`` that are not leftovers by their name: the sheets
+    ``choose_sheet_name`` chooses among."""
+    rx, hidden = re.compile(pattern, re.I), hidden_sheets(wb)
+    return [s for s in wb.sheet_names if rx.search(s) and s not in hidden and not _LEFTOVER.search(s)]
+
+
 def content_fiscal_year(rows: list[list]) -> int | None:
     """The fiscal year a sheet's own titles and footnotes name most often ("FY2026 ICE Average Daily
     Population ...", "FY2020 YTD ICE Removals data ..."); None when it names none, or two equally often."""

@@ -99,26 +99,39 @@ def test_the_docs_no_longer_state_the_disproved_claims():
 
 
 def test_facility_sums_against_the_national_figure():
-    """docs/sources.md: facility FYTD ADPs sum to a share of ICE's national FYTD ADP, release by release."""
-    lo, hi, short, held, over_day, over = claim(
+    """docs/sources.md: facility FYTD ADPs sum to a share of ICE's national FYTD ADP, release by release: inside
+    the checks' band (``ice_checks.FACILITY_RATIO``) short of it or a little over, outside it flagged."""
+    from loaders.ice_checks import FACILITY_RATIO
+    (lo, hi, short, held, over_max, over_n, outside, band_lo, band_hi, low, low_day, high, high_day, over_day,
+     over) = claim(
         r"fall (\d+\.\d)-(\d+\.\d)% short of ICE's national figure in (\d+) of the (\d+) releases held \(the list "
-        r"leaves out hold rooms, hospitals and empty sites\); in the release of (\S+) they run (\d+\.\d)% over it")
+        r"leaves out hold rooms, hospitals and empty sites\) and run at most (\d+\.\d)% over it in (\d+); the other "
+        r"(\d+) fall outside (\d+)-(\d+)% and are flagged \(facility-mismatch\), from (\d+)% of it \((\S+), whose "
+        r"Level columns do not add up to the facilities' populations\) to (\d+)% \((\S+), whose facility list carries "
+        r"a stale IIDS date of \S+\); in the release of (\S+) they run (\d+\.\d)% over it")
     fac = SNAP.by_series["ice_detention_stats.facility_adp_fytd"].groupby("release")["value"].sum()
     nat = SNAP.by_series["ice_detention_stats.adp_total_fytd"].groupby("release")["value"].first()
     ratio = (fac / nat).dropna()
-    below, above = ratio[ratio < 1], ratio[ratio >= 1]
-    assert (len(below), len(ratio)) == (short, held)
+    assert (round(FACILITY_RATIO[0] * 100), round(FACILITY_RATIO[1] * 100)) == (band_lo, band_hi)
+    inside = ratio[(ratio >= FACILITY_RATIO[0]) & (ratio <= FACILITY_RATIO[1])]
+    out = ratio.drop(inside.index)
+    below, above = inside[inside < 1], inside[inside >= 1]
+    assert (len(below), len(ratio), len(above), len(out)) == (short, held, over_n, outside)
     assert (f"{(1 - below.max()) * 100:.1f}", f"{(1 - below.min()) * 100:.1f}") == (lo, hi)
-    assert len(above) == 1 and above.index[0].date().isoformat() == over_day
-    assert f"{(above.iloc[0] - 1) * 100:.1f}" == over
+    assert f"{(above.max() - 1) * 100:.1f}" == over_max
+    day = {d.date().isoformat(): v for d, v in out.items()}
+    assert (round(out.min() * 100), round(out.max() * 100)) == (low, high)
+    assert day[low_day] == out.min() and day[high_day] == out.max()
+    assert f"{(day[over_day] - 1) * 100:.1f}" == over
 
 
 def test_ddp_counts_against_ice_headcount():
     """docs/sources.md: DDP's midnight and 24-hour counts against ICE's headcount on the dates both cover."""
     n, below, lo, hi, median, above = claim(
-        r"on the (\d+) dates both cover, DDP's midnight count is below ICE's headcount on (\d+), by ([\d,]+) to "
-        r"([\d,]+) people \(median ([\d,]+)\), and its 24-hour count \(everyone held at any time that day\) above it "
-        r"on (\d+)")
+        r"on the (\d+) dates both cover, DDP's midnight count is below ICE's headcount on (\d+) \(the gap runs from "
+        r"([\d,]+) people above it to ([\d,]+) below, median ([\d,]+) below\), and its 24-hour count \(everyone held "
+        r"at any time that day\) above it on (\d+)")
+    lo = -lo  # "above it": a negative gap (ICE's headcount minus DDP's count)
     ice = SNAP.by_series["ice_detention_stats.detained_total"]
     ice = ice[ice["key"] == ""].drop_duplicates("date").set_index("date")["value"]
 

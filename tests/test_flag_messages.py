@@ -52,6 +52,32 @@ SAMPLES = [
     ("out-of-range", "0.5 is not the ratio of its parts: 1,124 / 37,537 = 0.0299", "range_share"),
     ("stub-column", "table 'book_ins': the 2024-12 column lies past the table's data-through date 2024-11-30 (its "
      "footnote) and was dropped (3 figures, e.g. 7)", "stub_column"),
+    # what a parser leaves out or overrules (issue 39: loaders/ice_tables.sieve, loaders/ice_detention_stats)
+    ("row-dropped", "sheet 'ATD FY24 YTD' table 'atd_aor' row 'Chicago | No Technology' (2023-12-02): figure -7 is "
+     "negative, which no count, average or share can be; the row is left out and the rest of the release kept",
+     "row_negative"),
+    ("row-dropped", "sheet 'ATD FY24 YTD' table 'atd_aor' row 'Total' (2023-12-02): figure inf is not a finite "
+     "number in the range a figure can take; the row is left out and the rest of the release kept", "row_not_number"),
+    ("row-dropped", "sheet 'Detention FY25' table 'book_ins' row '' (2025-01-01): figure 2.5 is not a whole number, "
+     "and its series counts people or events; the row is left out and the rest of the release kept", "row_not_whole"),
+    ("row-dropped", "sheet 'ATD FY22 YTD' table 'atd_aor' row 'Total' (2022-07-16): printed 2 times with the same "
+     "figure 296250; kept once", "row_repeat"),
+    ("row-dropped", "sheet 'ATD FY22 YTD' table 'atd_aor' row 'Total' (2022-07-16): printed 2 times with different "
+     "figures (749.9, 751); the row is left out, as no figure of them can be told to be the right one",
+     "row_conflict"),
+    ("row-dropped", "sheet 'Facilities FY22 ' table 'facilities' row 54 ('PLYMOUTH COUNTY CORRECTIONAL FACILITY'): "
+     "its Level A-D cells hold text that is not a number ('n/a'); the row is left out and the rest of the release "
+     "kept", "facility_text"),
+    ("row-dropped", "sheet 'Facilities FY25' table 'facilities' row 10 ('CLINTON COUNTY JAIL'): a Level A-D cell is "
+     "negative (-3); the row is left out and the rest of the release kept", "facility_negative"),
+    ("name-date-overruled", "file name date '07222020' is no date inside fiscal year 2021's release window: the "
+     "release is dated 2021-07-17 from the workbook itself (latest footnote date), the earliest day it can have been "
+     "published, not a known publication date", "name_date"),
+    ("year-from-contents", "the file name says FY2024, but its Detention and Facilities sheets hold FY2025 "
+     "('Detention FY25' FY2025, 'Facilities FY25' FY2025): the workbook is read as a FY2025 release",
+     "year_from_contents"),
+    ("other-year-footnote", "the Footnotes sheet dates the book_ins tables 2020-06-20, outside fiscal year 2021: "
+     "another year's footnote, not used; those tables take another date of the release", "other_year_footnote"),
     ("stale-header", "IIDS data date 2021-09-27 is 26 days before the release date 2021-10-23 (usually 5-14)",
      "header_days"),
 ]

@@ -229,10 +229,24 @@ def test_robust_to_shifted_rows_renamed_sheets_and_an_extra_table(feb_release):
     ("iids", "Facilities FY25", "Integrated Decision Support"),
 ])
 def test_missing_table_names_sheet_and_table(feb_release, omit, sheet, table):
-    with pytest.raises(ParseError) as e:
-        ice.parse(build(replace(feb_release, omit=(omit,))), feb_release.name)
-    msg = str(e.value)
-    assert f"sheet {sheet!r}" in msg and table in msg and feb_release.name in msg
+    """A missing headline table costs that table, not the release (issue 39): a table-unread finding names its
+    sheet and table and the other tables are kept. Without the IIDS line nothing dates the release: refused."""
+    b = build(replace(feb_release, omit=(omit,)))
+    if omit == "iids":
+        with pytest.raises(ParseError) as e:
+            ice.parse(b, feb_release.name)
+        msg = str(e.value)
+        assert f"sheet {sheet!r}" in msg and table in msg and feb_release.name in msg
+        return
+    got = pipeline.parse_file(SRC, b, feb_release.name)
+    f = got.tables["findings"]
+    unread = f[f.flag == "table-unread"].message.tolist()
+    mine = [m for m in unread if m.startswith(f"table {omit!r} (sheet {sheet!r}) not read:")]
+    assert len(mine) == 1 and "not found (no cell matching" in mine[0], unread
+    kept = {"detained": "adp_ice", "book_ins": "adp_ice", "adp": "book_ins_ice", "removals": "detained_ice"}
+    assert (got.obs.series == S + kept[omit]).any()
+    gone = {"detained": "detained_ice", "book_ins": "book_ins_ice", "adp": "adp_ice", "removals": "removals_fytd"}
+    assert not (got.obs.series == S + gone[omit]).any()
 
 
 def test_missing_sheet_and_length_of_stay_optional(feb_release):
@@ -250,10 +264,10 @@ def test_nothing_half_parsed_reaches_the_snapshot(feb_release, tmp_path):
     out = tmp_path / "snap"
     pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
     before = (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes()
-    bad = replace(feb_release, name="FY25_detentionStats03142025.xlsx", omit=("removals",))
+    bad = replace(feb_release, name="FY25_detentionStats03142025.xlsx", omit=("iids",))  # nothing dates it
     (raw / bad.name).write_bytes(build(bad))
     record_downloads(raw)
-    with pytest.raises(ParseError, match="ICE Removals"):
+    with pytest.raises(ParseError, match="Integrated Decision Support"):
         pipeline.rebuild(tmp_path / "raw", out, ["ice_detention_stats"])
     assert (out / "snapshot" / "observations" / "ice_detention_stats.csv").read_bytes() == before
 
@@ -630,7 +644,7 @@ def test_rebuild_end_to_end(shared_data, tmp_path):
     out = pd.read_csv(tmp_path / "snap" / "snapshot" / "observations" / "ice_detention_stats.csv", dtype=str,
                       keep_default_na=False)
     # one file per release: the re-posted copy of 09242025 (byte for byte the same) is not read again
-    held = {hashlib.sha256(p.read_bytes()).hexdigest() for p in shared_data.glob("ice-detention-stats/original_xlsx*/*.xlsx")}
+    held = {hashlib.sha256(p.read_bytes()).hexdigest() for g in SRC.raw_globs for p in shared_data.glob(g)}
     assert out.file.nunique() == len(held)
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.releases.csv").exists()
     assert (tmp_path / "snap" / "snapshot" / "tables" / "ice_detention_stats.facilities.csv").exists()
@@ -753,27 +767,68 @@ def test_a_leftover_sheet_of_another_fiscal_year_is_not_read(feb_release):
     assert value(got.obs, "detained_ice") == 55000
 
 
-def test_only_another_years_sheet_is_an_error_naming_it(feb_release):
+def test_a_workbook_holding_only_another_years_sheets_is_read_as_that_years_release(feb_release):
+    """Sheets are taken by what they hold (issue 39: ICE's FY24_detentionStats11152024 holds only FY2025 sheets):
+    a FY26 name over a FY2025 workbook is a FY2025 release, with a year-from-contents finding naming the sheets.
+    It used to be refused whole."""
     from tests.ice_workbook_factory import rename_sheet
     fy26 = _fy26()
-    # DDP's copy of the 2026-01-08 release held FY2020 figures: a FY26 name over another year's workbook.
+    clean = parse(feb_release)
     b = build(replace(feb_release, name=fy26.name))
-    with pytest.raises(ParseError, match=r"no Detention sheet for fiscal year 2026.*'Detention FY25' \(FY2025\)"):
-        ice.parse(b, fy26.name)
-    # A sheet without a year in its name whose tables are titled for another year: refused by the titles.
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    rel = got.tables["releases"].iloc[0]
+    assert (rel.fiscal_year, rel.detention_sheet) == (2025, "Detention FY25")
+    f = got.tables["findings"]
+    assert f.flag.tolist() == ["year-from-contents"]
+    assert f.message.iloc[0] == ("the file name says FY2026, but its Detention and Facilities sheets hold FY2025 "
+                                 "('Detention FY25' FY2025, 'Facilities FY25' FY2025): the workbook is read as a "
+                                 "FY2025 release")
+    # the same figures as the release under its own name; only the release date (the name's) differs
+    cols = ["series", "key", "date", "end", "value"]
+    pd.testing.assert_frame_equal(got.obs[cols].reset_index(drop=True), clean[cols].reset_index(drop=True))
+    # sheets without a year in their names: the year their titles name
     b = rename_sheet(rename_sheet(build(feb_release), "Detention FY25", "Detention"), "Facilities FY25", "Facilities")
-    with pytest.raises(ParseError, match=r"title names FY2025, but the workbook is FY2026"):
-        ice.parse(b, fy26.name)
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    assert got.tables["releases"].fiscal_year.iloc[0] == 2025
+    assert "'Detention' FY2025, 'Facilities' FY2025" in got.tables["findings"].message.iloc[0]
+
+
+def test_a_stale_detention_sheet_of_another_year_costs_its_tables_not_the_release(feb_release):
+    """ICE's FY21_detentionStats060921 carries FY2020's 'Detention FY20 YTD' beside FY2021's Facilities and ATD
+    sheets: the detention tables are left out (a table-unread finding each, naming the sheet), the facility list
+    and the other sheets' tables are kept. It used to be refused whole."""
+    from tests.ice_workbook_factory import with_sheet_from
+    fy26 = _fy26()
+    b = with_sheet_from(build(fy26), build(feb_release), "Detention FY25")
+    import io
+
+    from openpyxl import load_workbook
+    wb = load_workbook(io.BytesIO(b))
+    del wb["Detention FY26"]
+    buf = io.BytesIO()
+    wb.save(buf)
+    got = pipeline.parse_file(SRC, buf.getvalue(), fy26.name)
+    assert got.tables["releases"].fiscal_year.iloc[0] == 2026
+    unread = got.tables["findings"].query("flag == 'table-unread'").message
+    for t in ("detained", "book_ins", "adp", "removals"):
+        assert unread.str.startswith(f"table {t!r} (no Detention sheet of FY2026) not read: the workbook's "
+                                     "Detention sheet(s) belong to another year: 'Detention FY25' (FY2025)").any()
+    assert not got.obs.series.str.startswith(S + "detained_").any()
+    assert (got.obs.series == S + "facility_adp_fytd").sum() == 4
+    assert got.tables["releases"].detention_sheet.iloc[0] == ""
 
 
 def test_two_sheets_of_the_same_year_cannot_be_told_apart():
+    """Two Detention sheets naming the year, neither told apart by its titles: their tables are left out with a
+    finding naming both sheets; the rest of the release is kept."""
     from tests.ice_workbook_factory import with_sheet_from
     fy26 = _fy26()
     b = with_sheet_from(build(fy26), build(replace(fy26, ice=1)), "Detention FY26", as_name="Detention FY26 (2)")
-    with pytest.raises(ParseError) as e:
-        ice.parse(b, fy26.name)
-    assert "2 Detention sheets name fiscal year 2026" in str(e.value)
-    assert "'Detention FY26'" in str(e.value) and "'Detention FY26 (2)'" in str(e.value)
+    got = pipeline.parse_file(SRC, b, fy26.name)
+    msg = got.tables["findings"].query("flag == 'table-unread'").message.iloc[0]
+    assert "2 Detention sheets name fiscal year 2026" in msg
+    assert "'Detention FY26'" in msg and "'Detention FY26 (2)'" in msg
+    assert (got.obs.series == S + "facility_adp_fytd").any()
 
 
 def _fy20() -> Release:

@@ -18,6 +18,11 @@ _N = r"-?[\d,]+(?:\.\d+)?(?:e[+-]?\d+)?"
 # One death record named by file, row, date and facility (``loaders.deaths_in_custody``), before its finding.
 _ROW = rf"^(?P<file>\S+) row (?P<row>\d+) \((?P<date>{_D}), (?P<facility>.*?)\): "
 
+# A row a parser left out (``ice_tables.sieve``): its sheet, table, row label and date, before the reason.
+_CELL = rf"^sheet (?P<sheet>'.*?') table (?P<table>'[^']+') row (?P<row>.+?) \((?P<date>{_D})\): "
+# A facility row left out (``ice_detention_stats._read_facilities``): its sheet, row number and name.
+_FACILITY = r"^sheet (?P<sheet>'.*?') table 'facilities' row (?P<row>\d+) \((?P<name>.+?)\): "
+
 # (flag, template key, pattern). The order matters only where one sentence starts like another.
 PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p in (
     ("sum-mismatch", "sum_total", rf"^(?P<base>\w+): ICE (?P<ice>{_N}) \+ CBP (?P<cbp>{_N}) != total (?P<total>{_N})$"),
@@ -94,6 +99,32 @@ PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p
     ("stub-column", "stub_column",
      rf"^table (?P<table>'[^']+'): the (?P<month>\d{{4}}-\d{{2}}) column lies past the table's data-through date "
      rf"(?P<through>{_D}) \(its footnote\) and was dropped \((?P<n>\d+) figures, e\.g\. (?P<example>{_N})\)$"),
+    ("row-dropped", "row_negative", _CELL + rf"figure (?P<value>{_N}) is negative, which no count, average or share can "
+                                            r"be; the row is left out and the rest of the release kept$"),
+    ("row-dropped", "row_not_number", _CELL + r"figure (?P<value>\S+) is not a finite number in the range a figure can "
+                                              r"take; the row is left out and the rest of the release kept$"),
+    ("row-dropped", "row_not_whole", _CELL + rf"figure (?P<value>{_N}) is not a whole number, and its series counts "
+                                             r"people or events; the row is left out and the rest of the release kept$"),
+    ("row-dropped", "row_repeat", _CELL + rf"printed (?P<n>\d+) times with the same figure (?P<value>{_N}); kept once$"),
+    ("row-dropped", "row_conflict",
+     _CELL + rf"printed (?P<n>\d+) times with different figures \((?P<figures>{_N}(?:, {_N})*)\); the row is left out, "
+             r"as no figure of them can be told to be the right one$"),
+    ("row-dropped", "facility_text",
+     _FACILITY + r"its Level A-D cells hold text that is not a number \((?P<cells>.*)\); the row is left out and the "
+                 r"rest of the release kept$"),
+    ("row-dropped", "facility_negative",
+     _FACILITY + rf"a Level A-D cell is negative \((?P<values>{_N}(?:, {_N})*)\); the row is left out and the rest of "
+                 r"the release kept$"),
+    ("name-date-overruled", "name_date",
+     rf"^file name date '(?P<digits>\d+)' is no date inside fiscal year (?P<fy>\d{{4}})'s release window: the release "
+     rf"is dated (?P<release>{_D}) from the workbook itself \((?P<source>[^)]*)\), the earliest day it can have been "
+     r"published, not a known publication date$"),
+    ("year-from-contents", "year_from_contents",
+     r"^the file name says FY(?P<named>\d{4}), but its Detention and Facilities sheets hold FY(?P<fy>\d{4}) "
+     r"\((?P<sheets>.*)\): the workbook is read as a FY(?P=fy) release$"),
+    ("other-year-footnote", "other_year_footnote",
+     rf"^the Footnotes sheet dates the (?P<tables>\w+) tables (?P<date>{_D}), outside fiscal year (?P<fy>\d{{4}}): "
+     r"another year's footnote, not used; those tables take another date of the release$"),
     ("stale-header", "header_days",
      rf"^IIDS data date (?P<date>{_D}) is (?P<days>\d+) days before the release date (?P<release>{_D}) "
      r"\(usually 5-14\)$"),

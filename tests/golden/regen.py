@@ -56,11 +56,15 @@ def _ice_inputs() -> dict[str, bytes]:
         # FY2026 with the FY2025 Detention sheet left in front of its own
         "fy26-leftover__FY26_detentionStats_02122026.xlsx": with_sheet_from(build(fy26), build(feb), "Detention FY25",
                                                                             first=True),
-        # errors: a FY26 name over another year's workbook; a yearless sheet titled for another year; no removals
-        "error-other-year__FY26_detentionStats_02122026.xlsx": build(replace(feb, name=fy26.name)),
-        "error-title-year__FY26_detentionStats_02122026.xlsx": rename_sheet(
+        # Once refused whole, read since issue 39: a FY26 name over another year's workbook and yearless sheets
+        # titled for another year (each read as that year's release, with a year-from-contents finding); no
+        # removals table (the release without it, a table-unread finding)
+        "other-year__FY26_detentionStats_02122026.xlsx": build(replace(feb, name=fy26.name)),
+        "title-year__FY26_detentionStats_02122026.xlsx": rename_sheet(
             rename_sheet(build(feb), "Detention FY25", "Detention"), "Facilities FY25", "Facilities"),
-        "error-no-removals__FY25_detentionStats02272025.xlsx": build(replace(feb, omit=("removals",))),
+        "no-removals__FY25_detentionStats02272025.xlsx": build(replace(feb, omit=("removals",))),
+        # still refused: no IIDS line, so nothing dates the facility list or the release
+        "error-no-iids__FY25_detentionStats02272025.xlsx": build(replace(feb, omit=("iids",))),
         # The layout cases issue 27 brought, each read (never a lost release) with the findings it calls for:
         # a hidden "Footnotes_DEL" holding FY2020's text before FY2026's own Footnotes (not read as data)
         "fy26-hidden-del__FY26_detentionStats_02122026.xlsx": with_sheet_from(
