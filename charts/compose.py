@@ -10,6 +10,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 import pandas as pd
+import plotly.graph_objects as go
 
 from analysis import data as cdata
 from analysis import deaths as DV
@@ -19,6 +20,7 @@ from figures.alt import alt_text
 from figures.core import band_notes, build_totals_figure, build_view_figure, unit_phrase
 from figures.events import filter_events
 from figures.labels import localised_label
+from figures.layout import Size
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
 from wording.i18n import translated_events
@@ -44,8 +46,8 @@ class Rendered:
     table: pd.DataFrame
     events: pd.DataFrame | None
     reported: pd.DataFrame | None
-    figure: object
-    size: str = "page"
+    figure: go.Figure
+    size: str | Size = "page"
     totals: list[Prepared] | None = None  # one total over a period each: drawn as bars (``totals_figure``)
     # ``prepared`` holds every series in view; ``series`` (below) those drawn as lines.
     totals_figure: object = None
@@ -99,7 +101,7 @@ def select_reported(reported: pd.DataFrame | None, snap, prepared: list[Prepared
         return None
     r = _with_period_dates(reported).copy(deep=False)  # a column is added below: never to the shared frame
     # Which series each figure sits beside (its panel on the chart): the first whose metrics it matches.
-    ref_for = {}
+    ref_for: dict[str, str] = {}
     for p in prepared:
         info = snap.info(p.series_id)
         per_day = p.unit.endswith("per day") or info["frequency"] == "daily"
@@ -199,7 +201,7 @@ def no_data_notes(snap: cdata.Snapshot, view: View, empty: list[Prepared], lo: d
 
 
 def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = None,
-           reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str = "page") -> Rendered:
+           reported: pd.DataFrame | None = None, generated_on: dt.date | None = None, size: str | Size = "page") -> Rendered:
     """The view drawn for ``size`` (page, full, article, social: see ``figures.core.SIZES``)."""
     index_date = event_date(events, view.index_event) if view.index_event else None
     prepared, lo, hi = prepare(snap, view, index_date=index_date)

@@ -101,7 +101,7 @@ def to_html(fig: go.Figure, alt: str = "", title: str = "", lang: str = "en", de
     a <title>, and the chart a role="img" container named by the alt text, which is also printed under it.
     In a language other than English the page says so (<html lang>) and carries Plotly's locale inline.
     The page is charts/templates/export_chart.html."""
-    config = {"displaylogo": False}
+    config: dict[str, bool | str] = {"displaylogo": False}
     if lang not in (None, "", "en"):
         config["locale"] = lang
     chart = fig.to_html(include_plotlyjs=True, full_html=False, config=config)

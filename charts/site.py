@@ -216,7 +216,8 @@ class _FixedToday:
             def __getattr__(self, name):
                 return _Date if name == "date" else getattr(dt, name)
 
-        self.shim, self.saved = _Shim(), {}
+        self.shim = _Shim()
+        self.saved: dict[str, object] = {}
 
     def __enter__(self):
         for name in self.MODULES:
@@ -338,7 +339,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
 
 def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     """A Places view (a map or a facility's history); in the link's language (``lang=``, English otherwise)."""
-    lang = q.get("lang") if q.get("lang") in i18n.LANGS else "en"
+    lang = str(q["lang"]) if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
     view = PV.PlacesView.from_query(q)
     r = PV.render(snap, pl, view, lang)
@@ -398,7 +399,7 @@ def _chart_div(fig, div_id: str, lang: str = "en") -> str:
     # must follow its column instead, so the fixed width is dropped (the height and margins stay).
     fig = go.Figure(fig)
     fig.update_layout(width=None, autosize=True)
-    config = {"displaylogo": False, "responsive": True}
+    config: dict[str, bool | str] = {"displaylogo": False, "responsive": True}
     if lang != "en":
         config["locale"] = lang  # registered by assets/plotly-locale-<lang>.js, loaded after plotly.js
     return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_width="100%", config=config)

@@ -148,7 +148,9 @@ def _wrap_html(text: str, chars: int) -> str:
     characters a line, each new line in its line's tags."""
     out = []
     for seg in text.split("<br>"):
-        opening, inner, closing = _TAGGED.fullmatch(seg).groups()
+        m = _TAGGED.fullmatch(seg)
+        assert m is not None  # the pattern matches any text: tags are optional
+        opening, inner, closing = m.groups()
         out += [opening + line + closing
                 for line in textwrap.wrap(inner, max(8, chars), break_on_hyphens=False) or [inner]]
     return "<br>".join(out)

@@ -38,7 +38,8 @@ class Store:
     """A bounded (least recently used out first), thread-safe map from keys to kept values."""
 
     def __init__(self, size: int | None):
-        self._size, self._lock, self._entries = size, threading.Lock(), OrderedDict()
+        self._size, self._lock = size, threading.Lock()
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
 
     def get(self, key: tuple, held: tuple):
         with self._lock:

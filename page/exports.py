@@ -41,9 +41,10 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
 
     row.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")
-    row.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore",
-                       data=lambda rr=r, s=src_lines, ti=r.title: export.wide_csv(
-                           rr, sources=list(s), title=ti, lang=lang, citation_text=cite),
+    def wide_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # built when clicked
+        return export.wide_csv(rr, sources=list(s), title=ti, lang=lang, citation_text=cite)
+
+    row.download_button(t("page.exports.wide"), key="dl_wide", mime="text/csv", on_click="ignore", data=wide_bytes,
                        file_name=f"{stem}-{export.file_word('wide', lang)}.csv")
     row.download_button(t("page.exports.html"), data=lambda: sized("html"),
                        file_name=f"{stem}-{sized_word}.html", mime="text/html", on_click="ignore", key="dl_html")

@@ -2,6 +2,9 @@
 (``lang=es``, ``sep=.``) with the rest of the view, and read by every piece that writes words or numbers."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import streamlit as st
 
 from wording import i18n
@@ -33,7 +36,7 @@ def t(key: str, **fields) -> str:
     return i18n.t(key, lang(), **fields)
 
 
-def words(prefix: str, options) -> callable:
+def words(prefix: str, options) -> Callable[[Any], str]:
     """A choice's ``format_func``: each option's words (``prefix.option``) in the language the choice is drawn
     in, looked up once (a function reading the session's language at each call would, in Streamlit's test
     client, format outside the session, in English)."""

@@ -122,7 +122,7 @@ def places_panel(snap) -> None:
     c1.radio(_t("show"), list(MAP_CHOICES), key="p_map", format_func=lambda m: map_label(m, lang), horizontal=False)
     deaths_map = st.session_state["p_map"] in DEATH_MAPS
     with c2:
-        st.selectbox(_t("as_of"), list(labels), key="p_release", format_func=labels.get, help=_t("as_of_help"),
+        st.selectbox(_t("as_of"), list(labels), key="p_release", format_func=labels.__getitem__, help=_t("as_of_help"),
                      disabled=deaths_map)
         start, end = pdeaths.period_input(snap, disabled=not deaths_map)
     c3.toggle(_t("per_100k"), key="p_per", disabled=st.session_state["p_map"] != "state")
@@ -186,7 +186,7 @@ def places_panel(snap) -> None:
     if query.strip():
         st.caption(_t("matches", found=len(found), total=len(fac), query=markdown_literal(query.strip()))
                    if len(found) else _t("no_match", query=markdown_literal(query.strip())))
-    st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.get, placeholder=_t("pick_facility"))
+    st.selectbox(_t("facility"), opts, key="p_facility", format_func=names.__getitem__, placeholder=_t("pick_facility"))
     if ss.get("p_facility"):
         fr = _drawn(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
         row = fac.set_index("facility_id").loc[ss["p_facility"]]

@@ -66,7 +66,7 @@ def link_notes(view: View) -> list[str]:
 
 def series_picker(page: Page) -> list[str]:
     """The series; return those chosen."""
-    return st.multiselect(t("page.trends.series"), page.options, key="w_series", format_func=picker_labels(page).get,
+    return st.multiselect(t("page.trends.series"), page.options, key="w_series", format_func=picker_labels(page).__getitem__,
                           help=t("page.trends.series_help"))
 
 
@@ -269,7 +269,10 @@ def chart_notes(page: Page, r: Rendered) -> None:
             with box, st.container(key="events_legend"):
                 table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
                 st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
-                st.download_button(t("page.trends.events_csv"), data=lambda ev=r.events: events_csv(ev, lang=lang),
+                def events_bytes(ev=r.events) -> bytes:  # built when clicked
+                    return events_csv(ev, lang=lang)
+
+                st.download_button(t("page.trends.events_csv"), data=events_bytes,
                                    file_name=f"{export.file_word('events', lang)}.csv", mime="text/csv",
                                    on_click="ignore", key="dl_events")
     box = state.lazy_expander(t("page.trends.data_behind"), "x_data")
