@@ -46,7 +46,9 @@ export default function(component) {{
   // was a fragment's: an untouched page asks for none, so a new server would never draw this component to say
   // who it is, and the reader's next change reached a fragment that server does not have (nothing happened).
   // On every reconnection this asks for a run, naming the server that drew the page; that run tells which
-  // server answers (above), and on a new server it stops there (width() in page/browser.py).
+  // server answers (above), and on a new server it stops there (width() in page/browser.py). The connection
+  // state is read where Streamlit's front end marks it on the app's root (data-test-connection-state, in every
+  // build); tests/test_proxy.py and tests/test_page_browser.py fail if a Streamlit upgrade moves it.
   window.__pageReconnected = () => setTriggerValue('reconnected', window.__pageServer || '');
   if (!window.__pageConnectionWatch) {{
     const app = document.querySelector('[data-testid="stApp"]');
