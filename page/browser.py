@@ -1,5 +1,6 @@
 """What the page asks of the reader's browser: how wide the screen is (the chart is laid out for a phone's
-width; a few styles keep a narrow screen readable), and that Enter in a date field applies the date.
+width; a few styles keep a narrow screen readable), that Enter in a date field applies the date, and that a page
+whose server process went away loads itself again from the one it reconnected to.
 
 Plotly lays out a figure's title, legend and footer for the width it is built for and never wraps them: the
 page chart built for 1,100 px and drawn in a 358 px column had its title and legend cut at the right and the
@@ -11,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import textwrap
+import uuid
 from dataclasses import replace
 
 import streamlit as st
@@ -26,9 +28,45 @@ STEP_PX = 20
 # never on a wide screen's resizes, which would only rerun the page for nothing.
 _JS = f"""
 export default function(component) {{
-  const {{ setStateValue, data }} = component;
+  const {{ setStateValue, setTriggerValue, data }} = component;
+  const told = (data && typeof data === 'object') ? data : {{}};
+  // The server process that drew this run. Another one than drew the page before: the page's own server went
+  // away (a replica died, or the server restarted) and this one has none of its session. Load the page again:
+  // the address holds the view, and a fresh load leaves no widget or fragment of the old session behind. A
+  // freshly loaded page knows no server yet, so this cannot reload twice in a row; a rerun on the same server
+  // never reloads.
+  const server = String(told.server || '');
+  if (server && window.__pageServer && server !== window.__pageServer) {{
+    window.__pageServer = '';
+    window.location.reload();
+    return;
+  }}
+  if (server) window.__pageServer = server;
+  // After a lost connection Streamlit asks the server it reconnected to for a run only when the page's last run
+  // was a fragment's: an untouched page asks for none, so a new server would never draw this component to say
+  // who it is, and the reader's next change reached a fragment that server does not have (nothing happened).
+  // On every reconnection this asks for a run, naming the server that drew the page; that run tells which
+  // server answers (above), and on a new server it stops there (width() in page/browser.py). The connection
+  // state is read where Streamlit's front end marks it on the app's root (data-test-connection-state, in every
+  // build); tests/test_proxy.py and tests/test_page_browser.py fail if a Streamlit upgrade moves it.
+  window.__pageReconnected = () => setTriggerValue('reconnected', window.__pageServer || '');
+  if (!window.__pageConnectionWatch) {{
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app) {{
+      window.__pageConnectionWatch = true;
+      let lost = false;
+      new MutationObserver(() => {{
+        const state = app.getAttribute('data-test-connection-state');
+        if (state === 'CONNECTED') {{
+          if (lost) {{ lost = false; window.__pageReconnected(); }}
+        }} else if (state) {{
+          lost = true;
+        }}
+      }}).observe(app, {{attributes: true, attributeFilter: ['data-test-connection-state']}});
+    }}
+  }}
   // What the server already knows (0: a wide screen, or nothing said yet): a wide screen never reruns the page.
-  window.__pageWidthKnown = Number(data || 0);
+  window.__pageWidthKnown = Number(told.width || 0);
   const measure = () => {{
     const w = window.innerWidth;
     return w < {NARROW_PX} ? Math.floor(w / {STEP_PX}) * {STEP_PX} : 0;
@@ -79,6 +117,10 @@ CSS = f"""
 }}
 """
 
+# This server process, told to the browser at each run: a page drawn by one process and reconnected to another
+# (its replica died, or the server restarted) loads itself again (see _JS).
+SERVER = uuid.uuid4().hex
+
 _component = None
 
 
@@ -91,16 +133,31 @@ def _viewport():
 
 def width() -> int:
     """The reader's window width in pixels when it is narrower than ``NARROW_PX`` (in steps of ``STEP_PX``);
-    0 on a wide screen, and before the browser has said (the first run of a session, Streamlit's test client)."""
+    0 on a wide screen, and before the browser has said (the first run of a session, Streamlit's test client).
+
+    It also tells the browser which server process drew the run (``SERVER``). A run the browser asked for
+    after reconnecting, naming another process, is a page drawn by a server that went away: the browser
+    reloads the page on seeing this run's ``SERVER``, so the rest of the run is not built (``st.stop``)."""
+    reconnected = None
     try:
         with st.container(key="page_helper_width"):
             known = int(st.session_state.get("page_width_px", 0) or 0)
-            res = _viewport()(key="page_width", data=known, default={"width": 0}, height=0, on_width_change=lambda: None)
+            res = _viewport()(key="page_width", data={"width": known, "server": SERVER}, default={"width": 0},
+                              height=0, on_width_change=lambda: None, on_reconnected_change=lambda: None)
         w = int(getattr(res, "width", 0) or 0)
+        reconnected = getattr(res, "reconnected", None)
     except Exception:  # noqa: BLE001 (no browser to ask, as under the test client: the page as on a wide screen)
         w = int(st.session_state.get("page_width_px", 0) or 0)
     st.session_state["page_width_px"] = w
+    if drawn_elsewhere(reconnected):
+        st.stop()
     return w
+
+
+def drawn_elsewhere(reconnected: object) -> bool:
+    """Whether a reconnected browser's page was drawn by another server process than this one: ``reconnected``
+    is the process the browser names after a lost connection (None when it did not just reconnect)."""
+    return isinstance(reconnected, str) and bool(reconnected) and reconnected != SERVER
 
 
 def phone_column(width_px: int | None = None) -> int | None:

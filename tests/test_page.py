@@ -431,3 +431,15 @@ def test_a_choice_inside_a_closed_section_outlives_the_runs_that_do_not_draw_it(
     at.session_state["x_options"] = True
     at.run()
     assert next(w for w in at.checkbox if w.key == "w_log").value is True
+
+
+def test_a_reconnected_page_is_stopped_only_when_another_server_process_drew_it():
+    """page/browser.py: after a lost connection the browser names the server process that drew its page. Only a
+    name that is not this process's stops the run (the browser then loads the page again); no name (an ordinary
+    run), this process's own name, or anything that is not a name lets the run go on."""
+    from page import browser
+    assert browser.drawn_elsewhere("0" * 32) and browser.drawn_elsewhere("another-process")
+    assert not browser.drawn_elsewhere(browser.SERVER)
+    for nothing in (None, "", 0, 1, {"server": "x"}, ["x"]):
+        assert not browser.drawn_elsewhere(nothing)
+    assert len(browser.SERVER) == 32 and browser.SERVER != "0" * 32

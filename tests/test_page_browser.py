@@ -216,3 +216,64 @@ def test_no_button_label_is_cut(server, browser, viewport, lang):
         assert cut == [], f"button labels cut: {sorted(set(cut))}"
     finally:
         context.close()
+
+
+# Every WebSocket the page opens, kept so that a test can close the live one (as a dropped network would).
+KEEP_SOCKETS = """() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = function(...args) { const ws = new Native(...args); window.__sockets.push(ws); return ws; };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+}"""
+
+
+def test_reruns_and_a_reconnect_to_the_same_server_never_reload_the_page(server, browser):
+    """A page whose server process is gone loads itself again (page/browser.py; tests/test_proxy.py kills a
+    replica under it). To find out, a page that reconnects asks for a run even when untouched (Streamlit asks
+    for none then). The same server must never make it reload: not that run, not a fragment's run, not a run of
+    the whole page, not a second lost connection."""
+    from tests.test_e2e import WATCH_RUNS, choose, plot, wait_plot
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.add_init_script(f"({KEEP_SOCKETS})()")
+    page.goto(server + "/")
+    connected = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+    page.wait_for_selector(connected)
+    page.wait_for_selector(IDLE)
+    page.wait_for_selector(f"{CHART} .main-svg")
+    page.evaluate("() => { window.__firstLoad = true; }")
+
+    def drop_connection() -> None:
+        """Close the page's WebSocket, as a dropped network would; return once it is back and has run."""
+        page.evaluate(WATCH_RUNS)
+        page.evaluate("() => window.__sockets.filter(ws => ws.readyState === 1).forEach(ws => ws.close())")
+        page.wait_for_selector("[data-testid='stApp']:not([data-test-connection-state='CONNECTED'])",
+                               timeout=30_000)
+        page.wait_for_selector(connected)
+        page.wait_for_function("() => window.__runs > 0", timeout=30_000)  # the run the page asked for
+        page.wait_for_selector(IDLE)
+        page.wait_for_timeout(2_000)  # a reload would have followed that run at once
+
+    drop_connection()  # untouched: Streamlit resumes the session and asks for no run; the page asks for one
+    assert page.evaluate("() => window.__firstLoad === true")
+    before = plot(page)["xrange"][0]
+    choose(page, "w_preset", "Last 90 days")  # a fragment's run
+    after = wait_plot(page, f"s => s.xrange[0] !== {before!r}")
+    page.locator(".st-key-tab").get_by_role("radio", name="Event study").click()  # a run of the whole page
+    page.wait_for_selector(".st-key-room_study")
+    page.wait_for_selector(IDLE)
+    page.locator(".st-key-tab").get_by_role("radio", name="Trends and events").click()
+    page.wait_for_selector(f"{CHART} .main-svg")
+    page.wait_for_selector(IDLE)
+    assert page.evaluate("() => window.__firstLoad === true")
+
+    drop_connection()
+    assert page.evaluate("() => window.__firstLoad === true")
+    assert plot(page)["xrange"] == after["xrange"]
+    choose(page, "w_preset", "All data")
+    wait_plot(page, f"s => s.xrange[0] !== {after['xrange'][0]!r}")
+    assert page.evaluate("() => window.__firstLoad === true")
+    context.close()

@@ -1,5 +1,6 @@
 """Two replicas of the dashboard behind Debian's nginx on loopback (deploy/nginx.conf): sticky sessions, the
-WebSocket upgrade, and one replica killed while readers are on the page.
+WebSocket upgrade, and one replica killed while readers are on the page (one who had changed the view, one who
+had not touched the page: issue 40).
 
 Everything runs on 127.0.0.1 on free ports: two ``streamlit run dashboard.py`` processes and nginx as a
 foreground process with its own prefix, pid file, logs and temporary folders in the test's tmp folder (never the
@@ -36,13 +37,17 @@ sys.path.insert(0, str(ROOT / "deploy"))
 from nginx_conf import render  # noqa: E402
 
 CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
-# Every connection state the page shows from now on (Streamlit marks the app root with it).
+# Every connection state the page shows from now on (Streamlit marks the app root with it), until the page is
+# loaded again; kept in the tab's sessionStorage too, which outlives that load (STATES reads it).
 WATCH_CONNECTION = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   window.__states = [app.getAttribute('data-test-connection-state')];
-  new MutationObserver(() => window.__states.push(app.getAttribute('data-test-connection-state')))
+  const keep = () => sessionStorage.setItem('__states', JSON.stringify(window.__states));
+  keep();
+  new MutationObserver(() => { window.__states.push(app.getAttribute('data-test-connection-state')); keep(); })
     .observe(app, {attributes: true, attributeFilter: ['data-test-connection-state']});
 }"""
+STATES = "() => JSON.parse(sessionStorage.getItem('__states') || 'null')"
 LOG_LINE = re.compile(r'"(?P<method>\S+) (?P<uri>\S+) [^"]*" (?P<status>\d+) \d+ route=(?P<route>\S+) '
                       r'upstream=(?P<upstream>.*?) rt=')
 
@@ -96,7 +101,11 @@ def open_view(page, proxy: str) -> None:
     page.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
 
 
-def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_path):
+@contextlib.contextmanager
+def replicas_behind_nginx(tmp_path: Path):
+    """Two public-mode replicas and nginx in front of them, all on free loopback ports; yields
+    ``(procs, replicas, proxy, access_log)`` (``procs[0]`` and ``procs[1]`` are the replicas, in the order of
+    ``replicas``). Every process is stopped by its own id on exit."""
     procs: list[subprocess.Popen] = []
     files = []
     runtime = tmp_path / "nginx"
@@ -128,7 +137,18 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
         for r in replicas:
             wait_http(f"http://{r}/_stcore/health", deadline, procs)
         wait_http(f"{proxy}/_stcore/health", deadline, procs)
+        yield procs, replicas, proxy, access_log
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                stop_process(p)
+        for f in files:
+            with contextlib.suppress(OSError):
+                f.close()
 
+
+def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_path):
+    with replicas_behind_nginx(tmp_path) as (procs, replicas, proxy, access_log):
         # One reader per replica: each browser gets an affinity key that nginx hashes to that replica.
         keys = route_per_replica(proxy, access_log, replicas)
         dying, living = replicas
@@ -154,19 +174,21 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
                     assert len(mine) > 5 and {x["upstream"] for x in mine} == {r}, (r, mine[:5])
 
                 # A replica dies mid-session (as a crash would: SIGKILL, no goodbye to its readers).
+                pd = pages[dying]
+                pd.evaluate("() => { window.__firstLoad = true; }")  # gone once the page is loaded again
                 procs[0].kill()
                 procs[0].wait(timeout=10)
                 # Its reader's page shows the connection lost, then reconnects through the proxy to the live
-                # replica, where the script runs again in a new session.
-                pd = pages[dying]
-                pd.wait_for_function("() => window.__states.some(s => s !== 'CONNECTED')", timeout=60_000)
+                # replica, sees another server process answer, and loads itself again from it (page/browser.py).
+                pd.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
                 with contextlib.suppress(Exception):
                     ARTIFACTS.mkdir(parents=True, exist_ok=True)
                     pd.screenshot(path=str(ARTIFACTS / "proxy-replica-lost.png"))
+                pd.wait_for_function("() => !window.__firstLoad", timeout=60_000)
                 pd.wait_for_selector(CONNECTED, timeout=120_000)
                 pd.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
                 pd.wait_for_selector(IDLE, timeout=120_000)
-                seen = pd.evaluate("() => window.__states")
+                seen = pd.evaluate(STATES)
                 # The other replica's reader never lost its connection and can still change the view.
                 press(pages[living], "w_preset", "All data")
                 assert pages[living].evaluate("() => window.__states") == ["CONNECTED"]
@@ -193,10 +215,70 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
         # affinity key to the living one, because nginx found its own replica refusing connections.
         assert (streams[dying][0]["status"], streams[dying][0]["upstream"]) == ("101", dying), streams[dying]
         assert any(x["status"] == "101" and x["upstream"].endswith(living) for x in streams[dying][1:]), streams[dying]
-    finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                stop_process(p)
-        for f in files:
-            with contextlib.suppress(OSError):
-                f.close()
+
+
+def test_an_untouched_page_whose_replica_dies_comes_back_working_on_the_other(tmp_path):
+    """Issue 40: a reader who has not touched the page loses their replica (SIGKILL). Streamlit's page reconnects
+    to the other replica but, having run no fragment, asks for no run there, so the new server has no session
+    state and none of the page's fragments: a new range then moved the selector and not the chart, and "Chart
+    options" opened empty. The page must notice the new server and come back as its link describes, working."""
+    from tests.test_e2e import expected, open_expander, wait_plot
+
+    # A view that is not the default, so that keeping it shows: a custom range on a log scale.
+    query = "preset=custom&start=2021-01-01&end=2021-12-31&log=1"
+    with replicas_behind_nginx(tmp_path) as (procs, replicas, proxy, access_log):
+        keys = route_per_replica(proxy, access_log, replicas)
+        dying, living = replicas
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            try:
+                ctx = browser.new_context(viewport=VIEWPORT)
+                ctx.set_default_timeout(60_000)
+                ctx.add_cookies([{"name": "dash_route", "value": keys[dying], "url": proxy}])
+                page = ctx.new_page()
+                page.goto(f"{proxy}/?{query}")
+                page.wait_for_selector(CONNECTED, timeout=120_000)
+                page.wait_for_selector(IDLE, timeout=120_000)
+                page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
+                                       arg=CHART, timeout=120_000)
+                url = page.url
+                # A mark that only this load of the page carries: gone after a reload.
+                page.evaluate("() => { window.__firstLoad = true; }")
+                page.evaluate(WATCH_CONNECTION)
+
+                procs[0].kill()  # the reader's replica, untouched since the page was drawn
+                killed = time.monotonic()
+                procs[0].wait(timeout=10)
+                page.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
+                # Back: the page was loaded again from the living replica, at the same address.
+                page.wait_for_function("() => !window.__firstLoad", timeout=60_000)
+                page.wait_for_selector(CONNECTED, timeout=120_000)
+                back = time.monotonic() - killed
+                page.wait_for_selector(IDLE, timeout=120_000)
+                page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
+                                       arg=CHART, timeout=120_000)
+                assert page.url == url
+                with contextlib.suppress(Exception):
+                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(ARTIFACTS / "proxy-replica-recovered.png"))
+                # It stays loaded: no second reload (a loop) once it is on the living replica.
+                page.evaluate("() => { window.__secondLoad = true; }")
+
+                # A new range moves the chart with the selector.
+                press(page, "w_preset", "All data")
+                r = expected(preset="all", log=True)
+                state = wait_plot(page, f"s => s.xrange[0].startsWith({r.lo.isoformat()!r})")
+                assert page.locator(".st-key-w_preset button[aria-checked='true']").inner_text() == "All data"
+                assert state["ytype"] == "log" and f"{r.lo} to {r.hi}" in state["title"]
+                assert "preset=all" in page.url and "log=1" in page.url
+                # "Chart options" opens with its controls, as the link set them.
+                open_expander(page, "Chart options")
+                assert page.locator(".st-key-w_log input[type='checkbox']").is_checked()
+                assert page.evaluate("() => window.__secondLoad === true")
+                ctx.close()
+            finally:
+                browser.close()
+        routes = [x for x in log_lines(access_log) if x["route"] == keys[dying]]
+        print(f"seconds from the kill to connected again: {back:.2f}")
+        # Every request after the kill went to the living replica.
+        assert any(x["upstream"].endswith(living) and x["status"] == "101" for x in routes), routes[-5:]
