@@ -543,7 +543,8 @@ def test_the_readers_events_are_marked_in_marker_hover_key_table_and_csv():
         notes = " ".join(layer["notes"])
         assert i18n.t("events.own_note", lang, n=1) in notes
         if size == "full":  # the key listed in full-size images (an article's compact key gives the numbers only)
-            assert "U1 2025-01-25 Newsroom event A (reader's own)" in notes
+            # with its source outlet, as every event in a printed key (issue 38)
+            assert "U1 2025-01-25 Newsroom event A (Agency) (reader's own)" in notes
     table = cev.events_legend_table(view)
     assert table.loc[table["title"] == "Newsroom event A", "number"].tolist() == ["U1"]
     assert "U1" not in table.loc[table["title"] != "Newsroom event A", "number"].tolist()
