@@ -170,9 +170,7 @@ def _match_one(pl: P.Places, facility: str, location: str, state: str, ftype: st
     # or bracketed initials ("Laredo Processing Center TX", "... Center (KCIPC)": the bare name finds DDP's exact
     # one, where the printed one matched a hold room by a looser rule), the name as printed, and the facility part
     # of the location ("Kern County Jail (Lerdo), CA").
-    cw = pl.matcher.crosswalk
-    hit = next((cw[k] for k in (("deaths", facility, state), ("any", facility, state), ("deaths", facility, ""),
-                                ("any", facility, "")) if k in cw), None)
+    hit = pl.matcher.reviewed("deaths", facility, state)
     if hit is not None:
         if hit[0] in known:
             return hit[0], f"reviewed crosswalk: {hit[1]}"

@@ -23,7 +23,8 @@ the reason (``place_note``), never dropped.
 Names are matched to codes in this order: the reviewed crosswalk (``data/facility_crosswalk.csv``: every
 match that is not automatic, each with the reviewer's reason), then the normalised name with the state, then
 the normalised name alone when it names one code only. A facility no rule matches keeps a name-only id
-(``name:<normalised>|<state>``) and is listed with the reason; nothing is dropped.
+(``name:<normalised>|<state>``) and is listed with the reason; nothing is dropped. Two different names on one
+release's list are two facilities: they never share an id in that release (``split_shared_codes``).
 """
 from __future__ import annotations
 
@@ -165,7 +166,16 @@ class _Matcher:
                     self.by_name.setdefault(k, set()).add(c)
                     if has_state and s:
                         self.by_name_state.setdefault((k, s), set()).add(c)
-        self.crosswalk = {(r.source, r.name, r.state): (r.code, r.reason) for r in crosswalk.itertuples(index=False)}
+        # Keyed by the normalised name: the workbooks of 2023-12 to 2024-04 print names in mixed case ("Pike County
+        # Correctional Facility"), and a reviewed row is about the name, not its letter case or abbreviations.
+        self.crosswalk = {(r.source, normalise_name(r.name), r.state): (r.code, r.reason)
+                          for r in crosswalk.itertuples(index=False)}
+
+    def reviewed(self, source: str, name: str, state: str) -> tuple[str, str] | None:
+        """The reviewed crosswalk's (code, reason) for a name as a list prints it, most specific row first."""
+        n = normalise_name(name)
+        return next((self.crosswalk[k] for k in ((source, n, state), ("any", n, state), (source, n, ""), ("any", n, ""))
+                     if k in self.crosswalk), None)
 
     def _pick(self, codes: set, state: str) -> str | None:
         if len(codes) == 1:
@@ -181,8 +191,7 @@ class _Matcher:
 
     def match(self, source: str, name: str, state: str) -> tuple[str, str]:
         """(code or "", how it was matched or why not)."""
-        hit = next((self.crosswalk[k] for k in ((source, name, state), ("any", name, state), (source, name, ""),
-                                                ("any", name, "")) if k in self.crosswalk), None)
+        hit = self.reviewed(source, name, state)
         if hit:
             return hit[0], f"reviewed crosswalk: {hit[1]}" if hit[0] else f"reviewed: no code ({hit[1]})"
         ddp_hit = self.ddp_by_name.get(normalise_name(name), set())
@@ -288,6 +297,54 @@ def _name_id(name: str, state: str) -> str:
     return f"name:{loose_name(name)}|{state}"
 
 
+def _strength(how: str) -> int:
+    """How much a match says, strongest first: a reviewed row, a code printed beside the same name (DDP's file, the
+    registry's sheet), the name with the state, the name alone."""
+    if how.startswith("reviewed"):
+        return 0
+    if how.startswith(("same name in DDP", "code the registry gives")):
+        return 1
+    return 2 if how.endswith("and state") else 3
+
+
+def split_shared_codes(listings, resolved: dict) -> dict:
+    """Two different names on one release's list are two facilities, so they never share a facility id.
+    ``listings`` are (release, name, state) rows of one source; ``resolved`` maps (name, state) to (facility id,
+    code, how). Where several names of one release resolve to one code, the name matched by the strongest rule
+    keeps it in that release; the others (all of them when no rule is stronger) get their name-only id and say
+    why. Names that would still share a name-only id (two spellings with one normalised form) each get an id of
+    their own name as printed. Returns {(release, name, state): (facility id, code, how)} for the listings that
+    changed."""
+    out: dict = {}
+    listings = set(listings)
+
+    def groups() -> dict:
+        by: dict[tuple[str, str], set] = {}
+        for rel, name, state in listings:
+            fid = (out.get((rel, name, state)) or resolved[(name, state)])[0]
+            by.setdefault((rel, fid), set()).add((name, state))
+        return {k: v for k, v in sorted(by.items()) if len(v) > 1}
+
+    for (rel, _), names in groups().items():
+        code = resolved[next(iter(names))][1]
+        if not code:
+            continue
+        ranked = sorted(names, key=lambda ns: (_strength(resolved[ns][2]), ns))
+        keep = ranked[0] if _strength(resolved[ranked[0]][2]) < _strength(resolved[ranked[1]][2]) else None
+        for n, st in names:
+            if (n, st) == keep:
+                continue
+            others = ", ".join(sorted(x[0] for x in names if x != (n, st)))
+            why = (f"the release of {rel} also lists {others}, which keeps {code} by a stronger match" if keep else
+                   f"the release of {rel} also lists {others}, matched to {code} as strongly")
+            out[(rel, n, st)] = (_name_id(n, st), "", why + "; two rows of one release are two facilities")
+    for (rel, _), names in groups().items():
+        for n, st in names:
+            _, code, how = out.get((rel, n, st)) or resolved[(n, st)]
+            out[(rel, n, st)] = (f"name:{n}|{st}|as printed", code, how)
+    return out
+
+
 def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
     """Join every facility source into one table (see the module docstring)."""
     cw = read_crosswalk() if crosswalk is None else crosswalk
@@ -316,11 +373,10 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
         zip(ice_obs["key"], ice_obs["release"], ice_obs["value"], ice_obs["date"], ice_obs["end"])}
     cache: dict = {}
     listed: dict = {}  # (facility, release, name, state) -> its population row, for a facility listed twice
+    ice_names = {(n, st): resolve("ice", n, st) for n, st in dict.fromkeys(zip(ice["name"], ice["state"]))}
+    ice_split = split_shared_codes(zip(ice["release"], ice["name"], ice["state"]), ice_names)
     for r in ice.itertuples(index=False):
-        ck = ("ice", r.name, r.state)
-        if ck not in cache:
-            cache[ck] = resolve("ice", r.name, r.state)
-        fid, code, how = cache[ck]
+        fid, code, how = ice_split.get((r.release, r.name, r.state)) or ice_names[(r.name, r.state)]
         name_rows.append({"facility_id": fid, "source": "ice", "name": r.name, "state": r.state, "city": r.city,
                           "field_office": r.aor, "type": r.facility_type, "when": r.release, "match": how})
         hit = ice_vals.get((r.key, r.release))
@@ -356,12 +412,11 @@ def build(snap, crosswalk: pd.DataFrame | None = None) -> Places:
     tr_obs = snap.by_series.get("trac_detention.facility_adp")
     tr_vals = {} if tr_obs is None else {(k, d.strftime("%Y-%m-%d")): v for k, d, v in
                                          zip(tr_obs["key"], tr_obs["date"], tr_obs["value"])}
-    for r in trac.itertuples(index=False):
-        ck = ("trac", r.name, r.state)
-        if ck not in cache:
-            cache[ck] = resolve("trac", r.name, r.state)
-        fid, code, how = cache[ck]
-        when = pd.to_datetime(r.download_date, format="%m/%d/%Y").strftime("%Y-%m-%d")
+    trac_when = [pd.to_datetime(d, format="%m/%d/%Y").strftime("%Y-%m-%d") for d in trac["download_date"]]
+    trac_names = {(n, st): resolve("trac", n, st) for n, st in dict.fromkeys(zip(trac["name"], trac["state"]))}
+    trac_split = split_shared_codes(zip(trac_when, trac["name"], trac["state"]), trac_names)
+    for r, when in zip(trac.itertuples(index=False), trac_when):
+        fid, code, how = trac_split.get((when, r.name, r.state)) or trac_names[(r.name, r.state)]
         name_rows.append({"facility_id": fid, "source": "trac", "name": r.name, "state": r.state, "city": r.city,
                           "zip": str(r.zip or "").split("-")[0].zfill(5) if str(r.zip or "").strip() else "",
                           "field_office": "", "type": r.type, "when": when, "match": how})
