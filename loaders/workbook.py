@@ -42,7 +42,8 @@ that many blank cells inside a header. Body rows run to the first row whose labe
 
 Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(read, fy)`` yields
 ``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
-``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
+``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from the sheet's label
+column (column A as ICE prints it).
 
 Every ICE table is a ``TableSpec``: the headline tables (``ice_detention_stats.TABLES``) and the others
 (``ice_tables.TABLES``). For the latter ``columns`` is a mapping, header label (or a tuple of the publisher's
@@ -113,6 +114,16 @@ def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
     return [(r, c, label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
 
 
+def column_letter(c: int) -> str:
+    """A 0-based column as a spreadsheet names it: 0 -> A, 25 -> Z, 26 -> AA."""
+    out = ""
+    c += 1
+    while c:
+        c, rem = divmod(c - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
 class Sheet:
     """One sheet's cells (a list of rows), with the file and source named in every error it raises."""
 
@@ -137,6 +148,12 @@ class Sheet:
         if t is None:
             t = self._texts = [cell for cell in text_cells(self.rows) if cell[2]]
         return t
+
+    @property
+    def label_column(self) -> int:
+        """The leftmost column holding any text: the column a sheet's labels are in (column A as ICE prints its
+        sheets, further right when a column is put before them). 0 on a sheet without text."""
+        return min((c for _r, c, _lab in self.texts), default=0)
 
     def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:
         """The first text cell (row-major from row ``start``) matching ``pattern``, whitespace collapsed."""
@@ -507,10 +524,13 @@ def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall",
 
 # ---------------------------------------------------------------- labelled notes (footnote sheets)
 
-def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
+def sections(sh: Sheet, label_col: int | None = None) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
-    the row's other cells joined."""
+    the row's other cells joined. ``label_col`` defaults to the sheet's own label column (``Sheet.label_column``),
+    so that a column put before the notes does not make every label a sentence."""
+    if label_col is None:
+        label_col = sh.label_column
     out: list[tuple[int, str, str]] = []
     current = ""
     by_row: dict[int, list[tuple[int, str]]] = {}

@@ -4,7 +4,17 @@ import datetime as dt
 import pytest
 
 from loaders.errors import ParseError
-from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table, sections
+from loaders.workbook import (
+    MONTHS,
+    Sheet,
+    TableSpec,
+    choose_sheet_name,
+    column_letter,
+    match_columns,
+    month_cells,
+    read_table,
+    sections,
+)
 
 ROWS = [
     ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
@@ -75,6 +85,20 @@ def test_sections_carry_the_label_down():
         (1, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
         (2, "FY2026 ICE Removals", "more about removals"),
         (3, "ICE Currently Detained Population Breakdown", "a snapshot as of 04/04/2026")]
+
+
+def test_sections_take_their_labels_from_the_sheets_label_column_wherever_it_is():
+    """Two columns put before the notes (a publisher's new margin): the labels are still the labels, not
+    sentences of an unlabelled section."""
+    rows = [["", "", "", ""], ["", "", "FY2026 ICE Removals", "data are updated through 04/04/2026"],
+            ["", "", "", "more about removals"], ["", "", "ICE Book-Ins", "data are updated through 04/02/2026"]]
+    sh = Sheet("Footnotes", rows, "f", "s")
+    assert sh.label_column == 2
+    assert sections(sh) == [(2, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
+                            (3, "FY2026 ICE Removals", "more about removals"),
+                            (4, "ICE Book-Ins", "data are updated through 04/02/2026")]
+    assert Sheet("empty", [["", 1.0]], "f", "s").label_column == 0
+    assert [column_letter(c) for c in (0, 2, 25, 26, 27)] == ["A", "C", "Z", "AA", "AB"]
 
 
 @pytest.mark.parametrize("text", ["", " ", "ICE", "ICE  ", " ICE", "a b", "a  b", "a\tb", "a\nb", "a\xa0b", "a\u2009b",
