@@ -421,6 +421,22 @@ def _header(sh: Sheet, r: int, c: int, gap: int, spec: TableSpec) -> tuple[int, 
     raise sh.fail(f"table {spec.what!r}: no header row below its title (row {r + 1})")
 
 
+def _columns_elsewhere(row: list, c: int, spec: TableSpec, header: dict[str, int]) -> None:
+    """Adds to ``header`` the columns ``spec`` wants that are not in it but are elsewhere in its header row: a
+    column moved past a blank one or to the left of the title (a publisher's reordering). Of two cells with a
+    wanted label, the one nearest the title's column is taken (a neighbouring table may use the same label).
+    Nothing changes for a header that has every wanted column."""
+    have = {norm(k) for k in header}
+    wanted = {s for s in spec.spellings() if s not in have}
+    if not wanted:
+        return
+    for cc in sorted(range(len(row)), key=lambda cc: (abs(cc - c), cc)):
+        lab = label(row[cc])
+        if lab and norm(lab) in wanted:
+            wanted.discard(norm(lab))
+            header.setdefault(lab, cc)
+
+
 def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     """Find ``spec``'s table on ``sh`` by its title and read it (see the module docstring)."""
     at = sh.find(spec.title)
@@ -433,6 +449,7 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     if spec.layout == "pairs":
         return _read_pairs(sh, spec, at, title)
     hr, header = _header(sh, r, c, spec.header_gap, spec)
+    _columns_elsewhere(sh.rows[hr], c, spec, header)
     want = {norm(k): k for k in header}
     required = () if isinstance(spec.columns, Mapping) else spec.columns
     missing = [col for col in required if norm(col) not in want]

@@ -42,6 +42,22 @@ def test_grid_table_by_title_header_and_rows():
     assert cells[13 + 2][1:] == (dt.date(2025, 12, 1), None)  # ICE's blank December: missing
 
 
+def test_wanted_columns_past_a_blank_column_or_left_of_the_title_are_found_by_their_labels():
+    """A reordering that puts a blank column inside the header, or a wanted column left of the title's column,
+    still gives each column by its label, the nearest to the title where two cells have it."""
+    rows = [["", "Count", "ICE Initial Book-Ins by Arresting Agency and Month: FY2026", ""] + [""] * 12,
+            ["Count", "Sep", "Agency", "", *MONTHS[:-1], "Total"],
+            [1, 90, "Total", "", 10, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30],
+            [2, 9, "ICE  ", "", 4, 8, "", "", "", "", "", "", "", "", "", 12]]
+    spec = TableSpec("book_ins", BOOK_INS.title, columns=(*MONTHS, "Count"), rows=BOOK_INS.rows)
+    t = read_table(sheet(rows), spec)
+    assert [r.label for r in t.rows] == ["Total", "ICE"]
+    assert t.header["Oct"] == 4 and t.header["Sep"] == 1 and t.header["Count"] == 0
+    assert [t.number(r, "Sep") for r in t.rows] == [90.0, 9.0] and t.number(t.rows[1], "Nov") == 8.0
+    with pytest.raises(ParseError, match=r"column\(s\) \['Dec'\] not found"):
+        read_table(sheet([row[:6] + ["" if v == "Dec" else v for v in row[6:]] for row in rows]), spec)
+
+
 def test_pairs_table_ignores_the_header_line():
     spec = TableSpec("removals", r"^ICE Removals\b", layout="pairs", max_rows=4)
     t = read_table(sheet(), spec)
