@@ -103,6 +103,7 @@ from .workbook import (
     TableRead,
     TableSpec,
     choose_sheet,
+    column_letter,
     content_fiscal_year,
     data_sheets,
     fiscal_year_of,
@@ -120,7 +121,7 @@ ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention stati
 STALE_DAYS = 10
 # Bump when anything this parser returns for a file changes: a rebuild reuses earlier parses only under the same
 # version (``loaders.parse_cache``; the data side's code digest is part of the key too).
-PARSER_VERSION = "2026-12-03.2"
+PARSER_VERSION = "2026-12-03.3"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -533,7 +534,7 @@ def _read_facilities(sh: Sheet, findings: list) -> tuple[dt.date, list[dict]]:
         findings.append(_unread("facilities", f"sheet {sh.name!r}", e))
         return data_date, []
     la, lb, lc, ld = (cols[k] for k in ("Level A", "Level B", "Level C", "Level D"))
-    c_city, c_state, c_aor, c_type = (cols[k] for k in ("City", "State", "AOR", "Type Detailed"))
+    c_name, c_city, c_state, c_aor, c_type = (cols[k] for k in ("Name", "City", "State", "AOR", "Type Detailed"))
     width = max(cols.values()) + 1
     blank = frozenset({"", "-"})
     num = parsing.number
@@ -544,12 +545,12 @@ def _read_facilities(sh: Sheet, findings: list) -> tuple[dt.date, list[dict]]:
         row = sh.rows[r]
         if len(row) < width:
             row = list(row) + [None] * (width - len(row))
-        name = label(row[0])
+        name = label(row[c_name])
         cells = (row[la], row[lb], row[lc], row[ld])
         levels = [v if type(v) is float else num(v, lenient=True, missing=blank) for v in cells]
         state = label(row[c_state])
         if not name or (not state and all(x is None for x in levels)):
-            break  # a blank row, or the footnotes under the list (text in column A only)
+            break  # a blank row, or the footnotes under the list (text in the label column only)
         if fault := _level_fault(cells, levels):
             findings.append(_facility_dropped(sh, r, name, data_date, fault))
             continue
@@ -571,13 +572,16 @@ def _facility_dropped(sh: Sheet, r: int, name: str, data_date: dt.date, fault: s
 
 def _facility_header(sh: Sheet) -> tuple[int, dict[str, int]]:
     """The facility list's header row (0-based) and its columns by label."""
-    hr = next((r for r, row in enumerate(sh.rows[:30]) if row and label(row[0]) == "Name"), None)
+    # found by its titles wherever they are: a column or rows put before the list move it (not in column A)
+    top = sh.label_column
+    hr = next((r for r, row in enumerate(sh.rows[:30]) if len(row) > top and label(row[top]) == "Name"), None)
     if hr is None:
-        raise sh.fail("table 'facilities' not found (no header row starting with 'Name' in the first 30 rows)")
+        raise sh.fail(f"table 'facilities' not found (no header row starting with 'Name' in column "
+                      f"{column_letter(top)} in the first 30 rows)")
     cols: dict[str, int] = {}
     for c, v in enumerate(sh.rows[hr]):
         cols.setdefault(label(v), c)
-    need = ["City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
+    need = ["Name", "City", "State", "AOR", "Type Detailed", "Level A", "Level B", "Level C", "Level D"]
     miss = [k for k in need if k not in cols]
     if miss:
         raise sh.fail(f"table 'facilities' (header row {hr + 1}): column(s) {miss} not found")

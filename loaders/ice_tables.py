@@ -95,6 +95,7 @@ from .workbook import (
     Sheet,
     TableSpec,
     choose_sheet_name,
+    column_letter,
     content_fiscal_year,
     fiscal_month_start,
     fiscal_year_of,
@@ -803,23 +804,25 @@ def _read_blocks(ctx, sheet, table: TableSpec):
     rows = ctx.rows(sheet)
     rx = _MONTH_BLOCK if table.layout == "monthly-blocks" else _QUARTER_BLOCK
     out, blocks, last = [], 0, None
-    for r, c, t in ctx.texts(sheet):  # block titles are text in column A
-        m = rx.match(t) if c == 0 else None
+    # block titles and row labels are text in the sheet's label column (column A as ICE prints it)
+    lc = ctx.sheet_of(sheet).label_column
+    for r, c, t in ctx.texts(sheet):
+        m = rx.match(t) if c == lc else None
         if not m:
             continue
         start, end = _block_period(table.layout, m)
-        first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, 0))), None)
-        if first is not None and _canon(_cell(rows, first, 0)) != _canon(table.label_header) and last is not None:
+        first = next((h for h in range(r + 1, min(r + 4, len(rows))) if _label(_cell(rows, h, lc))), None)
+        if first is not None and _canon(_cell(rows, first, lc)) != _canon(table.label_header) and last is not None:
             hr, found = first - 1, last  # a block printed without its header row (FY2025: February 2025)
         else:
-            hr, found = _header(ctx, sheet, table, rows, r, 0, _columns(table))
+            hr, found = _header(ctx, sheet, table, rows, r, lc, _columns(table))
         last = found
         blocks += 1
         cols = [(k, cc, suffix) for k, (cc, (suffix, _)) in found.items()]
-        for rr in _body_rows(rows, hr, 0):
+        for rr in _body_rows(rows, hr, lc):
             row = rows[rr]  # rr < len(rows) (``_body_rows``); columns are never negative
             n = len(row)
-            lab = _label(row[0] if n else None)
+            lab = _label(row[lc] if lc < n else None)
             lab = ALIASES.get(lab, lab)
             if lab.startswith("*"):
                 break
@@ -832,7 +835,8 @@ def _read_blocks(ctx, sheet, table: TableSpec):
             if lab == "Total":
                 break
     if not blocks:
-        raise ctx.fail(sheet, table.name, f"no period blocks (no cell in column A matching /{rx.pattern}/)")
+        raise ctx.fail(sheet, table.name, f"no period blocks (no cell in column {column_letter(lc)} "
+                                                    f"matching /{rx.pattern}/)")
     return out
 
 

@@ -42,7 +42,8 @@ that many blank cells inside a header. Body rows run to the first row whose labe
 
 Monthly tables (Oct..Sep columns, maybe an "FY Overall" column): ``month_cells(read, fy)`` yields
 ``(body row, month start, value)`` and ``(body row, None, value)`` for the fiscal-year column. Footnote sheets:
-``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from column A.
+``sections(sheet)`` gives ``(row, section label, text)``, the label carried down from the sheet's label
+column (column A as ICE prints it).
 
 Every ICE table is a ``TableSpec``: the headline tables (``ice_detention_stats.TABLES``) and the others
 (``ice_tables.TABLES``). For the latter ``columns`` is a mapping, header label (or a tuple of the publisher's
@@ -113,6 +114,16 @@ def text_cells(rows: list[list]) -> list[tuple[int, int, str]]:
     return [(r, c, label(v)) for r, row in enumerate(rows) for c, v in enumerate(row) if isinstance(v, str) and v]
 
 
+def column_letter(c: int) -> str:
+    """A 0-based column as a spreadsheet names it: 0 -> A, 25 -> Z, 26 -> AA."""
+    out = ""
+    c += 1
+    while c:
+        c, rem = divmod(c - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
 class Sheet:
     """One sheet's cells (a list of rows), with the file and source named in every error it raises."""
 
@@ -137,6 +148,12 @@ class Sheet:
         if t is None:
             t = self._texts = [cell for cell in text_cells(self.rows) if cell[2]]
         return t
+
+    @property
+    def label_column(self) -> int:
+        """The leftmost column holding any text: the column a sheet's labels are in (column A as ICE prints its
+        sheets, further right when a column is put before them). 0 on a sheet without text."""
+        return min((c for _r, c, _lab in self.texts), default=0)
 
     def find(self, pattern: str | re.Pattern, start: int = 0) -> tuple[int, int] | None:
         """The first text cell (row-major from row ``start``) matching ``pattern``, whitespace collapsed."""
@@ -404,6 +421,22 @@ def _header(sh: Sheet, r: int, c: int, gap: int, spec: TableSpec) -> tuple[int, 
     raise sh.fail(f"table {spec.what!r}: no header row below its title (row {r + 1})")
 
 
+def _columns_elsewhere(row: list, c: int, spec: TableSpec, header: dict[str, int]) -> None:
+    """Adds to ``header`` the columns ``spec`` wants that are not in it but are elsewhere in its header row: a
+    column moved past a blank one or to the left of the title (a publisher's reordering). Of two cells with a
+    wanted label, the one nearest the title's column is taken (a neighbouring table may use the same label).
+    Nothing changes for a header that has every wanted column."""
+    have = {norm(k) for k in header}
+    wanted = {s for s in spec.spellings() if s not in have}
+    if not wanted:
+        return
+    for cc in sorted(range(len(row)), key=lambda cc: (abs(cc - c), cc)):
+        lab = label(row[cc])
+        if lab and norm(lab) in wanted:
+            wanted.discard(norm(lab))
+            header.setdefault(lab, cc)
+
+
 def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     """Find ``spec``'s table on ``sh`` by its title and read it (see the module docstring)."""
     at = sh.find(spec.title)
@@ -416,6 +449,7 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     if spec.layout == "pairs":
         return _read_pairs(sh, spec, at, title)
     hr, header = _header(sh, r, c, spec.header_gap, spec)
+    _columns_elsewhere(sh.rows[hr], c, spec, header)
     want = {norm(k): k for k in header}
     required = () if isinstance(spec.columns, Mapping) else spec.columns
     missing = [col for col in required if norm(col) not in want]
@@ -507,10 +541,13 @@ def month_cells(t: TableRead, fy: int, overall: tuple[str, ...] = ("FY Overall",
 
 # ---------------------------------------------------------------- labelled notes (footnote sheets)
 
-def sections(sh: Sheet, label_col: int = 0) -> list[tuple[int, str, str]]:
+def sections(sh: Sheet, label_col: int | None = None) -> list[tuple[int, str, str]]:
     """(1-based row, section label, text) for every row with text: the label is the last non-blank cell of
     ``label_col`` at or above the row (footnote sheets label a section once, then continue below it); the text is
-    the row's other cells joined."""
+    the row's other cells joined. ``label_col`` defaults to the sheet's own label column (``Sheet.label_column``),
+    so that a column put before the notes does not make every label a sentence."""
+    if label_col is None:
+        label_col = sh.label_column
     out: list[tuple[int, str, str]] = []
     current = ""
     by_row: dict[int, list[tuple[int, str]]] = {}

@@ -4,7 +4,17 @@ import datetime as dt
 import pytest
 
 from loaders.errors import ParseError
-from loaders.workbook import MONTHS, Sheet, TableSpec, choose_sheet_name, match_columns, month_cells, read_table, sections
+from loaders.workbook import (
+    MONTHS,
+    Sheet,
+    TableSpec,
+    choose_sheet_name,
+    column_letter,
+    match_columns,
+    month_cells,
+    read_table,
+    sections,
+)
 
 ROWS = [
     ["ICE Initial Book-Ins by Arresting Agency and Month: FY2026", "", "", "", "", "", "", "", "", "", "", "", "", "",
@@ -30,6 +40,22 @@ def test_grid_table_by_title_header_and_rows():
     cells = list(month_cells(t, 2026))
     assert cells[0][1:] == (dt.date(2025, 10, 1), 10.0) and cells[12][1:] == (None, 30.0)  # the Total column
     assert cells[13 + 2][1:] == (dt.date(2025, 12, 1), None)  # ICE's blank December: missing
+
+
+def test_wanted_columns_past_a_blank_column_or_left_of_the_title_are_found_by_their_labels():
+    """A reordering that puts a blank column inside the header, or a wanted column left of the title's column,
+    still gives each column by its label, the nearest to the title where two cells have it."""
+    rows = [["", "Count", "ICE Initial Book-Ins by Arresting Agency and Month: FY2026", ""] + [""] * 12,
+            ["Count", "Sep", "Agency", "", *MONTHS[:-1], "Total"],
+            [1, 90, "Total", "", 10, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30],
+            [2, 9, "ICE  ", "", 4, 8, "", "", "", "", "", "", "", "", "", 12]]
+    spec = TableSpec("book_ins", BOOK_INS.title, columns=(*MONTHS, "Count"), rows=BOOK_INS.rows)
+    t = read_table(sheet(rows), spec)
+    assert [r.label for r in t.rows] == ["Total", "ICE"]
+    assert t.header["Oct"] == 4 and t.header["Sep"] == 1 and t.header["Count"] == 0
+    assert [t.number(r, "Sep") for r in t.rows] == [90.0, 9.0] and t.number(t.rows[1], "Nov") == 8.0
+    with pytest.raises(ParseError, match=r"column\(s\) \['Dec'\] not found"):
+        read_table(sheet([row[:6] + ["" if v == "Dec" else v for v in row[6:]] for row in rows]), spec)
 
 
 def test_pairs_table_ignores_the_header_line():
@@ -75,6 +101,20 @@ def test_sections_carry_the_label_down():
         (1, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
         (2, "FY2026 ICE Removals", "more about removals"),
         (3, "ICE Currently Detained Population Breakdown", "a snapshot as of 04/04/2026")]
+
+
+def test_sections_take_their_labels_from_the_sheets_label_column_wherever_it_is():
+    """Two columns put before the notes (a publisher's new margin): the labels are still the labels, not
+    sentences of an unlabelled section."""
+    rows = [["", "", "", ""], ["", "", "FY2026 ICE Removals", "data are updated through 04/04/2026"],
+            ["", "", "", "more about removals"], ["", "", "ICE Book-Ins", "data are updated through 04/02/2026"]]
+    sh = Sheet("Footnotes", rows, "f", "s")
+    assert sh.label_column == 2
+    assert sections(sh) == [(2, "FY2026 ICE Removals", "data are updated through 04/04/2026"),
+                            (3, "FY2026 ICE Removals", "more about removals"),
+                            (4, "ICE Book-Ins", "data are updated through 04/02/2026")]
+    assert Sheet("empty", [["", 1.0]], "f", "s").label_column == 0
+    assert [column_letter(c) for c in (0, 2, 25, 26, 27)] == ["A", "C", "Z", "AA", "AB"]
 
 
 @pytest.mark.parametrize("text", ["", " ", "ICE", "ICE  ", " ICE", "a b", "a  b", "a\tb", "a\nb", "a\xa0b", "a\u2009b",
