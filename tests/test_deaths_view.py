@@ -297,7 +297,8 @@ def test_in_the_browser_a_click_on_the_records_table_opens_a_record(offline, ser
     page = offline
     open_places(page, server, "view=places&map=deaths-facilities&from=2025-01-20&to=2026-06-30")
     s = drawn(page, "s => s.points >= 10 && s.title.includes('Deaths in ICE custody by facility')")
-    assert s["land"] > 0 and "20 January 2025 to 30 June 2026" in s["title"]
+    # The period asked for runs past the list's last entry: the title ends on the data's own end (issue 37).
+    assert s["land"] > 0 and "20 January 2025 to 24 January 2026" in s["title"]
     table = page.locator(".st-key-p_death_table")
     table.scroll_into_view_if_needed()
     box = table.bounding_box()
