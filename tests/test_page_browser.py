@@ -233,7 +233,7 @@ def test_reruns_and_a_reconnect_to_the_same_server_never_reload_the_page(server,
     replica under it). To find out, a page that reconnects asks for a run even when untouched (Streamlit asks
     for none then). The same server must never make it reload: not that run, not a fragment's run, not a run of
     the whole page, not a second lost connection."""
-    from tests.test_e2e import WATCH_RUNS, choose, plot, wait_plot
+    from tests.test_e2e import WATCH_RUNS, plot, press, wait_plot
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(60_000)
@@ -260,7 +260,7 @@ def test_reruns_and_a_reconnect_to_the_same_server_never_reload_the_page(server,
     drop_connection()  # untouched: Streamlit resumes the session and asks for no run; the page asks for one
     assert page.evaluate("() => window.__firstLoad === true")
     before = plot(page)["xrange"][0]
-    choose(page, "w_preset", "Last 90 days")  # a fragment's run
+    press(page, "w_preset", "Last 90 days")  # a fragment's run
     after = wait_plot(page, f"s => s.xrange[0] !== {before!r}")
     page.locator(".st-key-tab").get_by_role("radio", name="Event study").click()  # a run of the whole page
     page.wait_for_selector(".st-key-room_study")
@@ -273,7 +273,7 @@ def test_reruns_and_a_reconnect_to_the_same_server_never_reload_the_page(server,
     drop_connection()
     assert page.evaluate("() => window.__firstLoad === true")
     assert plot(page)["xrange"] == after["xrange"]
-    choose(page, "w_preset", "All data")
+    press(page, "w_preset", "All data")
     wait_plot(page, f"s => s.xrange[0] !== {after['xrange'][0]!r}")
     assert page.evaluate("() => window.__firstLoad === true")
     context.close()
