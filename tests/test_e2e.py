@@ -451,8 +451,10 @@ def test_event_study(page, server):
     assert values[:2] == [f"{res.before.mean_per_day:,.1f}", f"{res.after.mean_per_day:,.1f}"]
     assert f"{res.change:+,.1f}" in panel.locator("[data-testid='stMetric']").nth(1).inner_text()
 
-    # A biweekly count with no release between January and September 2025: said, not shown as "no change".
-    title = SNAP.info("ice_detention_stats.detained_total")["title"]
+    # A series with no data after August 2024 (DHS's monthly tables as held): said, not shown as "no change".
+    # (ICE's biweekly count served here until the older releases filled its 2025 gap.)
+    assert SNAP.obs.loc[SNAP.obs["series"] == "ohss_monthly_tables.ero_arrests", "end"].max().date() < dt.date(2025, 5, 1)
+    title = SNAP.info("ohss_monthly_tables.ero_arrests")["title"]
     choose(page, "w_study_series", title)
     page.wait_for_selector(study, state="detached")
     assert panel.locator("[data-testid='stAlert']").filter(has_text="no data on one side of 2025-06-01").count() == 1
