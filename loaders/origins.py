@@ -94,17 +94,24 @@ def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: 
                 "archive_url": "", "copy_as_of": "", "date_published": "",
                 "date_accessed": str(side.get("retrieved") or "")[:10], "licence": getattr(src, "licence", ""),
                 "sha256": digest, "bytes": size, "note": ""}
+    # One name may have several recorded versions (a file republished under its name, or a test's stand-in beside
+    # the real one): the first row of the name whose bytes match decides; a row with no checksum (a pattern)
+    # matches any bytes. Only when no row of the name matches are the bytes refused, against the first.
+    differs = None
     for r in _table(str(table_path)):
         if not (fnmatchcase(source_id, r["source_id"]) and fnmatchcase(path.name, r["file"])):
             continue
         if r["sha256"] and (r["sha256"] != digest or int(r["bytes"]) != size):
-            raise LoaderError(f"the bytes differ from the file whose origin is recorded in {Path(table_path).name} "
-                              f"(sha256 {digest[:12]}…, {size:,} bytes; recorded {r['sha256'][:12]}…, "
-                              f"{int(r['bytes']):,} bytes): record the new file's origin", source=source_id,
-                              file=path.name)
+            differs = differs or r
+            continue
         out = {k: r[k] for k in COLUMNS if k not in ("source_id", "file")}
         out.update(sha256=digest, bytes=size)
         return out
+    if differs is not None:
+        raise LoaderError(f"the bytes differ from the file whose origin is recorded in {Path(table_path).name} "
+                          f"(sha256 {digest[:12]}…, {size:,} bytes; recorded {differs['sha256'][:12]}…, "
+                          f"{int(differs['bytes']):,} bytes): record the new file's origin", source=source_id,
+                          file=path.name)
     raise LoaderError(f"no origin recorded for this file: add it to loaders/{Path(table_path).name} (producer, "
                       "official URL, how it was read) or download it with `python -m loaders update`",
                       source=source_id, file=path.name)

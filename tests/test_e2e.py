@@ -224,7 +224,15 @@ def open_expander(page, label: str) -> None:
         exp.locator("summary").click()
     # as long as the page's other waits: the exports section builds its files when opened (seconds on a busy
     # two-core machine; CI once took over the default 30 s)
-    exp.locator("[data-testid='stExpanderDetails'] [data-testid='stElementContainer']").first.wait_for(timeout=60_000)
+    contents = exp.locator("[data-testid='stExpanderDetails'] [data-testid='stElementContainer']").first
+    try:
+        contents.wait_for(timeout=30_000)
+    except sync_api.TimeoutError:
+        # A click that landed while the page was still rerunning can leave the expander closed: open it again
+        # only if it is closed (a second click on an open one would close it).
+        if exp.locator("details").get_attribute("open") is None:
+            exp.locator("summary").click()
+        contents.wait_for(timeout=60_000)
     page.wait_for_selector(IDLE, timeout=60_000)
 
 
