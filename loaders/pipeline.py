@@ -354,9 +354,13 @@ def format_values(v: pd.Series) -> pd.Series:
     """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
     arr = v.to_numpy(dtype="float64")
     whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = pd.Series(arr).map(repr).to_numpy(dtype=object)
+    out = np.empty(len(arr), dtype=object)
     # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
     out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
+    # repr only for the rest (most values are whole): 0.3 s of a rebuild's 250,000 ICE rows went to repr'ing
+    # values then overwritten
+    rest = ~whole
+    out[rest] = [repr(x) for x in arr[rest].tolist()]
     return pd.Series(out, index=v.index)
 
 

@@ -220,3 +220,13 @@ def test_the_command_line_keeps_parses_beside_the_snapshot_and_can_leave_them(ra
     (out3 / "raw-cache").mkdir(parents=True)
     assert cli.main(["rebuild", "--raw", str(raw), "--out", str(out3), "ice_detention_stats"]) == 0
     assert snapshot_bytes(out3) == snapshot_bytes(out)
+
+
+def test_values_are_written_as_whole_numbers_or_python_reprs():
+    """``format_values`` formats only the values that are not whole with repr (a rebuild's hot path); the text
+    is the same rule as before: whole finite values below 2**53 as integers, every other value as repr."""
+    values = [3.0, -0.0, 0.1 + 0.2, 1e308, float("nan"), float("inf"), -float("inf"), 2.0**53, 2.0**53 + 2, 1e-300,
+              123456.5]
+    got = pipeline.format_values(pd.Series(values, index=range(10, 21))).tolist()
+    assert got == ["3", "0", "0.30000000000000004", "1e+308", "nan", "inf", "-inf", "9007199254740992.0",
+                   "9007199254740994.0", "1e-300", "123456.5"]
