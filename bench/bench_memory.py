@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import READY, TRIVIAL  # noqa: E402
-from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header, prepare_pages, write_wrapper  # noqa: E402
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, PageSpec, Server, browser_missing, header, prepare_pages, start_pages  # noqa: E402
 
 
 def measure(browser, server: Server, sessions: int, project: bool) -> dict:
@@ -63,13 +63,10 @@ def main() -> int:
         results = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for name, target, data in (("trivial", tmp / "trivial.py", None), ("project", ROOT / "dashboard.py", data_dir)):
-                srv = Server(write_wrapper(tmp / f"run_{name}.py", target, tmp / f"{name}.runs", data))
-                try:
-                    srv.wait_healthy()
-                    results[name] = measure(browser, srv, args.sessions, name == "project")
-                finally:
-                    srv.stop()
+            # one server at a time, so that each one's memory is measured alone
+            for spec in (PageSpec("trivial", tmp / "trivial.py"), PageSpec("project", ROOT / "dashboard.py", data_dir)):
+                with start_pages(tmp, [spec], quiet=True) as (st,):
+                    results[st.name] = measure(browser, st.server, args.sessions, st.name == "project")
             browser.close()
     print()
     for name, r in results.items():
