@@ -141,6 +141,20 @@ def _metrics(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]} if cdp is not None else {}
 
 
+def print_against(triv: Page, proj: Page, other: Page, data_dir) -> None:
+    """The second snapshot's page (``--also``) against the project's, and against the trivial page."""
+    print()
+    print(f"{other.name} ({data_dir}) against project:")
+    for label, t, a, b in (("first chart, median", triv.first, proj.first, other.first),
+                           ("script run on first view", triv.first_server, proj.first_server, other.first_server),
+                           ("rerun, browser, median", triv.browser_rerun, proj.browser_rerun, other.browser_rerun),
+                           ("rerun, server script, median", triv.server_rerun, proj.server_rerun,
+                            other.server_rerun)):
+        if t and a and b:
+            print(f"{label:36}{median(b):>11.3f}s{median(a):>11.3f}s  project {median(a) / median(b):.2f}x "
+                  f"{other.name}; {other.name} {median(b) / median(t):.2f}x trivial")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trials", type=int, default=6, help="first-chart loads per page (alternating)")
@@ -217,18 +231,8 @@ def main() -> int:
             row(label + ", browser", triv.browser_rerun[sl], proj.browser_rerun[sl])
         if triv.server_rerun[sl] and proj.server_rerun[sl]:
             row(label + ", server", triv.server_rerun[sl], proj.server_rerun[sl])
-    for other in also:  # the second snapshot against the first, and each against the trivial page
-        print()
-        print(f"{other.name} ({args.also}) against project:")
-        for label, t, a, b in (("first chart, median", triv.first, proj.first, other.first),
-                               ("script run on first view", triv.first_server, proj.first_server,
-                                other.first_server),
-                               ("rerun, browser, median", triv.browser_rerun, proj.browser_rerun, other.browser_rerun),
-                               ("rerun, server script, median", triv.server_rerun, proj.server_rerun,
-                                other.server_rerun)):
-            if t and a and b:
-                print(f"{label:36}{median(b):>11.3f}s{median(a):>11.3f}s  project {median(a) / median(b):.2f}x "
-                      f"{other.name}; {other.name} {median(b) / median(t):.2f}x trivial")
+    for other in also:
+        print_against(triv, proj, other, args.also)
     print()
     print("all first-chart times (s):   trivial " + " ".join(f"{t:.2f}" for t in triv.first)
           + " | project " + " ".join(f"{t:.2f}" for t in proj.first)
