@@ -17,7 +17,8 @@ the ICE entries valid.
 its files' manifest entries, its reference tables and its rows as the CSV text the snapshot holds. Keyed by the
 entry format, the source id, every input file's name, bytes and download record (in order), and the digest of
 everything that runs after the parse (``result_digest``: every ``loaders/*.py``, and the tables beside them that
-decide a file's origin). A rebuild whose inputs are all unchanged (a warm full rebuild) takes the whole source from
+decide a file's origin), and the bytes of the origins table in use (``loaders.origins.PATH``, which may be kept
+elsewhere). A rebuild whose inputs are all unchanged (a warm full rebuild) takes the whole source from
 here: no rows are read, validated, checked or formatted again.
 
 An entry is one zip file: ``meta.json`` (the key and what it was made from) and its frames as Arrow IPC (read three
@@ -172,12 +173,15 @@ class ParseCache:
 
     # ---------------------------------------------------------------- a source's result
 
-    def result_key(self, source: Source, inputs: list[tuple[str, bytes, bytes | None]]) -> str | None:
+    def result_key(self, source: Source, inputs: list[tuple[str, bytes, bytes | None]],
+                   context: bytes = b"") -> str | None:
         """The result entry's key for ``inputs``: (name, bytes, download record's bytes or None) of every file
-        the source is built from, in the order the rebuild reads them; None when the source keeps no work."""
+        the source is built from, in the order the rebuild reads them; ``context``: anything else the result
+        is read from (the origins table in use, which a deployment or a test may keep elsewhere); None when
+        the source keeps no work."""
         if not source.cache_parses:
             return None
-        parts = [str(FORMAT), "result", source.id, result_digest()]
+        parts = [str(FORMAT), "result", source.id, result_digest(), hashlib.sha256(context).hexdigest()]
         for name, content, side in inputs:
             parts += [name, hashlib.sha256(content).hexdigest(),
                       "-" if side is None else hashlib.sha256(side).hexdigest()]

@@ -239,6 +239,14 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequ
     return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
 
 
+def _origins_table() -> bytes:
+    """The bytes of the origins table ``origins.origin_for`` reads (a file's manifest entry carries its row)."""
+    try:
+        return Path(origins.PATH).read_bytes()
+    except OSError:
+        return b""
+
+
 def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None]]:
     """(name, bytes, download record's bytes or None) of each of ``paths``: what a kept result is keyed by."""
     out = []
@@ -690,7 +698,7 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     # of 108 ICE releases spent 5 s re-validating, re-checking and re-formatting the same 250,000 rows
     # (``loaders.parse_cache``). Rows kept through --allow-missing are never cached.
     pre = _read_inputs(src, paths) if cache is not None and src.cache_parses and not lost else None
-    rkey = cache.result_key(src, pre) if cache is not None and pre is not None else None
+    rkey = cache.result_key(src, pre, _origins_table()) if cache is not None and pre is not None else None
     kept = cache.get_result(src, rkey) if cache is not None else None
     if kept is not None:
         if bar:

@@ -174,6 +174,15 @@ def test_a_source_result_is_reused_whole_and_made_again_when_an_input_changes(ra
     assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 2
     pipeline.rebuild(raw, tmp_path / "plain", ["ice_detention_stats"])
     assert snapshot_bytes(tmp_path / "c") == snapshot_bytes(tmp_path / "plain") != snapshot_bytes(tmp_path / "a")
+    # another origins table (a file's manifest entry carries its row): made again too
+    from loaders import origins
+    table = tmp_path / "origins.csv"
+    table.write_bytes(Path(origins.PATH).read_bytes() + b"\n")
+    monkeypatch.setattr(origins, "PATH", table)
+    origins._table.cache_clear()
+    pipeline.rebuild(raw, tmp_path / "d", ["ice_detention_stats"], cache_dir=cache)
+    origins._table.cache_clear()
+    assert calls == [1, 1, 1] and len(list((cache / SRC.id / "results").glob("*.zip"))) == 3  # c, plain, d
 
 
 def test_a_kept_result_reads_back_as_what_it_was_made_from(raw, tmp_path, monkeypatch):
