@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import PROJECT_CHOICES, Page, load, rerun  # noqa: E402
-from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header, median, write_wrapper  # noqa: E402
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, PageSpec, browser_missing, header, median, start_pages  # noqa: E402
 
 OFF = "import page.context as _pc; _pc.settle_heap = lambda: False"
 VARIANTS = (("settle", "", []), ("no-gc", OFF, ["--runner.postScriptGC", "false"]), ("neither", OFF, []))
@@ -40,19 +40,10 @@ def main() -> int:
     header("Page: heap settle vs runner.postScriptGC = false vs neither (rerun after a date-range change)")
     with tempfile.TemporaryDirectory(prefix="bench-gc-") as tmp:
         tmp = Path(tmp)
-        servers, pages = [], []
-        try:
-            for name, patch, extra in VARIANTS:
-                log = tmp / f"{name}.runs"
-                script = write_wrapper(tmp / f"run_{name}.py", ROOT / "dashboard.py", log)
-                if patch:  # one more statement before the page runs: the settle switched off
-                    text = script.read_text("utf-8").replace("    pass\n", f"    {patch}\n", 1)
-                    script.write_text(text, "utf-8")
-                srv = Server(script, extra_args=extra)
-                servers.append(srv)
-                pages.append(Page(name, srv, log, PROJECT_CHOICES))
-            for pg in pages:
-                print(f"   {pg.name}: server healthy after {pg.server.wait_healthy():.2f} s (port {pg.server.port})")
+        specs = [PageSpec(name, ROOT / "dashboard.py", patch=patch, extra_args=tuple(extra))
+                 for name, patch, extra in VARIANTS]
+        with start_pages(tmp, specs) as started:
+            pages = [Page(st.name, st.server, st.log, PROJECT_CHOICES) for st in started]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 loaded = {pg.name: load(browser, pg, keep=True) for pg in pages}
@@ -66,9 +57,6 @@ def main() -> int:
                 for ctx, *_ in loaded.values():
                     ctx.close()
                 browser.close()
-        finally:
-            for srv in servers:
-                srv.stop()
     base = pages[0]
     print()
     print(f"{'':12}{'server run, median':>20}{'ratio':>8}{'browser, median':>18}{'ratio':>8}")

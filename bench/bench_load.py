@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_page import CHANGED, PROJECT_CHOICES, READY, SIGNATURE  # noqa: E402
-from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header  # noqa: E402
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, PageSpec, Server, browser_missing, header, start_pages  # noqa: E402
 
 STATIC_READY = """() => { const gd = document.querySelector('.js-plotly-plot');
   return !!gd && !!gd._fullLayout && gd.querySelectorAll('.scatterlayer .trace').length > 0; }"""
@@ -166,29 +166,30 @@ async def main_async(levels: list[int], budget: float, static_only: bool = False
             await browser.close()
         httpd.shutdown()
         return 0
-    server = Server(ROOT / "dashboard.py")
     rows = []
+    # the timing wrapper of the other page benchmarks (one file append per run) costs nothing next to a session
+    specs = [PageSpec("project", ROOT / "dashboard.py")]
     try:
-        server.wait_healthy(90)
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            warm = await level(browser, server, 1, budget)  # caches filled; not reported
-            print(f"   warm-up session: first chart {fmt(warm['first'])} s; server RSS idle "
-                  f"{server.vm_rss_kib() / 1024:.0f} MiB")
-            for n in levels:
-                await asyncio.sleep(3)  # let closed sessions go
-                r = await level(browser, server, n, budget)
-                s = await static_level(browser, static_url, n, budget)
-                per = (r["rss_loaded"] - r["rss_before"]) / 1024 / max(1, len(r["first"]))
-                rows.append((n, r, s, per))
-                print(f"   N={n:>2}: first chart {fmt(r['first'])} s (median / p95), rerun {fmt(r['rerun'])} s, "
-                      f"static page {fmt(s['first'])} s; server RSS {r['rss_before'] / 1024:.0f} -> "
-                      f"{r['rss_loaded'] / 1024:.0f} MiB loaded ({per:+.1f} MiB a session), "
-                      f"{r['rss_after_rerun'] / 1024:.0f} MiB after the reruns; timeouts: "
-                      f"{len(r['timeouts']) + len(s['timeouts'])}", flush=True)
-            await browser.close()
+        with start_pages(Path(site_dir).parent, specs, timeout=90, quiet=True) as (started,):
+            server = started.server
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                warm = await level(browser, server, 1, budget)  # caches filled; not reported
+                print(f"   warm-up session: first chart {fmt(warm['first'])} s; server RSS idle "
+                      f"{server.vm_rss_kib() / 1024:.0f} MiB")
+                for n in levels:
+                    await asyncio.sleep(3)  # let closed sessions go
+                    r = await level(browser, server, n, budget)
+                    s = await static_level(browser, static_url, n, budget)
+                    per = (r["rss_loaded"] - r["rss_before"]) / 1024 / max(1, len(r["first"]))
+                    rows.append((n, r, s, per))
+                    print(f"   N={n:>2}: first chart {fmt(r['first'])} s (median / p95), rerun {fmt(r['rerun'])} s, "
+                          f"static page {fmt(s['first'])} s; server RSS {r['rss_before'] / 1024:.0f} -> "
+                          f"{r['rss_loaded'] / 1024:.0f} MiB loaded ({per:+.1f} MiB a session), "
+                          f"{r['rss_after_rerun'] / 1024:.0f} MiB after the reruns; timeouts: "
+                          f"{len(r['timeouts']) + len(s['timeouts'])}", flush=True)
+                await browser.close()
     finally:
-        server.stop()
         httpd.shutdown()
     print()
     print("| N sessions | first chart, median / p95 (s) | rerun, median / p95 (s) | static page, median / p95 (s) "

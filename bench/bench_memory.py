@@ -18,8 +18,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_page import READY, TRIVIAL  # noqa: E402
-from common import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, browser_missing, header, prepare_pages, write_wrapper  # noqa: E402
+from bench_page import PROJECT_CHOICES, READY, TRIVIAL  # noqa: E402
+from common import CHROMIUM, CHROMIUM_ARGS, ROOT, PageSpec, Server, browser_missing, header, prepare_pages, start_pages  # noqa: E402
+
+IDLE = """() => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")"""
 
 
 def measure(browser, server: Server, sessions: int, project: bool) -> dict:
@@ -31,12 +33,12 @@ def measure(browser, server: Server, sessions: int, project: bool) -> dict:
         tab.goto(server.url)
         tab.wait_for_function(READY, polling="raf", timeout=120_000)
         if project:
-            box = tab.locator("[data-testid='stSelectbox']").filter(has_text="Date range").first
-            box.locator("input").click()
-            tab.get_by_role("option", name="All data", exact=True).click()
+            # the date range and the rooms are segmented controls (buttons), found by their keys
+            tab.locator(f".st-key-{PROJECT_CHOICES[0]} button").filter(has_text="All data").first.click()
             tab.wait_for_function(READY, polling="raf", timeout=60_000)
             for name in ("Event study", "Sources and methods"):
-                tab.locator(".st-key-tab").get_by_role("radio", name=name).click()
+                tab.locator(".st-key-tab button").filter(has_text=name).first.click()
+                tab.wait_for_function(IDLE, polling="raf", timeout=60_000)
             tab.wait_for_timeout(500)
         ctxs.append(ctx)
         out[f"hwm_after_{i + 1}"] = server.vm_hwm_kib()
@@ -63,13 +65,10 @@ def main() -> int:
         results = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for name, target, data in (("trivial", tmp / "trivial.py", None), ("project", ROOT / "dashboard.py", data_dir)):
-                srv = Server(write_wrapper(tmp / f"run_{name}.py", target, tmp / f"{name}.runs", data))
-                try:
-                    srv.wait_healthy()
-                    results[name] = measure(browser, srv, args.sessions, name == "project")
-                finally:
-                    srv.stop()
+            # one server at a time, so that each one's memory is measured alone
+            for spec in (PageSpec("trivial", tmp / "trivial.py"), PageSpec("project", ROOT / "dashboard.py", data_dir)):
+                with start_pages(tmp, [spec], quiet=True) as (st,):
+                    results[st.name] = measure(browser, st.server, args.sessions, st.name == "project")
             browser.close()
     print()
     for name, r in results.items():

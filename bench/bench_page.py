@@ -33,14 +33,16 @@ from common import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     ROOT,
+    PageSpec,
     Server,
     browser_missing,
     header,
     median,
     prepare_pages,
     read_runs,
+    snapshot_summary,
+    start_pages,
     verdict,
-    write_wrapper,
 )
 
 TRIVIAL = '''\
@@ -101,12 +103,13 @@ def load(browser, page: Page, keep: bool = False):
 
 
 def rerun(tab, page: Page, option: str, cdp=None) -> tuple[float, float | None, str]:
-    buttons = tab.locator(f".st-key-{page.key} button")
-    if buttons.count():  # the project's date range: a segmented control, one click on the option's button
+    box = tab.locator(f".st-key-{page.key} input[role='combobox']")
+    # a select box is looked for first: Streamlit 1.67 draws buttons inside one too (its open and clear icons)
+    if not box.count():  # the project's date range: a segmented control, one click on the option's button
+        buttons = tab.locator(f".st-key-{page.key} button")
         buttons.first.scroll_into_view_if_needed()
         opt = buttons.filter(has_text=option).first
     else:
-        box = tab.locator(f".st-key-{page.key} input[role='combobox']")
         # A drop-down closes when the page scrolls: scroll first, let the scroll settle, then open.
         box.scroll_into_view_if_needed()
         tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
@@ -138,12 +141,29 @@ def _metrics(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]} if cdp is not None else {}
 
 
+def print_against(triv: Page, proj: Page, other: Page, data_dir) -> None:
+    """The second snapshot's page (``--also``) against the project's, and against the trivial page."""
+    print()
+    print(f"{other.name} ({data_dir}) against project:")
+    for label, t, a, b in (("first chart, median", triv.first, proj.first, other.first),
+                           ("script run on first view", triv.first_server, proj.first_server, other.first_server),
+                           ("rerun, browser, median", triv.browser_rerun, proj.browser_rerun, other.browser_rerun),
+                           ("rerun, server script, median", triv.server_rerun, proj.server_rerun,
+                            other.server_rerun)):
+        if t and a and b:
+            print(f"{label:36}{median(b):>11.3f}s{median(a):>11.3f}s  project {median(a) / median(b):.2f}x "
+                  f"{other.name}; {other.name} {median(b) / median(t):.2f}x trivial")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trials", type=int, default=6, help="first-chart loads per page (alternating)")
     ap.add_argument("--reruns", type=int, default=10, help="date-range changes per page (alternating)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild every source from ../shared/data into a "
                     "temporary folder and use it instead of the committed data/")
+    ap.add_argument("--also", type=Path, default=None, metavar="DATA_DIR",
+                    help="a second project page reading this data folder (e.g. an older, smaller snapshot), "
+                         "measured side by side in the same alternation")
     args = ap.parse_args()
     why = browser_missing()
     if why:
@@ -154,17 +174,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
         tmp = Path(tmp)
         data_dir, desc = prepare_pages(tmp, args.rebuild, TRIVIAL)
-        servers = []
-        try:
-            pages = []
-            for name, target, choices, data in (("trivial", tmp / "trivial.py", TRIVIAL_CHOICES, None),
-                                                ("project", ROOT / "dashboard.py", PROJECT_CHOICES, data_dir)):
-                log = tmp / f"{name}.runs"
-                srv = Server(write_wrapper(tmp / f"run_{name}.py", target, log, data))
-                servers.append(srv)
-                pages.append(Page(name, srv, log, choices))
-            for pg in pages:
-                print(f"   {pg.name}: server healthy after {pg.server.wait_healthy():.2f} s (port {pg.server.port})")
+        specs = [PageSpec("trivial", tmp / "trivial.py"), PageSpec("project", ROOT / "dashboard.py", data_dir)]
+        if args.also:
+            print(f"   project-also page data: {snapshot_summary(args.also)}")
+            specs.append(PageSpec("project-also", ROOT / "dashboard.py", args.also))
+        with start_pages(tmp, specs) as started:
+            pages = [Page(st.name, st.server, st.log, TRIVIAL_CHOICES if st.name == "trivial" else PROJECT_CHOICES)
+                     for st in started]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 for pg in pages:  # the first view after start fills the caches; reported, not in the ratio
@@ -172,7 +188,7 @@ def main() -> int:
                     print(f"   {pg.name}: first view after server start {took:.2f} s "
                           f"(server script {runs[0][1] * 1000:.0f} ms)" if runs else "")
                 for i in range(args.trials):
-                    for pg in (pages if i % 2 == 0 else pages[::-1]):
+                    for pg in pages[i % len(pages):] + pages[:i % len(pages)]:
                         _, _, took, runs = load(browser, pg)
                         pg.first.append(took)
                         pg.first_server += [r[1] for r in runs[:1]]
@@ -182,7 +198,7 @@ def main() -> int:
                     cdps[name] = ctx.new_cdp_session(tab)
                     cdps[name].send("Performance.enable")
                 for k in range(args.reruns):
-                    for pg in (pages if k % 2 == 0 else pages[::-1]):
+                    for pg in pages[k % len(pages):] + pages[:k % len(pages)]:
                         _, tab, _, _ = loaded[pg.name]
                         took, server_s, kind = rerun(tab, pg, pg.options[k % len(pg.options)], cdps[pg.name])
                         pg.browser_rerun.append(took)
@@ -192,10 +208,7 @@ def main() -> int:
                 for ctx, *_ in loaded.values():
                     ctx.close()
                 browser.close()
-        finally:
-            for srv in servers:
-                srv.stop()
-    triv, proj = pages
+    triv, proj, *also = pages
     print()
     print(f"{'':36}{'trivial':>12}{'project':>12}{'ratio':>8}")
 
@@ -218,9 +231,12 @@ def main() -> int:
             row(label + ", browser", triv.browser_rerun[sl], proj.browser_rerun[sl])
         if triv.server_rerun[sl] and proj.server_rerun[sl]:
             row(label + ", server", triv.server_rerun[sl], proj.server_rerun[sl])
+    for other in also:
+        print_against(triv, proj, other, args.also)
     print()
     print("all first-chart times (s):   trivial " + " ".join(f"{t:.2f}" for t in triv.first)
-          + " | project " + " ".join(f"{t:.2f}" for t in proj.first))
+          + " | project " + " ".join(f"{t:.2f}" for t in proj.first)
+          + "".join(f" | {o.name} " + " ".join(f"{t:.2f}" for t in o.first) for o in also))
     print("all rerun browser times (s): trivial " + " ".join(f"{t:.2f}" for t in triv.browser_rerun)
           + " | project " + " ".join(f"{t:.2f}" for t in proj.browser_rerun))
     print("all rerun server times (ms): trivial " + " ".join(f"{t * 1000:.0f}" for t in triv.server_rerun)

@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -223,16 +225,58 @@ finally:
 '''
 
 
-def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None) -> Path:
+def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None, extra: str = "") -> Path:
     """A script that runs ``target`` and logs the server-side duration of each script run (see WRAPPER).
+    ``data_dir``: the data folder the page reads instead of data/; ``extra``: one statement run before the page.
 
     The code is compiled once the way Streamlit compiles a script (with "magic") and cached across reruns, as
     Streamlit caches its own; the timing adds two ``perf_counter`` calls and one small file append per run.
     """
-    patch = (f"import analysis.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
-             if data_dir else "pass")
+    steps = [f"import analysis.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
+             if data_dir else "", extra]
+    patch = "; ".join(x for x in steps if x) or "pass"
     path.write_text(WRAPPER.format(target=str(target), log=str(log), root=str(ROOT), patch=patch), "utf-8")
     return path
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page to serve: ``target`` run under the timing wrapper (``write_wrapper``), reading ``data`` (None: the
+    committed data/), with ``patch`` run first inside the server (one statement) and Streamlit's ``extra_args``."""
+    name: str
+    target: Path
+    data: Path | None = None
+    patch: str = ""
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass
+class Started:
+    """A page's server, up and healthy, and the log of its runs (``read_runs``)."""
+    name: str
+    server: Server
+    log: Path
+
+
+@contextlib.contextmanager
+def start_pages(tmp: Path, specs, *, timeout: float = 60, quiet: bool = False) -> Iterator[list[Started]]:
+    """Start one Streamlit server per ``PageSpec`` (all at once, so their start-ups overlap), wait until each is
+    healthy (printing how long it took), yield them in order, and stop every one by its process id at the end,
+    also when the measurement fails. The one set-up shared by the page benchmarks (page, gc, memory, load)."""
+    started: list[Started] = []
+    try:
+        for spec in specs:
+            log = Path(tmp) / f"{spec.name}.runs"
+            script = write_wrapper(Path(tmp) / f"run_{spec.name}.py", spec.target, log, spec.data, spec.patch)
+            started.append(Started(spec.name, Server(script, extra_args=list(spec.extra_args)), log))
+        for st in started:
+            took = st.server.wait_healthy(timeout)
+            if not quiet:
+                print(f"   {st.name}: server healthy after {took:.2f} s (port {st.server.port})")
+        yield started
+    finally:
+        for st in started:
+            st.server.stop()
 
 
 def read_runs(log: Path, what: str = "script") -> list[tuple[float, float, str]]:

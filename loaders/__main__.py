@@ -39,8 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--allow-shrink", action="store_true",
                     help=f"accept a source with over {pipeline.SHRINK_LIMIT * 100:.0f}%% fewer rows than the snapshot")
     rb.add_argument("--cache", default=None,
-                    help="folder of earlier parses, reused for raw files whose bytes and parser version are "
-                         "unchanged (default: raw-cache/ inside --out, git-ignored for data/)")
+                    help="folder of earlier parses and results, reused while the raw files and the code that made "
+                         "them are unchanged (default: raw-cache/ inside --out, git-ignored for data/)")
     rb.add_argument("--no-cache", action="store_true", help="parse every raw file again and keep no parses")
     rb.add_argument("--curated-only", action="store_true",
                     help="rebuild only the files curated in this project (data/events.csv, "

@@ -147,9 +147,9 @@ class Source:
     # parsing: size on disk says little about the memory a columnar or repetitive file takes once read.
     max_rows: int = 2_000_000
     attribution: str = ""
-    # The parser's version, bumped when the parsing changes: a rebuild reuses a file's earlier parse only under
-    # the same version (``loaders.parse_cache``); "" (the default) never reuses one.
-    parser_version: str = ""
+    # True: a rebuild keeps this source's parses and results and reuses them while their inputs and the code
+    # that made them are unchanged (``loaders.parse_cache``, which finds the code by itself: nothing to bump).
+    cache_parses: bool = False
     # Integrity checks over all of a source's rows: returns a frame of findings with columns
     # series, key, date, release, file, flag, message ("" matches any); the rows found are flagged, not fixed.
     check: Callable[[pd.DataFrame], pd.DataFrame] | None = None

@@ -119,9 +119,6 @@ ID = "ice_detention_stats"
 LANDING = "https://www.ice.gov/detain/detention-management"
 ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention statistics (ice.gov/detain/detention-management)"
 STALE_DAYS = 10
-# Bump when anything this parser returns for a file changes: a rebuild reuses earlier parses only under the same
-# version (``loaders.parse_cache``; the data side's code digest is part of the key too).
-PARSER_VERSION = "2026-12-03.3"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -991,5 +988,5 @@ SOURCE = Source(
     browser_user_agent=True,
     attribution=ATTRIBUTION,
     check=check,
-    parser_version=PARSER_VERSION,
+    cache_parses=True,
 )

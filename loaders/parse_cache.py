@@ -1,32 +1,45 @@
-"""Parses of raw files kept between rebuilds, so that a rebuild parses only what changed.
+"""Work kept between rebuilds, so that a rebuild redoes only what its inputs changed.
 
 A rebuild used to parse every raw file on every run: 5.5 s of CPU for 20 ICE workbooks, and the ICE folder went
-from 20 to over 100 releases (issue 39). Each file's parse is now kept in a folder outside the tracked tree
-(``data/raw-cache/`` for ``python -m loaders rebuild --out data``, git-ignored) and reused when nothing that made
-it has changed. An entry is found by its key, the sha256 of:
-- the source id and the parser version its module declares (``Source.parser_version``; bumped by hand when the
-  parsing changes -- a source that declares none is never cached);
-- a digest of the data side's own code (every ``loaders/*.py``), so that an edit the version was not bumped for
-  still makes new entries rather than serving old parses;
-- the file's bytes (their sha256) and its name (ICE's names carry the release date).
+from 20 to over 100 releases (issue 39). Two kinds of entry are kept in a folder outside the tracked tree
+(``data/raw-cache/`` for ``python -m loaders rebuild --out data``, git-ignored), each used only when nothing that
+made it has changed. Only sources that ask for it (``Source.cache_parses``) are kept.
 
-An entry is one zip file: ``meta.json`` (the key and what it was made from), ``obs.arrow`` (the tidy rows as the
-parser returned them, Arrow IPC: read three times faster than parquet, 9 ms against 29 ms for a FY2026 workbook
-whose parse takes 75 ms) and one ``table-<name>.arrow`` per reference table, each table as text (the rebuild
-keeps reference tables as text, ``pipeline.combine_tables``, so the text is all it reads of them). An entry is
-used only when the zip's checksums hold, its key is the one asked for and every part reads; anything else -- a
-cut-off write, a flipped byte, another version's entry, a file that is no zip -- is ignored and the file parsed
-again, and the entry rewritten. Entries are written to a temporary name and renamed, so a rebuild stopped
-half-way leaves no half-written entry under a real name. The rows a rebuild writes are the same with and
-without the cache (tests/test_parse_cache.py compares the snapshots byte for byte).
+**A file's parse** (``ParseCache.get``/``put``), keyed by the sha256 of the entry format, the source id, the file's
+bytes (their sha256) and name (ICE's names carry the release date), and the digest of the code that parse runs
+(``parse_digest``): the source's own module and every ``loaders`` module it imports, directly or not, with the two
+modules that run a parser (``pipeline.py``, ``limits.py``), and the versions of the packages that read the bytes.
+That digest is the one mechanism that tells an old parse from a new one: an edit to the parser makes new entries
+without anyone bumping a number, and an edit to an unrelated loader (another source, the snapshot writer) leaves
+the ICE entries valid.
+
+**A source's result** (``ParseCache.get_result``/``put_result``): its rows validated and checked, its findings,
+its files' manifest entries, its reference tables and its rows as the CSV text the snapshot holds. Keyed by the
+entry format, the source id, every input file's name, bytes and download record (in order), and the digest of
+everything that runs after the parse (``result_digest``: every ``loaders/*.py``, and the tables beside them that
+decide a file's origin), and the bytes of the origins table in use (``loaders.origins.PATH``, which may be kept
+elsewhere). A rebuild whose inputs are all unchanged (a warm full rebuild) takes the whole source from
+here: no rows are read, validated, checked or formatted again.
+
+An entry is one zip file: ``meta.json`` (the key and what it was made from) and its frames as Arrow IPC (read three
+times faster than parquet, 9 ms against 29 ms for a FY2026 workbook whose parse takes 75 ms); a parse's reference
+tables are kept as text in one JSON member (the rebuild keeps reference tables as text, ``pipeline.combine_tables``,
+so the text is all it reads of them). An entry is used only when the zip's checksums hold, its key is the one asked for and every
+part reads; anything else -- a cut-off write, a flipped byte, another code's entry, a file that is no zip -- is
+ignored, the work done again, and the entry rewritten. Entries are written to a temporary name and renamed, so a
+rebuild stopped half-way leaves no half-written entry under a real name. The snapshot a rebuild writes is the same
+bytes with and without the cache, warm or cold (tests/test_parse_cache.py compares them byte for byte).
 """
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -35,31 +48,99 @@ import pandas as pd
 
 from .base import Parsed, Source
 
-FORMAT = 2  # the layout of an entry; a change makes every older entry a miss (1: parquet members)
+FORMAT = 4  # the layout of an entry; a change makes every older entry a miss (1: parquet members; 2: no results;
+#            3: a parse's tables as Arrow members)
+HERE = Path(__file__).resolve().parent
+# What runs a parser besides the source's own modules (``pipeline._parse_raw``, ``_frames_of``).
+PARSE_RUNNERS = ("pipeline", "limits")
+# The packages that turn a file's bytes into frames: their version is part of what made a parse.
+PARSE_PACKAGES = ("pandas", "numpy", "pyarrow", "python-calamine", "openpyxl")
 
 
-@functools.lru_cache(maxsize=1)
-def code_digest() -> str:
-    """sha256 over the data side's source files (``loaders/*.py``), in name order."""
+def _imports(module: str) -> set[str]:
+    """The ``loaders`` modules that ``loaders.<module>`` imports (relative or absolute), read from its source."""
+    tree = ast.parse((HERE / f"{module}.py").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level == 1 or base == "loaders" or base.startswith("loaders."):
+                base = base.removeprefix("loaders").lstrip(".")
+                if base:
+                    found.add(base.split(".")[0])
+                else:  # ``from . import a, b``
+                    found.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("loaders."))
+    return {m for m in found if (HERE / f"{m}.py").is_file()}
+
+
+def import_closure(module: str) -> list[str]:
+    """``module`` and every ``loaders`` module it imports, directly or through others, in name order."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(_imports(m) - seen)
+    return sorted(seen)
+
+
+def _digest(names: list[str], extra: list[str]) -> str:
     h = hashlib.sha256()
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    for n in names:
+        h.update(n.encode() + b"\0" + (HERE / n).read_bytes() + b"\0")
+    for e in extra:
+        h.update(e.encode() + b"\0")
     return h.hexdigest()
 
 
+def _versions(packages) -> list[str]:
+    out = [sys.version.split()[0]]
+    for p in packages:
+        try:
+            out.append(f"{p}={importlib.metadata.version(p)}")
+        except importlib.metadata.PackageNotFoundError:
+            out.append(f"{p}=none")
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def parse_digest(module: str) -> str:
+    """sha256 over the code a parse by ``loaders.<module>`` runs: that module's import closure within ``loaders``,
+    the modules that run parsers (``PARSE_RUNNERS``) and the reading packages' versions."""
+    mods = set(PARSE_RUNNERS) | (set(import_closure(module)) if (HERE / f"{module}.py").is_file() else set())
+    return _digest([f"{m}.py" for m in sorted(mods)], _versions(PARSE_PACKAGES) + [module])
+
+
+@functools.lru_cache(maxsize=1)
+def result_digest() -> str:
+    """sha256 over everything a source's result comes from besides its inputs: all of ``loaders`` (validation,
+    the checks, the origins and their tables), and the packages' versions."""
+    names = sorted(p.name for p in HERE.iterdir() if p.suffix in (".py", ".csv") and p.is_file())
+    return _digest(names, _versions(PARSE_PACKAGES))
+
+
+def _module_of(source: Source) -> str:
+    return getattr(source.parse, "__module__", "").removeprefix("loaders.")
+
+
 class ParseCache:
-    """A folder of parse results, one zip per (source, parser version, code, bytes, name)."""
+    """A folder of kept work: one zip per file's parse, one per source's result (see the module notes)."""
 
     def __init__(self, folder: Path | str):
         self.folder = Path(folder)
         self.hits = self.misses = 0
 
+    # ---------------------------------------------------------------- a file's parse
+
     def key(self, source: Source, content: bytes, name: str) -> str | None:
-        """The entry's key, or None for a source that declares no parser version (never cached)."""
-        if not source.parser_version:
+        """The parse entry's key, or None for a source that does not ask for its work to be kept."""
+        if not source.cache_parses:
             return None
-        parts = [str(FORMAT), source.id, source.parser_version, code_digest(), hashlib.sha256(content).hexdigest(),
-                 name]
+        parts = [str(FORMAT), "parse", source.id, parse_digest(_module_of(source)),
+                 hashlib.sha256(content).hexdigest(), name]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _path(self, source: Source, key: str) -> Path:
@@ -73,51 +154,91 @@ class ParseCache:
         got = _read(self._path(source, key), key)
         if got is None:
             self.misses += 1
-        else:
-            self.hits += 1
-        return got
+            return None
+        self.hits += 1
+        tables = json.loads(got["text:tables.json"])
+        return Parsed(got["obs"], {t: pd.DataFrame(v["rows"], columns=v["columns"], dtype=object)
+                                   for t, v in tables.items()})
 
     def put(self, source: Source, content: bytes, name: str, parsed: Parsed) -> None:
         """Keep ``parsed`` for this file; a failure to write costs the entry, never the rebuild."""
         key = self.key(source, content, name)
+        if key is not None:
+            # A parse's reference tables are a few small tables: as one JSON text they read in a fraction of a
+            # millisecond, where one Arrow member each cost 3 ms to read (0.9 s for 107 ICE releases).
+            tables = {t: {"columns": [str(c) for c in df.columns], "rows": df.astype(str).to_numpy().tolist()}
+                      for t, df in parsed.tables.items()}
+            _write(self._path(source, key), key, {"source": source.id, "file": name}, {"obs": parsed.obs},
+                   {"tables.json": json.dumps(tables, sort_keys=True)})
+
+    # ---------------------------------------------------------------- a source's result
+
+    def result_key(self, source: Source, inputs: list[tuple[str, bytes, bytes | None]],
+                   context: bytes = b"") -> str | None:
+        """The result entry's key for ``inputs``: (name, bytes, download record's bytes or None) of every file
+        the source is built from, in the order the rebuild reads them; ``context``: anything else the result
+        is read from (the origins table in use, which a deployment or a test may keep elsewhere); None when
+        the source keeps no work."""
+        if not source.cache_parses:
+            return None
+        parts = [str(FORMAT), "result", source.id, result_digest(), hashlib.sha256(context).hexdigest()]
+        for name, content, side in inputs:
+            parts += [name, hashlib.sha256(content).hexdigest(),
+                      "-" if side is None else hashlib.sha256(side).hexdigest()]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def get_result(self, source: Source, key: str | None) -> tuple | None:
+        """(obs, flags, files, tables, obs_csv) kept under ``key``, or None."""
+        if key is None:
+            return None
+        got = _read(self.folder / source.id / "results" / f"{key}.zip", key)
+        if got is None:
+            return None
+        meta = got["meta"]
+        tables = {t: got[f"table-{t}"] for t in meta["tables"]}
+        return got["obs"], got["flags"], meta["files"], tables, got["text:obs.csv"]
+
+    def put_result(self, source: Source, key: str | None, obs: pd.DataFrame, flags: pd.DataFrame,
+                   files: list[dict], tables: dict[str, pd.DataFrame], obs_csv: str) -> None:
         if key is None:
             return
-        path = self._path(source, key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = _entry(key, source, name, parsed)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-", suffix=".zip")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except OSError:
-            return
+        frames = {"obs": obs, "flags": flags} | {f"table-{t}": df for t, df in tables.items()}
+        _write(self.folder / source.id / "results" / f"{key}.zip", key,
+               {"source": source.id, "files": files, "tables": sorted(tables)}, frames, {"obs.csv": obs_csv})
 
 
 def _arrow(df: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
-    df.to_feather(buf)
+    df.reset_index(drop=True).to_feather(buf)
     return buf.getvalue()
 
 
-def _entry(key: str, source: Source, name: str, parsed: Parsed) -> bytes:
-    tables = {t: df.astype(str) for t, df in parsed.tables.items()}
-    # Arrow reads text back as pandas' string type: the columns the parser gave as Python objects are said so,
-    # and made objects again when read, so that the rows are the parser's to the dtype.
-    meta = {"format": FORMAT, "key": key, "source": source.id, "parser_version": source.parser_version,
-            "file": name, "tables": sorted(tables),
-            "object_columns": [c for c in parsed.obs.columns if parsed.obs[c].dtype == object]}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("meta.json", json.dumps(meta, sort_keys=True))
-        z.writestr("obs.arrow", _arrow(parsed.obs.reset_index(drop=True)))
-        for t, df in tables.items():
-            z.writestr(f"table-{t}.arrow", _arrow(df.reset_index(drop=True)))
-    return buf.getvalue()
+def _write(path: Path, key: str, meta: dict, frames: dict[str, pd.DataFrame], texts: dict[str, str]) -> None:
+    """One entry, written whole under a temporary name and renamed; a failure costs the entry only."""
+    # Arrow reads text back as pandas' string type: the columns held as Python objects are said so, and made
+    # objects again when read, so that what is read is what was kept, to the dtype.
+    meta = dict(meta, format=FORMAT, key=key, frames=sorted(frames), texts=sorted(texts),
+                object_columns={n: [c for c in df.columns if df[c].dtype == object] for n, df in frames.items()})
+    try:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("meta.json", json.dumps(meta, sort_keys=True))
+            for n, df in frames.items():
+                z.writestr(f"{n}.arrow", _arrow(df))
+            for n, text in texts.items():
+                z.writestr(f"text-{n}", text.encode("utf-8"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-", suffix=".zip")
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.getvalue())
+        os.replace(tmp, path)
+    except OSError:
+        return
 
 
-def _read(path: Path, key: str) -> Parsed | None:
-    """The entry at ``path`` if it is whole and is the one for ``key``; else None."""
+def _read(path: Path, key: str) -> dict | None:
+    """The entry at ``path`` if it is whole and is the one for ``key``: its frames by name, its texts as
+    ``text:<name>`` and its ``meta``; else None."""
     try:
         with zipfile.ZipFile(path) as z:
             if z.testzip() is not None:  # a member whose CRC does not match its bytes
@@ -125,10 +246,14 @@ def _read(path: Path, key: str) -> Parsed | None:
             meta = json.loads(z.read("meta.json"))
             if meta.get("format") != FORMAT or meta.get("key") != key:
                 return None
-            obs = pd.read_feather(io.BytesIO(z.read("obs.arrow")))
-            for c in meta["object_columns"]:
-                obs[c] = obs[c].astype(object)
-            tables = {t: pd.read_feather(io.BytesIO(z.read(f"table-{t}.arrow"))) for t in meta["tables"]}
-    except Exception:  # noqa: BLE001 - missing, cut off, not a zip, not Arrow: all mean "parse it again"
+            out: dict = {"meta": meta}
+            for n in meta["frames"]:
+                df = pd.read_feather(io.BytesIO(z.read(f"{n}.arrow")))
+                for c in meta["object_columns"][n]:
+                    df[c] = df[c].astype(object)
+                out[n] = df
+            for n in meta["texts"]:
+                out[f"text:{n}"] = z.read(f"text-{n}").decode("utf-8")
+    except Exception:  # noqa: BLE001 - missing, cut off, not a zip, not Arrow: all mean "do it again"
         return None
-    return Parsed(obs, tables)
+    return out

@@ -33,7 +33,7 @@ from tqdm import tqdm
 from . import events, limits, origins, registry, snapshot, tidy, totals
 from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
-from .fetch import fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .fetch import MAX_SIDECAR_BYTES, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 from .parse_cache import ParseCache
 from .snapshot import SnapshotError
 
@@ -170,7 +170,7 @@ def parse_files(source: Source, items, each=None, cache: ParseCache | None = Non
     """Parse ``(name, bytes)`` files of one source and validate all their rows in one pass: (observations in
     canonical order, reference tables by name as a list of frames). ``each(name, content, parsed)`` is called
     after each file. The rebuild's path (``build_source``); a problem still names its file and row
-    (``tidy.validate``). With ``cache``, a file parsed before under the same parser version is not parsed again
+    (``tidy.validate``). With ``cache``, a file parsed before by the same parsing code is not parsed again
     (``loaders.parse_cache``); the rows are validated all the same."""
     frames: list[pd.DataFrame] = []
     tables: dict[str, list[pd.DataFrame]] = {}
@@ -195,13 +195,15 @@ def parse_files(source: Source, items, each=None, cache: ParseCache | None = Non
 
 
 def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
-                 cache: ParseCache | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
+                 cache: ParseCache | None = None, preread: dict[str, bytes] | None = None
+                 ) -> tuple[pd.DataFrame, list[dict], dict]:
     """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
 
     A file byte for byte the same as one parsed before it, or as one already ``held`` (manifest entries of the
     current snapshot), is a re-post: ICE put FY25_detentionStats09242025.xlsx up again as ...09252025.xlsx.
     It is not parsed again (that would count one release twice, under two dates); its entry records its origin
-    and ``same_bytes_as``, and ``repost_findings`` says so in the quality findings."""
+    and ``same_bytes_as``, and ``repost_findings`` says so in the quality findings. ``preread``: files' bytes the
+    caller read already (``_read_inputs``), by name."""
     entries = []
     by_name = {p.name: p for p in paths}
     first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
@@ -209,7 +211,9 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequ
 
     def contents():
         for p in paths:
-            content = limits.read_regular(p, source.max_bytes, source=source.id)
+            content = (preread or {}).get(p.name)
+            if content is None:
+                content = limits.read_regular(p, source.max_bytes, source=source.id)
             # The origin (or the download record beside the file: its sha256 and its declared host) is checked
             # before anything parses the bytes: a file that would be refused for its origin must not first cost
             # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
@@ -233,6 +237,24 @@ def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequ
 
     obs, tables = parse_files(source, contents(), each, cache)
     return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
+
+
+def _origins_table() -> bytes:
+    """The bytes of the origins table ``origins.origin_for`` reads (a file's manifest entry carries its row)."""
+    try:
+        return Path(origins.PATH).read_bytes()
+    except OSError:
+        return b""
+
+
+def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None]]:
+    """(name, bytes, download record's bytes or None) of each of ``paths``: what a kept result is keyed by."""
+    out = []
+    for p in paths:
+        side = sidecar_path(p)
+        out.append((p.name, limits.read_regular(p, source.max_bytes, source=source.id),
+                    limits.read_regular(side, MAX_SIDECAR_BYTES, source=source.id) if os.path.lexists(side) else None))
+    return out
 
 
 def repost_findings(source_id: str, files: list[dict]) -> pd.DataFrame:
@@ -340,9 +362,13 @@ def format_values(v: pd.Series) -> pd.Series:
     """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
     arr = v.to_numpy(dtype="float64")
     whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = pd.Series(arr).map(repr).to_numpy(dtype=object)
+    out = np.empty(len(arr), dtype=object)
     # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
     out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
+    # repr only for the rest (most values are whole): 0.3 s of a rebuild's 250,000 ICE rows went to repr'ing
+    # values then overwritten
+    rest = ~whole
+    out[rest] = [repr(x) for x in arr[rest].tolist()]
     return pd.Series(out, index=v.index)
 
 
@@ -471,13 +497,16 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
 
 
 def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False,
-                   carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None) -> None:
+                   carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None,
+                   texts: dict[str, str] | None = None) -> None:
     """Write a new generation holding ``results`` and switch it in (``snapshot.Generation``).
 
     ``results`` maps source id -> (observations, flags, file entries, reference tables); it has all been
     validated already. Sources of the current generation not in ``results`` are copied unchanged into the new
     one: all of them, or with ``replace_all`` only those in ``carry`` (a full rebuild drops nothing else but
     sources no longer registered). ``current`` is the checked current generation, when the caller read it.
+    ``texts``: a source's rows already formatted (``csv_text`` of its observations), used for a source without
+    a ``finish`` step (whose rows are what ``results`` holds).
     """
     out_dir = Path(out_dir)
     cur_man, cur_files = current if current is not None else current_generation(out_dir)
@@ -502,7 +531,8 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
                                         "nothing was written. Restore the snapshot or rebuild that source")
                 gen.add(rel, cur_files[rel])
         for sid, (obs, flags, files, tables) in sorted(results.items()):
-            gen.add(f"observations/{sid}.csv", csv_text(obs))
+            text = (texts or {}).get(sid) if registry.get(sid).finish is None else None
+            gen.add(f"observations/{sid}.csv", text if text is not None else csv_text(obs))
             entry = source_entry(registry.get(sid), obs, files)
             entry["tables"] = {}
             for tname, t in sorted(tables.items()):
@@ -584,8 +614,9 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
             allow_missing: bool = False, allow_shrink: bool = False, cache_dir: Path | None = None) -> dict:
     """Regenerate the snapshot from a folder of raw files. Deterministic: same inputs, same bytes.
 
-    ``cache_dir``: a folder of earlier parses (``loaders.parse_cache``): a file whose bytes, name and parser
-    version are unchanged is not parsed again; the snapshot is the same bytes either way.
+    ``cache_dir``: a folder of earlier parses and results (``loaders.parse_cache``): a file whose bytes, name and
+    parsing code are unchanged is not parsed again, and a source whose every input and the code are unchanged is
+    taken whole; the snapshot is the same bytes either way.
 
     Never deletes what it was not asked to replace: a registered source without raw files (a mistyped
     ``--raw``, an incomplete cache) and raw files the current snapshot holds rows from but the raw folder
@@ -643,27 +674,53 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
         carry = [sid for sid in empty if sid in cur_man.get("sources", {})]
         if damaged and (carry or lost or source_ids is not None):
             raise damaged
-        results = {}
+        results: dict[str, tuple] = {}
+        texts: dict[str, str] = {}  # sources' rows already formatted as the snapshot's CSV (kept results)
         with _bar(sum(len(v) for v in plan.values()), "parsing", progress) as bar:
             for sid, paths in plan.items():
                 if not paths:
                     continue
-                src = registry.get(sid)
-                obs, files, tables = build_source(src, paths, bar, cache=cache)
-                validated = sid not in lost  # rows kept from the snapshot are validated with the new ones
-                if sid in lost:  # --allow-missing: the missing files' rows stay as they are
-                    old = load_source_observations(out_dir, sid, cur_files)
-                    obs = pd.concat([old[old["file"].isin(lost[sid])], obs], ignore_index=True)
-                    files += [f for f in cur_man["sources"][sid]["files"] if f["name"] in lost[sid]]
-                    for tname, t in (cur_man["sources"][sid].get("tables") or {}).items():
-                        prev = _frame_of(cur_files.get(t.get("file", "")))
-                        if prev is not None:
-                            tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
-                obs, flags = apply_checks(src, obs, validated=validated, tables=tables)
-                results[sid] = (obs, _with(_with(flags, repost_findings(sid, files)), parse_findings(sid, tables)), files, tables)
+                results[sid], text = _source_result(registry.get(sid), paths, bar, cache, lost.get(sid),
+                                                    (out_dir, cur_man, cur_files))
+                if text is not None:
+                    texts[sid] = text
         check_shrink(results, cur_man, allow_shrink)
-        write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files))
+        write_snapshot(out_dir, results, replace_all=source_ids is None, carry=carry, current=(cur_man, cur_files),
+                       texts=texts)
     return {sid: len(r[0]) for sid, r in results.items()}
+
+
+def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None, lost: list[str] | None,
+                   current: tuple[Path, dict, dict[str, bytes]]) -> tuple[tuple, str | None]:
+    """One source's (obs, flags, files, tables) for ``rebuild``, and its rows as CSV text when kept in ``cache``.
+    ``lost``: names of files the snapshot holds rows from that the raw folder lacks (--allow-missing)."""
+    # A source whose inputs and code are what made a kept result is taken whole from the cache: a warm rebuild
+    # of 108 ICE releases spent 5 s re-validating, re-checking and re-formatting the same 250,000 rows
+    # (``loaders.parse_cache``). Rows kept through --allow-missing are never cached.
+    pre = _read_inputs(src, paths) if cache is not None and src.cache_parses and not lost else None
+    rkey = cache.result_key(src, pre, _origins_table()) if cache is not None and pre is not None else None
+    kept = cache.get_result(src, rkey) if cache is not None else None
+    if kept is not None:
+        if bar:
+            bar.update(len(paths))
+        return kept[:4], kept[4]
+    obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: c for n, c, _ in pre or ()})
+    if lost:  # --allow-missing: the missing files' rows stay as they are, validated with the new ones
+        out_dir, cur_man, cur_files = current
+        old = load_source_observations(out_dir, src.id, cur_files)
+        obs = pd.concat([old[old["file"].isin(lost)], obs], ignore_index=True)
+        files += [f for f in cur_man["sources"][src.id]["files"] if f["name"] in lost]
+        for tname, t in (cur_man["sources"][src.id].get("tables") or {}).items():
+            prev = _frame_of(cur_files.get(t.get("file", "")))
+            if prev is not None:
+                tables[tname] = combine_tables([prev] + ([tables[tname]] if tname in tables else []))
+    obs, flags = apply_checks(src, obs, validated=not lost, tables=tables)
+    flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
+    if cache is None or rkey is None:
+        return (obs, flags, files, tables), None
+    text = csv_text(obs)
+    cache.put_result(src, rkey, obs, flags, files, tables, text)
+    return (obs, flags, files, tables), text
 
 
 def load_source_observations(data_dir: Path, source_id: str, files: dict[str, bytes] | None = None) -> pd.DataFrame:

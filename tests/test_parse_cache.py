@@ -1,10 +1,13 @@
-"""The rebuild's cache of parses (loaders/parse_cache.py, issue 39): a file is parsed once per bytes, name and parser
-version; the snapshot is byte for byte the same with and without the cache; an entry that cannot be trusted
-(cut off, altered, another version's, not a zip) is ignored and the file parsed again."""
+"""The rebuild's cache of parses (loaders/parse_cache.py, issue 39): a file is parsed once per bytes, name and the
+code its parse runs; the snapshot is byte for byte the same with and without the cache; an entry that cannot be trusted
+(cut off, altered, another code's, not a zip) is ignored and the file parsed again."""
 import datetime as dt
+import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from loaders import ice_detention_stats as ice
@@ -83,21 +86,20 @@ def test_a_damaged_entry_is_ignored_and_rebuilt(raw, tmp_path, parses, damage):
                        "garbage": b"not a zip at all",
                        "empty": b""}[damage])
     del parses[:]
+    shutil.rmtree(cache / SRC.id / "results")  # the source's kept result would spare every parse
     pipeline.rebuild(raw, tmp_path / "b", ["ice_detention_stats"], cache_dir=cache)
     assert len(parses) == 1  # the damaged one, parsed again
     assert snapshot_bytes(tmp_path / "b") == snapshot_bytes(tmp_path / "a")
     assert parse_cache._read(entry, entry.stem) is not None  # written again, whole
 
 
-def test_an_entry_is_only_for_its_parser_version_bytes_and_name(tmp_path):
+def test_an_entry_is_only_for_its_code_bytes_and_name(tmp_path):
     cache = parse_cache.ParseCache(tmp_path)
     rel = releases()[0]
     content = build(rel)
     parsed = pipeline._frames_of(SRC, pipeline._parse_raw(SRC, content, rel.name), rel.name)
     cache.put(SRC, content, rel.name, parsed)
     assert cache.get(SRC, content, rel.name) is not None
-    bumped = replace(SRC, parser_version=SRC.parser_version + "-next")
-    assert cache.get(bumped, content, rel.name) is None  # the parser changed: parsed again
     assert cache.get(SRC, content, "FY25_detentionStats02282025.xlsx") is None  # another name, another release
     assert cache.get(SRC, content + b"\0", rel.name) is None  # other bytes
     # an entry moved under another key's name is not that key's
@@ -106,16 +108,111 @@ def test_an_entry_is_only_for_its_parser_version_bytes_and_name(tmp_path):
     assert key and other
     (tmp_path / SRC.id / f"{key}.zip").rename(tmp_path / SRC.id / f"{other}.zip")
     assert cache.get(SRC, content, "x.xlsx") is None
-    # a source that declares no parser version is never kept
-    unversioned = replace(SRC, parser_version="")
-    cache.put(unversioned, content, rel.name, parsed)
-    assert cache.key(unversioned, content, rel.name) is None and cache.get(unversioned, content, rel.name) is None
+    # a source that does not ask for its work to be kept is never kept
+    plain = replace(SRC, cache_parses=False)
+    cache.put(plain, content, rel.name, parsed)
+    assert cache.key(plain, content, rel.name) is None and cache.get(plain, content, rel.name) is None
+    assert cache.result_key(plain, [(rel.name, content, None)]) is None
 
 
-def test_every_source_that_declares_a_version_declares_text():
-    for src in registry.SOURCES.values():
-        assert isinstance(src.parser_version, str)
-    assert SRC.parser_version == ice.PARSER_VERSION != ""
+def test_the_parse_key_follows_the_code_the_parse_runs_and_nothing_else(tmp_path, monkeypatch):
+    """One mechanism, no number to bump: the digest covers the source's module and the loaders modules it imports
+    (and the two that run a parser), so an edit there makes a new key and an edit to an unrelated module does not."""
+    closure = parse_cache.import_closure("ice_detention_stats")
+    assert {"ice_detention_stats", "ice_tables", "ice_checks", "workbook", "parsing", "tidy"} <= set(closure)
+    assert not {"deaths_in_custody", "snapshot", "events", "cbp_encounters"} & set(closure)
+    copy = tmp_path / "loaders"  # a copy of the loaders folder, edited file by file
+    copy.mkdir()
+    for p in parse_cache.HERE.iterdir():
+        if p.is_file():
+            (copy / p.name).write_bytes(p.read_bytes())
+    monkeypatch.setattr(parse_cache, "HERE", copy)
+    cache = parse_cache.ParseCache(tmp_path / "c")
+
+    def keys() -> tuple:
+        parse_cache.parse_digest.cache_clear()
+        parse_cache.result_digest.cache_clear()
+        return cache.key(SRC, b"bytes", "a.xlsx"), cache.result_key(SRC, [("a.xlsx", b"bytes", None)])
+    try:
+        parse0, _ = keys()
+        for unrelated in ("snapshot.py", "deaths_in_custody.py", "events.py"):
+            results_before = keys()[1]
+            (copy / unrelated).write_text((copy / unrelated).read_text() + "\n# edited\n")
+            parse, result = keys()
+            assert parse == parse0, unrelated
+            assert result != results_before, unrelated  # a result runs all of loaders (checks, writing)
+        for used in ("ice_tables.py", "workbook.py", "pipeline.py"):
+            before = keys()[0]
+            (copy / used).write_text((copy / used).read_text() + "\n# edited\n")
+            assert keys()[0] != before, used
+    finally:
+        monkeypatch.undo()
+        parse_cache.parse_digest.cache_clear()
+        parse_cache.result_digest.cache_clear()
+
+
+def test_a_source_result_is_reused_whole_and_made_again_when_an_input_changes(raw, tmp_path, parses, monkeypatch):
+    """A warm rebuild takes the source's checked rows, findings and formatted CSV from its kept result: nothing
+    is parsed, validated or checked; a changed download record is another key, and the result is made again."""
+    cache = tmp_path / "cache"
+    pipeline.rebuild(raw, tmp_path / "a", ["ice_detention_stats"], cache_dir=cache)
+    assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 1
+    calls: list[int] = []
+    real = pipeline.apply_checks
+    monkeypatch.setattr(pipeline, "apply_checks", lambda *a, **k: calls.append(1) or real(*a, **k))
+    del parses[:]
+    pipeline.rebuild(raw, tmp_path / "b", ["ice_detention_stats"], cache_dir=cache)
+    assert parses == [] and calls == []
+    assert snapshot_bytes(tmp_path / "b") == snapshot_bytes(tmp_path / "a")
+    # one file's download record changes (retrieved again a month later): made again, from the kept parses
+    side = sorted((raw / "ice_detention_stats").glob("*.meta.json"))[0]
+    rec = json.loads(side.read_text())
+    rec["retrieved"] = "2026-02-01T00:00:00+00:00"
+    side.write_text(json.dumps(rec))
+    pipeline.rebuild(raw, tmp_path / "c", ["ice_detention_stats"], cache_dir=cache)
+    assert parses == [] and calls == [1]
+    assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 2
+    pipeline.rebuild(raw, tmp_path / "plain", ["ice_detention_stats"])
+    assert snapshot_bytes(tmp_path / "c") == snapshot_bytes(tmp_path / "plain") != snapshot_bytes(tmp_path / "a")
+    # another origins table (a file's manifest entry carries its row): made again too
+    from loaders import origins
+    table = tmp_path / "origins.csv"
+    table.write_bytes(Path(origins.PATH).read_bytes() + b"\n")
+    monkeypatch.setattr(origins, "PATH", table)
+    origins._table.cache_clear()
+    pipeline.rebuild(raw, tmp_path / "d", ["ice_detention_stats"], cache_dir=cache)
+    origins._table.cache_clear()
+    assert calls == [1, 1, 1] and len(list((cache / SRC.id / "results").glob("*.zip"))) == 3  # c, plain, d
+
+
+def test_a_kept_result_reads_back_as_what_it_was_made_from(raw, tmp_path, monkeypatch):
+    made = []
+    real = parse_cache.ParseCache.put_result
+    monkeypatch.setattr(parse_cache.ParseCache, "put_result", lambda self, *a: made.append(a) or real(self, *a))
+    cache = parse_cache.ParseCache(tmp_path / "cache")
+    pipeline.rebuild(raw, tmp_path / "a", ["ice_detention_stats"], cache_dir=cache.folder)
+    (_src, _key, obs0, flags0, files0, tables0, _text), = made
+    entry = next((cache.folder / SRC.id / "results").glob("*.zip"))
+    got = cache.get_result(SRC, entry.stem)
+    assert got is not None
+    obs, flags, files, tables, text = got
+    assert pipeline.csv_text(obs) == text
+    assert (tmp_path / "a" / "snapshot" / "observations" / f"{SRC.id}.csv").read_text() == text
+    pd.testing.assert_frame_equal(obs, obs0)
+    pd.testing.assert_frame_equal(flags, flags0)
+    assert tables.keys() == tables0.keys()
+    for t in tables:
+        pd.testing.assert_frame_equal(tables[t], tables0[t])
+    assert files == files0 and [f["name"] for f in files] == [r.name for r in releases()]
+    assert cache.get_result(SRC, "0" * 64) is None  # another key
+    data = entry.read_bytes()
+    entry.write_bytes(data[:len(data) // 2])  # cut off
+    assert cache.get_result(SRC, entry.stem) is None
+
+
+def test_the_ice_source_keeps_its_work():
+    assert SRC.cache_parses is True
+    assert not any(hasattr(s, "parser_version") for s in registry.SOURCES.values())
 
 
 def test_the_command_line_keeps_parses_beside_the_snapshot_and_can_leave_them(raw, tmp_path):
@@ -132,3 +229,13 @@ def test_the_command_line_keeps_parses_beside_the_snapshot_and_can_leave_them(ra
     (out3 / "raw-cache").mkdir(parents=True)
     assert cli.main(["rebuild", "--raw", str(raw), "--out", str(out3), "ice_detention_stats"]) == 0
     assert snapshot_bytes(out3) == snapshot_bytes(out)
+
+
+def test_values_are_written_as_whole_numbers_or_python_reprs():
+    """``format_values`` formats only the values that are not whole with repr (a rebuild's hot path); the text
+    is the same rule as before: whole finite values below 2**53 as integers, every other value as repr."""
+    values = [3.0, -0.0, 0.1 + 0.2, 1e308, float("nan"), float("inf"), -float("inf"), 2.0**53, 2.0**53 + 2, 1e-300,
+              123456.5]
+    got = pipeline.format_values(pd.Series(values, index=range(10, 21))).tolist()
+    assert got == ["3", "0", "0.30000000000000004", "1e+308", "nan", "inf", "-inf", "9007199254740992.0",
+                   "9007199254740994.0", "1e-300", "123456.5"]
