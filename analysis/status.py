@@ -78,29 +78,38 @@ def _read_declared(path: Path) -> pd.DataFrame:
     if rows and set(COLUMNS) - set(rows[0]):
         raise DeclaredError(f"{path.name}: missing column(s) {sorted(set(COLUMNS) - set(rows[0]))}")
     for i, r in enumerate(rows, start=2):
-        where = f"{path.name} row {i}"
-        if r["reason"] not in REASONS:
-            raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
-                                "(or empty when the reason is not known)")
-        if r["kind"] not in KINDS:
-            raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
-        for f in ("start", "end"):
-            if r[f]:
-                try:
-                    dt.date.fromisoformat(r[f])
-                except ValueError:
-                    raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
-        if r["start"] and r["end"] and r["end"] < r["start"]:
-            raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
-        if r["verified"] not in ("yes", "no"):
-            raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
-        if not r["statement"].strip() or not r["evidence_source"].strip():
-            raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
-        if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
-            raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
-        if r["kind"] in ("mirror", "continues") and not r["target"]:
-            raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
+        _check_declared_row(r, f"{path.name} row {i}")
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _check_declared_row(r: dict[str, str], where: str) -> None:
+    """One declared fact: its codes, dates, verification and evidence, and what its kind needs."""
+    if r["reason"] not in REASONS:
+        raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
+                            "(or empty when the reason is not known)")
+    if r["kind"] not in KINDS:
+        raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
+    _check_declared_dates(r, where)
+    if r["verified"] not in ("yes", "no"):
+        raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
+    if not r["statement"].strip() or not r["evidence_source"].strip():
+        raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
+    if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
+        raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
+    if r["kind"] in ("mirror", "continues") and not r["target"]:
+        raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
+
+
+def _check_declared_dates(r: dict[str, str], where: str) -> None:
+    """A declared fact's start and end: each empty or a real date, the end not before the start."""
+    for f in ("start", "end"):
+        if r[f]:
+            try:
+                dt.date.fromisoformat(r[f])
+            except ValueError:
+                raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
+    if r["start"] and r["end"] and r["end"] < r["start"]:
+        raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
 
 
 @dataclass(frozen=True)
