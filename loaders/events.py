@@ -631,33 +631,56 @@ def _host_problem(host: str, *, bracketed: bool) -> str | None:
     machine or network, not at a source; a name whose letters mix scripts (Latin with Cyrillic or Greek: the
     look-alike of a known domain) reads as another host than it is."""
     if bracketed:
-        try:
-            ip = ipaddress.IPv6Address(host)
-        except ValueError:
-            return f"host {_show(host)} is not a valid IPv6 address"
-        return _address_problem(ip)
+        return _ipv6_problem(host)
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
     if labels and labels[-1].isdigit():  # a dotted or bare number: an address, however it is written
-        try:
-            return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
-        except ValueError:
-            return f"host {_show(host)} is not a valid IPv4 address"
-    if labels[-1].lower() == "localhost" or labels[-1].lower() in ("local", "internal", "lan", "home"):
+        return _ipv4_problem(host)
+    if labels[-1].lower() in ("localhost", "local", "internal", "lan", "home"):
         return f"host {_show(host)} names this computer or a local network, not a public page"
     if host.isascii():
-        for label in labels:
-            if not _HOST_LABEL.fullmatch(label):
-                return (f"host {_show(host)} is not a plain host name (letters, digits, '-' and '.', "
-                        f"each part 1-63 characters)")
-            if label.startswith("xn--"):
-                try:
-                    decoded = idna.decode(label)
-                except (idna.IDNAError, UnicodeError, ValueError):
-                    return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
-                mixed = _mixed_scripts(decoded)
-                if mixed:
-                    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do"
-        return None
+        return _ascii_name_problem(host, labels)
+    return _international_name_problem(host, labels)
+
+
+def _ipv6_problem(host: str) -> str | None:
+    try:
+        ip = ipaddress.IPv6Address(host)
+    except ValueError:
+        return f"host {_show(host)} is not a valid IPv6 address"
+    return _address_problem(ip)
+
+
+def _ipv4_problem(host: str) -> str | None:
+    try:
+        return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
+    except ValueError:
+        return f"host {_show(host)} is not a valid IPv4 address"
+
+
+def _ascii_name_problem(host: str, labels: list[str]) -> str | None:
+    """An ASCII host name: each part letters, digits and '-', and a punycode part valid and in one script."""
+    for label in labels:
+        if not _HOST_LABEL.fullmatch(label):
+            return (f"host {_show(host)} is not a plain host name (letters, digits, '-' and '.', "
+                    f"each part 1-63 characters)")
+        if label.startswith("xn--"):
+            problem = _punycode_problem(host, label)
+            if problem:
+                return problem
+    return None
+
+
+def _punycode_problem(host: str, label: str) -> str | None:
+    try:
+        decoded = idna.decode(label)
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
+    mixed = _mixed_scripts(decoded)
+    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do" if mixed else None
+
+
+def _international_name_problem(host: str, labels: list[str]) -> str | None:
+    """A host name in other letters: valid IDNA 2008, and each part in one script."""
     try:
         idna.encode(host, uts46=False)  # IDNA 2008 as registries apply it: no mapping, nothing ignored
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
