@@ -119,29 +119,38 @@ def parse_manifest(text: bytes | str, path: Path) -> dict:
     if not isinstance(man, dict) or not isinstance(man.get("sources"), dict):
         raise manifest_error(path, "has no 'sources' object")
     for sid, entry in man["sources"].items():
-        if not isinstance(entry, dict):
-            raise manifest_error(path, f"source {sid!r} is not an object")
-        rows = entry.get("rows", 0)
-        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-            raise manifest_error(path, f"source {sid!r} field 'rows' is {short(rows)}, not a count")
-        for fld in ("latest_release", "date_min", "date_max"):
-            _check_date(entry.get(fld), path, f"source {sid!r} field {fld!r}")
-        for f in entry.get("files") or []:
-            if not isinstance(f, dict):
-                raise manifest_error(path, f"source {sid!r} has a file entry that is not an object")
-            for fld in ("release", "data_date", "date_min", "date_max"):
-                _check_date(f.get(fld), path, f"source {sid!r} file {short(f.get('name'))} field {fld!r}")
+        _check_source_entry(sid, entry, path)
     for key in ("snapshot_files", "curated_files"):
-        files = man.get(key, {})
-        if not isinstance(files, dict):
-            raise manifest_error(path, f"{key!r} is not an object")
-        for rel, meta in files.items():
-            if (not isinstance(meta, dict) or not isinstance(meta.get("bytes"), int)
-                    or not re.fullmatch(r"[0-9a-f]{64}", str(meta.get("sha256", "")))):
-                raise manifest_error(path, f"{key!r} entry {short(rel)} lacks a size and sha256")
-            if key == "snapshot_files" and not _safe_rel(rel):
-                raise manifest_error(path, f"'snapshot_files' entry {short(rel)} is not a path inside the snapshot")
+        _check_file_list(key, man.get(key, {}), path)
     return man
+
+
+def _check_source_entry(sid: str, entry, path: Path) -> None:
+    """One source's entry: an object with a row count, its dates, and its files' dates."""
+    if not isinstance(entry, dict):
+        raise manifest_error(path, f"source {sid!r} is not an object")
+    rows = entry.get("rows", 0)
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        raise manifest_error(path, f"source {sid!r} field 'rows' is {short(rows)}, not a count")
+    for fld in ("latest_release", "date_min", "date_max"):
+        _check_date(entry.get(fld), path, f"source {sid!r} field {fld!r}")
+    for f in entry.get("files") or []:
+        if not isinstance(f, dict):
+            raise manifest_error(path, f"source {sid!r} has a file entry that is not an object")
+        for fld in ("release", "data_date", "date_min", "date_max"):
+            _check_date(f.get(fld), path, f"source {sid!r} file {short(f.get('name'))} field {fld!r}")
+
+
+def _check_file_list(key: str, files, path: Path) -> None:
+    """The snapshot's or the curated files' list: a size and sha256 for each, snapshot paths inside it."""
+    if not isinstance(files, dict):
+        raise manifest_error(path, f"{key!r} is not an object")
+    for rel, meta in files.items():
+        if (not isinstance(meta, dict) or not isinstance(meta.get("bytes"), int)
+                or not re.fullmatch(r"[0-9a-f]{64}", str(meta.get("sha256", "")))):
+            raise manifest_error(path, f"{key!r} entry {short(rel)} lacks a size and sha256")
+        if key == "snapshot_files" and not _safe_rel(rel):
+            raise manifest_error(path, f"'snapshot_files' entry {short(rel)} is not a path inside the snapshot")
 
 
 def _check_date(value, path: Path, where: str) -> None:
