@@ -129,32 +129,44 @@ def read_sidecar(path: Path, *, source: str | None = None) -> dict:
 
 def check_sidecar(rec, *, source: str | None, file: str) -> dict:
     """``rec`` if it has the download record's fields with their kinds (see ``SIDECAR_FIELDS``)."""
-    def bad(field: str, why: str) -> LoaderError:
-        return LoaderError(f"download record field {field!r}: {why}", source=source, file=file)
     if not isinstance(rec, dict):
         raise LoaderError(f"the download record is a JSON {type(rec).__name__}, not an object of "
                           f"{', '.join(SIDECAR_FIELDS)}", source=source, file=file)
+    problem = _sidecar_field_problem(rec) or _sidecar_value_problem(rec)
+    if problem:
+        field, why = problem
+        raise LoaderError(f"download record field {field!r}: {why}", source=source, file=file)
+    return rec
+
+
+def _sidecar_field_problem(rec: dict) -> tuple[str, str] | None:
+    """The first field that is not a download record's, is missing, or is not of its kind."""
     for k in rec:
         if k not in SIDECAR_FIELDS:
-            raise bad(excerpt(k), "not a field of a download record")
+            return excerpt(k), "not a field of a download record"
     for k in SIDECAR_REQUIRED:
         if k not in rec:
-            raise bad(k, "missing")
+            return k, "missing"
     for k, kind in SIDECAR_FIELDS.items():
         v = rec.get(k, "")
         if not isinstance(v, kind) or isinstance(v, bool):
-            raise bad(k, f"{excerpt(v)} is not {'a whole number' if kind is int else 'text'}")
+            return k, f"{excerpt(v)} is not {'a whole number' if kind is int else 'text'}"
+    return None
+
+
+def _sidecar_value_problem(rec: dict) -> tuple[str, str] | None:
+    """A size below zero, a checksum that is not a sha256, a retrieval time that is not ISO 8601 with a zone."""
     if rec["bytes"] < 0:
-        raise bad("bytes", f"{rec['bytes']} is negative")
+        return "bytes", f"{rec['bytes']} is negative"
     if not re.fullmatch(r"[0-9a-f]{64}", rec["sha256"]):
-        raise bad("sha256", f"{excerpt(rec['sha256'])} is not a sha256 (64 hex digits)")
+        return "sha256", f"{excerpt(rec['sha256'])} is not a sha256 (64 hex digits)"
     try:
         when = dt.datetime.fromisoformat(rec["retrieved"])
     except ValueError:
-        raise bad("retrieved", f"{excerpt(rec['retrieved'])} is not a date and time (ISO 8601)") from None
+        return "retrieved", f"{excerpt(rec['retrieved'])} is not a date and time (ISO 8601)"
     if when.tzinfo is None:
-        raise bad("retrieved", f"{excerpt(rec['retrieved'])} has no time zone")
-    return rec
+        return "retrieved", f"{excerpt(rec['retrieved'])} has no time zone"
+    return None
 
 
 def looks_like_html(head: bytes) -> bool:
