@@ -495,77 +495,106 @@ def whats_new(snap: cdata.Snapshot, source: str, lang: str = "en") -> list[Sente
     # The previous figure: from the latest earlier release that printed it (TRAC's tables date apart).
     prev = {label: next((p for r in reversed(rels[:-1]) if (p := key_figure(snap, label, series, how, r))), None)
             for label, series, how in KEY_FIGURES.get(source, ())}
-    out: list[Sentence] = []
+    news = _News(snap, source, rel, who, where, lang, figs, prev)
+    if source in ("ice_detention_stats", "trac_detention"):
+        return news.detention()
+    if source == "ddp_facility_daily":
+        return news.headline("people detained at midnight", "counts_midnight")
+    return [s for label, _series, _how in KEY_FIGURES.get(source, ()) if (s := news.monthly(label)) is not None]
 
-    def t(key: str, **fields) -> str:
-        return i18n.t("news." + key, lang, **fields)
 
-    def fact(f: Figure) -> Fact:
-        return Fact(f.value, "sum" if f.key == "*" else "value", f.series, f.key, f.date, f.release)
+def _fact(f: Figure) -> Fact:
+    return Fact(f.value, "sum" if f.key == "*" else "value", f.series, f.key, f.date, f.release)
 
-    def change(f: Figure, p: Figure) -> Fact:
-        return Fact(f.value - p.value, "change", f.series, f.key, f.date, f.release, p.date, p.release)
 
-    def head(label: str, key: str) -> None:
-        f, p = figs.get(label), prev.get(label)
+@dataclass(frozen=True)
+class _News:
+    """The sentences about one source's latest release ``rel``, from its key figures (``figs``) and each one's
+    figure in the latest earlier release that printed it (``prev``)."""
+    snap: cdata.Snapshot
+    source: str
+    rel: pd.Timestamp
+    who: str  # the publisher as the sentences name it
+    where: str  # the release, in words
+    lang: str
+    figs: dict[str, Figure | None]
+    prev: dict[str, Figure | None]
+
+    def t(self, key: str, **fields) -> str:
+        return i18n.t("news." + key, self.lang, **fields)
+
+    def headline(self, label: str, key: str) -> list[Sentence]:
+        """The key figure ``label`` and how it changed since the previous release ([] when it has none)."""
+        f, p = self.figs.get(label), self.prev.get(label)
         if f is None:
-            return
-        text = t(key, who=f"{who[0].upper()}{who[1:]}", n=_n(f.value), date=_day(f.end, lang))
-        facts = [fact(f)]
+            return []
+        text = self.t(key, who=f"{self.who[0].upper()}{self.who[1:]}", n=_n(f.value), date=_day(f.end, self.lang))
+        facts = [_fact(f)]
         if p is not None and p.key == f.key and p.value != f.value:
             c = f.value - p.value
-            text += t("than_on", n=_n(abs(c)), more=_more_fewer(c, lang), date=_day(p.end, lang))
-            facts.append(change(f, p))
+            text += self.t("than_on", n=_n(abs(c)), more=_more_fewer(c, self.lang), date=_day(p.end, self.lang))
+            facts.append(Fact(c, "change", f.series, f.key, f.date, f.release, p.date, p.release))
         elif p is not None and p.value == f.value:
-            text += t("same_as_on", date=_day(p.end, lang))
-        out.append(Sentence(source, rel, text + f", {where}.", facts))
+            text += self.t("same_as_on", date=_day(p.end, self.lang))
+        return [Sentence(self.source, self.rel, text + f", {self.where}.", facts)]
 
-    if source in ("ice_detention_stats", "trac_detention"):
-        head("people detained", "held" if source == "ice_detention_stats" else "counts_detained")
-        i, c = figs.get("detained, arrested by ICE"), figs.get("detained, arrested by CBP")
-        if out and i is not None and c is not None:
-            out.append(Sentence(source, rel, t("of_them", ice=_n(i.value), cbp=_n(c.value)), [fact(i), fact(c)]))
-        b = figs.get("book-ins after ICE arrests, last complete month")
-        if b is not None:
-            text = t("book_ins", month=_month(b.date, lang), where=where, n=_n(b.value))
-            facts = [fact(b)]
-            before = b.date - pd.DateOffset(months=1)  # the month before, as this same release prints it
-            same = _value_in(snap, b.series, b.key, before, rel)
-            if same is not None and same != b.value:
-                d = b.value - same
-                text += t("than_in", n=_n(abs(d)), more=_more_fewer(d, lang), month=_month(before, lang))
-                facts.append(Fact(d, "change", b.series, b.key, b.date, rel, before, rel))
-            out.append(Sentence(source, rel, text + t("not_arrests"), facts))
-        r = figs.get("removals, fiscal year to date")
-        if r is not None:
-            out.append(Sentence(source, rel, t("removals_fytd", n=_n(r.value), fy=r.key.removeprefix('FY'),
-                                               date=_day(r.end, lang)), [fact(r)]))
-    elif source == "ddp_facility_daily":
-        head("people detained at midnight", "counts_midnight")
-    else:
-        for label, _series, _how in KEY_FIGURES.get(source, ()):
-            f = figs.get(label)
-            if f is None:
-                continue
-            what = label.split(",")[0]
-            if lang != "en":
-                what = t("what." + WHAT_KEYS[what]) if what in WHAT_KEYS else what
-            if f.key == "*":
-                text = t("counts_states", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value),
-                         month=_month(f.date, lang))
-                before = _sum_in(snap, f.series, f.date - pd.DateOffset(months=1), rel)
-            else:
-                text = t("counts_what", who=who if lang == "en" else who[:1].upper() + who[1:], n=_n(f.value), what=what,
-                         month=_month(f.date, lang))
-                before = _value_in(snap, f.series, f.key, f.date - pd.DateOffset(months=1), rel)
-            facts = [fact(f)]
-            if before is not None and before != f.value:
-                d = f.value - before
-                text += t("than_in", n=_n(abs(d)), more=_more_fewer(d, lang),
-                          month=_month(f.date - pd.DateOffset(months=1), lang))
-                facts.append(Fact(d, "change", f.series, f.key, f.date, rel, f.date - pd.DateOffset(months=1), rel))
-            out.append(Sentence(source, rel, text + f", {where}.", facts))
-    return out
+    def detention(self) -> list[Sentence]:
+        """ICE's and TRAC's detention tables: people detained, of them arrested by ICE and CBP, book-ins after
+        ICE arrests, removals this fiscal year."""
+        head = self.headline("people detained", "held" if self.source == "ice_detention_stats" else "counts_detained")
+        return head + (self._of_them() if head else []) + self._book_ins() + self._removals()
+
+    def _of_them(self) -> list[Sentence]:
+        i, c = self.figs.get("detained, arrested by ICE"), self.figs.get("detained, arrested by CBP")
+        if i is None or c is None:
+            return []
+        return [Sentence(self.source, self.rel, self.t("of_them", ice=_n(i.value), cbp=_n(c.value)),
+                         [_fact(i), _fact(c)])]
+
+    def _book_ins(self) -> list[Sentence]:
+        """Last complete month's book-ins, against the month before as this same release prints it."""
+        b = self.figs.get("book-ins after ICE arrests, last complete month")
+        if b is None:
+            return []
+        text = self.t("book_ins", month=_month(b.date, self.lang), where=self.where, n=_n(b.value))
+        facts = [_fact(b)]
+        before = b.date - pd.DateOffset(months=1)
+        same = _value_in(self.snap, b.series, b.key, before, self.rel)
+        if same is not None and same != b.value:
+            d = b.value - same
+            text += self.t("than_in", n=_n(abs(d)), more=_more_fewer(d, self.lang), month=_month(before, self.lang))
+            facts.append(Fact(d, "change", b.series, b.key, b.date, self.rel, before, self.rel))
+        return [Sentence(self.source, self.rel, text + self.t("not_arrests"), facts)]
+
+    def _removals(self) -> list[Sentence]:
+        r = self.figs.get("removals, fiscal year to date")
+        if r is None:
+            return []
+        return [Sentence(self.source, self.rel, self.t("removals_fytd", n=_n(r.value), fy=r.key.removeprefix('FY'),
+                                                       date=_day(r.end, self.lang)), [_fact(r)])]
+
+    def monthly(self, label: str) -> Sentence | None:
+        """A monthly count (a state total when its key is "*"), against the month before in the same release."""
+        f = self.figs.get(label)
+        if f is None:
+            return None
+        what = label.split(",")[0]
+        if self.lang != "en":
+            what = self.t("what." + WHAT_KEYS[what]) if what in WHAT_KEYS else what
+        who = self.who if self.lang == "en" else self.who[:1].upper() + self.who[1:]
+        month_before = f.date - pd.DateOffset(months=1)
+        if f.key == "*":
+            text = self.t("counts_states", who=who, n=_n(f.value), month=_month(f.date, self.lang))
+            before = _sum_in(self.snap, f.series, month_before, self.rel)
+        else:
+            text = self.t("counts_what", who=who, n=_n(f.value), what=what, month=_month(f.date, self.lang))
+            before = _value_in(self.snap, f.series, f.key, month_before, self.rel)
+        facts = [_fact(f)]
+        if before is not None and before != f.value:
+            d = f.value - before
+            text += self.t("than_in", n=_n(abs(d)), more=_more_fewer(d, self.lang), month=_month(month_before, self.lang))
+            facts.append(Fact(d, "change", f.series, f.key, f.date, self.rel, month_before, self.rel))
+        return Sentence(self.source, self.rel, text + f", {self.where}.", facts)
 
 
 def _value_in(snap: cdata.Snapshot, series: str, key: str, date: pd.Timestamp, release: pd.Timestamp) -> float | None:

@@ -594,87 +594,137 @@ def pick_county(row, counties: CountyNames) -> CountyPick:
 
 
 
+# The order of one facility's name rows of one date: ICE's workbook first, DDP last.
+_SOURCE_ORDER = {"ice": 0, "sheet": 1, "trac": 2, "ddp": 3}
+
+
 def _facility_rows(names: pd.DataFrame, reg: pd.DataFrame, reg_all: pd.DataFrame, snap) -> pd.DataFrame:
+    """The facilities table: one row per facility id, from its name rows in every source."""
     reg_by = reg.drop_duplicates("code").set_index("code")
+    by_name = _registry_by_name(reg_all)
+    pts_table = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"])
+    counties = CountyNames(pts_table)
+    pts = pts_table.set_index("geoid")
+    rows = [_facility_row(fid, g, reg_by, by_name, counties, pts)
+            for fid, g in names.groupby("facility_id", sort=True)]
+    return pd.DataFrame(rows)
+
+
+def _registry_by_name(reg_all: pd.DataFrame) -> dict[tuple[str, str], pd.Series]:
+    """The registry's rows without an ICE code, by loose name and state (the first row of a name and state)."""
     # The registry also has rows without an ICE code (ids "ice-<slug>" from ice.gov's roster, "biweekly-<slug>"
     # from the workbook): a facility whose code it lacks can still take its county from a row of the same name.
     by_name: dict[tuple[str, str], pd.Series] = {}
     for _, r in reg_all.iterrows():
         if not DETLOC.match(r["code"] or ""):
             by_name.setdefault((loose_name(r["name"]), r["state"]), r)
-    pts_table = _table(snap, "census.county_points", ["geoid", "usps", "name", "lat", "lon"])
-    counties = CountyNames(pts_table)
-    pts = pts_table.set_index("geoid")
-    rows = []
-    order = {"ice": 0, "sheet": 1, "trac": 2, "ddp": 3}
-    for fid, g in names.groupby("facility_id", sort=True):
-        g = g.assign(o=g["source"].map(order)).sort_values(["when", "o"])
-        code = fid if not fid.startswith("name:") else ""
-        ice = g[g["source"] == "ice"]
-        sources = set(g["source"])
-        latest = functools.partial(_latest, g)
-        r = reg_by.loc[code] if code and code in reg_by.index else None
-        r_named = None
-        if r is None:
-            for n, st in zip(g["name"], g["state"]):
-                r_named = by_name.get((loose_name(n), st)) if st else None
-                if r_named is not None:
-                    break
-        state = (latest_ice(ice, "state") or (r["state"] if r is not None else "") or latest("state"))
-        rc = r if r is not None else r_named
-        pick = pick_county(rc, counties) if rc is not None else CountyPick("", "", "")
-        fips, county_note = pick.fips, pick.note
-        if r is None and r_named is not None:
-            county_note = ((county_note + "; ") if county_note else "") + (
-                f"county from the registry's row of the same name ({r_named['registry_id']}), which has no ICE code")
-        lat = lon = np.nan
-        placed, place_note = "", ""
-        if fips and fips in pts.index:
-            lat, lon = float(pts.at[fips, "lat"]), float(pts.at[fips, "lon"])
-            placed = "county"
-        elif fips:
-            county_note = (county_note + "; " if county_note else "") + (
-                f"county {fips} has no internal point in the Census file"
-                + (" (Connecticut's old county codes were replaced by planning regions)" if fips.startswith("09") else ""))
-        if not placed:
-            address = rc["address"] if rc is not None else ""
-            zips = [zip_of(address)] + [z for z in reversed(list(g["zip"])) if z]
-            cities = ([c for c in reversed(list(ice["city"])) if c] + [city_of(address)]
-                      + [c for c in reversed(list(g["city"])) if c])
-            lat, lon, placed, place_note = _gazetteer_place(zips, cities, state)
-        notes = []
-        if not code:
-            notes.append("no ICE facility code: " + "; ".join(sorted(set(g["match"]))))
-        elif r is None:
-            notes.append("its code is not in the facility registry" + ("" if r_named is not None else " (no county known)"))
-        if "ddp" not in sources:
-            notes.append("not in DDP's facility-day file (it ends 2026-03-10; later openings and name-only "
-                         "facilities cannot be looked up there)")
-        if "ice" not in sources and "sheet" not in sources and "trac" not in sources:
-            notes.append("in none of ICE's facility sheets held here (ICE lists only facilities with people held at "
-                         "the pull, and no hold rooms, hospitals or hotels)")
-        if county_note:
-            notes.append(county_note)
-        if place_note:
-            notes.append(place_note)
-        ice_rel = sorted(set(ice["when"]))
-        rows.append({
-            "facility_id": fid, "code": code,
-            "name": latest_ice(ice, "name") or latest("name"),
-            "names": " | ".join(dict.fromkeys(g["name"])),
-            "state": state, "city": latest_ice(ice, "city") or latest("city"),
-            "field_office": latest_ice(ice, "field_office") or (r["field_office"] if r is not None else "")
-            or latest("field_office"),
-            "type": latest_ice(ice, "type") or latest("type") or (r["agreement"] if r is not None else ""),
-            "address": rc["address"] if rc is not None else "",
-            "county_fips": fips, "county": pick.label, "county_views": pick.views, "lat": lat, "lon": lon,
-            "placed": placed, "place_note": place_note,
-            "first_ice_release": ice_rel[0] if ice_rel else "", "last_ice_release": ice_rel[-1] if ice_rel else "",
-            "ice_releases": len(ice_rel),
-            "in_ice": "ice" in sources or "sheet" in sources, "in_trac": "trac" in sources, "in_ddp": "ddp" in sources,
-            "in_registry": r is not None, "notes": "; ".join(notes),
-        })
-    return pd.DataFrame(rows)
+    return by_name
+
+
+def _facility_row(fid: str, g: pd.DataFrame, reg_by: pd.DataFrame, by_name: dict[tuple[str, str], pd.Series],
+                  counties: CountyNames, pts: pd.DataFrame) -> dict:
+    """One facility's row of the facilities table, from its name rows ``g``: its registry row, county, point and
+    notes, and its latest name, city, field office and type (ICE's workbook first)."""
+    g = g.assign(o=g["source"].map(_SOURCE_ORDER)).sort_values(["when", "o"])
+    code = fid if not fid.startswith("name:") else ""
+    ice = g[g["source"] == "ice"]
+    sources = set(g["source"])
+    latest = functools.partial(_latest, g)
+    r, r_named = _registry_rows(code, g, reg_by, by_name)
+    rc = r if r is not None else r_named
+    state = (latest_ice(ice, "state") or (r["state"] if r is not None else "") or latest("state"))
+    pick, county_note = _facility_county(r, r_named, counties)
+    lat, lon, placed, point_note = _county_point(pick.fips, pts)
+    county_note = _add_note(county_note, point_note)
+    place_note = ""
+    if not placed:
+        lat, lon, placed, place_note = _place_without_county(rc, g, ice, state)
+    notes = _facility_notes(code, g, r, r_named, sources) + [n for n in (county_note, place_note) if n]
+    ice_rel = sorted(set(ice["when"]))
+    return {
+        "facility_id": fid, "code": code,
+        "name": latest_ice(ice, "name") or latest("name"),
+        "names": " | ".join(dict.fromkeys(g["name"])),
+        "state": state, "city": latest_ice(ice, "city") or latest("city"),
+        "field_office": latest_ice(ice, "field_office") or (r["field_office"] if r is not None else "")
+        or latest("field_office"),
+        "type": latest_ice(ice, "type") or latest("type") or (r["agreement"] if r is not None else ""),
+        "address": rc["address"] if rc is not None else "",
+        "county_fips": pick.fips, "county": pick.label, "county_views": pick.views, "lat": lat, "lon": lon,
+        "placed": placed, "place_note": place_note,
+        "first_ice_release": ice_rel[0] if ice_rel else "", "last_ice_release": ice_rel[-1] if ice_rel else "",
+        "ice_releases": len(ice_rel),
+        "in_ice": "ice" in sources or "sheet" in sources, "in_trac": "trac" in sources, "in_ddp": "ddp" in sources,
+        "in_registry": r is not None, "notes": "; ".join(notes),
+    }
+
+
+def _registry_rows(code: str, g: pd.DataFrame, reg_by: pd.DataFrame, by_name: dict[tuple[str, str], pd.Series]
+                   ) -> tuple[pd.Series | None, pd.Series | None]:
+    """The registry's row for a facility's code, or else (second) its row without a code of the same name and
+    state as one of the facility's names, oldest name first; (None, None) when it has neither."""
+    if code and code in reg_by.index:
+        return reg_by.loc[code], None
+    for n, st in zip(g["name"], g["state"]):
+        named = by_name.get((loose_name(n), st)) if st else None
+        if named is not None:
+            return None, named
+    return None, None
+
+
+def _add_note(note: str, more: str) -> str:
+    return f"{note}; {more}" if note and more else (note or more)
+
+
+def _facility_county(r: pd.Series | None, r_named: pd.Series | None, counties: CountyNames) -> tuple[CountyPick, str]:
+    """The county a facility's registry row places it in, and the note on how it was chosen."""
+    rc = r if r is not None else r_named
+    pick = pick_county(rc, counties) if rc is not None else CountyPick("", "", "")
+    if r is None and r_named is not None:
+        return pick, _add_note(pick.note, f"county from the registry's row of the same name "
+                                          f"({r_named['registry_id']}), which has no ICE code")
+    return pick, pick.note
+
+
+def _county_point(fips: str, pts: pd.DataFrame) -> tuple[float, float, str, str]:
+    """A county's Census internal point: (lat, lon, "county", ""); else no point, and a note when the county is
+    known but the Census file has no point for it."""
+    if fips and fips in pts.index:
+        return float(pts.at[fips, "lat"]), float(pts.at[fips, "lon"]), "county", ""
+    if not fips:
+        return np.nan, np.nan, "", ""
+    return np.nan, np.nan, "", (
+        f"county {fips} has no internal point in the Census file"
+        + (" (Connecticut's old county codes were replaced by planning regions)" if fips.startswith("09") else ""))
+
+
+def _place_without_county(rc: pd.Series | None, g: pd.DataFrame, ice: pd.DataFrame, state: str
+                          ) -> tuple[float, float, str, str]:
+    """A place for a facility no county point places: the registry address's ZIP code, then the sources' ZIP codes
+    (latest first), then its city as ICE, the registry and the other sources name it."""
+    address = rc["address"] if rc is not None else ""
+    zips = [zip_of(address)] + [z for z in reversed(list(g["zip"])) if z]
+    cities = ([c for c in reversed(list(ice["city"])) if c] + [city_of(address)]
+              + [c for c in reversed(list(g["city"])) if c])
+    return _gazetteer_place(zips, cities, state)
+
+
+def _facility_notes(code: str, g: pd.DataFrame, r: pd.Series | None, r_named: pd.Series | None,
+                    sources: set[str]) -> list[str]:
+    """What a facility's row lacks: an ICE code (with how its names were matched), a registry row, a listing in
+    DDP's file or in any of ICE's sheets."""
+    notes = []
+    if not code:
+        notes.append("no ICE facility code: " + "; ".join(sorted(set(g["match"]))))
+    elif r is None:
+        notes.append("its code is not in the facility registry" + ("" if r_named is not None else " (no county known)"))
+    if "ddp" not in sources:
+        notes.append("not in DDP's facility-day file (it ends 2026-03-10; later openings and name-only "
+                     "facilities cannot be looked up there)")
+    if not sources & {"ice", "sheet", "trac"}:
+        notes.append("in none of ICE's facility sheets held here (ICE lists only facilities with people held at "
+                     "the pull, and no hold rooms, hospitals or hotels)")
+    return notes
 
 
 def _latest(g: pd.DataFrame, col: str) -> str:

@@ -78,29 +78,38 @@ def _read_declared(path: Path) -> pd.DataFrame:
     if rows and set(COLUMNS) - set(rows[0]):
         raise DeclaredError(f"{path.name}: missing column(s) {sorted(set(COLUMNS) - set(rows[0]))}")
     for i, r in enumerate(rows, start=2):
-        where = f"{path.name} row {i}"
-        if r["reason"] not in REASONS:
-            raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
-                                "(or empty when the reason is not known)")
-        if r["kind"] not in KINDS:
-            raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
-        for f in ("start", "end"):
-            if r[f]:
-                try:
-                    dt.date.fromisoformat(r[f])
-                except ValueError:
-                    raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
-        if r["start"] and r["end"] and r["end"] < r["start"]:
-            raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
-        if r["verified"] not in ("yes", "no"):
-            raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
-        if not r["statement"].strip() or not r["evidence_source"].strip():
-            raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
-        if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
-            raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
-        if r["kind"] in ("mirror", "continues") and not r["target"]:
-            raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
+        _check_declared_row(r, f"{path.name} row {i}")
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _check_declared_row(r: dict[str, str], where: str) -> None:
+    """One declared fact: its codes, dates, verification and evidence, and what its kind needs."""
+    if r["reason"] not in REASONS:
+        raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
+                            "(or empty when the reason is not known)")
+    if r["kind"] not in KINDS:
+        raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
+    _check_declared_dates(r, where)
+    if r["verified"] not in ("yes", "no"):
+        raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
+    if not r["statement"].strip() or not r["evidence_source"].strip():
+        raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
+    if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
+        raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
+    if r["kind"] in ("mirror", "continues") and not r["target"]:
+        raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
+
+
+def _check_declared_dates(r: dict[str, str], where: str) -> None:
+    """A declared fact's start and end: each empty or a real date, the end not before the start."""
+    for f in ("start", "end"):
+        if r[f]:
+            try:
+                dt.date.fromisoformat(r[f])
+            except ValueError:
+                raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
+    if r["start"] and r["end"] and r["end"] < r["start"]:
+        raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
 
 
 @dataclass(frozen=True)
@@ -415,24 +424,27 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     known_last = fresh.newer_release or held_last
     cad = cadence_days(snap, source)
     in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
-    evidence = [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind,
-                     key=declared_key(source, r.kind, r.start, r.target))
-                for r in mine.itertuples() if r.kind in ("release", "blackout", "stopped", "claim")]
-    continues = []
-    for r in mine[mine["kind"] == "continues"].itertuples():
-        df = snap.by_series.get(r.target)
-        title = snap.catalogue.loc[r.target, "title"] if r.target in snap.catalogue.index else r.target
-        continues.append(dict(series=r.target, title=title, note=r.statement,
-                              key=declared_key(source, r.kind, r.start, r.target),
-                              data_through=df["end"].max().date() if df is not None and len(df) else None))
     stopped = mine[mine["kind"] == "stopped"]
     days_since = (today - known_last).days if known_last else None
-    overdue = fresh.overdue_days
     covered = open_silence(snap, source, today, declared) is not None
+    words = _status_words(source, fresh, stopped, bool(entry.get("tables")), in_snap, cad, days_since, covered)
+    title = entry.get("title") or _registry_title(source) or source
+    if source == "ice_statistics_page":
+        title = "ICE enforcement statistics pages (ice.gov/statistics)"
+    return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
+                  days_since, fresh.overdue_days, words, in_snap, _evidence(source, mine), _continues(snap, source, mine),
+                  fresh.data_date, fresh.age_days, fresh.newer_release)
+
+
+def _status_words(source: str, fresh: Freshness, stopped: pd.DataFrame, has_tables: bool, in_snap: bool, cad: int,
+                  days_since: int | None, covered: bool) -> str:
+    """A source's publication status in words (English): stopped, a reference table, no data, unscheduled, not
+    versioned, on time, late, or how long no release came; and a newer release known but not held."""
+    held_last = fresh.release
     if len(stopped):
         r = stopped.iloc[0]
         words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")
-    elif fresh.reference and entry.get("tables"):
+    elif fresh.reference and has_tables:
         words = "reference table, used as it is (not tracked for lateness)"
     elif not in_snap and not held_last:
         words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
@@ -443,7 +455,7 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     elif days_since <= cad:
         words = "on time"
     elif days_since <= 2 * cad:
-        words = f"late ({overdue} days past its {cad}-day cadence)"
+        words = f"late ({fresh.overdue_days} days past its {cad}-day cadence)"
     elif covered:  # a declared span says nothing was published: the count of days is a fact about the publisher
         words = f"no release for {days_since} days"
     else:  # only what this project holds: a missing file is not proof that nothing was published
@@ -452,12 +464,26 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
         # The snapshot is behind a release known to exist: say which, so the lateness is not read as the
         # publisher's.
         words += f"; a newer release of {fresh.newer_release.isoformat()} is known, not held"
-    title = entry.get("title") or _registry_title(source) or source
-    if source == "ice_statistics_page":
-        title = "ICE enforcement statistics pages (ice.gov/statistics)"
-    return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
-                  days_since, overdue, words, in_snap, evidence, continues, fresh.data_date, fresh.age_days,
-                  fresh.newer_release)
+    return words
+
+
+def _evidence(source: str, mine: pd.DataFrame) -> list[dict]:
+    """The declared facts about a source's releases, blackouts, stop and claims, with each one's catalogue key."""
+    return [dict(statement=r.statement, source=r.evidence_source, verified=r.verified == "yes", kind=r.kind,
+                 key=declared_key(source, r.kind, r.start, r.target))
+            for r in mine.itertuples() if r.kind in ("release", "blackout", "stopped", "claim")]
+
+
+def _continues(snap: cdata.Snapshot, source: str, mine: pd.DataFrame) -> list[dict]:
+    """The series a source's figures continue in (declared ``continues`` rows), with the data date of each."""
+    continues = []
+    for r in mine[mine["kind"] == "continues"].itertuples():
+        df = snap.by_series.get(r.target)
+        title = snap.catalogue.loc[r.target, "title"] if r.target in snap.catalogue.index else r.target
+        continues.append(dict(series=r.target, title=title, note=r.statement,
+                              key=declared_key(source, r.kind, r.start, r.target),
+                              data_through=df["end"].max().date() if df is not None and len(df) else None))
+    return continues
 
 
 def _registry_title(source: str) -> str:

@@ -108,6 +108,21 @@ def check_copy_fields(row: dict, url: str, *, url_field: str = "source_url", has
 
     A source URL on a never-shown host is refused whatever the file's columns. ``link_check`` is the project's
     URL check (``loaders.events.link_problems``), applied to ``read_at``."""
+    problems = _source_problems(row, url, url_field)
+    if not has_columns:
+        return problems
+    status = row.get("link_status", ORIGINAL)
+    if status not in STATUSES:
+        return problems + [("link_status", f"{status[:20]!r} is not 'original' or 'not found'")]
+    if status == NOT_FOUND:
+        problems += _not_found_problems(url, str(row.get("original_outlet", "")).strip(), url_field)
+    problems += _read_at_problems(str(row.get("read_at", "")).strip(), url, link_check)
+    problems += _original_date_problems(str(row.get("original_date", "")).strip(), earliest)
+    return problems
+
+
+def _source_problems(row: dict, url: str, url_field: str) -> list[tuple[str, str]]:
+    """What is refused whatever the file's columns: a source URL on a never-shown host, a bad old copy marker."""
     problems: list[tuple[str, str]] = []
     why = never_source_reason(url) if url else None
     if why:
@@ -115,39 +130,44 @@ def check_copy_fields(row: dict, url: str, *, url_field: str = "source_url", has
                                     f"{url_field} empty with link_status 'not found' and keep this address in read_at"))
     if row.get("_legacy_problem"):
         problems.append((LEGACY_COLUMN, f"{row['_legacy_problem'][:20]!r} is not yes or no"))
-    if not has_columns:
-        return problems
-    status = row.get("link_status", ORIGINAL)
-    outlet = str(row.get("original_outlet", "")).strip()
-    date = str(row.get("original_date", "")).strip()
-    read_at = str(row.get("read_at", "")).strip()
-    if status not in STATUSES:
-        problems.append(("link_status", f"{status[:20]!r} is not 'original' or 'not found'"))
-        return problems
-    if status == NOT_FOUND:
-        if url:
-            problems.append((url_field, "must be empty when link_status is 'not found' (the original's address "
-                                        "was not established); a copy's address goes in read_at"))
-        if not outlet:
-            problems.append(("original_outlet", "empty: a row without the original's address must name its "
-                                                f"outlet (or {UNKNOWN_OUTLET!r} when the copy does not say)"))
-    if read_at:
-        for _field, reason in (link_check(read_at) if link_check else []):
-            problems.append(("read_at", reason))
-        if url and read_at == url:
-            problems.append(("read_at", "the same address as the source: read_at is only for a copy"))
-    if date:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
-            problems.append(("original_date", f"{date[:20]!r} is not a YYYY-MM-DD date"))
-        else:
-            try:
-                dt.date.fromisoformat(date)
-            except ValueError:
-                problems.append(("original_date", f"{date} is not a real calendar date"))
-            else:
-                if earliest and date < earliest:
-                    problems.append(("original_date", f"{date} is before {earliest}, the start of what it reports"))
     return problems
+
+
+def _not_found_problems(url: str, outlet: str, url_field: str) -> list[tuple[str, str]]:
+    """A row whose original's address is not known: no URL, and the original's outlet named."""
+    problems: list[tuple[str, str]] = []
+    if url:
+        problems.append((url_field, "must be empty when link_status is 'not found' (the original's address "
+                                    "was not established); a copy's address goes in read_at"))
+    if not outlet:
+        problems.append(("original_outlet", "empty: a row without the original's address must name its "
+                                            f"outlet (or {UNKNOWN_OUTLET!r} when the copy does not say)"))
+    return problems
+
+
+def _read_at_problems(read_at: str, url: str, link_check) -> list[tuple[str, str]]:
+    """The address of the copy the text was read at: it passes the link check and is not the source itself."""
+    if not read_at:
+        return []
+    problems = [("read_at", reason) for _field, reason in (link_check(read_at) if link_check else [])]
+    if url and read_at == url:
+        problems.append(("read_at", "the same address as the source: read_at is only for a copy"))
+    return problems
+
+
+def _original_date_problems(date: str, earliest: str | None) -> list[tuple[str, str]]:
+    """The original's date, when given: a real YYYY-MM-DD date, not before the start of what the row reports."""
+    if not date:
+        return []
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+        return [("original_date", f"{date[:20]!r} is not a YYYY-MM-DD date")]
+    try:
+        dt.date.fromisoformat(date)
+    except ValueError:
+        return [("original_date", f"{date} is not a real calendar date")]
+    if earliest and date < earliest:
+        return [("original_date", f"{date} is before {earliest}, the start of what it reports")]
+    return []
 
 
 def is_not_found(value) -> bool:

@@ -227,19 +227,31 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
     custody = [r for r in records if not r["enforcement"]]
     dates = [r["date"] for r in records]
     first, through = min(dates), max(dates)
+    counted = (_custody_by_month(custody, first, through) + _custody_by_fiscal_year(custody, first, through)
+               + _enforcement_by_month(records))
     rows = []
-
-    def add(sid, start, end, value, key=""):
+    for sid, start, end, value, key in counted:
         last, flag = _span(start, end, through)
         rows.append({"series": f"{ID}.{sid}", "key": key, "date": start.isoformat(), "end": last.isoformat(),
                      "value": float(value), "flag": flag, "file": name})
+    return tidy.mark_coverage(tidy.frame(rows), coverage(((r["date"], r["period"]) for r in records), through))
 
+
+# One count: (series id without the source, period start, period end, deaths, key)
+_Count = tuple[str, dt.date, dt.date, int, str]
+
+
+def _custody_by_month(custody: list[dict], first: dt.date, through: dt.date) -> list[_Count]:
+    """Deaths in custody in every month from the list's first death to its latest (0 in a month with none)."""
     by_month: dict[dt.date, int] = {}
     for r in custody:
         m = r["date"].replace(day=1)
         by_month[m] = by_month.get(m, 0) + 1
-    for m in _months(first, through):
-        add("deaths_monthly", m, parsing.month_end(m), by_month.get(m, 0))
+    return [("deaths_monthly", m, parsing.month_end(m), by_month.get(m, 0), "") for m in _months(first, through)]
+
+
+def _custody_by_fiscal_year(custody: list[dict], first: dt.date, through: dt.date) -> list[_Count]:
+    """Deaths in custody in every fiscal year (0 in a year with none), then by facility type and by facility."""
     by_fy: dict[int, int] = {}
     by_type: dict[tuple[int, str], int] = {}
     by_fac: dict[tuple[int, str], int] = {}
@@ -248,20 +260,23 @@ def counts(records: list[dict], name: str) -> pd.DataFrame:
         by_fy[fy] = by_fy.get(fy, 0) + 1
         by_type[fy, r["facility_type"]] = by_type.get((fy, r["facility_type"]), 0) + 1
         by_fac[fy, r["facility"]] = by_fac.get((fy, r["facility"]), 0) + 1
-    for fy in range(fiscal_year(first), fiscal_year(through) + 1):
-        add("deaths_fy", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), by_fy.get(fy, 0))
-    for (fy, k), v in sorted(by_type.items()):
-        add("deaths_fy_by_facility_type", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), v, k)
-    for (fy, k), v in sorted(by_fac.items()):
-        add("deaths_fy_by_facility", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), v, k)
+    out: list[_Count] = [("deaths_fy", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), by_fy.get(fy, 0), "")
+                         for fy in range(fiscal_year(first), fiscal_year(through) + 1)]
+    out += [("deaths_fy_by_facility_type", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), v, k)
+            for (fy, k), v in sorted(by_type.items())]
+    out += [("deaths_fy_by_facility", dt.date(fy - 1, 10, 1), dt.date(fy, 9, 30), v, k)
+            for (fy, k), v in sorted(by_fac.items())]
+    return out
+
+
+def _enforcement_by_month(records: list[dict]) -> list[_Count]:
+    """Deaths during enforcement, in the months that have any."""
     enf: dict[dt.date, int] = {}
     for r in records:
         if r["enforcement"]:
             m = r["date"].replace(day=1)
             enf[m] = enf.get(m, 0) + 1
-    for m, v in sorted(enf.items()):
-        add("enforcement_deaths_monthly", m, parsing.month_end(m), v)
-    return tidy.mark_coverage(tidy.frame(rows), coverage(((r["date"], r["period"]) for r in records), through))
+    return [("enforcement_deaths_monthly", m, parsing.month_end(m), v, "") for m, v in sorted(enf.items())]
 
 
 def fy_totals(records: list[dict]) -> pd.DataFrame:

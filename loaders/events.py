@@ -61,6 +61,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -141,7 +142,25 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     """
     if origin not in ORIGINS:
         raise ValueError(f"origin {origin!r} is not one of {ORIGINS}")
-    content = bytes(content)
+    header, body, bad_iter = _read_file(bytes(content), name, max_rows=max_rows, max_bytes=max_bytes)
+    latest = (today or dt.date.today()) + dt.timedelta(days=FUTURE_DAYS)
+    rows = _RowCheck(header, bad_iter, latest, origin)
+    accepted: list[dict] = []
+    rejected: list[dict] = []
+    for row_no, rec in body:
+        ev, problems = rows.check(row_no, rec)
+        if problems:
+            rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
+        else:
+            accepted.append(ev)
+    return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
+
+
+def _read_file(content: bytes, name: str, *, max_rows: int, max_bytes: int) -> tuple[list[str], list, Iterator]:
+    """An events file's header (lower case), its rows that hold anything as (row number, cells or ``_Damaged``),
+    and the (offset, byte) of each byte that is not UTF-8 after the header's. Raises ``ValidationError`` for the
+    file as a whole: too large, not UTF-8, empty, unreadable, a header that lacks or repeats columns, too many
+    rows."""
     if len(content) > max_bytes:
         raise ValidationError(f"file is {len(content):,} bytes; the limit is {max_bytes:,}", source=SOURCE, file=name)
     other = _other_encoding(content)
@@ -157,6 +176,14 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     header = [h.strip().lower() for h in records[0]]
     bad_iter = iter(bad_bytes)
     _skip_bad_bytes(records[0], bad_iter)
+    _check_header(header, name)
+    body = [(i + 2, r) for i, r in enumerate(records[1:]) if isinstance(r, _Damaged) or any(c.strip() for c in r)]
+    if len(body) > max_rows:
+        raise ValidationError(f"{len(body):,} event rows; the limit is {max_rows:,}", source=SOURCE, file=name)
+    return header, body, bad_iter
+
+
+def _check_header(header: list[str], name: str) -> None:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise ValidationError(f"row 1 (header): missing column(s) {', '.join(missing)}; found "
@@ -164,72 +191,101 @@ def validate_events(content: bytes, name: str, *, max_rows: int = USER_MAX_ROWS,
     dupe_cols = sorted({h for h in header if header.count(h) > 1 and h in COLUMNS})
     if dupe_cols:
         raise ValidationError(f"row 1 (header): column(s) named twice: {', '.join(dupe_cols)}", source=SOURCE, file=name)
-    body = [(i + 2, r) for i, r in enumerate(records[1:]) if isinstance(r, _Damaged) or any(c.strip() for c in r)]
-    if len(body) > max_rows:
-        raise ValidationError(f"{len(body):,} event rows; the limit is {max_rows:,}", source=SOURCE, file=name)
 
-    today = today or dt.date.today()
-    latest = today + dt.timedelta(days=FUTURE_DAYS)
-    pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) + list(_READ_ALSO) if c in header}
-    has_copy_columns = any(c in header for c in OPTIONAL + _READ_ALSO)
-    accepted: list[dict] = []
-    rejected: list[dict] = []
-    seen_ids: dict[str, int] = {}
-    seen_keys: dict[tuple[str, str], int] = {}
-    default_row: int | None = None
-    for row_no, rec in body:
-        if isinstance(rec, _Damaged):  # a stretch the CSV reader could not read: it costs only its own lines
-            for _ in range(rec.bad_bytes):
-                next(bad_iter, None)
-            rejected.append({"row": row_no, "field": "(row)", "reason": rec.reason})
-            continue
-        problems: list[tuple[str, str]] = []
-        encoded = _encoding_problems(rec, header, bad_iter)
-        if len(rec) != len(header):
-            problems.append(("(row)", f"has {len(rec)} fields; the header has {len(header)}"))
-        if encoded:
-            problems.extend(encoded)
+
+class _RowCheck:
+    """The checks of one file's rows, in file order, and what they remember from row to row: the ids, the dates
+    and titles of the rows accepted so far, and the row that is the event study's default."""
+
+    def __init__(self, header: list[str], bad_iter: Iterator, latest: dt.date, origin: str):
+        self.header = header
+        self.bad_iter = bad_iter  # the undecodable bytes, consumed row by row to keep each one's offset
+        self.latest = latest
+        self.origin = origin
+        self.pos = {c: header.index(c) for c in COLUMNS + list(OPTIONAL) + list(_READ_ALSO) if c in header}
+        self.has_copy_columns = any(c in header for c in OPTIONAL + _READ_ALSO)
+        self.seen_ids: dict[str, int] = {}
+        self.seen_keys: dict[tuple[str, str], int] = {}
+        self.default_row: int | None = None
+
+    def check(self, row_no: int, rec: list[str] | _Damaged) -> tuple[dict, list[tuple[str, str]]]:
+        """One row: (the accepted event, []) or ({}, its problems as (field, reason))."""
+        if isinstance(rec, _Damaged):
+            return {}, self._skip_damaged(rec)
+        problems = self._record_problems(rec)
         if problems:
-            rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
-            continue
-        ev = {c: (unicodedata.normalize("NFC", rec[pos[c]].strip()) if c in pos else "")
+            return {}, problems
+        ev = {c: (unicodedata.normalize("NFC", rec[self.pos[c]].strip()) if c in self.pos else "")
               for c in COLUMNS + list(OPTIONAL) + list(_READ_ALSO)}
-        problems = _check_row(ev, latest)  # the cells as written (lengths, characters), before the defaults
-        ev = copies.normalise(ev, "source_url")
-        if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
-            problems += _check_link(ev)
-        flag = rec[header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in header else ""
-        if flag not in ("",) + _TRUE + _FALSE:
-            problems.append((STUDY_DEFAULT, f"{_show(flag)} is not true or false (or blank)"))
-        elif flag in _TRUE and default_row is not None:
-            problems.append((STUDY_DEFAULT, f"only one event can be the event study's default; row {default_row} "
-                                            "already is"))
-        if not problems:
-            exact = ev["date_precision"].lower() == "exact"
-            problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=has_copy_columns,
-                                                earliest=ev["date"] if exact else None, link_check=link_problems)
+        flag = rec[self.header.index(STUDY_DEFAULT)].strip().lower() if STUDY_DEFAULT in self.header else ""
+        ev, problems = self._cell_problems(ev, flag)
         # A repeat is reported even when the row has other problems: a title padded with a zero-width space
         # is refused for the character and named as the copy it is.
         key = (ev["date"], _title_key(ev["title"]))
-        if ev["title"] and key in seen_keys:
-            problems.append(("title", f"duplicate of row {seen_keys[key]} (same date and title)"))
-        elif not problems:
-            if not ev["id"]:
-                ev["id"] = auto_id(origin, ev["date"], ev["title"])
-            if ev["id"] in seen_ids:
-                problems.append(("id", f"id {ev['id']!r} already used on row {seen_ids[ev['id']]}"))
+        problems += self._repeat_problems(ev, key, checked=not problems)
         if problems:
-            rejected += [{"row": row_no, "field": f, "reason": r} for f, r in problems]
-            continue
-        seen_ids[ev["id"]] = row_no
-        seen_keys[key] = row_no
+            return {}, problems
+        return self._accept(row_no, ev, key, flag), []
+
+    def _skip_damaged(self, rec: _Damaged) -> list[tuple[str, str]]:
+        """A stretch the CSV reader could not read: it costs only its own lines (and its undecodable bytes)."""
+        for _ in range(rec.bad_bytes):
+            next(self.bad_iter, None)
+        return [("(row)", rec.reason)]
+
+    def _record_problems(self, rec: list[str]) -> list[tuple[str, str]]:
+        """A row with another number of fields than the header, or cells holding bytes that are not UTF-8."""
+        encoded = _encoding_problems(rec, self.header, self.bad_iter)
+        problems = []
+        if len(rec) != len(self.header):
+            problems.append(("(row)", f"has {len(rec)} fields; the header has {len(self.header)}"))
+        return problems + encoded
+
+    def _cell_problems(self, ev: dict, flag: str) -> tuple[dict, list[tuple[str, str]]]:
+        """The cells' own problems, the link's, the study default's, and (only on a row clean so far) the
+        citation columns'; with the row as ``copies.normalise`` reads its copy marker."""
+        problems = _check_row(ev, self.latest)  # the cells as written (lengths, characters), before the defaults
+        ev = copies.normalise(ev, "source_url")
+        if not any(f == "source_url" for f, _ in problems):  # one reason per link is enough
+            problems += _check_link(ev)
+        problems += self._default_problems(flag)
+        if not problems:
+            exact = ev["date_precision"].lower() == "exact"
+            problems = copies.check_copy_fields(ev, ev["source_url"], has_columns=self.has_copy_columns,
+                                                earliest=ev["date"] if exact else None, link_check=link_problems)
+        return ev, problems
+
+    def _default_problems(self, flag: str) -> list[tuple[str, str]]:
+        if flag not in ("",) + _TRUE + _FALSE:
+            return [(STUDY_DEFAULT, f"{_show(flag)} is not true or false (or blank)")]
+        if flag in _TRUE and self.default_row is not None:
+            return [(STUDY_DEFAULT, f"only one event can be the event study's default; row {self.default_row} "
+                                    "already is")]
+        return []
+
+    def _repeat_problems(self, ev: dict, key: tuple[str, str], *, checked: bool) -> list[tuple[str, str]]:
+        """The same date and title as an accepted row; on a row ``checked`` clean, the same id as one (a row
+        without an id is given its made-up one here, as only a clean row needs it)."""
+        if ev["title"] and key in self.seen_keys:
+            return [("title", f"duplicate of row {self.seen_keys[key]} (same date and title)")]
+        if not checked:
+            return []
+        if not ev["id"]:
+            ev["id"] = auto_id(self.origin, ev["date"], ev["title"])
+        if ev["id"] in self.seen_ids:
+            return [("id", f"id {ev['id']!r} already used on row {self.seen_ids[ev['id']]}")]
+        return []
+
+    def _accept(self, row_no: int, ev: dict, key: tuple[str, str], flag: str) -> dict:
+        """The accepted row as returned (lower-case precision and category), remembered for the rows after it."""
+        self.seen_ids[ev["id"]] = row_no
+        self.seen_keys[key] = row_no
         ev["date_precision"] = ev["date_precision"].lower()
         ev["category"] = ev["category"].lower()
         is_default = flag in _TRUE
         if is_default:
-            default_row = row_no
-        accepted.append({**ev, STUDY_DEFAULT: is_default, "row": row_no, "origin": origin})
-    return _frame(accepted), pd.DataFrame(rejected, columns=REJECTED).astype({"row": "int64"})
+            self.default_row = row_no
+        return {**ev, STUDY_DEFAULT: is_default, "row": row_no, "origin": self.origin}
 
 
 def read_bundled(path: Path | str = BUNDLED, **kw) -> pd.DataFrame:
@@ -575,33 +631,56 @@ def _host_problem(host: str, *, bracketed: bool) -> str | None:
     machine or network, not at a source; a name whose letters mix scripts (Latin with Cyrillic or Greek: the
     look-alike of a known domain) reads as another host than it is."""
     if bracketed:
-        try:
-            ip = ipaddress.IPv6Address(host)
-        except ValueError:
-            return f"host {_show(host)} is not a valid IPv6 address"
-        return _address_problem(ip)
+        return _ipv6_problem(host)
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
     if labels and labels[-1].isdigit():  # a dotted or bare number: an address, however it is written
-        try:
-            return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
-        except ValueError:
-            return f"host {_show(host)} is not a valid IPv4 address"
-    if labels[-1].lower() == "localhost" or labels[-1].lower() in ("local", "internal", "lan", "home"):
+        return _ipv4_problem(host)
+    if labels[-1].lower() in ("localhost", "local", "internal", "lan", "home"):
         return f"host {_show(host)} names this computer or a local network, not a public page"
     if host.isascii():
-        for label in labels:
-            if not _HOST_LABEL.fullmatch(label):
-                return (f"host {_show(host)} is not a plain host name (letters, digits, '-' and '.', "
-                        f"each part 1-63 characters)")
-            if label.startswith("xn--"):
-                try:
-                    decoded = idna.decode(label)
-                except (idna.IDNAError, UnicodeError, ValueError):
-                    return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
-                mixed = _mixed_scripts(decoded)
-                if mixed:
-                    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do"
-        return None
+        return _ascii_name_problem(host, labels)
+    return _international_name_problem(host, labels)
+
+
+def _ipv6_problem(host: str) -> str | None:
+    try:
+        ip = ipaddress.IPv6Address(host)
+    except ValueError:
+        return f"host {_show(host)} is not a valid IPv6 address"
+    return _address_problem(ip)
+
+
+def _ipv4_problem(host: str) -> str | None:
+    try:
+        return _address_problem(ipaddress.IPv4Address(host.rstrip(".")))
+    except ValueError:
+        return f"host {_show(host)} is not a valid IPv4 address"
+
+
+def _ascii_name_problem(host: str, labels: list[str]) -> str | None:
+    """An ASCII host name: each part letters, digits and '-', and a punycode part valid and in one script."""
+    for label in labels:
+        if not _HOST_LABEL.fullmatch(label):
+            return (f"host {_show(host)} is not a plain host name (letters, digits, '-' and '.', "
+                    f"each part 1-63 characters)")
+        if label.startswith("xn--"):
+            problem = _punycode_problem(host, label)
+            if problem:
+                return problem
+    return None
+
+
+def _punycode_problem(host: str, label: str) -> str | None:
+    try:
+        decoded = idna.decode(label)
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return f"host {_show(host)} has a part {_show(label)} that is not valid punycode"
+    mixed = _mixed_scripts(decoded)
+    return f"host {_show(host)} ({decoded}) mixes {mixed} letters, as look-alike names do" if mixed else None
+
+
+def _international_name_problem(host: str, labels: list[str]) -> str | None:
+    """A host name in other letters: valid IDNA 2008, and each part in one script."""
     try:
         idna.encode(host, uts46=False)  # IDNA 2008 as registries apply it: no mapping, nothing ignored
     except (idna.IDNAError, UnicodeError, ValueError) as exc:

@@ -129,32 +129,44 @@ def read_sidecar(path: Path, *, source: str | None = None) -> dict:
 
 def check_sidecar(rec, *, source: str | None, file: str) -> dict:
     """``rec`` if it has the download record's fields with their kinds (see ``SIDECAR_FIELDS``)."""
-    def bad(field: str, why: str) -> LoaderError:
-        return LoaderError(f"download record field {field!r}: {why}", source=source, file=file)
     if not isinstance(rec, dict):
         raise LoaderError(f"the download record is a JSON {type(rec).__name__}, not an object of "
                           f"{', '.join(SIDECAR_FIELDS)}", source=source, file=file)
+    problem = _sidecar_field_problem(rec) or _sidecar_value_problem(rec)
+    if problem:
+        field, why = problem
+        raise LoaderError(f"download record field {field!r}: {why}", source=source, file=file)
+    return rec
+
+
+def _sidecar_field_problem(rec: dict) -> tuple[str, str] | None:
+    """The first field that is not a download record's, is missing, or is not of its kind."""
     for k in rec:
         if k not in SIDECAR_FIELDS:
-            raise bad(excerpt(k), "not a field of a download record")
+            return excerpt(k), "not a field of a download record"
     for k in SIDECAR_REQUIRED:
         if k not in rec:
-            raise bad(k, "missing")
+            return k, "missing"
     for k, kind in SIDECAR_FIELDS.items():
         v = rec.get(k, "")
         if not isinstance(v, kind) or isinstance(v, bool):
-            raise bad(k, f"{excerpt(v)} is not {'a whole number' if kind is int else 'text'}")
+            return k, f"{excerpt(v)} is not {'a whole number' if kind is int else 'text'}"
+    return None
+
+
+def _sidecar_value_problem(rec: dict) -> tuple[str, str] | None:
+    """A size below zero, a checksum that is not a sha256, a retrieval time that is not ISO 8601 with a zone."""
     if rec["bytes"] < 0:
-        raise bad("bytes", f"{rec['bytes']} is negative")
+        return "bytes", f"{rec['bytes']} is negative"
     if not re.fullmatch(r"[0-9a-f]{64}", rec["sha256"]):
-        raise bad("sha256", f"{excerpt(rec['sha256'])} is not a sha256 (64 hex digits)")
+        return "sha256", f"{excerpt(rec['sha256'])} is not a sha256 (64 hex digits)"
     try:
         when = dt.datetime.fromisoformat(rec["retrieved"])
     except ValueError:
-        raise bad("retrieved", f"{excerpt(rec['retrieved'])} is not a date and time (ISO 8601)") from None
+        return "retrieved", f"{excerpt(rec['retrieved'])} is not a date and time (ISO 8601)"
     if when.tzinfo is None:
-        raise bad("retrieved", f"{excerpt(rec['retrieved'])} has no time zone")
-    return rec
+        return "retrieved", f"{excerpt(rec['retrieved'])} has no time zone"
+    return None
 
 
 def looks_like_html(head: bytes) -> bool:
@@ -197,16 +209,8 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
     name = dest.name
     check_url(url, allowed_hosts, source=source)
     session = session or make_session()
-    headers = {}
-    prev = Path(previous) if previous else dest
-    try:  # a bad record only loses the conditional request
-        old = read_sidecar(prev, source=source) if (conditional and prev.exists()) else {}
-    except LoaderError:
-        old = {}
-    if old.get("etag"):
-        headers["If-None-Match"] = old["etag"]
-    if old.get("last_modified"):
-        headers["If-Modified-Since"] = old["last_modified"]
+    old = _last_record(Path(previous) if previous else dest, conditional=conditional, source=source)
+    headers = _conditional_headers(old)
     retrieved = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     try:
         resp = session.get(url, headers=headers, timeout=timeout, stream=True)
@@ -218,20 +222,7 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
                            old.get("etag", ""), old.get("last_modified", ""), not_modified=True)
         if resp.status_code != 200:
             raise FetchError(f"HTTP {resp.status_code} for {url} (after retries)", source=source, file=name)
-        declared = resp.headers.get("Content-Length")
-        if declared and declared.isdigit() and int(declared) > max_bytes:
-            raise FetchError(f"file is {int(declared):,} bytes, over the {max_bytes:,}-byte cap", source=source, file=name)
-        buf = bytearray()
-        try:
-            for chunk in resp.iter_content(1 << 16):
-                buf.extend(chunk)
-                if len(buf) > max_bytes:
-                    raise FetchError(f"download exceeded the {max_bytes:,}-byte cap", source=source, file=name)
-        except requests.exceptions.RequestException as e:
-            raise FetchError(f"download of {url} broke off: {type(e).__name__}: {e}", source=source, file=name) from None
-        if declared and declared.isdigit() and len(buf) != int(declared):
-            raise FetchError(f"truncated download: got {len(buf):,} of {int(declared):,} bytes", source=source, file=name)
-        data = bytes(buf)
+        data = _read_body(resp, url, max_bytes=max_bytes, source=source, name=name)
         check_kind(data[:2048], kind, source=source, name=name)
         if kind == "xlsx" or data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):  # by content: a bomb may have any name
             check_zip(data, source=source, name=name)
@@ -242,6 +233,42 @@ def fetch(url: str, dest: Path, *, source: str, kind: str, session: requests.Ses
         "url": url, "retrieved": retrieved, "sha256": meta.sha256, "bytes": meta.bytes,
         "etag": meta.etag, "last_modified": meta.last_modified}, indent=2, sort_keys=True) + "\n")
     return meta
+
+
+def _last_record(prev: Path, *, conditional: bool, source: str) -> dict:
+    """The download record of the last good copy, when the request is to be conditional; {} without one."""
+    try:  # a bad record only loses the conditional request
+        return read_sidecar(prev, source=source) if (conditional and prev.exists()) else {}
+    except LoaderError:
+        return {}
+
+
+def _conditional_headers(old: dict) -> dict[str, str]:
+    """The headers that let the server answer 304 when the file has not changed since ``old`` was read."""
+    headers = {}
+    if old.get("etag"):
+        headers["If-None-Match"] = old["etag"]
+    if old.get("last_modified"):
+        headers["If-Modified-Since"] = old["last_modified"]
+    return headers
+
+
+def _read_body(resp: requests.Response, url: str, *, max_bytes: int, source: str, name: str) -> bytes:
+    """A 200 response's body, refused over the size cap (declared or read), broken off, or shorter than declared."""
+    declared = resp.headers.get("Content-Length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise FetchError(f"file is {int(declared):,} bytes, over the {max_bytes:,}-byte cap", source=source, file=name)
+    buf = bytearray()
+    try:
+        for chunk in resp.iter_content(1 << 16):
+            buf.extend(chunk)
+            if len(buf) > max_bytes:
+                raise FetchError(f"download exceeded the {max_bytes:,}-byte cap", source=source, file=name)
+    except requests.exceptions.RequestException as e:
+        raise FetchError(f"download of {url} broke off: {type(e).__name__}: {e}", source=source, file=name) from None
+    if declared and declared.isdigit() and len(buf) != int(declared):
+        raise FetchError(f"truncated download: got {len(buf):,} of {int(declared):,} bytes", source=source, file=name)
+    return bytes(buf)
 
 
 def linked_files(html: str, base_url: str, href_re: re.Pattern,

@@ -296,31 +296,43 @@ def _thrift_value(buf: bytes, at: int, kind: int, depth: int):
             raise ValueError("a string past the end of the file")
         return None, at + n
     if kind in (9, 10):
-        head = buf[at]
-        at += 1
-        n, elem = head >> 4, head & 0x0F
-        if n == 15:
-            n, at = _varint(buf, at)
-        if n > len(buf):
-            raise ValueError("a list longer than the file")
-        for _ in range(n):
-            if elem in (1, 2):  # a bool in a list is a byte of its own
-                at += 1
-            else:
-                _v, at = _thrift_value(buf, at, elem, depth)
-        return None, at
+        return None, _thrift_list_end(buf, at, depth)
     if kind == 11:
-        n, at = _varint(buf, at)
-        if n:
-            types = buf[at]
-            at += 1
-            for _ in range(n):
-                _k, at = _thrift_value(buf, at, types >> 4, depth)
-                _v, at = _thrift_value(buf, at, types & 0x0F, depth)
-        return None, at
+        return None, _thrift_map_end(buf, at, depth)
     if kind == 12:
         return _thrift_struct(buf, at, depth + 1)
     raise ValueError(f"an unknown Thrift type {kind}")
+
+
+def _thrift_list_end(buf: bytes, at: int, depth: int) -> int:
+    """Where a compact-protocol list or set ends: a header byte (its size, or 15 and a varint, and its element
+    type), then the elements."""
+    head = buf[at]
+    at += 1
+    n, elem = head >> 4, head & 0x0F
+    if n == 15:
+        n, at = _varint(buf, at)
+    if n > len(buf):
+        raise ValueError("a list longer than the file")
+    for _ in range(n):
+        if elem in (1, 2):  # a bool in a list is a byte of its own
+            at += 1
+        else:
+            _v, at = _thrift_value(buf, at, elem, depth)
+    return at
+
+
+def _thrift_map_end(buf: bytes, at: int, depth: int) -> int:
+    """Where a compact-protocol map ends: its size as a varint, then (when not empty) a byte of key and value
+    types and the pairs."""
+    n, at = _varint(buf, at)
+    if n:
+        types = buf[at]
+        at += 1
+        for _ in range(n):
+            _k, at = _thrift_value(buf, at, types >> 4, depth)
+            _v, at = _thrift_value(buf, at, types & 0x0F, depth)
+    return at
 
 
 def _thrift_struct(buf: bytes, at: int, depth: int = 0) -> tuple[dict, int]:

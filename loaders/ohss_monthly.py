@@ -180,6 +180,20 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
         raise ParseError(f"sheet {sheet!r}: no header row starting 'Fiscal Year', 'Month' in the first 12 rows",
                          source=ID, file=file)
     width = len(rows[head])
+    groups = _column_groups(rows, head, width)
+    columns = [(groups[j], _heading(rows[head][j])) for j in range(2, width)]
+    months, notes = _month_rows(sheet, rows, head, file)
+    if not months:
+        raise ParseError(f"sheet {sheet!r}: no month rows under the header", source=ID, file=file)
+    dates = [m[0] for m in months]
+    if len(set(dates)) != len(dates):
+        dup = next(d for d in dates if dates.count(d) > 1)
+        raise ParseError(f"sheet {sheet!r}: month {dup} appears twice", source=ID, file=file)
+    return Table(sheet, title, columns, months, notes)
+
+
+def _column_groups(rows: list[list], head: int, width: int) -> list[str]:
+    """Each column's group heading, from the row above the header ("" when that row holds none)."""
     groups = [""] * width
     above = rows[head - 1] if head >= 1 else []
     if head >= 1 and not _norm(above[0]) and any(str(x).strip() for x in above[2:]):
@@ -188,7 +202,13 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
             cell = _heading(above[j]) if j < len(above) else ""
             g = cell or g  # a group heading spans the blank cells after it (merged cells)
             groups[j] = g
-    columns = [(groups[j], _heading(rows[head][j])) for j in range(2, width)]
+    return groups
+
+
+def _month_rows(sheet: str, rows: list[list], head: int, file: str) -> tuple[list, list[str]]:
+    """The rows under the header: (month start, row number, values) for each month row, each fiscal year
+    named by its Total row, and the other non-empty rows as notes."""
+    width = len(rows[head])
     months, notes, fy = [], [], None
     for i in range(head + 1, len(rows)):
         r = list(rows[i]) + [""] * (width - len(rows[i]))
@@ -207,21 +227,14 @@ def read_table(sheet: str, rows: list[list], file: str) -> Table:
                                  source=ID, file=file)
             start = fiscal.month_start(fy, month).isoformat()
             vals = [parsing.number(r[j], source=ID, file=file, row=f"sheet {sheet!r} row {i + 1}",
-                                   field=_heading(rows[head][j]), missing=_MISSING, field_kind="column") for j in range(2, width)]
+                                   field=_heading(rows[head][j]), missing=_MISSING, field_kind="column")
+                    for j in range(2, width)]
             months.append((start, i + 1, vals))
             continue
         if str(a).strip() or b:
             notes.append(" ".join(str(x) for x in r if str(x).strip()))
-    if not months:
-        raise ParseError(f"sheet {sheet!r}: no month rows under the header", source=ID, file=file)
-    dates = [m[0] for m in months]
-    if len(set(dates)) != len(dates):
-        dup = next(d for d in dates if dates.count(d) > 1)
-        raise ParseError(f"sheet {sheet!r}: month {dup} appears twice", source=ID, file=file)
-    return Table(sheet, title, columns, months, notes)
+    return months, notes
 
-
-# ---------------------------------------------------------------- which table gives which series
 
 def _crim_key(group: str, label: str) -> str | None:
     g, lab = _norm(group), _norm(label)

@@ -129,6 +129,27 @@ def _fail(name: str, row: int, field: str, msg: str):
 
 def read_rows(content: bytes, name: str) -> pd.DataFrame:
     """The curated file, checked row by row; the full columns plus ``row`` (the line number in the file)."""
+    df = _read_frame(content, name)
+    has_copy_columns = any(c in df.columns for c in copies.COPY_COLUMNS + (copies.LEGACY_COLUMN,))
+    for c, default in OPTIONAL.items():
+        if c not in df.columns:
+            df[c] = default
+    _add_kinds(df, name)
+    values, cited = [], []
+    for i, r in enumerate(df.to_dict("records"), start=2):
+        r = copies.normalise(r, "url")
+        values.append(_check_row(name, i, r, has_copy_columns))
+        cited.append(r)
+    out = df[COLUMNS + KIND_COLUMNS + list(OPTIONAL)].copy()
+    for c in ("url",) + copies.COPY_COLUMNS:  # as normalised (an older file's copy moved to read_at)
+        out[c] = pd.Series([r[c] for r in cited], index=out.index, dtype=df["url"].dtype)
+    out["value"] = values
+    out.insert(0, "row", range(2, len(df) + 2))
+    return out
+
+
+def _read_frame(content: bytes, name: str) -> pd.DataFrame:
+    """The file as text cells; refused when it is not a CSV, lacks a column or has no rows."""
     try:
         df = pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False)
     except Exception as e:
@@ -138,10 +159,11 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         raise ParseError(f"missing column(s) {missing}", source=ID, file=name)
     if df.empty:
         raise ParseError("no rows", source=ID, file=name)
-    has_copy_columns = any(c in df.columns for c in copies.COPY_COLUMNS + (copies.LEGACY_COLUMN,))
-    for c, default in OPTIONAL.items():
-        if c not in df.columns:
-            df[c] = default
+    return df
+
+
+def _add_kinds(df: pd.DataFrame, name: str) -> None:
+    """Both kind columns, or neither: then each row's kind is read from its metric and unit (an older file)."""
     has_kind = [c for c in KIND_COLUMNS if c in df.columns]
     if has_kind and len(has_kind) < len(KIND_COLUMNS):
         raise ParseError(f"has {has_kind} but not all of {KIND_COLUMNS}: give both or neither", source=ID, file=name)
@@ -149,53 +171,59 @@ def read_rows(content: bytes, name: str) -> pd.DataFrame:
         derived = [default_kind(m, u) for m, u in zip(df["metric"], df["unit"])]
         df["kind"] = [k for k, _ in derived]
         df["bound"] = [b for _, b in derived]
-    values, cited = [], []
-    for i, r in enumerate(df.to_dict("records"), start=2):
-        r = copies.normalise(r, "url")
-        start = parsing.iso_date(r["period_start"], source=ID, file=name, row=i, field="period_start").isoformat()
-        end = parsing.iso_date(r["period_end"], source=ID, file=name, row=i, field="period_end").isoformat()
-        if end < start:
-            _fail(name, i, "period_end", f"{end} is before period_start {start}")
-        if r["metric"] not in METRICS:
-            _fail(name, i, "metric", f"{r['metric']!r} is not one of {sorted(METRICS)}")
-        try:
-            v = float(r["value"].replace(",", ""))
-            if not math.isfinite(v) or v < 0:
-                raise ValueError
-        except ValueError:
-            _fail(name, i, "value", f"{r['value']!r} is not a non-negative number")
-        if r["source_quality"] not in QUALITY:
-            _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
-        url = r["url"].strip()
-        for field, why in copies.check_copy_fields(r, url, url_field="url", has_columns=has_copy_columns,
-                                                   earliest=start, link_check=link_problems):
-            _fail(name, i, field, why)
-        if has_copy_columns and r["source_quality"] == "syndicated copy" and not r["read_at"]:
-            _fail(name, i, "read_at", "empty: a 'syndicated copy' row names the copy it was read at")
-        # The project's one URL check (the events' own): it refuses a user name before '@'
-        # (https://trusted.gov@evil.example/x), loopback and private hosts and look-alike names, which the pattern
-        # used here before accepted.
-        for _field, why in (link_problems(url) if url else []):
-            _fail(name, i, "url", f"{url!r}: {why}")
-        if not url and r["source_quality"] != "unverified" and not copies.is_not_found(r["link_status"]):
-            _fail(name, i, "url", "empty; only an 'unverified' row or one whose link_status is 'not found' may "
-                                  "lack a URL")
-        for f in ("unit", "reported_by", "note"):
-            if not r[f].strip():
-                _fail(name, i, f, "empty")
-        word = UNIT_WORD[METRICS[r["metric"]][0]]
-        if not r["unit"].strip().lower().startswith(word):
-            _fail(name, i, "unit", f"{r['unit'][:40]!r} does not start with {word!r}, the kind of figure metric "
-                                   f"{r['metric']!r} holds (a book-in is not an arrest; a headcount is people)")
-        _check_kind(name, i, r)
-        values.append(v)
-        cited.append(r)
-    out = df[COLUMNS + KIND_COLUMNS + list(OPTIONAL)].copy()
-    for c in ("url",) + copies.COPY_COLUMNS:  # as normalised (an older file's copy moved to read_at)
-        out[c] = pd.Series([r[c] for r in cited], index=out.index, dtype=df["url"].dtype)
-    out["value"] = values
-    out.insert(0, "row", range(2, len(df) + 2))
-    return out
+
+
+def _check_row(name: str, i: int, r: dict, has_copy_columns: bool) -> float:
+    """One row (file line ``i``), its citation as ``copies.normalise`` reads it: its period, metric, value,
+    source quality, link, words and kind; returns its value. The first problem is raised."""
+    start = parsing.iso_date(r["period_start"], source=ID, file=name, row=i, field="period_start").isoformat()
+    end = parsing.iso_date(r["period_end"], source=ID, file=name, row=i, field="period_end").isoformat()
+    if end < start:
+        _fail(name, i, "period_end", f"{end} is before period_start {start}")
+    if r["metric"] not in METRICS:
+        _fail(name, i, "metric", f"{r['metric']!r} is not one of {sorted(METRICS)}")
+    v = _value(name, i, r["value"])
+    if r["source_quality"] not in QUALITY:
+        _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
+    _check_citation(name, i, r, start, has_copy_columns)
+    for f in ("unit", "reported_by", "note"):
+        if not r[f].strip():
+            _fail(name, i, f, "empty")
+    word = UNIT_WORD[METRICS[r["metric"]][0]]
+    if not r["unit"].strip().lower().startswith(word):
+        _fail(name, i, "unit", f"{r['unit'][:40]!r} does not start with {word!r}, the kind of figure metric "
+                               f"{r['metric']!r} holds (a book-in is not an arrest; a headcount is people)")
+    _check_kind(name, i, r)
+    return v
+
+
+def _value(name: str, i: int, text: str) -> float:
+    try:
+        v = float(text.replace(",", ""))
+        if not math.isfinite(v) or v < 0:
+            raise ValueError
+    except ValueError:
+        _fail(name, i, "value", f"{text!r} is not a non-negative number")
+    return v
+
+
+def _check_citation(name: str, i: int, r: dict, start: str, has_copy_columns: bool) -> None:
+    """A row's URL and citation columns: the copy fields agree, a syndicated copy names where it was read, the
+    URL passes the link check, and only an unverified row or an original not found has no URL."""
+    url = r["url"].strip()
+    for field, why in copies.check_copy_fields(r, url, url_field="url", has_columns=has_copy_columns,
+                                               earliest=start, link_check=link_problems):
+        _fail(name, i, field, why)
+    if has_copy_columns and r["source_quality"] == "syndicated copy" and not r["read_at"]:
+        _fail(name, i, "read_at", "empty: a 'syndicated copy' row names the copy it was read at")
+    # The project's one URL check (the events' own): it refuses a user name before '@'
+    # (https://trusted.gov@evil.example/x), loopback and private hosts and look-alike names, which the pattern
+    # used here before accepted.
+    for _field, why in (link_problems(url) if url else []):
+        _fail(name, i, "url", f"{url!r}: {why}")
+    if not url and r["source_quality"] != "unverified" and not copies.is_not_found(r["link_status"]):
+        _fail(name, i, "url", "empty; only an 'unverified' row or one whose link_status is 'not found' may "
+                              "lack a URL")
 
 
 def _check_kind(name: str, i: int, r: dict) -> None:

@@ -33,30 +33,46 @@ def check(obs: pd.DataFrame, series) -> list[dict]:
         g = groups.get(s.id)
         if g is None or g.empty:
             continue
-        v = g["value"]
-        if s.bounds == "fraction":
-            for r in g[(v < 0) | (v > 1)].itertuples():
-                out.append(_finding(r, f"{r.value:g} is a fraction outside 0-1 (its series declares a fraction)"))
-        elif s.bounds == "count":
-            bad = (v < 0) | ((v - np.round(v)).abs() > 1e-6)
-            for r in g[bad].itertuples():
-                out.append(_finding(r, f"{r.value:g} is not a whole count of at least 0 (its series declares a "
-                                       "count)"))
-        if s.part_of and s.part_of in groups:
-            tot = groups[s.part_of][_JOIN + ["value"]].rename(columns={"value": "total"})
-            j = g.merge(tot, on=_JOIN, how="inner")
-            for r in j[j["value"] > j["total"] + 0.5].itertuples():
-                out.append(_finding(r, f"{r.value:,.0f} is above its total {r.total:,.0f} ({s.part_of}, "
-                                       f"{r.total:,.0f})"))
-        if s.share_of:
-            part_id, whole_id = (x.strip() for x in s.share_of.split("/"))
-            if part_id in groups and whole_id in groups:
-                j = g.merge(groups[part_id][_JOIN + ["value"]].rename(columns={"value": "part"}), on=_JOIN)
-                j = j.merge(groups[whole_id][_JOIN + ["value"]].rename(columns={"value": "whole"}), on=_JOIN)
-                j = j[j["whole"] > 0]
-                ratio = j["part"] / j["whole"]
-                bad = (j["value"] - ratio).abs() > SHARE_TOLERANCE + 1e-3 * ratio.abs()
-                for r, q in zip(j[bad].itertuples(), ratio[bad]):
-                    out.append(_finding(r, f"{r.value:g} is not the ratio of its parts: {r.part:,.0f} / "
-                                           f"{r.whole:,.0f} = {q:.4f}"))
+        out += _bounds_findings(g, s.bounds)
+        out += _part_findings(g, s.part_of, groups)
+        out += _share_findings(g, s.share_of, groups)
     return out
+
+
+def _bounds_findings(g: pd.DataFrame, bounds: str) -> list[dict]:
+    """Rows of a series outside what it declares: a fraction outside 0-1, a count below 0 or not whole."""
+    v = g["value"]
+    if bounds == "fraction":
+        return [_finding(r, f"{r.value:g} is a fraction outside 0-1 (its series declares a fraction)")
+                for r in g[(v < 0) | (v > 1)].itertuples()]
+    if bounds == "count":
+        bad = (v < 0) | ((v - np.round(v)).abs() > 1e-6)
+        return [_finding(r, f"{r.value:g} is not a whole count of at least 0 (its series declares a count)")
+                for r in g[bad].itertuples()]
+    return []
+
+
+def _part_findings(g: pd.DataFrame, part_of: str, groups: dict[str, pd.DataFrame]) -> list[dict]:
+    """Rows above the total of the series they are part of, for the same date and key."""
+    if not (part_of and part_of in groups):
+        return []
+    tot = groups[part_of][_JOIN + ["value"]].rename(columns={"value": "total"})
+    j = g.merge(tot, on=_JOIN, how="inner")
+    return [_finding(r, f"{r.value:,.0f} is above its total {r.total:,.0f} ({part_of}, {r.total:,.0f})")
+            for r in j[j["value"] > j["total"] + 0.5].itertuples()]
+
+
+def _share_findings(g: pd.DataFrame, share_of: str, groups: dict[str, pd.DataFrame]) -> list[dict]:
+    """Rows of a share that is not its part over its whole ("part / whole" series), where the whole is above 0."""
+    if not share_of:
+        return []
+    part_id, whole_id = (x.strip() for x in share_of.split("/"))
+    if part_id not in groups or whole_id not in groups:
+        return []
+    j = g.merge(groups[part_id][_JOIN + ["value"]].rename(columns={"value": "part"}), on=_JOIN)
+    j = j.merge(groups[whole_id][_JOIN + ["value"]].rename(columns={"value": "whole"}), on=_JOIN)
+    j = j[j["whole"] > 0]
+    ratio = j["part"] / j["whole"]
+    bad = (j["value"] - ratio).abs() > SHARE_TOLERANCE + 1e-3 * ratio.abs()
+    return [_finding(r, f"{r.value:g} is not the ratio of its parts: {r.part:,.0f} / {r.whole:,.0f} = {q:.4f}")
+            for r, q in zip(j[bad].itertuples(), ratio[bad])]

@@ -119,29 +119,38 @@ def parse_manifest(text: bytes | str, path: Path) -> dict:
     if not isinstance(man, dict) or not isinstance(man.get("sources"), dict):
         raise manifest_error(path, "has no 'sources' object")
     for sid, entry in man["sources"].items():
-        if not isinstance(entry, dict):
-            raise manifest_error(path, f"source {sid!r} is not an object")
-        rows = entry.get("rows", 0)
-        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-            raise manifest_error(path, f"source {sid!r} field 'rows' is {short(rows)}, not a count")
-        for fld in ("latest_release", "date_min", "date_max"):
-            _check_date(entry.get(fld), path, f"source {sid!r} field {fld!r}")
-        for f in entry.get("files") or []:
-            if not isinstance(f, dict):
-                raise manifest_error(path, f"source {sid!r} has a file entry that is not an object")
-            for fld in ("release", "data_date", "date_min", "date_max"):
-                _check_date(f.get(fld), path, f"source {sid!r} file {short(f.get('name'))} field {fld!r}")
+        _check_source_entry(sid, entry, path)
     for key in ("snapshot_files", "curated_files"):
-        files = man.get(key, {})
-        if not isinstance(files, dict):
-            raise manifest_error(path, f"{key!r} is not an object")
-        for rel, meta in files.items():
-            if (not isinstance(meta, dict) or not isinstance(meta.get("bytes"), int)
-                    or not re.fullmatch(r"[0-9a-f]{64}", str(meta.get("sha256", "")))):
-                raise manifest_error(path, f"{key!r} entry {short(rel)} lacks a size and sha256")
-            if key == "snapshot_files" and not _safe_rel(rel):
-                raise manifest_error(path, f"'snapshot_files' entry {short(rel)} is not a path inside the snapshot")
+        _check_file_list(key, man.get(key, {}), path)
     return man
+
+
+def _check_source_entry(sid: str, entry, path: Path) -> None:
+    """One source's entry: an object with a row count, its dates, and its files' dates."""
+    if not isinstance(entry, dict):
+        raise manifest_error(path, f"source {sid!r} is not an object")
+    rows = entry.get("rows", 0)
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        raise manifest_error(path, f"source {sid!r} field 'rows' is {short(rows)}, not a count")
+    for fld in ("latest_release", "date_min", "date_max"):
+        _check_date(entry.get(fld), path, f"source {sid!r} field {fld!r}")
+    for f in entry.get("files") or []:
+        if not isinstance(f, dict):
+            raise manifest_error(path, f"source {sid!r} has a file entry that is not an object")
+        for fld in ("release", "data_date", "date_min", "date_max"):
+            _check_date(f.get(fld), path, f"source {sid!r} file {short(f.get('name'))} field {fld!r}")
+
+
+def _check_file_list(key: str, files, path: Path) -> None:
+    """The snapshot's or the curated files' list: a size and sha256 for each, snapshot paths inside it."""
+    if not isinstance(files, dict):
+        raise manifest_error(path, f"{key!r} is not an object")
+    for rel, meta in files.items():
+        if (not isinstance(meta, dict) or not isinstance(meta.get("bytes"), int)
+                or not re.fullmatch(r"[0-9a-f]{64}", str(meta.get("sha256", "")))):
+            raise manifest_error(path, f"{key!r} entry {short(rel)} lacks a size and sha256")
+        if key == "snapshot_files" and not _safe_rel(rel):
+            raise manifest_error(path, f"'snapshot_files' entry {short(rel)} is not a path inside the snapshot")
 
 
 def _check_date(value, path: Path, where: str) -> None:
@@ -273,10 +282,18 @@ def verify(data_dir: Path | str) -> list[str]:
         man = parse_manifest(mpath.read_bytes(), mpath)
     except SnapshotError as e:
         return [str(e)]
-    problems = []
     if "snapshot_files" not in man:
         return [f"{mpath}: lists no checksums (written by an earlier version); run rebuild to record them"]
     listed = man["snapshot_files"]
+    problems = _listed_file_problems(gen, listed) + _stray_files(gen, listed) + _unlisted_sources(man, mpath, listed)
+    if gen == data_dir / NAME or gen.name.startswith(OLD_PREFIX):
+        problems += _curated_problems(data_dir, man)
+    return problems
+
+
+def _listed_file_problems(gen: Path, listed: dict) -> list[str]:
+    """Each file the manifest lists: present, a regular file, of the listed size and sha256."""
+    problems = []
     for rel, meta in sorted(listed.items()):
         p = gen / rel
         if p.is_symlink() or not p.is_file():
@@ -287,29 +304,46 @@ def verify(data_dir: Path | str) -> list[str]:
             problems.append(f"{p}: {len(data):,} bytes, the manifest says {meta['bytes']:,}")
         elif sha256(data) != meta["sha256"]:
             problems.append(f"{p}: sha256 {sha256(data)[:12]}…, the manifest says {meta['sha256'][:12]}…")
+    return problems
+
+
+def _stray_files(gen: Path, listed: dict) -> list[str]:
+    """Files in the snapshot that the manifest does not list (its update lock aside)."""
+    stray = []
     for p in sorted(gen.rglob("*")):
         rel = p.relative_to(gen).as_posix()
         if p.is_file() and rel != MANIFEST and rel not in listed and p.name != ".update.lock":
-            problems.append(f"{p}: not listed in the manifest (a stray or half-written file)")
+            stray.append(f"{p}: not listed in the manifest (a stray or half-written file)")
+    return stray
+
+
+def _unlisted_sources(man: dict, mpath: Path, listed: dict) -> list[str]:
+    """Each source's observations file and tables, as the file list names them."""
+    problems = []
     for sid, entry in sorted(man["sources"].items()):
         if f"observations/{sid}.csv" not in listed:
             problems.append(f"{mpath}: source {sid} has no observations file listed")
         for t in (entry.get("tables") or {}).values():
             if isinstance(t, dict) and t.get("file") and t["file"] not in listed:
                 problems.append(f"{mpath}: source {sid} table {t['file']} is not listed")
-    if gen == data_dir / NAME or gen.name.startswith(OLD_PREFIX):
-        for name, meta in sorted(man.get("curated_files", {}).items()):
-            # The copy in this data folder; for a snapshot written elsewhere (``--out``), the project's own,
-            # which is what the build read.
-            p = data_dir / name if (data_dir / name).exists() else PROJECT_DATA / name
-            if not p.is_file():
-                problems.append(f"{p}: missing (the snapshot was built with it)")
-                continue
-            data = p.read_bytes()
-            if len(data) != meta["bytes"] or sha256(data) != meta["sha256"]:
-                # The command that works with no raw folder: the curated files are the only ones rebuilt.
-                problems.append(f"{p}: changed since the snapshot was built (edited by hand?); run `make "
-                                "rebuild-curated` (python -m loaders rebuild --curated-only --out data) to take it in")
+    return problems
+
+
+def _curated_problems(data_dir: Path, man: dict) -> list[str]:
+    """The curated files the snapshot was built with: still there, and unchanged since."""
+    problems = []
+    for name, meta in sorted(man.get("curated_files", {}).items()):
+        # The copy in this data folder; for a snapshot written elsewhere (``--out``), the project's own,
+        # which is what the build read.
+        p = data_dir / name if (data_dir / name).exists() else PROJECT_DATA / name
+        if not p.is_file():
+            problems.append(f"{p}: missing (the snapshot was built with it)")
+            continue
+        data = p.read_bytes()
+        if len(data) != meta["bytes"] or sha256(data) != meta["sha256"]:
+            # The command that works with no raw folder: the curated files are the only ones rebuilt.
+            problems.append(f"{p}: changed since the snapshot was built (edited by hand?); run `make "
+                            "rebuild-curated` (python -m loaders rebuild --curated-only --out data) to take it in")
     return problems
 
 
