@@ -21,9 +21,10 @@ revisions between releases can be listed. The dates, each read from the workbook
   "ICE National Docket data are a snapshot as of MM/DD/YYYY". Headcounts (``detained_*``) have date = end = the
   docket date; the month holding a monthly table's date is partial (flag ``partial``, ``end`` = that date), so
   per-day rates divide by the days the month really covers; FY-to-date ADP is dated at the detention tables' date,
-  FY-to-date removals at the removals date (key = fiscal year). ICE's FY Overall ADP only works out if the
-  partial month runs to the footnote date (``ice_checks`` recomputes it for every release). A table without a
-  footnote takes a neighbour's date, else the IIDS date; ``releases.csv`` records which (``*_from``).
+  FY-to-date removals at the removals date (key = fiscal year as parsed; the snapshot stores them from October 1
+  to that date, ``tidy.fytd_periods``). ICE's FY Overall ADP only works out if the partial month runs to the
+  footnote date (``ice_checks`` recomputes it for every release). A table without a footnote takes a neighbour's
+  date, else the IIDS date; ``releases.csv`` records which (``*_from``).
 - the IIDS date (``data_date`` in ``releases.csv``): "Data Source: ICE Integrated Decision Support (IIDS),
   MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. It dates the facility list only; it
   differs from the footnote dates in almost every release (2026-02-12: IIDS 02-05, tables 02-07).
@@ -92,7 +93,7 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
 from . import ice_checks, ice_tables, parsing
-from .base import Parsed, Series, Source, table_frame
+from .base import FISCAL_YTD, Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
@@ -170,8 +171,9 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
                    f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
-                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES,
-                   ID, breakdown="fiscal year", measure="level"),
+                   f"{_WHO[a]}. One figure per release, to that date (the chart puts it there, one line per fiscal year)."
+                   + _DATES,
+                   ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
@@ -187,22 +189,22 @@ def _series() -> tuple[Series, ...]:
                "release",
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
-               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES,
-               ID, breakdown="fiscal year", measure="level",
+               "ICE's figure includes returns and expulsions of people turned over to ICE. One figure per release, to "
+               "that date (the chart puts it there, one line per fiscal year); it only grows within a year." + _DATES,
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD,
                bounds="count"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
                "removals table's data-through date. Printed from FY2024; not the same measure as removals after "
                "family-centre detention." + _DATES,
-               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD, bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
                "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU "
                "removals instead." + _DATES,
-               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD, bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
                "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
@@ -210,7 +212,7 @@ def _series() -> tuple[Series, ...]:
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
                "city, state, field office and type are in the facilities table." + _DATES,
-               ID, breakdown="facility", measure="level"),
+               ID, breakdown="facility", measure="level", period=FISCAL_YTD),
     ]
     return tuple(out)
 
