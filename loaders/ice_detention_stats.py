@@ -110,10 +110,12 @@ from .workbook import (
     fiscal_year_of,
     label,
     month_cells,
+    norm,
     open_workbook,
     read_sheet,
     read_table,
     sections,
+    unplaced_columns,
 )
 
 ID = "ice_detention_stats"
@@ -122,7 +124,7 @@ ATTRIBUTION = "Source: U.S. Immigration and Customs Enforcement, detention stati
 STALE_DAYS = 10
 # Bump when anything this parser returns for a file changes: a rebuild reuses earlier parses only under the same
 # version (``loaders.parse_cache``; the data side's code digest is part of the key too).
-PARSER_VERSION = "2026-12-03.3"
+PARSER_VERSION = "2026-12-03.4"
 AGENCIES = {"ice": "ICE", "cbp": "CBP", "total": "ICE+CBP"}
 CRIMINALITY = {
     "convicted criminal": "Convicted criminal",
@@ -365,6 +367,9 @@ def _removals_row(lab: str):
     return {}  # another removals line: not one of ours
 
 
+# The fiscal-year column of the monthly tables, as ICE spells it (ADP and length of stay: 'FY Overall'; book-ins:
+# 'Total'), found by its label wherever it sits right of the table's title.
+OVERALL = ("FY Overall", "Total", "FY Total")
 DETENTION_SHEET = r"^\s*Detention\b"
 FACILITIES_SHEET = r"^\s*Facilities\b"
 TABLES = (
@@ -375,23 +380,23 @@ TABLES = (
               notes="A headcount on the National Docket snapshot date ('snapshot as of' in the footnotes)."),
     TableSpec("book_ins", r"Initial Book-?Ins by Arresting Agency and Month", DETENTION_SHEET,
               heading="ICE Initial Book-Ins by Arresting Agency and Month",
-              columns=tuple(MONTHS), rows=_agency_row, date="book_ins", series={"": "book_ins_{agency}"},
+              columns=tuple(MONTHS), rows=_agency_row, fy_column=OVERALL, date="book_ins",
+              series={"": "book_ins_{agency}"},
               notes="Monthly; months after the footnote date are 0 or blank (missing, not zero)."),
     TableSpec("adp", r"Average Daily Population by Arresting Agency", DETENTION_SHEET,
               heading="ICE Average Daily Population by Arresting Agency, Month and Criminality",
-              columns=tuple(MONTHS), rows=_block_row, date="detention",
+              columns=tuple(MONTHS), rows=_block_row, fy_column=OVERALL, date="detention",
               series={"": "adp_{agency}", "key": "adp_{agency}_by_criminality", "overall": "adp_{agency}_fytd"},
               notes="'FY Overall' is the average over the fiscal year's days to the footnote date."),
     TableSpec("alos", r"Average Length of Stay by Arresting Agency", DETENTION_SHEET,
               heading="ICE Average Length of Stay by Arresting Agency, Month and Criminality",
-              columns=tuple(MONTHS), rows=_block_row, date="detention", required=False,
+              columns=tuple(MONTHS), rows=_block_row, fy_column=OVERALL, date="detention", required=False,
               series={"": "alos_{agency}", "key": "alos_{agency}_by_criminality"}),
     TableSpec("removals", r"^ICE Removals\b", DETENTION_SHEET, heading="ICE Removals", layout="pairs",
               rows=_removals_row, max_rows=5, date="removals", series={"": "{series}"},
               notes="Label rows ('Total', 'Removals with a FAMU Identifier') with the number a column or two right."),
 )
 TABLE = {t.name: t for t in TABLES}
-OVERALL = ("FY Overall", "Total", "FY Total")
 
 # Which footnote section dates which table: (table date, regex on the section label, phrase before the date).
 FOOTNOTES = (
@@ -862,6 +867,7 @@ def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings:
                          "message": f"table {t.spec.name!r}: the {start:%Y-%m} column lies past the table's "
                                     f"data-through date {d} (its footnote) and was dropped ({n} figures, e.g. "
                                     f"{example:g})"})
+    _column_findings(t, findings)
     rows = []
     for f, start, v in _monthly(t, fy):
         if start is None:
@@ -871,6 +877,23 @@ def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings:
                                                        start, v, d, release)):
             rows.append(row)
     return rows
+
+
+def _column_findings(t: TableRead, findings: list) -> None:
+    """A ``column-unread`` finding for each header column of a monthly table that cannot be placed (a label that
+    is no month nor the fiscal-year column), and for a fiscal-year column the table's series need but its header
+    row does not have: their figures are left out, said so, and the rest of the table is kept."""
+    where = f"table {t.spec.name!r} (sheet {t.sheet.name!r})"
+    header_row = t.rows[0].row - 1 if t.rows else t.at[0] + 2
+    for lab, cc in unplaced_columns(t, MONTHS):
+        findings.append({"series": "", "key": "", "date": "", "flag": "column-unread",
+                         "message": f"{where}: column {lab!r} ({column_letter(cc)}{header_row}) is not a column this "
+                                    "table is read by; its figures are left out and the rest of the table kept"})
+    if "overall" in t.spec.series and not any(norm(k) in {norm(o) for o in t.spec.fy_column} for k in t.header):
+        findings.append({"series": "", "key": "", "date": "", "flag": "column-unread",
+                         "message": f"{where}: no fiscal-year column ({t.spec.fy_column[0]!r}) in header row "
+                                    f"{header_row}; the table's fiscal-year-to-date figures have no row from this "
+                                    "release and the rest of the table is kept"})
 
 
 def _month_row(sid: str, key: str, start: dt.date, value, through: dt.date, release: dt.date) -> tuple | None:

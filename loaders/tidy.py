@@ -60,6 +60,8 @@ FLAGS = {
     "out-of-range": "the value breaks a rule its series must keep (a fraction in 0-1, a whole count not below 0, a part "
                     "not above its total, a share equal to its parts' ratio)",
     "stub-column": "a month column printed past the table's own data-through date was dropped",
+    "column-unread": "a column of a table could not be placed by its header label, or a column the table needs was "
+                     "not found; its figures are left out and the rest of the table kept",
     "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own "
                            "contents (the earliest day it can have been published)",
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
