@@ -132,7 +132,9 @@ def _check_table_names(source: Source, tables: dict, name: str) -> None:
 
 
 def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
-    """(rows, distinct releases, first date, last end) of one file's tidy rows."""
+    """(rows, distinct releases, first date, last end) of one file's tidy rows, dated as the snapshot stores them
+    (a fiscal-year-to-date figure covers the days from 1 October)."""
+    df = tidy.fytd_periods(df, fytd_series())
     n = int(len(df))
     return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
             df["end"].max() if n else None)
@@ -353,6 +355,7 @@ def csv_text(df: pd.DataFrame) -> str:
     return out.to_csv(index=False, lineterminator="\n")
 
 
+@functools.lru_cache(maxsize=1)
 def fytd_series() -> dict[str, str]:
     """Every declared fiscal-year-to-date series, with the breakdown its stored rows are keyed by."""
     return {s.id: tidy.stored_breakdown(s.breakdown, s.period) for s in registry.catalogue() if s.period == FISCAL_YTD}
@@ -516,8 +519,9 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
                                         "nothing was written. Restore the snapshot or rebuild that source")
                 gen.add(rel, cur_files[rel])
         for sid, (obs, flags, files, tables) in sorted(results.items()):
-            gen.add(f"observations/{sid}.csv", csv_text(stored_rows(obs)))
-            entry = source_entry(registry.get(sid), obs, files)
+            stored = stored_rows(obs)
+            gen.add(f"observations/{sid}.csv", csv_text(stored))
+            entry = source_entry(registry.get(sid), stored, files)
             entry["tables"] = {}
             for tname, t in sorted(tables.items()):
                 gen.add(f"tables/{sid}.{tname}.csv", t.to_csv(index=False, lineterminator="\n"))

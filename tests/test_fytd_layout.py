@@ -1,6 +1,7 @@
 """Fiscal-year-to-date series follow the period convention of every other series in the snapshot and the data
 package (``loaders.tidy.fytd_periods``: date = 1 October, end = the data date, key = the member alone), while
 the page keeps drawing them one point per release on one line per fiscal year (``fytd_points``)."""
+import json
 import re
 
 import pandas as pd
@@ -102,6 +103,13 @@ def test_every_series_of_the_snapshot_follows_one_period_convention():
         assert tidy.fytd_layout_errors(obs, fytd)[:3] == [], f.name
         other = obs[~obs["series"].isin(list(fytd))]
         assert not other["key"].str.match(FY_KEY).any(), (f.name, other.loc[other["key"].str.match(FY_KEY)].head(2))
+        # the manifest's dates are the stored rows' (sources.parquet and source_files.parquet say what they cover)
+        entry = json.loads((SNAPSHOT / "manifest.json").read_text("utf-8"))["sources"][f.stem]
+        if len(obs):
+            assert (entry["date_min"], entry["date_max"]) == (obs["date"].min(), obs["end"].max()), f.name
+        for fe in entry["files"]:
+            mine = obs[obs["file"] == fe["name"]]
+            assert not len(mine) or fe["date_min"] == mine["date"].min(), (f.name, fe["name"])
     flags = pd.read_csv(SNAPSHOT / "quality_flags.csv", dtype=str, keep_default_na=False)
     placed = flags[flags["series"].isin(list(fytd)) & (flags["date"] != "")]
     assert len(placed) and placed["date"].str.endswith("-10-01").all()
