@@ -17,7 +17,7 @@ import pyarrow.csv as pacsv
 
 from loaders import events as lev
 from loaders import reported_figures, tidy
-from loaders.base import MEASURES
+from loaders.base import FISCAL_YTD, MEASURES
 from loaders.snapshot import SnapshotError, read_generation
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -76,13 +76,14 @@ def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:
     frames = [read_observations(files[rel])
               for rel in sorted(files) if rel.startswith("observations/") and rel.endswith(".csv")]
     obs = pd.concat(frames, ignore_index=True) if frames else tidy.empty()
+    catalogue = (read_catalogue(files["series.csv"]) if "series.csv" in files
+                 else pd.DataFrame(columns=["id", "measure"]).set_index("id"))
+    obs, catalogue = drawn_layout(obs, catalogue)
     for c in ("date", "end"):
         obs[c] = pd.to_datetime(obs[c], format="%Y-%m-%d")
     obs["release"] = pd.to_datetime(obs["release"].replace("", None), format="%Y-%m-%d")
     for c in ("series", "key", "flag", "file"):
         obs[c] = obs[c].fillna("")
-    catalogue = (read_catalogue(files["series.csv"]) if "series.csv" in files
-                 else pd.DataFrame(columns=["id", "measure"]).set_index("id"))
     flags = csv("quality_flags.csv", dtype=str) if "quality_flags.csv" in files else pd.DataFrame()
     tables = {rel[len("tables/"):-len(".csv")]: csv(rel, dtype=str)
               for rel in sorted(files) if rel.startswith("tables/") and rel.endswith(".csv")}
@@ -125,6 +126,22 @@ def _read_observations_arrow(content: bytes) -> pd.DataFrame:
         convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                              quoted_strings_can_be_null=False, null_values=[""]))
     return table.to_pandas(types_mapper={pa.string(): pd.StringDtype(na_value=np.nan)}.get)
+
+
+def drawn_layout(obs: pd.DataFrame, catalogue: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The snapshot stores fiscal-year-to-date series by period (1 October to the data date, the breakdown member
+    as key); the page draws each of them one point per release at its data date, one line per fiscal year
+    (``loaders.tidy.fytd_points``), so its lines and the keys in its addresses stay as they were. ``obs`` with
+    ISO text dates."""
+    if "period" not in catalogue or "breakdown" not in catalogue:
+        return obs, catalogue
+    fy = catalogue.index[catalogue["period"] == FISCAL_YTD]
+    if not len(fy):
+        return obs, catalogue
+    obs = tidy.fytd_points(obs, {sid: catalogue.at[sid, "breakdown"] for sid in fy})
+    catalogue = catalogue.copy()
+    catalogue.loc[fy, "breakdown"] = [tidy.drawn_breakdown(catalogue.at[sid, "breakdown"], FISCAL_YTD) for sid in fy]
+    return obs, catalogue
 
 
 def read_catalogue(content: bytes, name: str = "series.csv") -> pd.DataFrame:

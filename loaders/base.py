@@ -36,6 +36,14 @@ METRICS = {
 }
 AGENCIES = {"ICE", "CBP", "ICE+CBP", "DHS", "USBP", "OFO", "CBP (USBP+OFO)"}
 FREQUENCIES = {"daily", "weekly", "monthly", "biweekly", "release", "annual", "irregular", "quarterly", "semimonthly"}
+# What each row's period is, when it is not simply ``date`` to ``end`` of a regular calendar period (declared once
+# per series; ``tidy.fytd_periods`` lays the rows out by it, docs/data.md describes it).
+FISCAL_YTD = "fiscal-year-to-date"
+PERIODS = {
+    "": "each row covers its own period, date to end (a day, a week, a month, a fiscal year...)",
+    FISCAL_YTD: "a running total or average from the fiscal year's first day: date is 1 October, end the day the "
+                "release's figures run to (one row per fiscal year and release, flagged partial until 30 September)",
+}
 # What a series measures, declared once per series and read everywhere (per-day conversion, resampling, headline
 # cards, the event study, the agreement between sources): summing a level or dividing it by days is the
 # mistake this guards against.
@@ -70,6 +78,10 @@ class Series:
     bounds: str = field(default="", kw_only=True)
     part_of: str = field(default="", kw_only=True)
     share_of: str = field(default="", kw_only=True)
+    # "" or FISCAL_YTD (see PERIODS). A fiscal-year-to-date series is parsed, checked and drawn one point per
+    # release at its data date (the fiscal year first in the key, except in a facility list); the snapshot and
+    # the data package store it with the period convention of every other series (``tidy.fytd_periods``).
+    period: str = field(default="", kw_only=True)
 
     def __post_init__(self):
         if self.metric not in METRICS:
@@ -78,6 +90,8 @@ class Series:
             raise ValueError(f"series {self.id}: unknown frequency {self.frequency!r}")
         if self.measure not in MEASURES:
             raise ValueError(f"series {self.id}: measure must be one of {sorted(MEASURES)}, not {self.measure!r}")
+        if self.period not in PERIODS:
+            raise ValueError(f"series {self.id}: period must be one of {sorted(PERIODS)}, not {self.period!r}")
         if self.bounds not in ("", "fraction", "count"):
             raise ValueError(f"series {self.id}: bounds must be 'fraction', 'count' or '', not {self.bounds!r}")
         if not self.id.startswith(self.source + "."):

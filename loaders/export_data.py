@@ -99,8 +99,11 @@ SERIES = [
           "1); empty when none is declared."),
     Field("part_of", "string", "Series id this series is a part of, when it is one."),
     Field("share_of", "string", "'part id / whole id' when this series is the ratio of two series."),
+    Field("period", "string", "'fiscal-year-to-date' for a running total or average since 1 October: each row "
+          "has date = the fiscal year's first day and end = the day the release's figures run to (flag partial "
+          "before 30 September); empty when each row covers date to end of its own period."),
     Field("national_total", "string", "Where the series' national figure is (loaders/totals.py): empty = its "
-          "member with key ''; 'member:<key>' = that member ('{fiscal year}' standing for each year's key); "
+          "member with key ''; 'member:<key>' = that member; "
           "'series:<id>' = another series (never sum the members instead); 'each member' = every member is a "
           "figure of its own; 'none' = the source has no national figure for it."),
 ]

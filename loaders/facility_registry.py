@@ -43,7 +43,7 @@ import re
 import pandas as pd
 
 from . import parsing, tidy
-from .base import Parsed, Series, Source
+from .base import FISCAL_YTD, Parsed, Series, Source
 from .errors import ParseError
 
 ID = "facility_registry"
@@ -57,7 +57,7 @@ SERIES = (
            "its 20 July 2026 workbook, taken from the Detention System Data registry's parse of that sheet "
            "(the workbook itself is not redistributable). An average over the fiscal year, not a headcount. "
            "Key = facility name as ICE prints it; the facility code is in the ice_sheet table.",
-           ID, breakdown="facility", measure="level"),
+           ID, breakdown="facility", measure="level", period=FISCAL_YTD),
 )
 
 _FAC_NEED = ("id", "primary_name", "county_fips", "states", "fieldOffice")

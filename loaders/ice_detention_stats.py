@@ -21,9 +21,10 @@ revisions between releases can be listed. The dates, each read from the workbook
   "ICE National Docket data are a snapshot as of MM/DD/YYYY". Headcounts (``detained_*``) have date = end = the
   docket date; the month holding a monthly table's date is partial (flag ``partial``, ``end`` = that date), so
   per-day rates divide by the days the month really covers; FY-to-date ADP is dated at the detention tables' date,
-  FY-to-date removals at the removals date (key = fiscal year). ICE's FY Overall ADP only works out if the
-  partial month runs to the footnote date (``ice_checks`` recomputes it for every release). A table without a
-  footnote takes a neighbour's date, else the IIDS date; ``releases.csv`` records which (``*_from``).
+  FY-to-date removals at the removals date (key = fiscal year as parsed; the snapshot stores them from October 1
+  to that date, ``tidy.fytd_periods``). ICE's FY Overall ADP only works out if the partial month runs to the
+  footnote date (``ice_checks`` recomputes it for every release). A table without a footnote takes a neighbour's
+  date, else the IIDS date; ``releases.csv`` records which (``*_from``).
 - the IIDS date (``data_date`` in ``releases.csv``): "Data Source: ICE Integrated Decision Support (IIDS),
   MM/DD/YYYY" (FY19-FY21: "Source: ...") at the top of the Facilities sheet. It dates the facility list only; it
   differs from the footnote dates in almost every release (2026-02-12: IIDS 02-05, tables 02-07).
@@ -92,7 +93,7 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
 
 from . import ice_checks, ice_tables, parsing
-from .base import Parsed, Series, Source, table_frame
+from .base import FISCAL_YTD, Parsed, Series, Source, table_frame
 from .errors import FetchError, ParseError
 from .fetch import read_page
 from .ice_checks import FACILITY_RATIO, SWAP_TOLERANCE  # noqa: F401 (re-exported)
@@ -109,10 +110,12 @@ from .workbook import (
     fiscal_year_of,
     label,
     month_cells,
+    norm,
     open_workbook,
     read_sheet,
     read_table,
     sections,
+    unplaced_columns,
 )
 
 ID = "ice_detention_stats"
@@ -167,8 +170,9 @@ def _series() -> tuple[Series, ...]:
             Series(f"{ID}.adp_{a}_fytd", f"Average daily population in ICE detention, {_WHO_SHORT[a]}, fiscal year to "
                    "date (ICE release)", "adp", agency, "people", "release",
                    f"Average daily population from October 1 to the detention tables' data-through date ('FY Overall'), "
-                   f"{_WHO[a]}. One point per release at that date; key = fiscal year." + _DATES,
-                   ID, breakdown="fiscal year", measure="level"),
+                   f"{_WHO[a]}. One figure per release, to that date (the chart puts it there, one line per fiscal year)."
+                   + _DATES,
+                   ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD),
             Series(f"{ID}.alos_{a}", f"Average length of stay in ICE detention, {_WHO_SHORT[a]}, monthly (ICE release)",
                    "alos", agency, "days", "monthly",
                    f"ICE's average length of stay in days for detention stays of people {_WHO[a]}, by month of release "
@@ -184,22 +188,22 @@ def _series() -> tuple[Series, ...]:
                "release",
                "Removals carried out by ICE counted cumulatively since October 1 of the fiscal year up to the removals "
                "table's data-through date. "
-               "ICE's figure includes returns and expulsions of people turned over to ICE. One point per release at "
-               "that date; key = fiscal year; it only grows within a year." + _DATES,
-               ID, breakdown="fiscal year", measure="level",
+               "ICE's figure includes returns and expulsions of people turned over to ICE. One figure per release, to "
+               "that date (the chart puts it there, one line per fiscal year); it only grows within a year." + _DATES,
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD,
                bounds="count"),
         Series(f"{ID}.removals_famu_fytd", "ICE removals of family-unit members, fiscal year to date (ICE release)",
                "removals", "ICE", "removals", "release",
                "Removals since October 1 of people carrying ICE's family-unit (FAMU) identifier, cumulative to the "
                "removals table's data-through date. Printed from FY2024; not the same measure as removals after "
                "family-centre detention." + _DATES,
-               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD, bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.removals_family_detention_fytd", "ICE removals after family-centre detention, fiscal year to "
                "date (ICE release)", "removals", "ICE", "removals", "release",
                "Removals since October 1 of people held in a family residential or staging centre (FRC/FSC), "
                "cumulative to the removals table's data-through date. Printed up to FY2023; later releases print FAMU "
                "removals instead." + _DATES,
-               ID, breakdown="fiscal year", measure="level", bounds="count", part_of=f"{ID}.removals_fytd"),
+               ID, breakdown="fiscal year", measure="level", period=FISCAL_YTD, bounds="count", part_of=f"{ID}.removals_fytd"),
         Series(f"{ID}.facility_adp_fytd", "Average daily population by detention facility, fiscal year to date "
                "(ICE release)", "facility-adp", "ICE+CBP", "people", "release",
                "Each listed facility's average daily population from October 1 to the IIDS date of the Facilities "
@@ -207,7 +211,7 @@ def _series() -> tuple[Series, ...]:
                "classification-level columns). Facilities with nobody held at the pull, and hold rooms, hospitals and "
                "hotels, are not listed, so the sum falls a little short of the national figure. Key = facility name; "
                "city, state, field office and type are in the facilities table." + _DATES,
-               ID, breakdown="facility", measure="level"),
+               ID, breakdown="facility", measure="level", period=FISCAL_YTD),
     ]
     return tuple(out)
 
@@ -360,6 +364,9 @@ def _removals_row(lab: str):
     return {}  # another removals line: not one of ours
 
 
+# The fiscal-year column of the monthly tables, as ICE spells it (ADP and length of stay: 'FY Overall'; book-ins:
+# 'Total'), found by its label wherever it sits right of the table's title.
+OVERALL = ("FY Overall", "Total", "FY Total")
 DETENTION_SHEET = r"^\s*Detention\b"
 FACILITIES_SHEET = r"^\s*Facilities\b"
 TABLES = (
@@ -370,23 +377,23 @@ TABLES = (
               notes="A headcount on the National Docket snapshot date ('snapshot as of' in the footnotes)."),
     TableSpec("book_ins", r"Initial Book-?Ins by Arresting Agency and Month", DETENTION_SHEET,
               heading="ICE Initial Book-Ins by Arresting Agency and Month",
-              columns=tuple(MONTHS), rows=_agency_row, date="book_ins", series={"": "book_ins_{agency}"},
+              columns=tuple(MONTHS), rows=_agency_row, fy_column=OVERALL, date="book_ins",
+              series={"": "book_ins_{agency}"},
               notes="Monthly; months after the footnote date are 0 or blank (missing, not zero)."),
     TableSpec("adp", r"Average Daily Population by Arresting Agency", DETENTION_SHEET,
               heading="ICE Average Daily Population by Arresting Agency, Month and Criminality",
-              columns=tuple(MONTHS), rows=_block_row, date="detention",
+              columns=tuple(MONTHS), rows=_block_row, fy_column=OVERALL, date="detention",
               series={"": "adp_{agency}", "key": "adp_{agency}_by_criminality", "overall": "adp_{agency}_fytd"},
               notes="'FY Overall' is the average over the fiscal year's days to the footnote date."),
     TableSpec("alos", r"Average Length of Stay by Arresting Agency", DETENTION_SHEET,
               heading="ICE Average Length of Stay by Arresting Agency, Month and Criminality",
-              columns=tuple(MONTHS), rows=_block_row, date="detention", required=False,
+              columns=tuple(MONTHS), rows=_block_row, fy_column=OVERALL, date="detention", required=False,
               series={"": "alos_{agency}", "key": "alos_{agency}_by_criminality"}),
     TableSpec("removals", r"^ICE Removals\b", DETENTION_SHEET, heading="ICE Removals", layout="pairs",
               rows=_removals_row, max_rows=5, date="removals", series={"": "{series}"},
               notes="Label rows ('Total', 'Removals with a FAMU Identifier') with the number a column or two right."),
 )
 TABLE = {t.name: t for t in TABLES}
-OVERALL = ("FY Overall", "Total", "FY Total")
 
 # Which footnote section dates which table: (table date, regex on the section label, phrase before the date).
 FOOTNOTES = (
@@ -857,6 +864,7 @@ def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings:
                          "message": f"table {t.spec.name!r}: the {start:%Y-%m} column lies past the table's "
                                     f"data-through date {d} (its footnote) and was dropped ({n} figures, e.g. "
                                     f"{example:g})"})
+    _column_findings(t, findings)
     rows = []
     for f, start, v in _monthly(t, fy):
         if start is None:
@@ -866,6 +874,23 @@ def _monthly_rows(t: TableRead, fy: int, d: dt.date, release: dt.date, findings:
                                                        start, v, d, release)):
             rows.append(row)
     return rows
+
+
+def _column_findings(t: TableRead, findings: list) -> None:
+    """A ``column-unread`` finding for each header column of a monthly table that cannot be placed (a label that
+    is no month nor the fiscal-year column), and for a fiscal-year column the table's series need but its header
+    row does not have: their figures are left out, said so, and the rest of the table is kept."""
+    where = f"table {t.spec.name!r} (sheet {t.sheet.name!r})"
+    header_row = t.rows[0].row - 1 if t.rows else t.at[0] + 2
+    for lab, cc in unplaced_columns(t, MONTHS):
+        findings.append({"series": "", "key": "", "date": "", "flag": "column-unread",
+                         "message": f"{where}: column {lab!r} ({column_letter(cc)}{header_row}) is not a column this "
+                                    "table is read by; its figures are left out and the rest of the table kept"})
+    if "overall" in t.spec.series and not any(norm(k) in {norm(o) for o in t.spec.fy_column} for k in t.header):
+        findings.append({"series": "", "key": "", "date": "", "flag": "column-unread",
+                         "message": f"{where}: no fiscal-year column ({t.spec.fy_column[0]!r}) in header row "
+                                    f"{header_row}; the table's fiscal-year-to-date figures have no row from this "
+                                    "release and the rest of the table is kept"})
 
 
 def _month_row(sid: str, key: str, start: dt.date, value, through: dt.date, release: dt.date) -> tuple | None:

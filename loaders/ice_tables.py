@@ -86,7 +86,7 @@ import math
 import re
 from typing import Mapping
 
-from .base import Series
+from .base import FISCAL_YTD, Series
 from .errors import ParseError
 from .parsing import find_mdy, month_end, number
 from .tidy import MAX_VALUE
@@ -215,8 +215,8 @@ TABLE = {t.name: t for t in TABLES}
 
 _REL = (" Release = the date in the file name (or ICE's data date for undated end-of-year files).")
 _KEYS = " Keys join the row and column labels with ' | '; rows labelled Total are ICE's totals: do not add keys up."
-_FYTD = (" One point per release at the data-through date ICE's footnote gives for the table; the key starts with "
-         "the fiscal year.")
+_FYTD = (" One figure per release, from October 1 to the data-through date ICE's footnote gives for the table (the "
+         "chart puts it at that date, one line per fiscal year).")
 _MONTHLY = (" One row per month; the month holding the footnote's data-through date ends there and is flagged "
             "partial.")
 
@@ -266,11 +266,11 @@ SERIES: tuple[Series, ...] = (
        "ICE", "hearings", "release",
        "Immigration-court hearings of ATD participants whose court dates BI Inc. tracks, from October 1 to the end "
        "of the month the table names: attended, failed to attend, total. Only participants with court tracking are "
-       "counted." + _FYTD + _KEYS, "fiscal year | outcome", measure="level"),
+       "counted." + _FYTD + _KEYS, "fiscal year | outcome", measure="level", period=FISCAL_YTD),
     _s("atd_court_appearances_final", "ATD participants' final court hearings attended or missed, fiscal year to "
        "date", "atd", "ICE", "hearings", "release",
        "As the hearings series, for final hearings (where the judge decides the case) only." + _FYTD + _KEYS,
-       "fiscal year | outcome", measure="level"),
+       "fiscal year | outcome", measure="level", period=FISCAL_YTD),
     _s("detained_by_disposition", "People in ICE detention by processing disposition and facility type", "detained",
        "ICE+CBP", "people", "release",
        "Headcount in ICE detention on the National Docket snapshot date, by how the case was processed "
@@ -282,7 +282,7 @@ SERIES: tuple[Series, ...] = (
        "For people released from ICE detention in the fiscal year (to the footnote's data-through date) who had a "
        "USCIS credible or reasonable fear decision, the average days from the service date of that decision to "
        "the release; by family or adult facility. Key: release fiscal year | facility type." + _KEYS,
-       "fiscal year | facility type", measure="level"),
+       "fiscal year | facility type", measure="level", period=FISCAL_YTD),
     _s("detained_with_fear_decision", "People in ICE detention with a USCIS fear decision, by facility type",
        "detained", "ICE+CBP", "people", "release",
        "Headcount in ICE detention on the snapshot date of people with a fear decision established by USCIS, by "
@@ -291,12 +291,12 @@ SERIES: tuple[Series, ...] = (
        "fiscal year to date", "book-ins", "ICE+CBP", "book-ins", "release",
        "First book-ins into ICE detention from October 1 to the footnote's data-through date, whoever arrested "
        "the person, by facility type (family or adult) and ICE's criminality label. A book-in is not an arrest."
-       + _FYTD + _KEYS, "fiscal year | facility type | criminality", measure="level"),
+       + _FYTD + _KEYS, "fiscal year | facility type | criminality", measure="level", period=FISCAL_YTD),
     _s("book_outs_by_facility_type_fytd", "Final book-outs from ICE detention by facility type, fiscal year to "
        "date", "book-outs", "ICE+CBP", "book-outs", "release",
        "People whose ICE detention ended (final book-out; 'final releases' until FY2023) from October 1 to the "
        "data-through date, by facility type. Includes removals: a book-out is not a release into the "
-       "country." + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
+       "country." + _FYTD + _KEYS, "fiscal year | facility type", measure="level", period=FISCAL_YTD),
     _s("book_outs_by_reason", "Final book-outs from ICE detention by reason and criminality, monthly",
        "book-outs", "ICE+CBP", "book-outs", "monthly",
        "People whose ICE detention ended in the month, by ICE's release reason (release to remove, bond, order of "
@@ -306,7 +306,8 @@ SERIES: tuple[Series, ...] = (
     _s("book_outs_by_reason_fytd", "Final book-outs from ICE detention by reason and criminality, fiscal year to "
        "date", "book-outs", "ICE+CBP", "book-outs", "release",
        "As the monthly series, summed from October 1 to the data-through date (FY2019-FY2020: ICE's annual table; "
-       "from FY2021: the table's Total column)." + _FYTD + _KEYS, "fiscal year | reason | criminality", measure="level"),
+       "from FY2021: the table's Total column)." + _FYTD + _KEYS, "fiscal year | reason | criminality", measure="level",
+       period=FISCAL_YTD),
     _s("adp_by_facility_type", "Average daily population in ICE detention by facility type, monthly", "adp",
        "ICE+CBP", "people", "monthly",
        "Average number of people held at the midnight count over the month's days, by facility type (family or "
@@ -314,7 +315,7 @@ SERIES: tuple[Series, ...] = (
     _s("adp_by_facility_type_fytd", "Average daily population in ICE detention by facility type, fiscal year to "
        "date", "adp", "ICE+CBP", "people", "release",
        "Average daily population from October 1 to the data-through date ('FY Overall'), by facility type."
-       + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
+       + _FYTD + _KEYS, "fiscal year | facility type", measure="level", period=FISCAL_YTD),
     _s("length_of_stay_by_facility_type", "Average length of stay in ICE detention by facility type, monthly", "alos",
        "ICE+CBP", "days", "monthly",
        "ICE's average length of detention stays ending in the month, in days, by facility type. Not the time "
@@ -322,7 +323,7 @@ SERIES: tuple[Series, ...] = (
     _s("length_of_stay_by_facility_type_fytd", "Average length of stay in ICE detention by facility type, fiscal year to "
        "date", "alos", "ICE+CBP", "days", "release",
        "Average length of the detention stays ending from October 1 to the data-through date, by facility type."
-       + _FYTD + _KEYS, "fiscal year | facility type", measure="level"),
+       + _FYTD + _KEYS, "fiscal year | facility type", measure="level", period=FISCAL_YTD),
     _s("iclos_days", "Average time in custody so far of people detained (ICLOS)", "iclos", "ICE+CBP", "days",
        "semimonthly",
        "ICE's in-custody length of stay: for the people in detention on the 15th and on the last day of each "

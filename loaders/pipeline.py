@@ -31,7 +31,7 @@ from filelock import FileLock, Timeout
 from tqdm import tqdm
 
 from . import events, limits, origins, registry, snapshot, tidy, totals
-from .base import Parsed, Source
+from .base import FISCAL_YTD, Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import MAX_SIDECAR_BYTES, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 from .parse_cache import ParseCache
@@ -132,7 +132,9 @@ def _check_table_names(source: Source, tables: dict, name: str) -> None:
 
 
 def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
-    """(rows, distinct releases, first date, last end) of one file's tidy rows."""
+    """(rows, distinct releases, first date, last end) of one file's tidy rows, dated as the snapshot stores them
+    (a fiscal-year-to-date figure covers the days from 1 October)."""
+    df = tidy.fytd_periods(df, fytd_series())
     n = int(len(df))
     return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
             df["end"].max() if n else None)
@@ -379,9 +381,24 @@ def csv_text(df: pd.DataFrame) -> str:
     return out.to_csv(index=False, lineterminator="\n")
 
 
+@functools.lru_cache(maxsize=1)
+def fytd_series() -> dict[str, str]:
+    """Every declared fiscal-year-to-date series, with the breakdown its stored rows are keyed by."""
+    return {s.id: tidy.stored_breakdown(s.breakdown, s.period) for s in registry.catalogue() if s.period == FISCAL_YTD}
+
+
+def stored_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows (or findings) as the snapshot stores them: fiscal-year-to-date series laid out by their period
+    (``tidy.fytd_periods``); everything the loaders compute in between uses the drawn layout."""
+    out = tidy.fytd_periods(df, fytd_series())
+    return tidy.sort_canonical(out) if out is not df and "end" in out else out
+
+
 def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
-    """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of)."""
-    rows = [dict(asdict(s), national_total=totals.national_total(s.id))
+    """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of). The
+    breakdown is what the stored rows' key holds."""
+    rows = [dict(asdict(s), breakdown=tidy.stored_breakdown(s.breakdown, s.period),
+                 national_total=totals.national_total(s.id))
             for s in registry.catalogue() if with_rows is None or s.id in with_rows]
     return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
 
@@ -531,9 +548,10 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
                                         "nothing was written. Restore the snapshot or rebuild that source")
                 gen.add(rel, cur_files[rel])
         for sid, (obs, flags, files, tables) in sorted(results.items()):
+            stored = stored_rows(obs)
             text = (texts or {}).get(sid) if registry.get(sid).finish is None else None
-            gen.add(f"observations/{sid}.csv", text if text is not None else csv_text(obs))
-            entry = source_entry(registry.get(sid), obs, files)
+            gen.add(f"observations/{sid}.csv", text if text is not None else csv_text(stored))
+            entry = source_entry(registry.get(sid), stored, files)
             entry["tables"] = {}
             for tname, t in sorted(tables.items()):
                 gen.add(f"tables/{sid}.{tname}.csv", t.to_csv(index=False, lineterminator="\n"))
@@ -542,7 +560,7 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
             new_flags.append(flags)
         present = [f for f in new_flags if len(f)]
         allflags = pd.concat(present, ignore_index=True) if present else pd.DataFrame(columns=FLAG_COLUMNS)
-        allflags = allflags[FLAG_COLUMNS].sort_values(FLAG_COLUMNS, kind="mergesort")
+        allflags = stored_rows(allflags[FLAG_COLUMNS]).sort_values(FLAG_COLUMNS, kind="mergesort")
         gen.add("quality_flags.csv", csv_text(allflags))
         # The snapshot's catalogue lists the series it holds rows of: a declared series whose files are not held
         # (DDP's record-level files, CBP's by-area file) stays declared in its loader and comes back with them.
@@ -718,7 +736,7 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
     if cache is None or rkey is None:
         return (obs, flags, files, tables), None
-    text = csv_text(obs)
+    text = csv_text(stored_rows(obs))  # as write_snapshot writes it
     cache.put_result(src, rkey, obs, flags, files, tables, text)
     return (obs, flags, files, tables), text
 
@@ -730,7 +748,9 @@ def load_source_observations(data_dir: Path, source_id: str, files: dict[str, by
     data = files.get(f"observations/{source_id}.csv")
     if data is None:
         return tidy.empty()
-    return tidy.frame(pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False))
+    # back in the drawn layout the loaders work in (checks, finish steps, merging with a new release)
+    return tidy.fytd_points(tidy.frame(pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)),
+                            fytd_series())
 
 
 def update(source_ids: list[str], data_dir: Path = DATA, raw_dir: Path = RAW, session_factory=make_session,

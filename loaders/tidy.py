@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .base import FISCAL_YTD
 from .errors import ValidationError
 
 COLUMNS = ["series", "key", "date", "end", "value", "release", "flag", "file"]
@@ -58,6 +60,8 @@ FLAGS = {
     "out-of-range": "the value breaks a rule its series must keep (a fraction in 0-1, a whole count not below 0, a part "
                     "not above its total, a share equal to its parts' ratio)",
     "stub-column": "a month column printed past the table's own data-through date was dropped",
+    "column-unread": "a column of a table could not be placed by its header label, or a column the table needs was "
+                     "not found; its figures are left out and the rest of the table kept",
     "dated-from-contents": "the file name carries no date of the publisher's: the release is dated from the file's own "
                            "contents (the earliest day it can have been published)",
     "later-known-wrong": "a later release's figure for this period is known to be wrong; this earlier release's figure is shown",
@@ -104,6 +108,122 @@ def mark_coverage(df: pd.DataFrame, covered: list[tuple[dt.date, dt.date]]) -> p
         ends.append(max(h[1] for h in hits).isoformat() if hits else str(end)[:10])
     out = df.assign(flag=flags, end=_iso_column(pd.Series(ends, index=df.index)))
     return out[keep].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- fiscal-year-to-date series
+#
+# A fiscal-year-to-date series (``Series.period == FISCAL_YTD``) has two layouts, one the inverse of the other:
+#
+# - stored (the snapshot's files, the data package): the convention of every other series. ``date`` is the
+#   period's first day (1 October), ``end`` the day the release's figures run to, ``key`` the breakdown member
+#   alone, ``flag`` carries ``partial`` until the year is complete (end before 30 September). A researcher joins
+#   it on period and date like any series; the ``latest`` view gives each fiscal year's latest figure.
+# - drawn (what the parsers emit, the checks compare and the page plots): one point per release at its data
+#   date (``date == end``), the fiscal year first in the key ("FY2026 | Adult"; "FY2026" alone for a series with
+#   no other breakdown), so successive releases of a year draw a line and the page's addresses keep their keys.
+#   A facility list (breakdown "facility") keeps the facility as its key: the fiscal year is the one holding
+#   the date.
+_FY_PART = "fiscal year"
+
+
+def stored_breakdown(breakdown: str, period: str) -> str:
+    """What ``key`` holds in the stored layout: the drawn breakdown without its fiscal-year part."""
+    if period != FISCAL_YTD:
+        return breakdown
+    parts = [p for p in breakdown.split(" | ") if p and p != _FY_PART]
+    return " | ".join(parts)
+
+
+def drawn_breakdown(breakdown: str, period: str) -> str:
+    """The inverse of ``stored_breakdown``: the fiscal year first, except in a facility list."""
+    if period != FISCAL_YTD or not _fy_keyed(breakdown) or breakdown.split(" | ")[0] == _FY_PART:
+        return breakdown
+    return " | ".join(p for p in (_FY_PART, breakdown) if p)
+
+
+def _fy_keyed(stored: str) -> bool:
+    return stored != "facility"
+
+
+def _fy_start(day: dt.date) -> dt.date:
+    return dt.date(day.year if day.month >= 10 else day.year - 1, 10, 1)
+
+
+def _flag_with(flag: str, code: str, on: bool) -> str:
+    codes = {c for c in flag.split(";") if c} - {code}
+    return ";".join(sorted(codes | ({code} if on else set())))
+
+
+_FY_KEY = re.compile(r"FY(\d{4})(?: \| (.*))?")
+
+
+def fytd_periods(df: pd.DataFrame, fytd: dict[str, str]) -> pd.DataFrame:
+    """Rows of the drawn layout in the stored one (see above). ``fytd`` maps each fiscal-year-to-date series
+    id to its stored breakdown; other series' rows, and rows already stored, come back as they are. Works on
+    tidy rows (``date``/``end`` ISO text) and on quality findings (no ``end``: the date is the data date)."""
+    hit = df["series"].isin(list(fytd)) & (df["date"].astype(str) != "") if len(df) else pd.Series(False, index=df.index)
+    if not hit.any():  # (a finding on a whole file or table has no date: nothing to place)
+        return df
+    out = df.copy()
+    has_end = "end" in out
+    keys, dates, flags = [], [], []
+    for sid, key, date, end, flag in zip(out.loc[hit, "series"], out.loc[hit, "key"], out.loc[hit, "date"],
+                                         out.loc[hit, "end"] if has_end else out.loc[hit, "date"],
+                                         out.loc[hit, "flag"]):
+        day = dt.date.fromisoformat(str(end)[:10])
+        m = _FY_KEY.fullmatch(key) if _fy_keyed(fytd[sid]) else None
+        if m:
+            fy, key = int(m[1]), m[2] or ""
+        elif _fy_keyed(fytd[sid]):  # stored already
+            fy = dt.date.fromisoformat(str(date)[:10]).year + 1
+        else:
+            fy = _fy_start(dt.date.fromisoformat(str(date)[:10])).year + 1
+        keys.append(key)
+        dates.append(dt.date(fy - 1, 10, 1).isoformat())
+        flags.append(_flag_with(flag, "partial", has_end and day < dt.date(fy, 9, 30)) if has_end else flag)
+    out.loc[hit, "key"] = keys
+    out.loc[hit, "date"] = dates
+    out.loc[hit, "flag"] = flags
+    return out
+
+
+def fytd_points(df: pd.DataFrame, fytd: dict[str, str]) -> pd.DataFrame:
+    """The inverse of ``fytd_periods`` for tidy rows: stored rows in the drawn layout (drawn rows unchanged)."""
+    hit = df["series"].isin(list(fytd)) if len(df) else pd.Series(False, index=df.index)
+    if not hit.any():
+        return df
+    out = df.copy()
+    keys, flags = [], []
+    for sid, key, date, flag in zip(out.loc[hit, "series"], out.loc[hit, "key"], out.loc[hit, "date"],
+                                    out.loc[hit, "flag"]):
+        if _fy_keyed(fytd[sid]) and not _FY_KEY.fullmatch(key):
+            fy = dt.date.fromisoformat(str(date)[:10]).year + 1
+            key = " | ".join(p for p in (f"FY{fy}", key) if p)
+        keys.append(key)
+        flags.append(_flag_with(flag, "partial", False))
+    out.loc[hit, "key"] = keys
+    out.loc[hit, "flag"] = flags
+    out.loc[hit, "date"] = out.loc[hit, "end"]
+    return out
+
+
+def fytd_layout_errors(df: pd.DataFrame, fytd: dict[str, str]) -> list[str]:
+    """Where stored rows break the fiscal-year-to-date convention (empty when none does): each fiscal-year-to-
+    date row starts on 1 October, ends inside that fiscal year, has no fiscal year in its key, and is flagged
+    partial exactly when it ends before 30 September."""
+    errors = []
+    for i, (sid, key, date, end, flag) in enumerate(zip(df["series"], df["key"], df["date"], df["end"], df["flag"])):
+        if sid not in fytd:
+            continue
+        a, b = dt.date.fromisoformat(str(date)[:10]), dt.date.fromisoformat(str(end)[:10])
+        fy_end = dt.date(a.year + 1, 9, 30)
+        why = ("date is not 1 October" if (a.month, a.day) != (10, 1) else
+               "end is outside the fiscal year" if not a <= b <= fy_end else
+               "key holds a fiscal year" if re.match(r"(?:EO)?FY\s*\d", key) else
+               "flag partial does not match end" if ("partial" in flag.split(";")) != (b < fy_end) else "")
+        if why:
+            errors.append(f"row {i} (series {sid}, key {key!r}, date {date}): {why}")
+    return errors
 
 
 def empty() -> pd.DataFrame:

@@ -5,10 +5,8 @@ such row, and summing their members is a trap: some members are already totals (
 do not add up, categories overlap (DHS's arrests by criminality), and some breakdowns cover a few states or one
 area only. Each of those declares here, as data, where its national figure is:
 
-- ``member:<key>``: the member with that key is the national figure (ICE prints a "Total" row). In a series
-  keyed by fiscal year, ``{fiscal year}`` stands for each year's own key ("member:{fiscal year} | Total":
-  "FY2025 | Total" is fiscal year 2025's national figure); "member:{fiscal year}" alone means every member is
-  its fiscal year's national figure.
+- ``member:<key>``: the member with that key is the national figure (ICE prints a "Total" row). The keys are
+  those of the stored rows: a fiscal-year-to-date series holds no fiscal year in its key (``loaders.tidy``).
 - ``series:<id>``: the national figure is another series (its members add up to it in the files checked, or,
   for averages and overlapping categories, do not: never sum them).
 - ``each member``: every member is a national figure of its own (separate tables, separate reports).
@@ -19,8 +17,6 @@ A series not listed has its national figure as the member with key "". ``tests/t
 every rule against the snapshot's rows.
 """
 from __future__ import annotations
-
-FY = "{fiscal year}"
 
 NATIONAL_TOTAL: dict[str, str] = {
     # CBP: the Southwest breakdowns add up to swb_total in each file; the state file's national figure is the
@@ -67,21 +63,16 @@ NATIONAL_TOTAL: dict[str, str] = {
     "ice_detention_stats.segregation_cumulative_days_by_reason": "member:Total",
     "ice_detention_stats.segregation_placements_by_facility": "member:Total",
     "ice_detention_stats.segregation_placements_by_reason": "member:Total",
-    # ICE's tables keyed by fiscal year: each year's Total row, or each year itself.
-    "ice_detention_stats.adp_by_facility_type_fytd": f"member:{FY} | Total",
-    "ice_detention_stats.atd_court_appearances": f"member:{FY} | Total",
-    "ice_detention_stats.atd_court_appearances_final": f"member:{FY} | Total",
-    "ice_detention_stats.book_ins_by_facility_type_fytd": f"member:{FY} | Total | Total",
-    "ice_detention_stats.book_outs_by_facility_type_fytd": f"member:{FY} | Total",
-    "ice_detention_stats.book_outs_by_reason_fytd": f"member:{FY} | Total | Total",
-    "ice_detention_stats.fear_decision_to_release_days": f"member:{FY} | Total",
-    "ice_detention_stats.length_of_stay_by_facility_type_fytd": f"member:{FY} | Total",
-    "ice_detention_stats.adp_cbp_fytd": f"member:{FY}",
-    "ice_detention_stats.adp_ice_fytd": f"member:{FY}",
-    "ice_detention_stats.adp_total_fytd": f"member:{FY}",
-    "ice_detention_stats.removals_family_detention_fytd": f"member:{FY}",
-    "ice_detention_stats.removals_famu_fytd": f"member:{FY}",
-    "ice_detention_stats.removals_fytd": f"member:{FY}",
+    # ICE's fiscal-year-to-date tables: each fiscal year's (each date's) Total row. The others of them
+    # (removals, ADP by arresting agency) have a row with key "" per fiscal year.
+    "ice_detention_stats.adp_by_facility_type_fytd": "member:Total",
+    "ice_detention_stats.atd_court_appearances": "member:Total",
+    "ice_detention_stats.atd_court_appearances_final": "member:Total",
+    "ice_detention_stats.book_ins_by_facility_type_fytd": "member:Total | Total",
+    "ice_detention_stats.book_outs_by_facility_type_fytd": "member:Total",
+    "ice_detention_stats.book_outs_by_reason_fytd": "member:Total | Total",
+    "ice_detention_stats.fear_decision_to_release_days": "member:Total",
+    "ice_detention_stats.length_of_stay_by_facility_type_fytd": "member:Total",
     # ICE's criminality splits add up to the agency series in every workbook; lengths of stay are averages.
     "ice_detention_stats.adp_cbp_by_criminality": "series:ice_detention_stats.adp_cbp",
     "ice_detention_stats.adp_ice_by_criminality": "series:ice_detention_stats.adp_ice",
@@ -131,12 +122,7 @@ def national_total(series_id: str) -> str:
 
 
 def total_keys(rule: str, keys: list[str]) -> list[str]:
-    """The members of a series (``keys``) that a ``member:`` rule names as national figures: the key itself,
-    or with ``{fiscal year}`` one per fiscal year found among the keys ("FY2025 | ...")."""
+    """The member of a series that a ``member:`` rule names as its national figure (none for other rules)."""
     if not rule.startswith("member:"):
         return []
-    pattern = rule[len("member:"):]
-    if FY not in pattern:
-        return [pattern]
-    years = sorted({k.split(" | ", 1)[0] for k in keys if k.startswith("FY")})
-    return [pattern.replace(FY, y) for y in years]
+    return [rule[len("member:"):]]

@@ -27,7 +27,7 @@ import re
 import pandas as pd
 
 from . import parsing, tidy
-from .base import Parsed, Series, Source
+from .base import FISCAL_YTD, Parsed, Series, Source
 from .errors import ParseError
 
 ID = "trac_detention"
@@ -76,7 +76,7 @@ SERIES = (
     Series(f"{ID}.facility_adp", "Average daily population by detention facility, fiscal year to date (TRAC)",
            "facility-adp", "ICE+CBP", "people", "biweekly",
            "Fiscal-year-to-date average daily population of each facility, as of the TRAC snapshot date." + _TRAC_DEF,
-           ID, breakdown="facility", measure="level"),
+           ID, breakdown="facility", measure="level", period=FISCAL_YTD),
     Series(f"{ID}.atd_total", "People in Alternatives to Detention (TRAC)", "atd", "ICE", "people", "biweekly",
            "People enrolled in ICE's Alternatives to Detention monitoring programme on the snapshot date (not in "
            "detention)." + _TRAC_DEF, ID, measure="level"),

@@ -340,6 +340,10 @@ class TableSpec:
     # Release-date windows in which the publisher may leave the table out: missing there is skipped, not an error.
     may_lack: tuple = ()
     label_header: str = ""  # blocks: the header's first label; a block printed without its header reuses the last
+    # Monthly grid tables: the spellings of the fiscal-year column printed right of the months ("FY Overall").
+    # It is found by its header label wherever it sits in the header row right of the title, past blank cells
+    # too (``_fiscal_year_column``).
+    fy_column: tuple[str, ...] = ()
     # Other tables declared for the same figures in another year's layout: read instead when this table's title
     # is not on its sheet but theirs is.
     layouts: tuple = ()
@@ -437,6 +441,30 @@ def _columns_elsewhere(row: list, c: int, spec: TableSpec, header: dict[str, int
             header.setdefault(lab, cc)
 
 
+def _fiscal_year_column(row: list, c: int, spec: TableSpec, header: dict[str, int]) -> None:
+    """Adds ``spec.fy_column`` to ``header`` when the contiguous header lacks it: the first labelled cell right of
+    the header (blank cells skipped) is taken when its label is one of the column's spellings. Any other label
+    there belongs to something else (a neighbouring table), so the search stops at it."""
+    spell = {norm(s) for s in spec.fy_column}
+    if not spell or any(norm(k) in spell for k in header):
+        return
+    cc = max([c, *header.values()]) + 1
+    while cc < len(row):
+        lab = label(row[cc])
+        if lab:
+            if norm(lab) in spell:
+                header.setdefault(lab, cc)
+            return
+        cc += 1
+
+
+def unplaced_columns(t: TableRead, known: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(label, 0-based column) of every header column of ``t`` other than its label column whose label is none
+    of ``known`` nor ``spec.fy_column``: a column the reader cannot place, whose figures it would leave out."""
+    ok = {norm(k) for k in (*known, *t.spec.fy_column)}
+    return [(k, cc) for k, cc in t.header.items() if cc != t.at[1] and norm(k) not in ok]
+
+
 def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
     """Find ``spec``'s table on ``sh`` by its title and read it (see the module docstring)."""
     at = sh.find(spec.title)
@@ -450,6 +478,7 @@ def read_table(sh: Sheet, spec: TableSpec) -> TableRead | None:
         return _read_pairs(sh, spec, at, title)
     hr, header = _header(sh, r, c, spec.header_gap, spec)
     _columns_elsewhere(sh.rows[hr], c, spec, header)
+    _fiscal_year_column(sh.rows[hr], c, spec, header)
     want = {norm(k): k for k in header}
     required = () if isinstance(spec.columns, Mapping) else spec.columns
     missing = [col for col in required if norm(col) not in want]

@@ -5,6 +5,7 @@ layout; nothing here needs ../shared/data or the network.
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import io
 import json
@@ -450,6 +451,29 @@ def test_observations_have_a_primary_key_the_snapshot_guarantees(exported):
     assert schema["primaryKey"] == ["series", "key", "date", "release", "file"]
     obs = pq.read_table(exported / "observations.parquet").to_pandas()
     assert not obs.duplicated(schema["primaryKey"]).any()
+
+
+def test_fiscal_year_to_date_figures_join_by_period_and_latest_holds_each_years_newest(exported, snap):
+    # docs/data.md: date = 1 October, end = the data date, key = the member alone, partial until 30 September;
+    # ``latest`` gives one row per fiscal year: the figure of the year's newest release, one of the page's points
+    # (a release repeating an older one's figures can run to an earlier date than the one before it).
+    con = _connect(exported)
+    try:
+        got = con.sql("select key, date, \"end\", value, flag from latest "
+                      "where series = 'ice_detention_stats.removals_fytd' order by date").df()
+        kinds = con.sql("select period, count(*) from series group by period order by period").fetchall()
+    finally:
+        con.close()
+    assert (got["key"] == "").all() and got["date"].is_unique
+    assert all(d.month == 10 and d.day == 1 for d in got["date"])
+    drawn = snap.by_series["ice_detention_stats.removals_fytd"].sort_values(["release", "file"], kind="mergesort")
+    for row in got.itertuples():
+        start, end = pd.Timestamp(row.date).date(), pd.Timestamp(row.end).date()
+        fy = f"FY{start.year + 1}"
+        last = drawn[drawn["key"] == fy].iloc[-1]
+        assert (end, row.value) == (last["end"].date(), last["value"]), fy
+        assert ("partial" in row.flag.split(";")) == (end < dt.date(start.year + 1, 9, 30)), fy
+    assert dict(kinds) == {"": len(snap.catalogue) - 17, "fiscal-year-to-date": 17}
 
 
 def test_a_duplicate_observation_stops_the_export_naming_file_and_rows(tmp_path):

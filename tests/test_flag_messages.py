@@ -52,6 +52,11 @@ SAMPLES = [
     ("out-of-range", "0.5 is not the ratio of its parts: 1,124 / 37,537 = 0.0299", "range_share"),
     ("stub-column", "table 'book_ins': the 2024-12 column lies past the table's data-through date 2024-11-30 (its "
      "footnote) and was dropped (3 figures, e.g. 7)", "stub_column"),
+    ("column-unread", "table 'adp' (sheet 'Detention FY25'): column 'Q1 Total' (E91) is not a column this table "
+     "is read by; its figures are left out and the rest of the table kept", "column_unplaced"),
+    ("column-unread", "table 'adp' (sheet 'Detention FY25'): no fiscal-year column ('FY Overall') in header row 91; "
+     "the table's fiscal-year-to-date figures have no row from this release and the rest of the table is kept",
+     "column_missing"),
     # what a parser leaves out or overrules (issue 39: loaders/ice_tables.sieve, loaders/ice_detention_stats)
     ("row-dropped", "sheet 'ATD FY24 YTD' table 'atd_aor' row 'Chicago | No Technology' (2023-12-02): figure -7 is "
      "negative, which no count, average or share can be; the row is left out and the rest of the release kept",

@@ -99,6 +99,13 @@ PATTERNS: list[tuple[str, str, re.Pattern]] = [(f, k, re.compile(p)) for f, k, p
     ("stub-column", "stub_column",
      rf"^table (?P<table>'[^']+'): the (?P<month>\d{{4}}-\d{{2}}) column lies past the table's data-through date "
      rf"(?P<through>{_D}) \(its footnote\) and was dropped \((?P<n>\d+) figures, e\.g\. (?P<example>{_N})\)$"),
+    ("column-unread", "column_unplaced",
+     r"^table (?P<table>'[^']+') \(sheet (?P<sheet>'.*?')\): column (?P<column>'.*?') \((?P<cell>[A-Z]+\d+)\) is not a "
+     r"column this table is read by; its figures are left out and the rest of the table kept$"),
+    ("column-unread", "column_missing",
+     r"^table (?P<table>'[^']+') \(sheet (?P<sheet>'.*?')\): no fiscal-year column \((?P<column>'.*?')\) in header "
+     r"row (?P<row>\d+); the table's fiscal-year-to-date figures have no row from this release and the rest of the "
+     r"table is kept$"),
     ("row-dropped", "row_negative", _CELL + rf"figure (?P<value>{_N}) is negative, which no count, average or share can "
                                             r"be; the row is left out and the rest of the release kept$"),
     ("row-dropped", "row_not_number", _CELL + r"figure (?P<value>\S+) is not a finite number in the range a figure can "
