@@ -28,7 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from analysis import status
-from analysis.data import is_flow, iso_days
+from analysis.data import coverage_spans, covered_bounds, is_flow, iso_days
 from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 from figures.events import event_layers
@@ -994,6 +994,29 @@ def flag_name(code: str, lang: str = "en") -> str:
     return i18n.t(key, lang) if lang != "en" and i18n.has(key, lang) else code
 
 
+def per_day_divisors(snap, p, lang: str = "en") -> list[str]:
+    """For a line shown per day: each point whose period its source covers only in part, in words ("per day over
+    the 174 days covered, 2018-04-10 to 2018-09-30"); "" for the others (divided by their whole period)."""
+    f = p.frame
+    if not str(p.unit).endswith(" per day") or not len(f):
+        return [""] * len(f)
+    first, last, days = covered_bounds(f, coverage_spans(snap, p.source))
+    own = covered_bounds(f)[2]
+    a, b = iso_days(first), iso_days(last)
+    return [i18n.t("figure.hover_per_day_covered", lang, n=int(n), start=s, end=e) if n != m else ""
+            for n, m, s, e in zip(days, own, a, b)]
+
+
+def per_day_coverage_notes(snap, prepared, lang: str = "en") -> list[str]:
+    """The footer's line on periods shown per day that their source covers only in part: each is divided by the
+    days covered, and the line names them ("Deaths in ICE custody, by fiscal year: FY starting 2017-10-01 ...")."""
+    named = []
+    for p in prepared:
+        words = per_day_divisors(snap, p, lang)
+        named += [f"{localised_label(p, lang)}, {d:%Y-%m-%d}: {w}" for d, w in zip(p.frame["date"], words) if w]
+    return [i18n.t("figure.per_day_covered_note", lang, periods="; ".join(named))] if named else []
+
+
 def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     """Each point's second hover line (``codes``: each point's flag codes, as sets): the period its value
     covers (when more than a day), the release it comes from, the publisher, and any quality flag in words, so
@@ -1001,6 +1024,7 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     f = p.frame
     start, end = iso_days(f["date"].to_numpy()), iso_days(f["end"].to_numpy())
     period = np.where(start != end, np.char.add(np.char.add(start.astype(str), "|"), end.astype(str)), "")
+    divided = per_day_divisors(snap, p, lang)
     release = iso_days(f["release"].to_numpy()) if "release" in f else np.full(len(f), "NaT")
     who = html_text(str(snap.source_entry(p.source).get("publisher") or p.source))
     words = {c: html_text(f"{flag_name(c, lang)}: {flag_text(c, lang)}") for cs in codes for c in cs}
@@ -1010,6 +1034,8 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
         if per:
             a, b = per.split("|")
             parts.append(i18n.t("figure.hover_period", lang, start=a, end=b))
+        if divided[i]:
+            parts.append(divided[i])
         if rel != "NaT":
             parts.append(i18n.t("figure.hover_release", lang, date=rel))
         text = " · ".join(parts + [who])
