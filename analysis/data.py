@@ -189,6 +189,16 @@ def covered_bounds(df: pd.DataFrame, spans=()) -> tuple[np.ndarray, np.ndarray, 
     return np.where(none, a, first), np.where(none, b, last), np.where(none, own, days)
 
 
+def clip_to_coverage(df: pd.DataFrame, spans=()) -> pd.DataFrame:
+    """The rows with each period cut to the days its source covers (``covered_bounds``), for readers that spread
+    a total over ``date`` to ``end`` (the event study's days). A period with a gap inside keeps the gap's days;
+    no source here has one."""
+    if not len(spans) or not len(df):
+        return df
+    first, last, _ = covered_bounds(df, spans)
+    return df.assign(date=pd.to_datetime(first), end=pd.to_datetime(last))
+
+
 def days_covered(df: pd.DataFrame, spans=()) -> np.ndarray:
     """The days each row's value covers: its period, or the part of it its source covers (``spans``,
     ``coverage_spans``: a deaths list that starts on 10 April 2018 covers 174 days of FY2018)."""

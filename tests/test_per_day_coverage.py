@@ -122,3 +122,14 @@ def test_the_real_deaths_list_fy2018_per_day_is_over_the_174_days_it_covers():
     assert f.loc[D(2016, 10, 1), "value"] == pytest.approx(float(raw.loc[D(2016, 10, 1), "value"]) / 248)
     assert any("per day over the 174 days its source covers, 2018-04-10 to 2018-09-30" in n for n in r.notes)
     assert np.isfinite(f["value"]).all()
+
+
+def test_the_event_study_spreads_a_partly_covered_period_over_the_days_covered():
+    from analysis.study import daily_values
+    from charts.event_study import study_rows
+    snap = built_snapshot()
+    rows = study_rows(snap, "x.monthly")
+    daily = daily_values(rows, flow=True)
+    nov = daily[(daily.index >= "2023-11-01") & (daily.index <= "2023-11-30")]
+    assert len(nov) == 16 and nov.iloc[0] == pytest.approx(60 / 16)  # from the 15th, nothing before it
+    assert sum(daily[(daily.index >= "2023-11-01") & (daily.index <= "2024-03-31")]) == pytest.approx(5 * 60)
