@@ -1034,11 +1034,11 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
         if per:
             a, b = per.split("|")
             parts.append(i18n.t("figure.hover_period", lang, start=a, end=b))
-        if divided[i]:
-            parts.append(divided[i])
         if rel != "NaT":
             parts.append(i18n.t("figure.hover_release", lang, date=rel))
         text = " · ".join(parts + [who])
+        if divided[i]:  # a line of its own: on one line with the period and the publisher the box ran off the chart
+            text += "<br>" + divided[i]
         if cs:
             text += "<br>" + i18n.t("figure.hover_flags", lang, text="; ".join(words[c] for c in sorted(cs)))
         out[i] = _template_literal(text)

@@ -133,3 +133,15 @@ def test_the_event_study_spreads_a_partly_covered_period_over_the_days_covered()
     nov = daily[(daily.index >= "2023-11-01") & (daily.index <= "2023-11-30")]
     assert len(nov) == 16 and nov.iloc[0] == pytest.approx(60 / 16)  # from the 15th, nothing before it
     assert sum(daily[(daily.index >= "2023-11-01") & (daily.index <= "2024-03-31")]) == pytest.approx(5 * 60)
+
+
+def test_the_latest_point_under_the_chart_keeps_the_decimals_of_a_value_per_day_under_one():
+    """Under the deaths chart, per day, the page wrote "latest point: 0 deaths per day" for FY2026 (0.147)."""
+    from page.trends import latest_decimals
+    r = render(bundled.snapshot(), View(series=["deaths_in_custody.deaths_fy"], preset="all"),
+               generated_on=D(2026, 12, 3), size="page")
+    latest = r.table.sort_values("end").iloc[-1]
+    assert 0 < latest["value"] < 1 and latest_decimals(r, latest) == 3
+    r, _ = per_day_frame(built_snapshot(), "x.annual")
+    latest = r.table.sort_values("end").iloc[-1]
+    assert latest_decimals(r, latest) >= 1
