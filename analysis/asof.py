@@ -94,7 +94,8 @@ def revision_band(snap: cdata.Snapshot, series_id: str, key: str = "", *, as_of:
     sorted by date; ``end`` is the latest release's."""
     d = _band_rows(snap, series_id, key, as_of)
     if per_day and len(d):
-        d = d.assign(value=d["value"].to_numpy(dtype="float64") / cdata.days_covered(d))
+        spans = cdata.coverage_spans(snap, str(snap.info(series_id)["source"]))
+        d = d.assign(value=d["value"].to_numpy(dtype="float64") / cdata.days_covered(d, spans))
     return band_table(d, ["date"])[BAND_COLUMNS]
 
 

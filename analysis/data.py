@@ -212,5 +212,48 @@ def is_flow(info: pd.Series) -> bool:
     return info["measure"] == "flow"
 
 
-def days_covered(df: pd.DataFrame) -> np.ndarray:
-    return ((df["end"] - df["date"]).dt.days + 1).to_numpy()
+def coverage_spans(snap: Snapshot, source: str) -> list[tuple[pd.Timestamp, pd.Timestamp]]:
+    """The spans of days ``source`` covers (its ``coverage`` table, ``loaders.tidy.coverage_table``), or [] for a
+    source that declares none (every period it publishes is covered whole)."""
+    t = snap.tables.get(f"{source}.{tidy.COVERAGE_TABLE}")
+    if t is None or not len(t):
+        return []
+    return [(pd.Timestamp(a), pd.Timestamp(b)) for a, b in zip(t["start"], t["end"])]
+
+
+def covered_bounds(df: pd.DataFrame, spans=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's first and last day covered and how many days of its period are covered: the period itself
+    (``date`` to ``end``) unless ``spans`` (``coverage_spans``) cover only part of it. A row no span touches keeps
+    its own period."""
+    a, b = df["date"].to_numpy("datetime64[ns]"), df["end"].to_numpy("datetime64[ns]")
+    own = ((b - a) // np.timedelta64(1, "D")).astype("int64") + 1
+    if not len(spans) or not len(df):
+        return a, b, own
+    days = np.zeros(len(df), dtype="int64")
+    first = np.full(len(df), np.datetime64("NaT"), "datetime64[ns]")
+    last = first.copy()
+    for lo, hi in spans:
+        s, e = np.maximum(a, np.datetime64(lo, "ns")), np.minimum(b, np.datetime64(hi, "ns"))
+        n = np.clip(((e - s) // np.timedelta64(1, "D")).astype("int64") + 1, 0, None)
+        hit = n > 0
+        first = np.where(hit & (np.isnat(first) | (s < first)), s, first)
+        last = np.where(hit & (np.isnat(last) | (e > last)), e, last)
+        days += n
+    none = days == 0
+    return np.where(none, a, first), np.where(none, b, last), np.where(none, own, days)
+
+
+def clip_to_coverage(df: pd.DataFrame, spans=()) -> pd.DataFrame:
+    """The rows with each period cut to the days its source covers (``covered_bounds``), for readers that spread
+    a total over ``date`` to ``end`` (the event study's days). A period with a gap inside keeps the gap's days;
+    no source here has one."""
+    if not len(spans) or not len(df):
+        return df
+    first, last, _ = covered_bounds(df, spans)
+    return df.assign(date=pd.to_datetime(first), end=pd.to_datetime(last))
+
+
+def days_covered(df: pd.DataFrame, spans=()) -> np.ndarray:
+    """The days each row's value covers: its period, or the part of it its source covers (``spans``,
+    ``coverage_spans``: a deaths list that starts on 10 April 2018 covers 174 days of FY2018)."""
+    return covered_bounds(df, spans)[2]

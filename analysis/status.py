@@ -356,18 +356,65 @@ def newer_sentence(age: Age, lang: str = "en") -> str:
                            date=i18n.date(age.fresh.newer_release, lang)))
 
 
+def _behind(snap: cdata.Snapshot, data_to: dict[str, dt.date], today: dt.date):
+    """Each source drawn (``data_to``: its last day drawn) with its ``Age``, when it is overdue or behind a
+    known release."""
+    declared = read_declared()
+    for source, to in data_to.items():
+        age = source_age(snap, source, today, to, declared)
+        if age.overdue or (age.fresh.newer_release is not None and not age.stopped):
+            yield source, to, age
+
+
 def chart_age_notes(snap: cdata.Snapshot, data_to: dict[str, dt.date], today: dt.date, lang: str = "en") -> list[str]:
     """For a chart's subtitle: one line per source drawn whose source is overdue or behind a known release
     (``data_to``: each source's last day drawn), with how far its data run. Sources on time add nothing (the
     footer gives every source's data date)."""
-    declared = read_declared()
     out = []
-    for source, to in data_to.items():
-        age = source_age(snap, source, today, to, declared)
+    for source, to, age in _behind(snap, data_to, today):
         behind = [s for s in (overdue_sentence(age, lang), newer_sentence(age, lang)) if s]
-        if behind:
-            out.append(" ".join([_opening(i18n.t("age.chart_data_to", lang, who=publisher_name(source, lang),
-                                                 date=i18n.date(to, lang)))] + behind))
+        out.append(" ".join([_opening(i18n.t("age.chart_data_to", lang, who=publisher_name(source, lang),
+                                             date=i18n.date(to, lang)))] + behind))
+    return out
+
+
+def compact_age_sentence(age: Age, lang: str = "en") -> str:
+    """``overdue_sentence`` and ``newer_sentence`` in one short sentence, for the footer of an article image or
+    a social card (no cadence; a silence that starts on the unheld release says the date once): "ICE has
+    published nothing since its release of 20 July 2026, which is not in this snapshot"."""
+    who, f = publisher_name(age.source, lang), age.fresh
+    if age.stopped:
+        return overdue_sentence(age, lang)
+    newer = f.newer_release
+    if age.overdue and age.silent_since is not None and newer == age.silent_since:
+        return _opening(i18n.t("age.compact_silent_unheld", lang, who=who, date=i18n.date(newer, lang))) + "."
+    parts = []
+    if age.overdue:
+        last = newer or f.release
+        if age.silent_since is not None:
+            parts.append(i18n.t("age.compact_nothing_since", lang, who=who, date=i18n.date(age.silent_since, lang)))
+        elif age.source in PUBLICATION_DATED and last is not None:
+            parts.append(i18n.t("age.compact_none_held_since", lang, who=who, date=i18n.date(last, lang),
+                                n=f.overdue_days))
+        else:
+            parts.append(i18n.t("age.compact_no_newer_data", lang, who=who, n=f.overdue_days))
+    if newer is not None:
+        parts.append(i18n.t("age.compact_newer_not_held", lang, who=who, date=i18n.date(newer, lang)))
+    return _opening("; ".join(parts)) + "." if parts else ""
+
+
+def compact_age_notes(snap: cdata.Snapshot, data_to: dict[str, dt.date], today: dt.date, lang: str = "en",
+                      shown_to: dt.date | None = None) -> list[str]:
+    """``chart_age_notes`` in short sentences, for a compact figure's footer: one per source drawn that is
+    overdue or behind a known release. How far its data run is said only when it differs from ``shown_to``
+    (the date the footer's source line already gives)."""
+    out = []
+    for source, to, age in _behind(snap, data_to, today):
+        text = compact_age_sentence(age, lang)
+        if to != shown_to:
+            text = _opening(i18n.t("age.chart_data_to", lang, who=publisher_name(source, lang),
+                                   date=i18n.date(to, lang))) + " " + text
+        out.append(text)
     return out
 
 

@@ -332,10 +332,11 @@ class Prepared:
     band_missing: str = ""
 
 
-def per_day(df: pd.DataFrame) -> pd.DataFrame:
-    """Period totals divided by the days each covers (a partial month divides by the days to its data date)."""
+def per_day(df: pd.DataFrame, spans=()) -> pd.DataFrame:
+    """Period totals divided by the days each covers (a partial month divides by the days to its data date; a
+    period its source covers only in part, by the days ``spans`` cover: ``analysis.data.coverage_spans``)."""
     out = df.copy()
-    out["value"] = out["value"].to_numpy() / cdata.days_covered(out)
+    out["value"] = out["value"].to_numpy() / cdata.days_covered(out, spans)
     return out
 
 
@@ -568,8 +569,9 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
     flow = cdata.is_flow(info)
     extra = None  # the decimals the transforms add to the published values' own (None: values as published)
     if view.per_day and flow:
-        days = cdata.days_covered(df)
-        df = per_day(df)
+        spans = cdata.coverage_spans(snap, str(info["source"]))
+        days = cdata.days_covered(df, spans)
+        df = per_day(df, spans)
         unit = f"{unit} per day"
         extra = digits_for(float(np.max(days)) if len(days) else 1.0)
     if view.granularity != "native" and len(df):

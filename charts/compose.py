@@ -17,7 +17,7 @@ from analysis import deaths as DV
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from charts.export import export_table
 from figures.alt import alt_text
-from figures.core import band_notes, build_totals_figure, build_view_figure, unit_phrase
+from figures.core import band_notes, build_totals_figure, build_view_figure, per_day_coverage_notes, unit_phrase
 from figures.events import filter_events
 from figures.labels import localised_label
 from figures.layout import Size
@@ -218,6 +218,8 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
         # What the list of deaths cannot say about the range (a span no source covers, a fiscal year covered in
         # part with ICE's own total beside the list's count): in the footer and the CSV, as on the deaths maps.
         notes = notes + DV.coverage_notes(DV.records(snap), lo, hi, getattr(view, "lang", "en"), ends=False)
+    # Periods shown per day that their source covers only in part, with the days each is divided by.
+    notes = notes + per_day_coverage_notes(snap, series, getattr(view, "lang", "en"))
     ev = select_events(events, view, lo, hi) if series else None  # events are drawn on the date axis only
     if ev is not None and getattr(view, "lang", "en") != "en":
         # Titles and descriptions in the view's language (ids, dates kept).

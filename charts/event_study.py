@@ -30,7 +30,9 @@ def study_rows(snap: cdata.Snapshot, ref: str, vintage: str = "latest") -> pd.Da
     if vintage not in VINTAGES:
         raise ValueError(f"unknown vintage {vintage!r}; use one of {', '.join(VINTAGES)}")
     sid, key = split_ref(ref)
-    return asof.first_published(snap, sid, key) if vintage == "first" else cdata.series_rows(snap, sid, key)
+    rows = asof.first_published(snap, sid, key) if vintage == "first" else cdata.series_rows(snap, sid, key)
+    # A period its source covers only in part is spread over the days covered, not the whole period.
+    return cdata.clip_to_coverage(rows, cdata.coverage_spans(snap, str(snap.info(sid)["source"])))
 
 
 def vintage_note(vintage: str, lang: str = "en") -> list[str]:

@@ -28,7 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from analysis import status
-from analysis.data import is_flow, iso_days
+from analysis.data import coverage_spans, covered_bounds, is_flow, iso_days
 from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 from figures.events import event_layers
@@ -770,10 +770,11 @@ def source_lines(snap, prepared, lang: str = "en") -> list[str]:
     return lines
 
 
-def compact_source_lines(snap, prepared, lang: str = "en") -> list[str]:
+def compact_source_lines(snap, prepared, lang: str = "en", ages=(), elsewhere: bool = True) -> list[str]:
     """The sources of an article-size figure in a line or two: who published each and how far the data run,
-    then where the rest is (releases used, official files, credits: the CSV and the HTML export carry
-    ``source_lines`` in full)."""
+    then ``ages`` (``compact_age_notes``: the sources drawn that are overdue or behind a known release), then,
+    with ``elsewhere``, where the rest is (releases used, official files, credits: the CSV and the HTML export
+    carry ``source_lines`` in full)."""
     names, to = [], [p.frame["end"].max() for p in prepared if len(p.frame)]
     for sid in dict.fromkeys(p.source for p in prepared):
         if sid in SHORT_NAMES:
@@ -783,7 +784,8 @@ def compact_source_lines(snap, prepared, lang: str = "en") -> list[str]:
         names.append(who[4:] if who.startswith("the ") else who)
     head = i18n.t("figure.sources_compact", lang, names="; ".join(names),
                   date=max(to).date().isoformat() if to else "")
-    return [head + " " + i18n.t("figure.sources_elsewhere", lang)]
+    tail = [i18n.t("figure.sources_elsewhere", lang)] if elsewhere else []
+    return [" ".join([head, *ages, *tail])]
 
 
 READ_WORDS = {"archive": "read from an archive copy", "mirror": "read from a copy in another repository",
@@ -892,12 +894,35 @@ def age_notes(snap, view, prepared, today: dt.date) -> list[str]:
     past date: it shows an earlier state on purpose."""
     if view.as_of:
         return []
+    return status.chart_age_notes(snap, _drawn_to(prepared), today, getattr(view, "lang", "en"))
+
+
+def _drawn_to(prepared) -> dict[str, dt.date]:
+    """Each source's last day drawn."""
     data_to: dict[str, dt.date] = {}
     for p in prepared:
         if len(p.frame):
             end = p.frame["end"].max().date()
             data_to[p.source] = max(end, data_to.get(p.source, end))
-    return status.chart_age_notes(snap, data_to, today, getattr(view, "lang", "en"))
+    return data_to
+
+
+def footer_sources(snap, view, prepared, sz: Size, today: dt.date) -> tuple[list[str], list[str], tuple]:
+    """The footer's source lines for ``sz``, the subtitle's age lines, and the source lines' shorter forms
+    (pairs of a line and the line that replaces it when the figure outgrows its size's height).
+
+    The page and the full-size image give every source in full and say in the subtitle which sources drawn are
+    overdue or behind a known release (``age_notes``). An article image or a social card says it in its one
+    source line, in short (``status.compact_age_notes``), after the data's date; the sentence on where the
+    releases and credits are is the part that gives way when the figure runs over its height, never the age."""
+    lang = getattr(view, "lang", "en")
+    if not sz.compact:
+        return source_lines(snap, prepared, lang), age_notes(snap, view, prepared, today), ()
+    drawn = _drawn_to(prepared)
+    ages = [] if view.as_of else status.compact_age_notes(snap, drawn, today, lang,
+                                                           shown_to=max(drawn.values(), default=None))
+    full = compact_source_lines(snap, prepared, lang, ages)
+    return full, [], tuple(zip(full, compact_source_lines(snap, prepared, lang, ages, elsewhere=False)))
 
 
 def fiscal_ticks(lo, hi, lang: str = "en") -> tuple[list, list[str]]:
@@ -969,6 +994,29 @@ def flag_name(code: str, lang: str = "en") -> str:
     return i18n.t(key, lang) if lang != "en" and i18n.has(key, lang) else code
 
 
+def per_day_divisors(snap, p, lang: str = "en") -> list[str]:
+    """For a line shown per day: each point whose period its source covers only in part, in words ("per day over
+    the 174 days covered, 2018-04-10 to 2018-09-30"); "" for the others (divided by their whole period)."""
+    f = p.frame
+    if not str(p.unit).endswith(" per day") or not len(f):
+        return [""] * len(f)
+    first, last, days = covered_bounds(f, coverage_spans(snap, p.source))
+    own = covered_bounds(f)[2]
+    a, b = iso_days(first), iso_days(last)
+    return [i18n.t("figure.hover_per_day_covered", lang, n=int(n), start=s, end=e) if n != m else ""
+            for n, m, s, e in zip(days, own, a, b)]
+
+
+def per_day_coverage_notes(snap, prepared, lang: str = "en") -> list[str]:
+    """The footer's line on periods shown per day that their source covers only in part: each is divided by the
+    days covered, and the line names them ("Deaths in ICE custody, by fiscal year: FY starting 2017-10-01 ...")."""
+    named = []
+    for p in prepared:
+        words = per_day_divisors(snap, p, lang)
+        named += [f"{localised_label(p, lang)}, {d:%Y-%m-%d}: {w}" for d, w in zip(p.frame["date"], words) if w]
+    return [i18n.t("figure.per_day_covered_note", lang, periods="; ".join(named))] if named else []
+
+
 def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     """Each point's second hover line (``codes``: each point's flag codes, as sets): the period its value
     covers (when more than a day), the release it comes from, the publisher, and any quality flag in words, so
@@ -976,6 +1024,7 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
     f = p.frame
     start, end = iso_days(f["date"].to_numpy()), iso_days(f["end"].to_numpy())
     period = np.where(start != end, np.char.add(np.char.add(start.astype(str), "|"), end.astype(str)), "")
+    divided = per_day_divisors(snap, p, lang)
     release = iso_days(f["release"].to_numpy()) if "release" in f else np.full(len(f), "NaT")
     who = html_text(str(snap.source_entry(p.source).get("publisher") or p.source))
     words = {c: html_text(f"{flag_name(c, lang)}: {flag_text(c, lang)}") for cs in codes for c in cs}
@@ -988,6 +1037,8 @@ def point_hover(snap, p, codes, lang: str = "en") -> np.ndarray:
         if rel != "NaT":
             parts.append(i18n.t("figure.hover_release", lang, date=rel))
         text = " · ".join(parts + [who])
+        if divided[i]:  # a line of its own: on one line with the period and the publisher the box ran off the chart
+            text += "<br>" + divided[i]
         if cs:
             text += "<br>" + i18n.t("figure.hover_flags", lang, text="; ".join(words[c] for c in sorted(cs)))
         out[i] = _template_literal(text)
@@ -1122,12 +1173,11 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     # a range that ends inside the data keeps its own end.
     last = max((snap.by_series[p.series_id]["end"].max().date() for p in prepared if p.series_id in snap.by_series),
                default=hi)
-    # Not on an article column or a social card: even a few words more made the busiest of them outgrow the
-    # column's and the card's height limits (tests/test_layout.py); the page and the full-size exports say it.
-    ages = [] if sz.compact else age_notes(snap, view, prepared, generated_on or dt.date.today())
+    sources, ages, shorter = footer_sources(snap, view, prepared, sz, generated_on or dt.date.today())
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared, ages),
-                      sources=(compact_source_lines if sz.compact else source_lines)(snap, prepared, lang),
-                      notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang, sep=sep)
+                      sources=sources, notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang,
+                      sep=sep)
+    spec = replace(spec, shorter=shorter)
     xaxis = dict(spec.layout["xaxis"], range=[lo.isoformat(), hi.isoformat()])
     if view.fiscal_axis:
         vals, text = fiscal_ticks(lo, hi, lang)
@@ -1174,6 +1224,19 @@ def plot_share(laid_out: dict) -> float:
 
 
 def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
+    """``_laid_out``; when that outgrows the size's height (an article's ratio, a social card's square) and the
+    spec has shorter forms of footer lines, laid out again with them (an article's source line then keeps its
+    data date and age and gives up the sentence on where the credits are)."""
+    out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
+    sz = spec.size
+    if spec.shorter and sz.compact and out["layout"]["height"] > sz.width * (sz.max_ratio or 1.0) + 1:
+        short = dict(spec.shorter)
+        spec = replace(spec, footer=tuple(short.get(t, t) for t in spec.footer), shorter=())
+        out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
+    return out
+
+
+def _laid_out(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
     """The spec with its event layer and blackouts, laid out. A compact figure (article, social card) reserves
     room for its plot first: its event key (figures.events.event_key) gets the lines left when the panels
     have ``MIN_PLOT_SHARE`` of the height and the figure keeps its ratio, down to a key that only says where

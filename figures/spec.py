@@ -38,3 +38,6 @@ class FigureSpec:
     point_labels: tuple[dict, ...] = ()
     unlabelled: int = 0  # reported figures whose label found no room (said in the footer)
     lang: str = "en"  # the language of the figure's words (the footer's line on unlabelled figures)
+    # Footer lines and the shorter lines that replace them when the laid-out figure is taller than its size
+    # allows (figures.core._with_events): what gives way before the plot and the lines that must stay.
+    shorter: tuple[tuple[str, str], ...] = ()

@@ -325,7 +325,9 @@ def record_table(records: list[dict], name: str) -> pd.DataFrame:
 
 def parse(content: bytes, name: str = "") -> Parsed:
     records = read_records(content, name)
-    return Parsed(counts(records, name), {"records": record_table(records, name), "fy_totals": fy_totals(records)})
+    spans = coverage(((r["date"], r["period"]) for r in records), max(r["date"] for r in records))
+    return Parsed(counts(records, name), {"records": record_table(records, name), "fy_totals": fy_totals(records),
+                                          tidy.COVERAGE_TABLE: tidy.coverage_table(spans)})
 
 
 # ---------------------------------------------------------------- checks

@@ -242,6 +242,10 @@ TABLES: dict[str, list[Field]] = {
         Field("ice_total_date", "date", "Day ICE's total was printed."),
         Field("ice_total_url", "string", "Address of the page ICE's total was read on."),
     ],
+    "deaths_in_custody.coverage": [
+        Field("start", "date", "First day of a span of days the list covers."),
+        Field("end", "date", "Last day of the span (the list's latest death for the last span)."),
+    ],
     "facility_registry.facilities": [
         Field("code", "string", "ICE's detention facility code; empty when the registry gives none."),
         Field("name", "string", "Facility name in the registry."),
@@ -367,6 +371,8 @@ TABLE_DESCRIPTIONS = {
                                  "outside custody), as printed, with the report it comes from.",
     "deaths_in_custody.fy_totals": "One row per fiscal year the list of deaths counts: its count, the days of the "
                                    "year it covers, and ICE's own total beside it where one is sourced.",
+    "deaths_in_custody.coverage": "The spans of days the list of deaths covers: a period shown per day is divided "
+                                  "by the days of it these spans cover, not by the whole period.",
     "facility_registry.facilities": "Detention System Data's facility registry: one row per facility, with its "
                                     "county, ICE field office, agreement type and dates of use.",
     "facility_registry.field_offices": "ICE's field offices (areas of responsibility) and the counties each covers.",

@@ -226,6 +226,19 @@ def fytd_layout_errors(df: pd.DataFrame, fytd: dict[str, str]) -> list[str]:
     return errors
 
 
+COVERAGE_TABLE = "coverage"  # a source's reference table of the spans it covers (``coverage_table``)
+
+
+def coverage_table(covered: list[tuple[dt.date, dt.date]]) -> pd.DataFrame:
+    """The spans a source covers (inclusive dates), as the reference table ``<source>.coverage`` (columns
+    ``start``, ``end``). With it, "per day" divides a ``partial-coverage`` period by the days covered
+    (``analysis.data.days_covered``), not by the whole period: a row keeps its period's first day as its
+    identity, so the rows alone cannot say where coverage starts inside one."""
+    spans = sorted(covered)
+    return pd.DataFrame({"start": [a.isoformat() for a, _ in spans], "end": [b.isoformat() for _, b in spans]},
+                        columns=["start", "end"], dtype=object)
+
+
 def empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="float64" if c == "value" else "object") for c in COLUMNS})
 

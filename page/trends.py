@@ -244,12 +244,19 @@ def events_table_columns(columns) -> dict:
     return cfg
 
 
+def latest_decimals(r: Rendered, latest) -> int:
+    """The decimals the latest point is written with: its table's (``Prepared.decimals``, the CSV's), so a value
+    per day under 1 (deaths in custody: 0.146 a day) is not written as 0."""
+    got = next((p.decimals for p in r.prepared if p.series_id == latest["series"] and p.key == latest["key"]), None)
+    return int(got or 0)
+
+
 def chart_notes(page: Page, r: Rendered) -> None:
     """Under the chart: data date and sources, each series' definition, the events legend, the data."""
     latest = r.table.sort_values("end").iloc[-1]
     lang = r.view.lang
     label = {p.series_id + "|" + p.key: localised_label(p, lang) for p in r.prepared}
-    st.text(t("page.trends.data_to", end=latest['end'], value=plang.number(latest['value']),
+    st.text(t("page.trends.data_to", end=latest['end'], value=plang.number(latest['value'], latest_decimals(r, latest)),
               unit=i18n.unit(str(latest['unit']), lang),
               label=label.get(f"{latest['series']}|{latest['key']}", latest['label'])) + "\n"
             + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))

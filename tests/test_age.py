@@ -149,3 +149,75 @@ def test_the_cards_on_the_page_show_their_age_outside_the_popover(monkeypatch, l
         for line in h.age[1:]:
             assert f":orange[{markdown_literal(line)}]" in caption, line
     assert any(words[0] in h.age[0] for h in hs) and any(words[1] in " ".join(h.age) for h in hs)
+
+
+# ---------------------------------------------------------------- the age in an article image and a social card
+
+COMPACT_LATE = {"en": "This snapshot holds no newer data from TRAC (124 days late).",
+                "es": "Esta copia no tiene datos más recientes de TRAC (124 días de retraso)."}
+
+
+def _svg_words(svg: str) -> str:
+    import html
+    texts = re.findall(r"<text[^>]*>.*?</text>", svg, re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", " ".join(texts))).split())
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("size", ["article", "social"])
+def test_an_article_image_and_a_social_card_say_which_source_drawn_is_overdue(size, lang):
+    """Issue 37: the compact images (an article column, a social card) gave only "data to ..." in their footer,
+    so an image printed on 3 December 2026 did not say its source was four months overdue. The short age
+    sentence now follows the source line's data date, in the image itself, and the image still lays out."""
+    from charts import export
+    from tests.svg_layout import collisions, layout_boxes
+    if export.find_browser() is None:
+        pytest.skip("no Chrome/Chromium found for image export (make test installs Debian's)")
+    snap = trac_snapshot()
+    view = View(series=[TRAC], start=dt.date(2026, 1, 1), end=dt.date(2026, 7, 31), lang=lang)
+    r = render(snap, view, generated_on=DAY, size=size)
+    svg = export.export_figure(r, "svg").decode()
+    words = _svg_words(svg)
+    assert COMPACT_LATE[lang] in words, words
+    boxes = layout_boxes(svg)
+    assert not collisions(boxes)
+    w, h = r.figure.layout.width, r.figure.layout.height
+    # The footer and the notes are not cut (a date tick at the axis's right end is estimated a few px wide of
+    # the edge by the reader, which errs wide; it is drawn whole).
+    assert not [b.text for b in boxes if b.kind == "annotation" and (b.x0 < -1 or b.x1 > w + 1 or b.y1 > h + 1)]
+    assert h <= w * (1.3 if size == "article" else 1.0)
+    # On time, the image says nothing of age beyond the data date.
+    on_time = render(snap, view, generated_on=dt.date(2026, 7, 20), size=size).figure
+    foot = " ".join(a.text for a in on_time.layout.annotations)
+    assert "TRAC (" not in foot and "124" not in foot and ("data to 2026-07-11" in foot or "hasta el 2026-07-11" in foot)
+
+
+def test_the_compact_age_sentence_says_a_silence_that_starts_on_an_unheld_release_once():
+    snap, src = bundled.snapshot(), "ice_detention_stats"
+    held = status.source_freshness(snap, src, DAY, declared()).release
+    newer = held + dt.timedelta(days=30)
+    both = declared(dict(source=src, kind="release", start=newer.isoformat()),
+                    dict(source=src, kind="blackout", start=newer.isoformat()))
+    age = status.source_age(snap, src, DAY, declared=both)
+    assert status.compact_age_sentence(age) == (f"ICE has published nothing since its release of {newer:%-d %B %Y}, "
+                                                "which is not in this snapshot.")
+    es = status.compact_age_sentence(age, "es")
+    assert es.startswith("ICE no ha publicado nada desde su publicación del ") and es.endswith("no está en esta copia.")
+    # A silence after a held release, with a newer one known before it: both, each with its date.
+    apart = declared(dict(source=src, kind="release", start=newer.isoformat()),
+                     dict(source=src, kind="blackout", start=(newer + dt.timedelta(days=1)).isoformat()))
+    words = status.compact_age_sentence(status.source_age(snap, src, DAY, declared=apart))
+    assert words.startswith("ICE has published nothing since ") and f"ICE's release of {newer:%-d %B %Y} is not in" in words
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_busiest_article_image_keeps_its_age_and_its_height(lang):
+    """All data of three series in three panels, every event category: with the age sentence the article image
+    ran past the column's 884 px. The sentence on where the credits are gives way first; the age stays."""
+    from tests.test_layout import BUSIEST, EVENTS, REPORTED, SNAP
+    view = BUSIEST["all-three-panels-es" if lang == "es" else "all-three-panels"]
+    fig = render(SNAP, view, events=EVENTS, reported=REPORTED, size="article", generated_on=DAY).figure
+    foot = " ".join(a.text for a in fig.layout.annotations).replace("<br>", " ")
+    said = "ICE has published nothing since" if lang == "en" else "ICE no ha publicado nada desde"
+    assert said in foot, foot
+    assert fig.layout.height <= 1.3 * 680, fig.layout.height
