@@ -116,9 +116,8 @@ def test_the_link_back_is_the_same_view(built):
     detained = next(p for p in pages(built) if "people-in-ice-detention" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', detained.read_text("utf-8")).group(1)
     q = {k: v[-1] for k, v in parse_qs(urlparse(html.unescape(link)).query).items()}
-    from analysis.view import View
     # the page's own URL form (defaults left out): it opens the same view the page was built from
-    assert View.from_query(q) == View.from_query({"series": "ice_detention_stats.detained_total",
+    assert link.trends_from_query(q) == link.trends_from_query({"series": "ice_detention_stats.detained_total",
                                                   "preset": "since-2025-01-20"})
     assert q["series"] == "ice_detention_stats.detained_total"
     places = next(p for p in pages(built) if "by-state" in p.name)
