@@ -1,7 +1,8 @@
-"""A view: which series, which dates, which transforms. It round-trips through URL query parameters, so
-the page, a shared link and ``python -m charts export`` all describe the same chart the same way.
+"""A view: which series, which dates, which transforms. Its link format (``views.link``) is shared by the
+page, a shared link and ``python -m charts export``, so all describe the same chart the same way.
 
-A link is checked once, by ``view_from_link``, for the page and ``python -m charts export`` alike: every link
+A link is checked once, by ``views.link.trends_from_link`` (``check_view`` here), for the page and
+``python -m charts export`` alike: every link
 renders. What cannot be drawn as asked is adjusted and said in a note (the page shows the notes, the command
 prints them to stderr), never silently: dates before the data or after today are clamped, series that are not
 in the snapshot and an unknown index event or category are left out, malformed values fall back to defaults.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -73,86 +74,6 @@ class View:
     # chosen apart from the language (US Spanish outlets print both "75,000" and "75.000").
     lang: str = "en"
     sep: str = ","
-
-    # ---- URL round trip: short, stable parameter names; defaults are left out of the URL.
-    def to_query(self) -> dict[str, str]:
-        q: dict[str, str] = {}
-        default = View()
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if v == getattr(default, f.name):
-                continue
-            if isinstance(v, list):
-                q[f.name] = ",".join(v) if v else "all"  # an empty category list means every category
-            elif isinstance(v, bool):
-                q[f.name] = "1" if v else "0"
-            elif isinstance(v, dt.date):
-                q[f.name] = v.isoformat()
-            else:
-                q[f.name] = str(v)
-        return q
-
-    @classmethod
-    def from_query(cls, q) -> "View":
-        """Read a view from query parameters; unknown or malformed values fall back to the defaults."""
-        return cls.from_query_noted(q)[0]
-
-    @classmethod
-    def from_query_noted(cls, q) -> tuple["View", list[str]]:
-        """``from_query`` and a note for every value it could not use (see ``view_from_link``)."""
-        v = cls()
-        notes: list[str] = []
-        get = (lambda k: q.get(k)) if hasattr(q, "get") else (lambda k: None)
-        # The language first: every note below is written in it.
-        raw_lang = get("lang")
-        raw_lang = str(raw_lang[-1] if isinstance(raw_lang, list) else raw_lang or "")
-        lang = raw_lang if raw_lang in i18n.LANGS else "en"
-        if raw_lang and raw_lang not in i18n.LANGS:
-            notes.append(i18n.t("link.unknown_lang", "en", value=_short(raw_lang)))
-        for f in fields(cls):
-            raw = get(f.name)
-            if raw is None or raw == "":
-                continue
-            if isinstance(raw, list):
-                raw = raw[-1]
-            raw = str(raw)[:2000]
-            cur = getattr(v, f.name)
-            val: list[str] | bool | int | dt.date | str
-            try:
-                if isinstance(cur, list):
-                    val = [] if raw == "all" else [s for s in raw.split(",") if s]
-                    if len(val) > MAX_SERIES:
-                        notes.append(i18n.t("link.too_many", lang, n=len(val), what=f.name, most=MAX_SERIES))
-                        val = val[:MAX_SERIES]
-                elif isinstance(cur, bool):
-                    val = raw in ("1", "true", "True", "yes")
-                elif isinstance(cur, int):
-                    val = int(raw)
-                elif f.name in ("start", "end", "index_at", "as_of"):
-                    val = dt.date.fromisoformat(raw)
-                else:
-                    val = raw
-            except ValueError:
-                key = "link.not_a_date" if f.name in ("start", "end", "index_at", "as_of") else "link.not_a_number"
-                notes.append(i18n.t(key, lang, name=f.name, value=_short(raw)))
-                continue
-            setattr(v, f.name, val)
-        default = cls()
-        v.lang = lang
-        if v.preset not in PRESETS:
-            notes.append(i18n.t("link.unknown_preset", lang, value=_short(v.preset),
-                                default=i18n.t("preset." + default.preset, lang)))
-            v.preset = default.preset
-        if v.granularity not in GRANULARITIES:
-            notes.append(i18n.t("link.unknown_granularity", lang, value=_short(v.granularity)))
-            v.granularity = default.granularity
-        if v.rolling not in ROLLING:
-            notes.append(i18n.t("link.unknown_rolling", lang, n=v.rolling))
-            v.rolling = default.rolling
-        if v.sep not in i18n.SEPARATORS:
-            notes.append(i18n.t("link.unknown_sep", lang, value=_short(v.sep), default=repr(default.sep)))
-            v.sep = default.sep
-        return v, notes
 
     def date_range(self, data_min: dt.date, data_max: dt.date) -> tuple[dt.date, dt.date]:
         """The range the preset means, given the data's extent ("today" is the latest data date)."""
@@ -293,14 +214,6 @@ def check_view(view: View, snap: cdata.Snapshot, *, events: pd.DataFrame | None 
                 notes.append(i18n.t("link.unknown_categories", lang, items=", ".join(_short(c) for c in unknown),
                                     shown=", ".join(v.categories) or i18n.t("link.all_categories", lang)))
     return v, notes
-
-
-def view_from_link(q, snap: cdata.Snapshot, *, events: pd.DataFrame | None = None,
-                   today: dt.date | None = None) -> tuple[View, list[str]]:
-    """A permalink's query parameters -> a view that renders, and the notes saying what was adjusted."""
-    v, notes = View.from_query_noted(q)
-    v, more = check_view(v, snap, events=events, today=today)
-    return v, notes + more
 
 
 def split_ref(ref: str) -> tuple[str, str]:

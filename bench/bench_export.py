@@ -50,8 +50,8 @@ assert png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
 def default_figure():
     from analysis import data as cdata
     from analysis.view import View
-    from charts.compose import render
     from charts.context import load_context
+    from views.compose import render
     snap, events, reported = load_context(cdata.DATA)
     return render(snap, View(), events=events, reported=reported, generated_on=dt.date.today()).figure
 

@@ -10,16 +10,16 @@ import dataclasses
 import stat
 import sys
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 from analysis import data as cdata
-from analysis.view import View, view_from_link
-from charts import export, places_view, site
-from charts.compose import render
+from analysis.view import View
+from charts import export, places_export, site
 from charts.context import load_context
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES, SIZES
 from loaders.errors import LoaderError
+from views.compose import render
+from views.link import query_of, trends_from_query, view_from_link
 from wording import i18n
 
 
@@ -27,10 +27,7 @@ def query_from_args(args) -> dict[str, str]:
     """The view's query parameters: the permalink's, with options given explicitly on top."""
     q = {}
     if args.query:
-        text = args.query
-        if "://" in text or text.startswith("/"):
-            text = urlparse(text).query
-        q = {k: v[-1] for k, v in parse_qs(text.lstrip("?")).items()}
+        q = query_of(args.query)
     for name in ("series", "preset", "start", "end", "granularity", "rolling", "index_at", "index_event", "as_of",
                  "categories", "event_text"):
         val = getattr(args, name, None)
@@ -53,7 +50,7 @@ def query_from_args(args) -> dict[str, str]:
 
 
 def view_from_args(args) -> View:
-    return View.from_query(query_from_args(args))
+    return trends_from_query(query_from_args(args))
 
 
 def output_problem(out: Path, lang: str = "en") -> str | None:
@@ -145,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     # The language of what the user reads here: --lang, else the link's.
-    lang = args.lang or View.from_query(query_from_args(args)).lang
+    lang = args.lang or trends_from_query(query_from_args(args)).lang
 
     def error(key: str, **fields) -> None:
         print(i18n.t("cli.error", lang, message=i18n.t(key, lang, **fields) if key else fields["text"]),
@@ -159,8 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:  # before drawing anything: a PNG takes seconds to render
         error("", text=problem)
         return 2
-    pq = {k: v[-1] for k, v in parse_qs((urlparse(args.query).query if args.query and ("://" in args.query or
-          args.query.startswith("/")) else (args.query or "")).lstrip("?")).items()}
+    pq = query_of(args.query or "")
     if args.view == "places" or (args.view is None and pq.get("view") == "places"):
         for name in ("map", "release", "facility", "state"):
             if getattr(args, name, None):
@@ -170,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, key in (("start", "from"), ("end", "to")):  # the deaths maps' period
             if getattr(args, name, None):
                 pq[key] = getattr(args, name)
-        sep = getattr(args, "separators", None) or View.from_query(query_from_args(args)).sep or None
-        return places_view.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
+        sep = getattr(args, "separators", None) or trends_from_query(query_from_args(args)).sep or None
+        return places_export.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
     try:
         snap, events, reported = load_context(Path(args.data), lang)
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError
@@ -202,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             payload = export.wide_csv(r, sources=source_lines(snap, r.prepared, lang), title=r.title, lang=lang,
                                       citation_text=cite)
         elif fmt == "csv":
-            payload = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
+            payload = export.to_csv(export.export_table(r), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
                                     lang=lang, citation_text=cite)
         else:
             payload = export.export_figure(r, fmt)

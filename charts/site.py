@@ -2,7 +2,7 @@
 
 Streamlit keeps every session in one server process, so a spike of readers on the day a story runs is a bad
 fit for the live app. This writes a folder of plain files that any static host or CDN can serve, one page per
-view, each drawn by the same code as the page (``charts.compose.render``, ``charts.places_view.render``,
+view, each drawn by the same code as the page (``views.compose.render``, ``views.places.render``,
 ``analysis.ledger.whats_new``):
 
 - the interactive chart (plotly.js is written once, as ``assets/plotly.min.js``; no CDN), its alt text, the
@@ -31,7 +31,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -41,15 +41,15 @@ from plotly.offline import get_plotlyjs
 from analysis import data as cdata
 from analysis import ledger
 from analysis import places as P
-from analysis.view import view_from_link
 from charts import export, templates
-from charts import places_view as PV
-from charts.compose import render
 from charts.context import load_context
 from figures import maps  # imported before the date is fixed in it
 from figures.core import source_lines
 from figures.labels import localised_label
 from loaders.errors import LoaderError
+from views import places as PV
+from views.compose import render
+from views.link import places_from_query, places_to_query, query_of, trends_to_query, view_from_link
 from wording import i18n
 
 # No live dashboard unless the builder names one (``--live-url``): a published page must never cite or link the
@@ -138,14 +138,6 @@ class Page:
 
 
 # ---------------------------------------------------------------------------------------------- views
-
-def query_of(link: str) -> dict[str, str]:
-    """A permalink (full URL, path or bare query string) -> its query parameters (the last of each)."""
-    text = link.strip()
-    if "://" in text or text.startswith("/"):
-        text = urlparse(text).query
-    return {k: v[-1] for k, v in parse_qs(text.lstrip("?"), keep_blank_values=False).items()}
-
 
 def read_views(path: Path) -> list[dict[str, str]]:
     """One permalink a line; blank lines and lines starting with '#' are skipped."""
@@ -310,7 +302,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     r = render(snap, view, events=events, reported=reported, generated_on=day)
     if r.figure is None or r.table.empty:
         raise SiteError(f"no data for {urlencode(q)!r} between {r.lo} and {r.hi}")
-    query = view.to_query()
+    query = trends_to_query(view)
     link = live_link(live_url, query)
     title = r.title  # kept by the figure as typed (figures.core), never read back out of its HTML
     dates = []
@@ -329,7 +321,7 @@ def trend_page(snap, events, reported, q: dict, day: dt.date, live_url: str) -> 
     cite = export.citation(snap, r.prepared, url=link, retrieved=day, lang=lang)
     # The page's CSV: what the chart draws, the reported figures beside it and the events in view (the figure's
     # footer says the events are listed under the chart and in the CSV download).
-    csv = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=title,
+    csv = export.to_csv(export.export_table(r), sources=source_lines(snap, r.prepared, lang) + r.notes, title=title,
                         generated_on=day, lang=lang, citation_text=cite if lang != "en" else "")
     events = export.event_lines(r)
     return Page("", "trends", query, title=title, alt=getattr(r, "alt", "") or trend_alt(r),
@@ -341,11 +333,11 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     """A Places view (a map or a facility's history); in the link's language (``lang=``, English otherwise)."""
     lang = str(q["lang"]) if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
-    view = PV.PlacesView.from_query(q)
+    view = places_from_query(q)
     r = PV.render(snap, pl, view, lang)
     if r.figure is None:
         raise SiteError(f"places view {urlencode(q)!r}: {r.problem}")
-    query = {**view.to_query(), **({"lang": lang} if lang != "en" else {})}
+    query = {**places_to_query(view), **({"lang": lang} if lang != "en" else {})}
     link = live_link(live_url, query)
     rel = view.release or PV.default_release(pl)
     src, when = P.parse_release_key(rel) if rel else ("", "")

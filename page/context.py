@@ -13,8 +13,8 @@ import streamlit as st
 from analysis import data as cdata
 from analysis.coverage import EmptyRange, empty_in_range
 from analysis.view import PRESETS, View, data_bounds, view_range
-from charts.compose import Rendered, render
 from loaders import events as lev
+from views.compose import Rendered, render
 
 from . import clock
 from .cache import kept
@@ -125,7 +125,7 @@ def _render(snap: cdata.Snapshot, view: View, events: pd.DataFrame | None, repor
 
 
 def rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> Rendered:
-    """``charts.compose.render`` of the view, built once per view, day and inputs. The result is shared by
+    """``views.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
     return _render(page.snap, view, events, page.reported, size, clock.today())
 

@@ -1,6 +1,6 @@
 """Deaths in ICE custody on the Places tab (Streamlit): the period of the deaths maps, the deaths not drawn with the
 reason, the record view (the one place names and causes are shown) and a facility's deaths. Counts, matches and
-notes come from ``analysis.deaths`` and ``charts.places_view``; this module lays them out. Data-derived text goes
+notes come from ``analysis.deaths`` and ``views.places``; this module lays them out. Data-derived text goes
 through plain-text elements (st.text, st.dataframe, captions passed through ``markdown_literal``)."""
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from charts import export
-from charts.compose import Rendered, render
 from charts.site import PUBLIC_URL_SETTING, live_embeds, public_url
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES
 from page.releases_view import citation_with_whats_new
+from views.compose import Rendered, render
 from wording.plain import markdown_literal
 
 from . import state
@@ -37,7 +37,7 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
 
     def csv_bytes(rr=r, s=src_lines, ti=r.title) -> bytes:  # the table is built when clicked
-        return export.to_csv(rr.export_table(), sources=list(s) + rr.notes, title=ti, lang=lang, citation_text=cite)
+        return export.to_csv(export.export_table(rr), sources=list(s) + rr.notes, title=ti, lang=lang, citation_text=cite)
 
     row.download_button(t("page.exports.csv"), key="dl_csv", mime="text/csv", on_click="ignore", data=csv_bytes,
                        file_name=f"{stem}.csv")

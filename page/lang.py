@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from views.link import lang_from_query, lang_to_query
 from wording import i18n
 
 # The switch's own label is in both languages, so a reader who does not read the current one finds it.
@@ -18,9 +19,7 @@ def seed() -> None:
     ss = st.session_state
     if "w_lang" in ss:
         return
-    q = st.query_params
-    ss["w_lang"] = q.get("lang") if q.get("lang") in i18n.LANGS else "en"
-    ss["w_sep"] = q.get("sep") if q.get("sep") in i18n.SEPARATORS else i18n.DEFAULT_SEPARATORS[ss["w_lang"]]
+    ss["w_lang"], ss["w_sep"] = lang_from_query(st.query_params.to_dict())
 
 
 def lang() -> str:
@@ -78,12 +77,7 @@ def _choices() -> None:
 
 def link_params() -> dict[str, str]:
     """The language and separators as a link carries them (nothing for the defaults, English and ",")."""
-    q = {}
-    if lang() != "en":
-        q["lang"] = lang()
-    if sep() != ",":
-        q["sep"] = sep()
-    return q
+    return lang_to_query(lang(), sep())
 
 
 def sync_link() -> dict[str, str]:

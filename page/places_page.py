@@ -1,5 +1,5 @@
 """The Places tab of the page (Streamlit): maps by state and facility, field offices, a facility's history and
-a state's view. Figures come from ``charts.places_view.render``, the same function the command-line export uses;
+a state's view. Figures come from ``views.places.render``, the same function the command-line export uses;
 this module only lays them out, keeps the view in the address bar and offers the downloads.
 Data-derived text goes through plain-text elements (st.text, st.dataframe, captions of our own words)."""
 from __future__ import annotations
@@ -9,9 +9,11 @@ import streamlit as st
 from analysis import deaths as DV
 from analysis import places as P
 from charts import export
-from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_html, map_label, render
+from charts.places_export import map_html
 from figures import maps
 from page import browser
+from views.link import places_from_query, places_to_query
+from views.places import DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label, render
 from wording import i18n
 from wording.plain import markdown_literal
 
@@ -94,7 +96,7 @@ def _seed(pl: P.Places, snap) -> None:
     if "places_seeded" in st.session_state:
         return
     q = st.query_params.to_dict()
-    v = PlacesView.from_query(q) if q.get("view") == "places" else PlacesView()
+    v = places_from_query(q) if q.get("view") == "places" else PlacesView()
     st.session_state["places_link_notes"] = link_notes(q, pl, _lang()) + [
         n for n in [death_link_note(q, DV.records(snap), _lang())] if n]
     if v.start and v.end:  # the link's period wins over the page's date range until that range changes
@@ -131,11 +133,11 @@ def places_panel(snap) -> None:
                       facility=ss.get("p_facility") or "", state=ss.get("p_state") or "",
                       start=start if deaths_map else None, end=end if deaths_map else None,
                       death=ss.get("p_death") or "")
-    st.query_params.from_dict(view.to_query())
+    st.query_params.from_dict(places_to_query(view))
     # What the link asked for that is not there, said until the reader changes the view (as a trend link's notes).
     if ss.get("places_seeded_query") is None:
-        ss["places_seeded_query"] = view.to_query()
-    elif view.to_query() != ss["places_seeded_query"]:
+        ss["places_seeded_query"] = places_to_query(view)
+    elif places_to_query(view) != ss["places_seeded_query"]:
         ss["places_link_notes"] = []
     for note in ss.get("places_link_notes") or []:
         st.info(markdown_literal(note))

@@ -7,8 +7,9 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis.view import INAUGURATION, View, view_from_link
-from charts.event_study import DATE_CHOICE, VINTAGES
+from analysis.view import INAUGURATION, View
+from views.event_study import DATE_CHOICE
+from views.link import ROOMS, study_from_query, study_to_query, tab_from_query, tab_to_query, trends_to_query, view_from_link
 from wording import i18n
 
 from . import clock
@@ -37,18 +38,12 @@ def lazy_expander(label: str, key: str):
     return st.expander(label, key=key, on_change="rerun")
 
 
-# The event study's settings live in the address bar beside the view: ?study=<series>&study_event=<id>
-# &study_days=30&study_date=YYYY-MM-DD (the date only when no event is chosen)&study_vintage=first (figures as
-# first published; none for the latest figures).
-STUDY_PARAMS = {"study": "w_study_series", "study_event": "w_study_event", "study_days": "w_study_days",
-                "study_date": "w_study_date", "study_vintage": "w_study_vintage"}
-DEFAULT_STUDY_DAYS = 30
-
-
-# The page's rooms (its tabs), in order. The open one is in the address bar: ?tab=<name> (none for the first).
-# ``view=places`` (the Places room's own view) opens Places as well. The session keeps the room's name under
-# "tab", never its label, so a change of language keeps the reader where they were.
-ROOMS = ("trends", "study", "places", "sources", "releases")
+# The event study's settings live in the address bar beside the view, the open room too (``views.link``: the
+# link format). The session keeps the room's name under "tab", never its label, so a change of language keeps
+# the reader where they were.
+# The study's settings by the widget that holds each.
+STUDY_WIDGETS = {"series": "w_study_series", "event": "w_study_event", "days": "w_study_days",
+                 "date": "w_study_date", "vintage": "w_study_vintage"}
 # The rooms' labels in every language (locales/*.toml, page.tab.*) -> the room's name.
 TAB_NAMES = {i18n.t(f"page.tab.{name}", lang): name for lang in i18n.LANGS for name in ROOMS}
 
@@ -61,17 +56,11 @@ def tab_labels(lang: str = "en") -> list[str]:
     return [tab_label(name, lang) for name in ROOMS]
 
 
-def tab_from_link(q: dict) -> str:
-    """The name of the room a link opens (the first room when it names none, or one that does not exist)."""
-    if q.get("tab") in ROOMS:
-        return q["tab"]
-    return "places" if q.get("view") == "places" else ROOMS[0]
-
-
 def sync_tab(name: str | None) -> str | None:
     """Write the open room into the address bar (after the rooms, which rewrite the rest); return its name."""
-    if name in ROOMS and name != ROOMS[0]:
-        st.query_params["tab"] = name
+    tab = tab_to_query(name)
+    if tab:
+        st.query_params["tab"] = tab["tab"]
     elif "tab" in st.query_params:
         del st.query_params["tab"]
     return name if name in ROOMS else None
@@ -79,20 +68,12 @@ def sync_tab(name: str | None) -> str | None:
 
 def seed_study_from_url(q: dict, options: list[str]) -> None:
     ss = st.session_state
-    if q.get("study") in options:
-        ss["w_study_series"] = q["study"]
-    if q.get("study_event"):
-        ss["w_study_event"] = str(q["study_event"])[:200]
-    if q.get("study_vintage") in VINTAGES:
-        ss["w_study_vintage"] = q["study_vintage"]
-    try:
-        if q.get("study_days"):
-            ss["w_study_days"] = min(365, max(7, int(q["study_days"])))
-        if q.get("study_date"):
-            ss["w_study_date"] = dt.date.fromisoformat(q["study_date"])
-            ss.setdefault("w_study_event", DATE_CHOICE)
-    except ValueError:
-        pass  # a malformed value falls back to the default, as the view's parameters do
+    asked = study_from_query(q, options)
+    for name, key in STUDY_WIDGETS.items():
+        if name in asked:
+            ss[key] = asked[name]
+    if "date" in asked:
+        ss.setdefault("w_study_event", DATE_CHOICE)
 
 
 def widget_values(v0: View, options: list[str], bounds: tuple[dt.date, dt.date], today: dt.date) -> dict:
@@ -128,7 +109,7 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss["link_notes"] = link_notes
     ss.update(widget_values(v0, page.options, page.range_bounds(today), today))
     seed_study_from_url(link, page.options)
-    ss["tab"] = tab_from_link(link)  # read once, like the view: after this the room switcher is the truth
+    ss["tab"] = tab_from_query(link)  # read once, like the view: after this the room switcher is the truth
     ss["view_seeded"] = True
     ss["seeded_query"] = None  # set by the first run of the trends panel
 
@@ -159,20 +140,9 @@ def current_view() -> View:
 
 def study_query() -> dict[str, str]:
     ss = st.session_state
-    q = {}
-    if ss.get("w_study_series"):
-        q["study"] = ss["w_study_series"]
-    ev = ss.get("w_study_event")
-    if ev and ev != DATE_CHOICE:
-        q["study_event"] = ev
-    elif ev == DATE_CHOICE and ss.get("w_study_date"):
-        q["study_event"], q["study_date"] = DATE_CHOICE, ss["w_study_date"].isoformat()
-    if ss.get("w_study_vintage", "latest") != "latest":
-        q["study_vintage"] = ss["w_study_vintage"]
-    if ss.get("w_study_days") and int(ss["w_study_days"]) != DEFAULT_STUDY_DAYS:
-        q["study_days"] = str(int(ss["w_study_days"]))
-    return q
+    return study_to_query(ss.get("w_study_series"), ss.get("w_study_event"), ss.get("w_study_date"),
+                          ss.get("w_study_vintage", "latest"), ss.get("w_study_days"))
 
 
 def sync_url(view: View) -> None:
-    st.query_params.from_dict({**view.to_query(), **study_query()})
+    st.query_params.from_dict({**trends_to_query(view), **study_query()})

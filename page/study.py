@@ -7,9 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from analysis.study import StudyResult
-from charts import event_study as es
 from charts import export
+from charts.study_export import study_csv
 from figures.layout import EXPORT_SIZES, SIZES
+from views import event_study as es
+from views.link import DEFAULT_STUDY_DAYS
 from wording import i18n
 
 from . import clock, state
@@ -47,7 +49,7 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
         ss["w_study_series"] = ss["w_series"][0] if ss["w_series"] and ss["w_series"][0] in page.options else page.options[0]
     if ss.get("w_study_event") not in choices:
         ss["w_study_event"] = es.default_event(events) or es.DATE_CHOICE
-    ss.setdefault("w_study_days", state.DEFAULT_STUDY_DAYS)
+    ss.setdefault("w_study_days", DEFAULT_STUDY_DAYS)
     ss.setdefault("w_study_date", es.default_date(events))
     s1, s2, s3 = st.columns([3, 3, 1])
     if plang.lang() != "en" and events is not None and len(events):
@@ -91,7 +93,7 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
     sized_word = export.file_word("size_" + size, plang.lang())
     e1, e2, e3 = st.columns(3)
     sources = tuple(fig_kw["sources"]) + tuple(es.vintage_note(fig_kw.get("vintage", "latest"), plang.lang()))
-    e1.download_button(t("page.study.csv"), data=lambda: es.study_csv(fig_kw["title"], res, win, sources,
+    e1.download_button(t("page.study.csv"), data=lambda: study_csv(fig_kw["title"], res, win, sources,
                                                                  plang.lang(), plang.sep()),
                        file_name=f"{stem}.csv", mime="text/csv", on_click="ignore", key="dl_study_csv")
     if export.find_browser():

@@ -12,10 +12,11 @@ from analysis.asof import revisions_after, unversioned
 from analysis.coverage import EmptyRange
 from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
 from charts import export
-from charts.compose import Rendered
 from figures.core import source_lines
 from figures.events import events_csv, events_legend_table, number_events
 from figures.labels import localised_label
+from views.compose import Rendered
+from views.link import trends_to_query
 from wording import citation, i18n
 from wording.plain import markdown_literal
 
@@ -51,7 +52,7 @@ def _picker_labels(page: Page, lang: str) -> dict[str, str]:
 def link_notes(view: View) -> list[str]:
     """What was changed in the link as opened; the notes go once the reader changes the view."""
     ss = st.session_state
-    query = view.to_query()
+    query = trends_to_query(view)
     if ss.get("seeded_query") is None:
         ss["seeded_query"] = query
     elif query != ss["seeded_query"]:
@@ -367,7 +368,7 @@ def range_and_chart(page: Page, events: pd.DataFrame) -> View:
         chart_notes(page, r)
         if view.as_of:
             as_of_revisions(page, r, view.as_of)
-        exports.downloads(page, r, events, view.to_query())
+        exports.downloads(page, r, events, trends_to_query(view))
         # last: the other presets are built while the reader reads this one
         context.prefetch(page, view, events, size=chart_size())
     return view

@@ -15,11 +15,11 @@ from streamlit.testing.v1 import AppTest
 from analysis import status
 from analysis.overview import headlines
 from analysis.view import View
-from charts.compose import render
 from page import clock
 from tests import bundled
 from tests.conftest import ROOT
 from tests.test_overview import cat, small_snapshot
+from views.compose import render
 from wording.plain import markdown_literal
 
 DAY = dt.date(2026, 12, 3)  # the day the issue was observed

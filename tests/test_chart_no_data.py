@@ -8,8 +8,8 @@ import pandas as pd
 from analysis.data import load_snapshot
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures.core import source_lines
+from views.compose import render
 
 SNAP = load_snapshot()
 WEEKLY = "ddp_arrests_aggregates.weekly_national_digitised"  # ends in October 2025
@@ -32,7 +32,7 @@ def test_a_series_with_no_data_in_range_gets_no_panel_and_is_named():
     assert "Left off the chart: ICE arrests per week" in footer and "has no data between 1 April 2026 and " \
         "30 June 2026" in footer and "to 15 October 2025" in footer
     assert "in panels" not in r.alt
-    csv = export.to_csv(r.export_table(), sources=source_lines(SNAP, r.prepared) + r.notes, title=r.title).decode()
+    csv = export.to_csv(export.export_table(r), sources=source_lines(SNAP, r.prepared) + r.notes, title=r.title).decode()
     assert "# Left off the chart: ICE arrests per week" in csv
     assert len(pd.read_csv(io.StringIO(csv), comment="#")) == len(r.table)
 

@@ -17,7 +17,6 @@ import pytest
 
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures import core as fcore
 from figures import events as cev
 from loaders import copies
@@ -26,6 +25,7 @@ from loaders import reported_figures as rf
 from loaders.errors import ParseError, ValidationError
 from tests import bundled
 from tests.conftest import ROOT
+from views.compose import render
 
 SNAP = bundled.snapshot()
 COPY = "https://copy-only.example/story-read-here"  # a copy's address: no output may print it

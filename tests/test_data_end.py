@@ -16,9 +16,9 @@ from analysis import data as cdata
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import View
-from charts.compose import render as render_trend
-from charts.places_view import DEATH_MAPS, PlacesView, render
 from figures import continuity
+from views.compose import render as render_trend
+from views.places import DEATH_MAPS, PlacesView, render
 from wording import i18n
 
 SNAP = cdata.load_snapshot()

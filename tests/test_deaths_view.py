@@ -15,13 +15,15 @@ from analysis import data as cdata
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import View
-from charts import event_study as es
 from charts import export
-from charts.compose import render as render_trend
-from charts.places_view import DEATH_MAPS, PlacesView, death_link_note, map_html, render
+from charts.places_export import map_html
 from figures import maps
 from figures.core import source_lines
 from page.context import series_options
+from views import event_study as es
+from views import link
+from views.compose import render as render_trend
+from views.places import DEATH_MAPS, PlacesView, death_link_note, render
 
 SNAP = cdata.load_snapshot()
 WHOLE = (dt.date(2003, 10, 1), dt.date(2026, 12, 31))
@@ -200,10 +202,10 @@ def test_a_facility_has_its_deaths_without_names(pl, recs):
 
 def test_the_permalink_keeps_the_period_and_the_record(recs):
     v = PlacesView(map="deaths-facilities", start=dt.date(2025, 1, 20), end=dt.date(2026, 3, 1), death="273")
-    q = v.to_query()
+    q = link.places_to_query(v)
     assert q["from"] == "2025-01-20" and q["to"] == "2026-03-01" and q["death"] == "273"
-    assert PlacesView.from_query(q) == v
-    odd = PlacesView.from_query({"map": "deaths-state", "from": "2026-02-01", "to": "2025-02-01", "death": "x1"})
+    assert link.places_from_query(q) == v
+    odd = link.places_from_query({"map": "deaths-state", "from": "2026-02-01", "to": "2025-02-01", "death": "x1"})
     assert (odd.start, odd.end, odd.death) == (dt.date(2025, 2, 1), dt.date(2026, 2, 1), "")
     assert death_link_note({"view": "places", "death": "999999"}, recs) != ""
     assert death_link_note({"view": "places", "death": "273"}, recs) == ""

@@ -105,11 +105,12 @@ def pins(name: str) -> dict[str, str]:
 
 
 def _app_imports() -> set[str]:
-    """Top-level third-party modules imported by the app: the page, the loaders and the charts."""
-    files = [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("analysis/*.py"), *ROOT.glob("figures/*.py"),
+    """Top-level third-party modules imported by the app: the page, the loaders, the views and the charts."""
+    files = [ROOT / "dashboard.py", *ROOT.glob("charts/*.py"), *ROOT.glob("views/*.py"), *ROOT.glob("analysis/*.py"),
+             *ROOT.glob("figures/*.py"),
              *ROOT.glob("wording/*.py"), *ROOT.glob("loaders/*.py"),
              *ROOT.glob("page/**/*.py")]
-    local = {"charts", "analysis", "figures", "wording", "loaders", "page", "dashboard"}
+    local = {"charts", "views", "analysis", "figures", "wording", "loaders", "page", "dashboard"}
     names = set()
     for p in files:
         for node in ast.walk(ast.parse(p.read_text("utf-8"))):

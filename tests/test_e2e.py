@@ -42,7 +42,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 from analysis import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
 from analysis.overview import headlines  # noqa: E402
 from analysis.view import View  # noqa: E402
-from charts.compose import render  # noqa: E402
+from views.compose import render  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

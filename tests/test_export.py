@@ -12,10 +12,11 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures.core import source_lines
 from tests import bundled
 from tests.conftest import ROOT
+from views import link
+from views.compose import render
 
 SNAP = bundled.snapshot()
 VIEW = View(series=["trac_detention.detained_total", "trac_detention.detained_ice"], preset="custom",
@@ -109,7 +110,7 @@ def test_cli_export_csv_matches_page_render(tmp_path):
     assert r.returncode == 0, r.stderr
     body = pd.read_csv(out, comment="#")
     assert len(body) > 20
-    page = render(SNAP, View.from_query(dict(p.split("=") for p in q.split("&")))).table
+    page = render(SNAP, link.trends_from_query(dict(p.split("=") for p in q.split("&")))).table
     series = body[body["kind"] == "series"]
     assert series["value"].tolist() == pytest.approx(page["value"].tolist())
     # The reported figures the chart draws are in the CSV too, marked and sourced (here: detention counts): the
@@ -155,7 +156,7 @@ def test_page_figures_are_valid_plotly(query):
 
     from loaders.events import load_events
     from loaders.reported_figures import load_reported
-    r = render(SNAP, View.from_query(query), events=load_events(cdata.DATA / "events.csv"),
+    r = render(SNAP, link.trends_from_query(query), events=load_events(cdata.DATA / "events.csv"),
                reported=load_reported(cdata.DATA / "reported_figures.csv"))
     checked = go.Figure(r.figure.to_plotly_json())  # raises on any invalid property
     assert checked.to_plotly_json()["layout"]["title"] == r.figure.to_plotly_json()["layout"]["title"]

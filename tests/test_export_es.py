@@ -10,12 +10,13 @@ import pandas as pd
 import pytest
 
 from analysis import data as cdata
-from analysis.view import View, view_from_link
+from analysis.view import View
 from charts import export
 from charts.__main__ import main
-from charts.compose import render
 from figures.core import source_lines
 from tests import bundled
+from views.compose import render
+from views.link import view_from_link
 from wording import i18n
 
 SNAP = bundled.snapshot()
@@ -92,7 +93,7 @@ def test_events_on_a_spanish_chart_are_in_spanish():
 
 def test_spanish_csv_keeps_machine_columns_and_translates_headers(es):
     cite = export.citation(SNAP, es.prepared, lang="es", retrieved=DAY)
-    raw = export.to_csv(es.export_table(), sources=source_lines(SNAP, es.prepared, "es"), title=es.title, lang="es",
+    raw = export.to_csv(export.export_table(es), sources=source_lines(SNAP, es.prepared, "es"), title=es.title, lang="es",
                         citation_text=cite, generated_on=DAY).decode()
     head = [line for line in raw.splitlines() if line.startswith("#")]
     assert head[0] == f"# {es.title}" and head[0].startswith("# Personas en detención de ICE")
@@ -100,7 +101,7 @@ def test_spanish_csv_keeps_machine_columns_and_translates_headers(es):
     assert any(h.startswith("# Cita: ") and "Elaborado con" in h and "consultado el 2026-11-29" in h for h in head)
     assert head[-1].startswith("# Exportado el 2026-11-29 de Control migratorio en EE. UU.")
     body = pd.read_csv(io.StringIO(raw), comment="#")
-    assert list(body.columns) == list(es.export_table().columns)  # English, machine-readable
+    assert list(body.columns) == list(export.export_table(es).columns)  # English, machine-readable
     assert body["date"].str.fullmatch(r"\d{4}-\d\d-\d\d").all()
     assert body["value"].dtype.kind in "if"  # numbers stay numbers (whole counts as integers): no "75.000" in the data rows
 

@@ -23,10 +23,10 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from charts.context import load_context
 from figures.core import source_lines
 from figures.events import events_csv
+from views.compose import render
 from wording import i18n
 
 LOCALES = i18n.LOCALES
@@ -149,7 +149,7 @@ def test_the_csv_header_lines_and_the_events_csv_hold_no_english_word(rendered, 
     snap, r = rendered
     src = source_lines(snap, r.prepared, "es")
     cite = export.citation(snap, r.prepared, lang="es")
-    long = export.to_csv(r.export_table(), sources=list(src) + r.notes, title=r.title, lang="es", citation_text=cite)
+    long = export.to_csv(export.export_table(r), sources=list(src) + r.notes, title=r.title, lang="es", citation_text=cite)
     wide = export.wide_csv(r, sources=list(src), title=r.title, lang="es", citation_text=cite)
     ev = events_csv(r.events, generated_on=DAY, lang="es")
     for name, data in (("csv", long), ("wide", wide), ("events", ev)):
@@ -200,8 +200,8 @@ def test_a_maps_long_subtitle_is_wrapped_to_the_figure(context):
     # The facility map's Spanish subtitle ("202 de 203 centros dibujados en lugares aproximados: ...") was one
     # line that ran past the right edge of the page's 1,120 px figure; the footer under it was wrapped.
     from analysis import places as P
-    from charts.places_view import PlacesView
-    from charts.places_view import render as render_places
+    from views.places import PlacesView
+    from views.places import render as render_places
     snap = context[0]
     r = render_places(snap, P.build(snap), PlacesView(map="facilities"), lang="es")
     title = r.figure.layout.title.text

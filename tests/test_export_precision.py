@@ -11,15 +11,15 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View, source_decimals
 from charts import export
-from charts.compose import render
 from figures.core import source_lines
+from views.compose import render
 
 SNAP = cdata.load_snapshot()
 WEEKLY, MONTHLY = "ddp_arrests_aggregates.weekly_national_digitised", "ddp_arrests_aggregates.monthly_national_chart_data"
 
 
 def csv_of(r) -> tuple[str, pd.DataFrame]:
-    text = export.to_csv(r.export_table(), sources=source_lines(SNAP, r.prepared), title=r.title).decode()
+    text = export.to_csv(export.export_table(r), sources=source_lines(SNAP, r.prepared), title=r.title).decode()
     body = pd.read_csv(io.StringIO(text), comment="#", dtype={"value": str, "key": str, "release": str})
     return text, body[body["kind"] == "series"]
 
@@ -76,7 +76,7 @@ def test_an_index_has_one_decimal_and_a_rolling_average_enough_for_its_days():
 def test_the_wide_csv_carries_the_long_csvs_source_lines_and_the_same_rounding():
     r = render(SNAP, View(series=[WEEKLY, MONTHLY]), generated_on=dt.date(2026, 12, 1))
     sources = source_lines(SNAP, r.prepared)
-    long_text = export.to_csv(r.export_table(), sources=sources, title=r.title, generated_on=dt.date(2026, 12, 1))
+    long_text = export.to_csv(export.export_table(r), sources=sources, title=r.title, generated_on=dt.date(2026, 12, 1))
     wide_text = export.wide_csv(r, sources=sources, title=r.title, generated_on=dt.date(2026, 12, 1))
     head = lambda b: [ln for ln in b.decode().splitlines() if ln.startswith("#")]  # noqa: E731
     assert head(wide_text) == head(long_text) and any(ln.startswith("# Source: ") for ln in head(wide_text))

@@ -19,7 +19,6 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures import blackouts, continuity, image, maps
 from figures import core as F
 from figures.spec import FigureSpec
@@ -27,6 +26,7 @@ from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests import bundled
 from tests.conftest import ROOT
+from views.compose import render
 
 DAY = dt.date(2026, 12, 1)
 

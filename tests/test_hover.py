@@ -12,9 +12,9 @@ import pytest
 
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from tests import bundled
 from tests.test_e2e import CHROMIUM, LAUNCH_ARGS, sync_api
+from views.compose import render
 
 pytestmark = pytest.mark.browser
 

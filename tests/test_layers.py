@@ -1,5 +1,5 @@
 """The layers' import contract (pyproject.toml, ``[tool.importlinter]``) holds: page > outputs (charts) >
-figures > analysis > data (loaders), the wording below them, Streamlit only in the page, Plotly only from the
+views > figures > analysis > data (loaders), the wording below them, Streamlit only in the page, Plotly only from the
 figures up, and no import cycle inside a layer. `make lint` runs the same check; this keeps it in the suite too."""
 import shutil
 import subprocess

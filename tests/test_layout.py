@@ -12,13 +12,13 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures import blackouts
 from figures import core as F
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT
 from tests.svg_layout import collisions, layout_boxes, smallest_font
+from views.compose import render
 
 SNAP = cdata.load_snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv")

@@ -16,10 +16,10 @@ import pytest
 from analysis import data as cdata
 from analysis import ledger, status
 from analysis.view import View
-from charts.compose import render
 from figures import blackouts, continuity
 from loaders.__main__ import main as cli
 from tests.conftest import ROOT, open_trend_panels
+from views.compose import render
 
 TODAY = dt.date(2026, 12, 1)
 

@@ -16,6 +16,7 @@ from charts.__main__ import build_parser, main
 from loaders.events import load_events
 from tests import bundled
 from tests.conftest import ROOT
+from views import link as L
 
 SNAP = bundled.snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv", ROOT / "tests" / "no-local-events.csv")
@@ -25,7 +26,7 @@ S = "trac_detention.detained_total"
 
 
 def link(**q):
-    return V.view_from_link(q, SNAP, events=EVENTS, today=TODAY)
+    return L.view_from_link(q, SNAP, events=EVENTS, today=TODAY)
 
 
 # ------------------------------------------------------------------------------------- the check
@@ -125,7 +126,7 @@ def test_every_issue_link_renders_on_the_page_with_its_notes(query):
     at.run()
     assert not at.exception, at.exception
     assert [c for c in at.get("plotly_chart")], "no chart drawn"
-    expected, notes = V.view_from_link(query, SNAP, events=EVENTS)
+    expected, notes = L.view_from_link(query, SNAP, events=EVENTS)
     shown = [i.value.replace("\\", "") for i in at.info]
     for note in notes:
         assert note in shown
@@ -175,7 +176,7 @@ def test_the_cli_draws_the_same_checked_view_and_prints_the_notes(tmp_path):
     r = cli("--query", q, "--out", str(out))
     assert r.returncode == 0, r.stderr
     today = dt.date.today()
-    _, notes = V.view_from_link(dict(p.split("=") for p in q.split("&")), SNAP, events=EVENTS, today=today)
+    _, notes = L.view_from_link(dict(p.split("=") for p in q.split("&")), SNAP, events=EVENTS, today=today)
     assert [ln for ln in r.stderr.splitlines() if ln.startswith("note: ")] == [f"note: {n}" for n in notes]
     lo, hi = V.data_bounds(SNAP, today)
     assert f"{lo} to {hi}" in r.stdout

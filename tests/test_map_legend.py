@@ -9,8 +9,8 @@ import pytest
 
 from analysis import data as cdata
 from analysis import places as P
-from charts.places_view import MAPS, PlacesView, render
 from figures import maps
+from views.places import MAPS, PlacesView, render
 
 SNAP = cdata.load_snapshot()
 GEO_MAPS = [m for m in MAPS if m in ("state", "facilities", "deaths-state", "deaths-facilities")]

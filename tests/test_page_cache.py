@@ -8,8 +8,8 @@ import datetime as dt
 import plotly.io as pio
 
 from analysis.view import View
-from charts.compose import render
 from page import context
+from views.compose import render
 
 
 def _json(fig) -> str:
@@ -138,8 +138,8 @@ def test_a_second_snapshot_gets_its_own_headlines_and_ledger():
 def test_a_places_view_is_built_once_and_its_join_counts_by_identity():
     """The Places tab reran every map (40-70 ms) on each choice in it; each view is now kept like a trend render,
     with the facility join keyed as the read-only object it is (its repr would print whole frames)."""
-    from charts.places_view import PlacesView
     from page import places_page
+    from views.places import PlacesView
     snap = context.snapshot()
     pl = places_page._places_data(snap)
     first = places_page._drawn(snap, pl, PlacesView(map="state"), "en", ",")

@@ -12,11 +12,12 @@ from analysis import asof
 from analysis import data as cdata
 from analysis import sources as csources
 from analysis.view import INAUGURATION
-from charts import event_study as es
+from charts import study_export
 from loaders import events as lev
 from loaders import tidy
 from loaders.errors import ValidationError
 from tests import bundled
+from views import event_study as es
 
 SNAP = bundled.snapshot()
 VERSIONED = "trac_detention.book_ins_ice"
@@ -105,7 +106,7 @@ def test_study_numbers_and_csv_carry_the_comparison():
     rows = cdata.series_rows(SNAP, VERSIONED).set_index("date")
     assert res.before.mean_per_day == pytest.approx(rows.loc["2025-05-01", "value"] / 31)
     win, _ = es.study_window(SNAP, VERSIONED, dt.date(2025, 6, 1), 30, flow=flow)
-    text = es.study_csv("Book-ins around 1 June", res, win, ("Source: TRAC",)).decode("utf-8")
+    text = study_export.study_csv("Book-ins around 1 June", res, win, ("Source: TRAC",)).decode("utf-8")
     comments = [ln for ln in text.splitlines() if ln.startswith("#")]
     assert comments[0] == "# Book-ins around 1 June" and "# Source: TRAC" in comments
     assert any(ln.startswith("# Around the date: 2025-05-01 to 2025-05-31 mean per day") for ln in comments)

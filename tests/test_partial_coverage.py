@@ -13,12 +13,12 @@ import pandas as pd
 
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures.core import source_lines
 from loaders import deaths_in_custody as dic
 from loaders import tidy
 from tests import bundled
 from tests.test_deaths_in_custody import NAME, PRESS, _row, csv_bytes
+from views.compose import render
 
 D = dt.date
 
@@ -83,7 +83,7 @@ def test_the_deaths_coverage_starts_with_the_first_report_and_fy_totals_give_ice
 
 def _texts(r, lang):
     fig = " ".join(json.dumps(json.loads(r.figure.to_json())["layout"], ensure_ascii=False).replace("<br>", " ").split())
-    csv = export.to_csv(r.export_table(), sources=source_lines(bundled.snapshot(), r.prepared, lang) + r.notes,
+    csv = export.to_csv(export.export_table(r), sources=source_lines(bundled.snapshot(), r.prepared, lang) + r.notes,
                         title=r.title, lang=lang).decode()
     return fig, csv
 

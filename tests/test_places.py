@@ -18,12 +18,14 @@ import pytest
 
 from analysis import data as cdata
 from analysis import places as P
-from charts.places_view import PlacesView, map_html, render
+from charts.places_export import map_html
 from figures import maps
 from loaders import census, facility_registry, pipeline
 from loaders.errors import ParseError
 from tests import bundled
 from tests.conftest import ROOT
+from views import link
+from views.places import PlacesView, render
 from wording import i18n
 
 SNAP = bundled.snapshot()
@@ -280,8 +282,8 @@ def test_loopback_outline_server_serves_only_the_maps_folder():
 
 def test_view_round_trips_and_refuses_junk():
     v = PlacesView(map="facility", release="ice:2026-04-09", facility="JENADLA", state="LA")
-    assert PlacesView.from_query(v.to_query()) == v
-    junk = PlacesView.from_query({"map": "<script>", "release": "x", "state": "ZZ", "facility": "<b>"})
+    assert link.places_from_query(link.places_to_query(v)) == v
+    junk = link.places_from_query({"map": "<script>", "release": "x", "state": "ZZ", "facility": "<b>"})
     assert junk == PlacesView()
 
 

@@ -15,10 +15,10 @@ import pytest
 
 from analysis import data as cdata
 from analysis import places as P
-from charts.places_view import PlacesView, render
 from figures import maps
 from loaders import census, facility_registry
 from tests import bundled
+from views.places import PlacesView, render
 
 SNAP = bundled.snapshot()
 

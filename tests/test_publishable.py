@@ -14,7 +14,6 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures import core as F
 from figures import events as cev
 from figures.layout import size_of
@@ -22,6 +21,8 @@ from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests import bundled
 from tests.conftest import ROOT
+from views import link
+from views.compose import render
 
 SNAP = bundled.snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv")
@@ -82,7 +83,7 @@ def test_default_view_title_says_per_day_like_the_axis():
     ({"series": "trac_detention.detained_total", "index_at": "2025-01-20"}, "index", "index (100 = base date)"),
 ])
 def test_titles_and_axes_name_the_unit(query, title, axis):
-    r = draw(View.from_query(query))
+    r = draw(link.trends_from_query(query))
     assert title in r.title
     assert lay(r)["yaxis"]["title"]["text"] == axis
 
@@ -119,7 +120,7 @@ def test_mixed_units_get_one_panel_each_on_a_shared_date_axis():
 
 
 def test_log_ticks_are_written_in_full():
-    v = View.from_query({"series": MIXED.series[0] + "," + MIXED.series[1], "log": "1", "preset": "all"})
+    v = link.trends_from_query({"series": MIXED.series[0] + "," + MIXED.series[1], "log": "1", "preset": "all"})
     for ax in y_axes(lay(draw(v))).values():
         assert ax["type"] == "log"
         assert len(ax["ticktext"]) >= 3 and all(re.fullmatch(r"\d{1,3}(,\d{3})*", t) for t in ax["ticktext"]), ax["ticktext"]
@@ -245,7 +246,7 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
             details = "\n".join(export.html_details(r))  # every event, in the HTML export under the chart
             for n, title in zip(r.events["number"], r.events["title"]):
                 assert f"Event {n}, {r.events.loc[n - 1, 'date']:%Y-%m-%d}: {title}" in details
-            events_csv = r.export_table().query("kind == 'event'")
+            events_csv = export.export_table(r).query("kind == 'event'")
             assert events_csv["key"].tolist() == [str(n) for n in r.events["number"]]
         else:
             assert legend == {f"Event: {c}" for c in cats} and drawn == list(range(1, len(r.events) + 1))
@@ -338,7 +339,7 @@ def test_wide_csv_has_one_date_column_and_one_column_per_series():
 
 def test_displayed_csv_lists_reported_figures_with_their_source():
     r = draw()
-    t = r.export_table()
+    t = export.export_table(r)
     rep = t[t["kind"] == "reported"]
     assert len(rep) == len(r.reported)
     assert rep["flag"].str.startswith("reported;").all()

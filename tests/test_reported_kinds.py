@@ -8,9 +8,10 @@ import datetime as dt
 import pytest
 
 from analysis.view import View
-from charts.compose import render
+from charts import export
 from loaders import reported_figures
 from tests import bundled
+from views.compose import render
 
 SNAP = bundled.snapshot()
 HEADER = ",".join(reported_figures.COLUMNS + reported_figures.KIND_COLUMNS) + "\n"
@@ -109,7 +110,7 @@ def test_a_book_in_figure_goes_to_the_book_ins_panel_when_one_is_drawn(tmp_path)
 
 def test_exported_csv_notes_carry_kind_and_unverified(tmp_path):
     r = draw(made(tmp_path), ARRESTS)
-    tab = r.export_table()
+    tab = export.export_table(r)
     note = tab[tab["kind"] == "reported"].set_index("value")["note"]
     assert note[622] == "bound: fewer than; primary news; fewer than 622"
     assert note[1433].startswith("bound: more than")

@@ -12,8 +12,10 @@ import pytest
 from analysis import asof
 from analysis import data as cdata
 from analysis.view import View, prepare
+from charts import export
 from charts.__main__ import build_parser, query_from_args
-from charts.compose import render
+from views import link
+from views.compose import render
 
 SID = "cbp_encounters.swb_total"
 SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
@@ -90,9 +92,9 @@ def test_first_published_takes_each_period_from_its_earliest_release(snap):
 
 
 def test_band_is_off_by_default_and_round_trips_through_the_link():
-    assert View().band is False and "band" not in View().to_query()
+    assert View().band is False and "band" not in link.trends_to_query(View())
     v = View(band=True)
-    assert v.to_query()["band"] == "1" and View.from_query(v.to_query()).band is True
+    assert link.trends_to_query(v)["band"] == "1" and link.trends_from_query(link.trends_to_query(v)).band is True
 
 
 def test_export_command_has_a_band_option():
@@ -161,7 +163,7 @@ def test_band_drawn_behind_the_line_with_its_releases_in_the_hover(snap, lang, f
     assert area["showlegend"] is True and points["showlegend"] is False
     footer = r.figure.layout.annotations[-1].text
     assert ("Shaded band" if lang == "en" else "Banda sombreada") in footer
-    table = r.export_table()
+    table = export.export_table(r)
     assert table[["band_low", "band_high", "band_releases", "first_release", "last_revised"]].iloc[0].tolist() == [
         100, 120, "3", "2025-02-28", "2025-03-31"]
     assert table["last_revised"].iloc[2] == ""
@@ -170,7 +172,7 @@ def test_band_drawn_behind_the_line_with_its_releases_in_the_hover(snap, lang, f
 
 def test_without_the_band_nothing_changes(snap):
     r = render(snap, _view(), size="full")
-    assert _band_traces(r.figure)[0] == [] and "band_low" not in r.export_table().columns
+    assert _band_traces(r.figure)[0] == [] and "band_low" not in export.export_table(r).columns
     assert not any("band" in n.lower() for n in r.notes)
     footer = r.figure.layout.annotations[-1].text
     assert "Shaded band" not in footer
@@ -220,7 +222,7 @@ def test_ledger_revisions_with_no_revision_at_all(tmp_path):
 # ---------------------------------------------------------------- the event study as first published
 
 def test_event_study_can_read_figures_as_first_published(snap):
-    from charts import event_study as es
+    from views import event_study as es
     latest = es.study_rows(snap, SID)["value"].tolist()
     first = es.study_rows(snap, SID, "first")["value"].tolist()
     assert latest == [120, 95, 310] and first == [100, 90, 310]
@@ -236,7 +238,7 @@ def test_event_study_can_read_figures_as_first_published(snap):
 @pytest.mark.parametrize("lang,words", [("en", "Figures as first published"),
                                         ("es", "Cifras tal como se publicaron por primera vez")])
 def test_study_figure_says_it_reads_first_published_figures(snap, lang, words):
-    from charts import event_study as es
+    from views import event_study as es
     kw = dict(title="t", subtitle="s", unit="u", sources=("src",), today=dt.date(2025, 6, 1), lang=lang)
     fig, _ = es.study_figure(snap, SID, dt.date(2025, 2, 15), 31, vintage="first", **kw)
     assert words in fig.layout.annotations[-1].text

@@ -15,6 +15,7 @@ import pytest
 
 from charts import site
 from loaders.text import html_text
+from views.link import trends_from_query
 
 # Slow tier: most tests here build a whole static site (pages, PNGs through Kaleido) from the snapshot.
 pytestmark = pytest.mark.slow
@@ -116,10 +117,9 @@ def test_the_link_back_is_the_same_view(built):
     detained = next(p for p in pages(built) if "people-in-ice-detention" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', detained.read_text("utf-8")).group(1)
     q = {k: v[-1] for k, v in parse_qs(urlparse(html.unescape(link)).query).items()}
-    from analysis.view import View
     # the page's own URL form (defaults left out): it opens the same view the page was built from
-    assert View.from_query(q) == View.from_query({"series": "ice_detention_stats.detained_total",
-                                                  "preset": "since-2025-01-20"})
+    assert trends_from_query(q) == trends_from_query({"series": "ice_detention_stats.detained_total",
+                                                      "preset": "since-2025-01-20"})
     assert q["series"] == "ice_detention_stats.detained_total"
     places = next(p for p in pages(built) if "by-state" in p.name)
     link = re.search(r'<a href="([^"]+)">Open this view', places.read_text("utf-8")).group(1)

@@ -22,8 +22,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.offline import get_plotlyjs
 
-from charts import export, site
-from charts import places_view as PV
+from charts import export, places_export, site
 from figures import maps
 from loaders.text import html_text
 
@@ -113,7 +112,7 @@ def exports(title: str = 'Arrests & "book-ins" <weekly>', text: str = "") -> dic
         "export-es.html": _cut(export.to_html(tiny_figure(), alt="Gráfico " + t, title="Arrestos " + t, lang="es",
                                               details=details)),
         "export-bare.html": _cut(export.to_html(tiny_figure())),
-        "export-map.html": _cut(PV.map_html(tiny_map())),
+        "export-map.html": _cut(places_export.map_html(tiny_map())),
     }
 
 

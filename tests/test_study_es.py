@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.study import study, x_title_in
+from charts import study_export
 from wording import i18n
 
 
@@ -75,7 +76,7 @@ def test_the_table_in_spanish():
 
 def test_the_spanish_study_csv_and_figure():
     from analysis.data import load_snapshot
-    from charts import event_study as es
+    from views import event_study as es
     snap = load_snapshot()
     ref = "trac_detention.book_ins_ice"  # monthly: whole months, and the legend's two windows
     on = dt.date(2025, 6, 1)
@@ -86,9 +87,9 @@ def test_the_spanish_study_csv_and_figure():
     assert names == {"en torno a la fecha", "un año antes"}
     assert set(win["window"]) == {"around the date", "a year earlier"}  # the data keeps the machine's names
     assert fig.layout.xaxis.title.text == x_title_in(res.unit, "es") and "que contiene la fecha" in fig.layout.xaxis.title.text
-    text = es.study_csv("t", res, win, ("Fuente: x",), "es").decode("utf-8")
+    text = study_export.study_csv("t", res, win, ("Fuente: x",), "es").decode("utf-8")
     assert res.note_in("es") in text and "promedio por día" in text and "mean per day" not in text.split("\n\n")[0]
-    english = es.study_csv("t", res, win, ("Source: x",)).decode("utf-8")
+    english = study_export.study_csv("t", res, win, ("Source: x",)).decode("utf-8")
     assert res.note in english and "mean per day" in english
     assert i18n.t("study.csv_row", "en", comparison="a", before="b", mean_before="1", after="c", mean_after="2") \
         == "a: b mean per day 1; c mean per day 2"

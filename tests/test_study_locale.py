@@ -10,10 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.data import load_snapshot
 from analysis.study import StudyResult, Window
-from charts import event_study as es
+from charts import study_export
 from figures.core import whole_step
 from figures.layout import SIZES
 from tests.conftest import ROOT
+from views import event_study as es
 
 SNAP = load_snapshot()
 MONTHLY = "trac_detention.book_ins_ice"
@@ -67,7 +68,7 @@ def test_the_study_csv_comment_lines_use_the_readers_marks():
     res = result()
     win = pd.DataFrame({"days_from_date": [0], "value": [1.5], "date": pd.to_datetime(["2025-02-01"]),
                         "window": ["around the date"]})
-    text = es.study_csv("T", res, win, ("Fuente: x",), "es", ".").decode()
+    text = study_export.study_csv("T", res, win, ("Fuente: x",), "es", ".").decode()
     line = next(ln for ln in text.splitlines() if ln.startswith("# En torno a la fecha"))
     assert "700,00" in line and "810,60" in line and "810.6" not in line
 
@@ -94,7 +95,7 @@ def test_the_study_csv_rounds_values_per_day_so_the_published_totals_come_back()
     flow, _, _, res = es.study_numbers(SNAP, MONTHLY, dt.date(2025, 6, 1), 90)
     assert flow
     win, _ = es.study_window(SNAP, MONTHLY, dt.date(2025, 6, 1), 90, flow=flow)
-    text = es.study_csv("T", res, win, ()).decode()
+    text = study_export.study_csv("T", res, win, ()).decode()
     body = pd.read_csv(io.StringIO(text), comment="#", dtype={"value": str})
     assert len(body) >= 6 and body["value"].map(lambda v: len(v.split(".")[1]) if "." in v else 0).max() <= 2
     rows = cdata.series_rows(SNAP, MONTHLY)

@@ -7,6 +7,7 @@ import pytest
 
 from analysis import view as V
 from analysis.study import daily_values, event_study
+from views import link
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +28,14 @@ def test_query_round_trip_and_defaults_left_out():
                granularity="weekly", per_day=False, rolling=7, index_at=dt.date(2025, 2, 11), log=True,
                fiscal_axis=True, as_of=dt.date(2025, 3, 1), events=False, categories=["personnel", "legal"],
                event_text="Hott", reported=False)
-    q = v.to_query()
+    q = link.trends_to_query(v)
     assert q["series"] == "a.b,c.d|Texas" and q["per_day"] == "0" and q["rolling"] == "7"
-    assert V.View.from_query(q) == v
-    assert V.View().to_query() == {}
+    assert link.trends_from_query(q) == v
+    assert link.trends_to_query(V.View()) == {}
 
 
 def test_bad_query_values_fall_back():
-    v = V.View.from_query({"preset": "bogus", "rolling": "13", "start": "not-a-date", "granularity": "hourly",
+    v = link.trends_from_query({"preset": "bogus", "rolling": "13", "start": "not-a-date", "granularity": "hourly",
                            "series": "x" * 5000})
     assert v.preset == "since-2025-01-20" and v.rolling == 0 and v.start is None and v.granularity == "native"
     assert len(v.series[0]) <= 2000
@@ -107,7 +108,7 @@ def test_event_study_level_is_not_carried_across_a_publication_gap():
 
 def test_all_categories_round_trip():
     v = V.View(categories=[])
-    assert v.to_query() == {"categories": "all"} and V.View.from_query(v.to_query()).categories == []
+    assert link.trends_to_query(v) == {"categories": "all"} and link.trends_from_query(link.trends_to_query(v)).categories == []
     assert V.View().categories == list(V.DEFAULT_CATEGORIES)
 
 
@@ -218,7 +219,7 @@ def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
 
     from analysis import data as cdata
     from analysis.view import View, prepare
-    from charts.compose import render
+    from views.compose import render
     kept, fresh = cdata.load_snapshot(), None
     series = ["ice_detention_stats.book_ins_ice", "ddp_arrests_aggregates.weekly_national_digitised"]
     for preset in ("all", "last-90-days", "fiscal-ytd", "since-2025-01-20", "all"):

@@ -1,6 +1,6 @@
 """The HTML the outputs write, as Jinja2 templates (the ``*.html`` files beside this one): the static site's
 pages, embeds and embed snippets (``charts.site``), the HTML export of a chart (``charts.export.to_html``) and of
-a map (``charts.places_view.map_html``).
+a map (``charts.places_export.map_html``).
 
 Every value is escaped by the template (``autoescape``: ``& < > " '`` become ``&amp; &lt; &gt; &#34; &#39;``,
 the same entities as ``loaders.text.html_text``), so a title, an alt text, an event's words or a link cannot

@@ -15,7 +15,6 @@ import plotly.graph_objects as go
 from analysis import data as cdata
 from analysis import deaths as DV
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
-from charts.export import export_table
 from figures.alt import alt_text
 from figures.core import band_notes, build_totals_figure, build_view_figure, per_day_coverage_notes, unit_phrase
 from figures.events import filter_events
@@ -74,11 +73,6 @@ class Rendered:
         """The chart's title as plain text (for file names and CSV headers)."""
         fig = self.figure
         return getattr(fig, "_title_plain", "") if fig is not None else ""
-
-    def export_table(self) -> pd.DataFrame:
-        """The data drawn, for the CSV: every series point, then every reported figure drawn (kind "reported",
-        with who reported it and the link), then period totals."""
-        return export_table(self)
 
 
 def _with_period_dates(reported: pd.DataFrame) -> pd.DataFrame:

@@ -13,9 +13,8 @@ from analysis import asof
 from analysis import data as cdata
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
 from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
-from charts import export
-from charts.compose import render
 from figures.core import build_study_figure, source_lines
+from views.compose import render
 from wording import i18n
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
@@ -141,19 +140,3 @@ def study_table_text(res: StudyResult, lang: str = "en", sep: str = ",") -> pd.D
         col = i18n.t(f"study.col_{key}", lang)
         table[col] = [i18n.number(v, lang, sep, 1, signed=signed) for v in table[col]]
     return table
-
-
-def study_csv(title: str, res: StudyResult, win: pd.DataFrame, sources: tuple[str, ...], lang: str = "en",
-              sep: str = ",") -> bytes:
-    """The study's data as a CSV whose comment lines carry the title, how it was compared, each comparison's
-    means and the sources (those lines in ``lang``, their numbers with the reader's marks; the data columns stay
-    English, for machines)."""
-    c = [i18n.t(f"study.col_{k}", lang) for k in ("comparison", "before", "mean_before", "after", "mean_after")]
-    head = [res.note_in(lang)] + [
-        i18n.t("study.csv_row", lang, comparison=row[c[0]], before=row[c[1]],
-               mean_before=i18n.number(row[c[2]], lang, sep, 2), after=row[c[3]],
-               mean_after=i18n.number(row[c[4]], lang, sep, 2))
-        for row in res.table(lang).to_dict("records")
-        if row[c[2]] is not None and row[c[4]] is not None] + list(sources)
-    data = win.assign(date=win["date"].dt.date.astype(str)).rename(columns={"days_from_date": "offset"})
-    return export.to_csv(data, sources=head, title=title)

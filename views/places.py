@@ -1,28 +1,20 @@
 """The Places view as data: what the page shows and the permalink holds, rendered by one function that the
 page and ``python -m charts export --view places`` share (so both draw the same figure from the same rows).
 
-Query string: ``view=places&map=<state|facilities|field-offices|deaths-state|deaths-facilities|facility|
-state-history>&release=<source>:<date>`` plus ``per=100k`` (state map per 100,000 residents), ``facility=<id>``,
-``state=<USPS>``, and for the deaths maps ``from=<YYYY-MM-DD>&to=<YYYY-MM-DD>`` (the period, by date of death) and
-``death=<row>`` (the record open in the record view: the row of the list's file).
+Its link parameters (``view=places&map=...``) are read and written by ``views.link``; the standalone map
+page and the command's export are outputs (``charts.places_export``).
 """
 from __future__ import annotations
 
 import datetime as dt
-import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis import data as cdata
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import INAUGURATION
-from charts import export as cexport
-from charts import templates
 from figures import maps
 from wording import i18n
 
@@ -47,55 +39,9 @@ class PlacesView:
     end: dt.date | None = None
     death: str = ""  # the record open in the record view: its row in the list's file
 
-    def to_query(self) -> dict[str, str]:
-        q = {"view": "places", "map": self.map}
-        if self.release:
-            q["release"] = self.release
-        if self.per_capita:
-            q["per"] = "100k"
-        if self.facility:
-            q["facility"] = self.facility
-        if self.state:
-            q["state"] = self.state
-        if self.start:
-            q["from"] = self.start.isoformat()
-        if self.end:
-            q["to"] = self.end.isoformat()
-        if self.death:
-            q["death"] = self.death
-        return q
-
-    @classmethod
-    def from_query(cls, q: dict) -> "PlacesView":
-        """Unknown or malformed values fall back to defaults rather than failing the page."""
-        m = q.get("map", "state")
-        rel = q.get("release", "")
-        try:
-            P.parse_release_key(rel)
-        except ValueError:
-            rel = ""
-        fac = q.get("facility", "")
-        if not re.fullmatch(r"[A-Za-z0-9:|() .,'&/-]{1,120}", fac or "x"):
-            fac = ""
-        st = q.get("state", "").upper()
-        start, end = _date(q.get("from")), _date(q.get("to"))
-        if start and end and start > end:
-            start, end = end, start
-        death = str(q.get("death", "") or "")
-        return cls(map=m if m in MAPS else "state", release=rel, per_capita=q.get("per") == "100k",
-                   facility=fac, state=st if st in P.USPS else "", start=start, end=end,
-                   death=death if re.fullmatch(r"\d{1,6}", death) else "")
-
     def period(self, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
         """The deaths maps' period: the one chosen, else from the page's default start (20 January 2025) to today."""
         return self.start or INAUGURATION, self.end or today or dt.date.today()
-
-
-def _date(text) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(str(text)) if text else None
-    except ValueError:
-        return None
 
 
 def link_notes(q: dict, pl: P.Places, lang: str = "en") -> list[str]:
@@ -222,50 +168,3 @@ def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: 
         t = DV.facility_table(t, unplaced).assign(**{"from": start.isoformat(), "to": end.isoformat()})
     title = f"{_clean_title(fig)}, {period}"
     return Rendered(fig, t, title, sources + [i18n.t("deaths.caveat", lang)] + notes)
-
-
-def map_html(fig: go.Figure) -> bytes:
-    """A map as a standalone page that draws offline: plotly.js and the outlines are both inside the file
-    (charts/templates/export_map.html)."""
-    chart = fig.to_html(include_plotlyjs=True, full_html=False, config={"displaylogo": False})
-    return templates.render("export_map.html", chart=chart, outlines=maps.geo_assets_script()).encode("utf-8")
-
-
-def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
-    """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
-    snap = cdata.load_snapshot(data_dir)
-    pl = P.build(snap)
-    view = PlacesView.from_query(q)
-    if q.get("release") and not view.release:
-        print(f"error: release {q['release']!r} is not '<ice|sheet|trac>:YYYY-MM-DD'", file=sys.stderr)
-        return 2
-    if view.release and view.release not in {P.release_key(s, r) for s, r in
-                                             zip(pl.releases["source"], pl.releases["release"])}:
-        print(f"error: no release {view.release}; known: "
-              + ", ".join(P.release_key(s, r) for s, r in zip(pl.releases["source"], pl.releases["release"])),
-              file=sys.stderr)
-        return 2
-    r = render(snap, pl, view, lang, i18n.check_separators(separators, lang))
-    if r.figure is None:
-        print(f"error: {r.problem}", file=sys.stderr)
-        return 2
-    try:
-        if fmt == "csv":
-            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title, lang=lang)
-        elif fmt == "html":
-            payload = map_html(r.figure)
-        else:
-            payload = maps.to_image(r.figure, fmt, width=width or 1200)  # the page's size when none is asked
-    except cexport.ExportUnavailable as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    out = Path(out)
-    try:  # atomic: a full disk left a cut states.html in place of a good one, with a traceback
-        cexport.write_file(out, payload)
-    except OSError as e:
-        print(i18n.t("cli.error", lang, message=i18n.t("cli.cannot_write", lang, out=out, reason=e.strerror or e)),
-              file=sys.stderr)
-        return 1
-    what = i18n.date_range(*view.period()) if view.map in DEATH_MAPS else view.release or default_release(pl)
-    print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {what})")
-    return 0
