@@ -917,7 +917,7 @@ def test_release_flags_reach_the_page_and_the_exports(tmp_path):
     quality_flags.csv (listed on the page and zipped with the full export) and inside the chart's own notes."""
     from analysis import data as cdata
     from analysis.view import View
-    from charts import compose
+    from views import compose
     sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
                     removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,
                     adp_ice=[6000.0] * 12, adp_cbp=[15000.0] * 12)

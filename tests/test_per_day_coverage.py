@@ -15,11 +15,11 @@ import pytest
 from analysis import data as cdata
 from analysis.view import View
 from charts import export
-from charts.compose import render
 from figures.core import source_lines
 from loaders import tidy
 from tests import bundled
 from tests.test_overview import cat
+from views.compose import render
 
 D = dt.date
 SRC = "x"
@@ -97,7 +97,7 @@ def test_the_hover_the_footer_and_the_csv_say_the_days_divided_by(lang, words):
     assert words[0] in hover, hover
     foot = " ".join(str(a.text) for a in r.figure.layout.annotations).replace("<br>", " ")
     assert words[1] in " ".join(foot.split()), foot
-    csv = export.to_csv(r.export_table(), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
+    csv = export.to_csv(export.export_table(r), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
                         lang=lang).decode()
     assert words[0] in csv and words[1] in csv
     body = pd.read_csv(io.StringIO(csv), comment="#", dtype=str, keep_default_na=False)
@@ -126,7 +126,7 @@ def test_the_real_deaths_list_fy2018_per_day_is_over_the_174_days_it_covers():
 
 def test_the_event_study_spreads_a_partly_covered_period_over_the_days_covered():
     from analysis.study import daily_values
-    from charts.event_study import study_rows
+    from views.event_study import study_rows
     snap = built_snapshot()
     rows = study_rows(snap, "x.monthly")
     daily = daily_values(rows, flow=True)
