@@ -179,12 +179,14 @@ def test_this_suites_readers_of_the_variable_are_the_roots(request):
     f = Finder(ROOT / "tests")
     roots = {(p.rsplit("/", 1)[-1], name) for p, m in f.modules.items() for u in m.units if u.reads_env
              for name in u.names}
-    assert roots == {("conftest.py", "SHARED"), ("fault_samples.py", "SHARED")}
-    # what the second run picks: the fault and fuzz tests that start from fault_samples' samples, and not a
-    # test of the page, nor the check of the samples' builders (which never looks for the real files)
+    assert roots == {("conftest.py", "SHARED")}
+    # the real files are read through SHARED and the shared_data fixture (slow tier); the fault, fuzz and limits
+    # tests start from built samples (tests/fault_samples.py), the same with or without the real files
     tests = ROOT / "tests"
-    assert f.depends(tests / "test_fuzz.py", "test_arbitrary_bytes", [])
-    assert f.depends(tests / "test_faults.py", "test_changed_layout", [])
+    assert f.depends(tests / "test_ice_tables.py", "test_ddp_drops_a_repeated_atd_row", [])
+    assert f.depends(tests / "test_trac_detention.py", "test_real_files", [(str(tests / "conftest.py"), "shared_data")])
+    assert not f.depends(tests / "test_fuzz.py", "test_arbitrary_bytes", [])
+    assert not f.depends(tests / "test_faults.py", "test_changed_layout", [])
     assert not f.depends(tests / "test_page.py", "test_headlines_are_dated_and_sourced", [])
     assert not f.depends(tests / "test_fault_samples.py",
                          "test_every_source_has_a_sample_that_needs_nothing_beside_the_clone", [])
