@@ -78,8 +78,10 @@ test-fast: dev-setup
 # (SHARED_DATA pointing at a missing folder), limited to the tests that can come out differently there, those
 # whose code reaches SHARED_DATA's value (marked `shared_path` by tests/conftest.py; tests/shared_deps.py).
 # Every other fast test does the same thing with or without ../shared/data and has just run in `make test`.
+# Only the files that can hold such a test are collected (`python -m tests.shared_deps` lists them; with none
+# listed pytest collects every file): collecting all of them cost each worker more than the tests it ran.
 test-no-shared: dev-setup
-	SHARED_DATA=/nonexistent/shared-data $(PYTEST) -m "not slow and shared_path"
+	SHARED_DATA=/nonexistent/shared-data $(PYTEST) -m "not slow and shared_path" $$($(BIN)/python -m tests.shared_deps)
 
 rebuild: setup
 	$(BIN)/python -m loaders rebuild --raw $(RAW) --out data

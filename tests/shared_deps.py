@@ -168,3 +168,37 @@ class Finder:
             return False
         return (bool(mod.body_refs & self.tainted) or self.reaches(path, function)
                 or any(self.reaches(f, n) for f, n in fixtures))
+
+
+def files_to_repeat(folder: Path) -> list[str]:
+    """The test files that can hold a test ``Finder.depends`` marks, for CI's second run to collect alone
+    (collecting every file costs each worker more than the tests it then runs). A file is listed when any of its
+    top-level pieces refers to a tainted name, or names one as a string or an argument (a fixture of
+    conftest.py taken by name, ``usefixtures``): a superset of the files with marked tests."""
+    finder = Finder(folder)
+    conftest = finder.resolver.files.get("conftest")
+    fixtures = {name for f, name in finder.tainted if f == conftest}
+    if conftest:  # and the fixtures of conftest.py that take one of those, however many steps away
+        defs = [n for n in ast.parse(Path(conftest).read_text("utf-8")).body if isinstance(n, ast.FunctionDef)]
+        changed = True
+        while changed:
+            grown = {d.name for d in defs if {a.arg for a in d.args.args} & fixtures}
+            changed = not grown <= fixtures
+            fixtures |= grown
+    out = []
+    for stem, f in finder.resolver.files.items():
+        if not stem.startswith("test_"):
+            continue
+        mod = finder.modules[f]
+        hit = any(u.refs & finder.tainted or {(f, n) for n in u.names} & finder.tainted for u in mod.units)
+        tree = ast.parse(Path(f).read_text("utf-8"))
+        named = {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+                 for a in n.posonlyargs + n.args + n.kwonlyargs}
+        named |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if hit or named & fixtures:
+            out.append(str(Path(f).relative_to(finder.resolver.folder.parent)))
+    return out
+
+
+if __name__ == "__main__":  # python -m tests.shared_deps: the files CI's second run collects (Makefile)
+    print(" ".join(files_to_repeat(Path(__file__).resolve().parent)))

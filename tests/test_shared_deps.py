@@ -134,11 +134,42 @@ def test_other():
 '''
 
 
+CONFTEST = '''
+import pytest
+
+from tests.helper import SHARED
+
+
+@pytest.fixture
+def real_files():
+    return SHARED
+
+
+@pytest.fixture
+def built_on_them(real_files):
+    return 1
+'''
+
+BY_FIXTURE_NAME = '''
+def test_takes_a_conftest_fixture_two_steps_from_the_variable(built_on_them):
+    pass
+'''
+
+CLEAN = '''
+from tests.helper import builder
+
+
+def test_built(tmp_path):
+    assert builder()
+'''
+
+
 @pytest.fixture
 def finder(tmp_path):
     d = tmp_path / "tests"
     d.mkdir()
-    for name, text in {"helper": HELPER, "test_a": TESTS, "test_b": WHOLE_MODULE, "test_c": PARAMETRISED}.items():
+    for name, text in {"helper": HELPER, "test_a": TESTS, "test_b": WHOLE_MODULE, "test_c": PARAMETRISED,
+                       "conftest": CONFTEST, "test_d": BY_FIXTURE_NAME, "test_e": CLEAN}.items():
         (d / f"{name}.py").write_text(textwrap.dedent(text))
     return d, Finder(d)
 
@@ -173,6 +204,27 @@ def test_a_module_whose_import_marks_or_cases_reach_the_variable_marks_those_tes
     # a parametrisation computed on import: which cases exist can change; the module's other tests stay out
     assert f.depends(d / "test_c.py", "test_case", [])
     assert not f.depends(d / "test_c.py", "test_other", [])
+
+
+def test_the_second_run_collects_only_the_files_that_can_hold_a_marked_test(finder):
+    from tests.shared_deps import files_to_repeat
+    d, f = finder
+    assert f.depends(d / "test_d.py", "test_takes_a_conftest_fixture_two_steps_from_the_variable",
+                     [(str(d / "conftest.py"), "built_on_them"), (str(d / "conftest.py"), "real_files")])
+    assert files_to_repeat(d) == ["tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "tests/test_d.py"]
+
+
+def test_every_file_left_out_of_the_second_run_holds_no_test_that_reaches_the_variable():
+    from tests.shared_deps import files_to_repeat
+    f = Finder(ROOT / "tests")
+    kept = set(files_to_repeat(ROOT / "tests"))
+    assert "tests/test_shared_deps.py" in kept and "tests/test_page.py" not in kept
+    for p in sorted((ROOT / "tests").glob("test_*.py")):
+        if f"tests/{p.name}" in kept:
+            continue
+        mod = f.modules[str(p.resolve())]
+        assert not mod.body_refs & f.tainted, p.name
+        assert not [n for n in mod.by_name if f.reaches(p, n)], p.name
 
 
 def test_this_suites_readers_of_the_variable_are_the_roots(request):
