@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 RAW ?= ../shared/data
 
-.PHONY: run test test-fast setup dev-setup test-setup rebuild rebuild-curated bench lint screenshot
+.PHONY: run test test-fast test-no-shared setup dev-setup test-setup rebuild rebuild-curated bench lint screenshot
 
 # Tests write their compiled modules (pytest's assertion rewrites, and every `python -m` a test starts) to
 # __pycache__ (git-ignored) even where the environment asks Python not to: reading them back instead of
@@ -73,6 +73,15 @@ test: test-setup lint
 # processes (the `slow` marker, tests/conftest.py); needs neither Chromium nor ../shared.
 test-fast: dev-setup
 	$(PYTEST) -m "not slow"
+
+# CI's second run (.ci/run), after `make test`: the fast tier as a clone with nothing beside it would run it
+# (SHARED_DATA pointing at a missing folder), limited to the tests that can come out differently there, those
+# whose code reaches SHARED_DATA's value (marked `shared_path` by tests/conftest.py; tests/shared_deps.py).
+# Every other fast test does the same thing with or without ../shared/data and has just run in `make test`.
+# Only the files that can hold such a test are collected (`python -m tests.shared_deps` lists them; with none
+# listed pytest collects every file): collecting all of them cost each worker more than the tests it ran.
+test-no-shared: dev-setup
+	SHARED_DATA=/nonexistent/shared-data $(PYTEST) -m "not slow and shared_path" $$($(BIN)/python -m tests.shared_deps)
 
 rebuild: setup
 	$(BIN)/python -m loaders rebuild --raw $(RAW) --out data

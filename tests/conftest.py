@@ -166,3 +166,28 @@ def pytest_collection_modifyitems(config, items):
         # fixturenames is the whole closure: a module fixture built on shared_data marks its tests too
         if item.get_closest_marker("browser") or item.get_closest_marker("shared") or "shared_data" in item.fixturenames:
             item.add_marker(pytest.mark.slow)
+    mark_shared_path(items)
+
+
+def mark_shared_path(items) -> None:
+    """Mark ``shared_path`` the tests whose code reaches SHARED_DATA's value (tests/shared_deps.py): only they
+    can come out differently in CI's second run, which has no real files (.ci/run)."""
+    import inspect
+
+    from tests.shared_deps import Finder
+    finder = Finder(ROOT / "tests")
+    for item in items:
+        fn = getattr(item, "function", None)
+        if fn is None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        fixtures = []
+        for defs in (info.name2fixturedefs.values() if info is not None else ()):
+            for fd in defs:
+                try:
+                    fixtures.append((inspect.getsourcefile(fd.func) or "", fd.func.__name__))
+                except TypeError:  # a fixture written in C or built at run time: not under tests/
+                    continue
+        name = item.cls.__name__ if getattr(item, "cls", None) is not None else fn.__name__
+        if finder.depends(item.path, name, fixtures):
+            item.add_marker(pytest.mark.shared_path)

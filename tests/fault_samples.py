@@ -2,11 +2,12 @@
 
 The fault and fuzz tests run over ``loaders.registry.SOURCES``, so a new source is covered the day it is
 registered. Each needs one small valid file to start from:
-- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), or a curated file
-  that lives in the project (``Source.project_files``); ``tests/test_fault_samples.py`` requires one of the two
-  for every registered source, so the fast tier needs nothing beside the clone;
-- failing both, the smallest real file under ../shared/data that the source's ``raw_globs`` match (tests that
-  need it skip with a reason when the folder is absent): a stopgap for a new source, until it has a builder.
+- a builder in ``BUILDERS`` (small files with the real layout, so the tests run everywhere), a ``sample()`` in
+  the source's own test module, or a curated file that lives in the project (``Source.project_files``);
+  ``tests/test_fault_samples.py`` requires one of them for every registered source. Samples never come from
+  ../shared/data (they once could, as a stopgap for a source without a builder; no source had used it since
+  every one got a builder), so what these tests check is the same with or without the real files, and CI's
+  second run, which has none, need not repeat them (tests/shared_deps.py).
 
 The mutations below change a file the way publishers do (renamed sheets, moved tables, reordered columns,
 missing fields, nulls, junk values) and are written once per file kind, not per source.
@@ -18,7 +19,6 @@ import functools
 import importlib
 import io
 import json
-import os
 import re
 import zipfile
 from pathlib import Path
@@ -27,8 +27,7 @@ from loaders import pipeline, registry
 from loaders.base import Source
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SHARED_DATA") or ROOT.parent / "shared" / "data")  # as tests/conftest.py
-MAX_SAMPLE_BYTES = 2_000_000  # keep the tests quick: a source whose smallest real file is bigger needs a builder
+MAX_SAMPLE_BYTES = 2_000_000  # keep the tests quick: a bigger project file is no sample
 
 
 # ---------------------------------------------------------------- builders for sources with no small real file
@@ -299,10 +298,8 @@ def sample(source_id: str) -> tuple[str, bytes] | None:
     src = registry.get(source_id)
     # Curated files that live in the project (e.g. data/reported_figures.csv) are always at hand.
     files = [ROOT / rel for rel in src.project_files if (ROOT / rel).is_file()]
-    if SHARED.is_dir():
-        files += [p for p in pipeline.find_raw_files(src, SHARED) if SHARED in p.parents]
     files = [p for p in files if p.stat().st_size <= MAX_SAMPLE_BYTES]
-    for p in sorted(files, key=lambda p: (ROOT not in p.parents, p.stat().st_size, p.name)):
+    for p in sorted(files, key=lambda p: (p.stat().st_size, p.name)):
         content = p.read_bytes()
         try:
             pipeline.parse_file(src, content, p.name)
@@ -323,9 +320,8 @@ def own_builder(source_id: str):
 
 
 def why_no_sample(source_id: str) -> str:
-    if not SHARED.is_dir():
-        return f"no builder for {source_id} in tests/fault_samples.py and {SHARED} is absent"
-    return f"no builder for {source_id} and no real file under {MAX_SAMPLE_BYTES:,} bytes that parses"
+    return (f"no builder for {source_id} in tests/fault_samples.py, no sample() in tests/test_{source_id}.py and "
+            f"no project file under {MAX_SAMPLE_BYTES:,} bytes that parses")
 
 
 # ---------------------------------------------------------------- XLSX mutations (openpyxl, whole sheets)

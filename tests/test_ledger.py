@@ -18,6 +18,7 @@ from analysis import ledger, status
 from analysis.view import View
 from figures import blackouts, continuity
 from loaders.__main__ import main as cli
+from tests.built_snapshot import build_snapshot
 from tests.conftest import ROOT, open_trend_panels
 from views.compose import render
 
@@ -315,26 +316,12 @@ def test_cli_releases_revisions(snap, capsys):
 
 # ---------------------------------------------------------------- built snapshots
 
-SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
-
-
-def build(tmp_path, source, cadence_days, catalogue, rows):
-    d = tmp_path / "snap"
-    (d / "observations").mkdir(parents=True)
-    pd.DataFrame(rows, columns=["series", "key", "date", "end", "value", "release", "flag", "file"]).to_csv(
-        d / "observations" / f"{source}.csv", index=False)
-    pd.DataFrame(catalogue, columns=SERIES_COLS).to_csv(d / "series.csv", index=False)
-    (d / "manifest.json").write_text(json.dumps({"format": 1, "sources": {source: {
-        "id": source, "publisher": "Test publisher", "title": "Test", "cadence_days": cadence_days}}}))
-    return cdata.load_snapshot(d)
-
-
 def test_built_source_that_stops(tmp_path):
     sid = "trac_detention.detained_total"
     dates = (list(pd.date_range("2025-06-01", "2025-09-21", freq="14D"))
              + list(pd.date_range("2025-11-16", "2026-01-11", freq="14D")))
     rows = [[sid, "", f"{d:%Y-%m-%d}", f"{d:%Y-%m-%d}", 1000 + i, f"{d:%Y-%m-%d}", "", "t.json"] for i, d in enumerate(dates)]
-    snap = build(tmp_path, "trac_detention", 21, [[sid, "People detained", "detained", "ICE+CBP", "people", "biweekly",
+    snap = build_snapshot(tmp_path, "trac_detention", 21, [[sid, "People detained", "detained", "ICE+CBP", "people", "biweekly",
                                                     "x", "trac_detention", "", "level"]], rows)
     none = pd.DataFrame(columns=status.COLUMNS)
     bs = status.blackouts(snap, "trac_detention", dt.date(2026, 6, 1), none)
@@ -364,7 +351,7 @@ def test_built_source_that_revises_earlier_months(tmp_path):
         [sid, "", "2025-01-01", "2025-01-31", 120, "2025-03-31", "", "feb.csv"],
         [sid, "", "2025-02-01", "2025-02-28", 90, "2025-03-31", "", "feb.csv"],
     ]
-    snap = build(tmp_path, "cbp_encounters", 45, [[sid, "SW border encounters", "encounters", "CBP", "encounters",
+    snap = build_snapshot(tmp_path, "cbp_encounters", 45, [[sid, "SW border encounters", "encounters", "CBP", "encounters",
                                                     "monthly", "x", "cbp_encounters", "", "flow"]], rows)
     rev = ledger.revisions(snap, "cbp_encounters")
     assert rev[["date", "previous", "value", "completed"]].values.tolist() == [

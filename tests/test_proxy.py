@@ -94,10 +94,21 @@ def route_per_replica(proxy: str, access_log: Path, replicas: list[str], tries: 
     raise AssertionError(f"nginx sent {tries} new readers to {sorted(found)} only, never to all of {replicas}")
 
 
-def open_view(page, proxy: str) -> None:
-    page.goto(proxy + "/")
+def reader(browser, proxy: str, key: str):
+    """A new page of its own browser context, whose affinity cookie sends it to the replica ``key`` names."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    ctx.set_default_timeout(60_000)
+    ctx.add_cookies([{"name": "dash_route", "value": key, "url": proxy}])
+    return ctx.new_page()
+
+
+def open_view(page, proxy: str, query: str = "") -> None:
+    """Open the page (at ``?query`` when given) and wait until it is connected, idle and its chart is drawn."""
+    page.goto(f"{proxy}/?{query}" if query else proxy + "/")
     page.wait_for_selector(CONNECTED, timeout=120_000)
     page.wait_for_selector(IDLE, timeout=120_000)
+    page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
+                           arg=CHART, timeout=120_000)
     page.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
 
 
@@ -155,12 +166,7 @@ def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_p
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             try:
-                pages = {}
-                for r in replicas:
-                    ctx = browser.new_context(viewport=VIEWPORT)
-                    ctx.set_default_timeout(60_000)
-                    ctx.add_cookies([{"name": "dash_route", "value": keys[r], "url": proxy}])
-                    pages[r] = ctx.new_page()
+                pages = {r: reader(browser, proxy, keys[r]) for r in replicas}
                 for r in replicas:
                     open_view(pages[r], proxy)
                     pages[r].evaluate(WATCH_CONNECTION)
@@ -232,15 +238,8 @@ def test_an_untouched_page_whose_replica_dies_comes_back_working_on_the_other(tm
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             try:
-                ctx = browser.new_context(viewport=VIEWPORT)
-                ctx.set_default_timeout(60_000)
-                ctx.add_cookies([{"name": "dash_route", "value": keys[dying], "url": proxy}])
-                page = ctx.new_page()
-                page.goto(f"{proxy}/?{query}")
-                page.wait_for_selector(CONNECTED, timeout=120_000)
-                page.wait_for_selector(IDLE, timeout=120_000)
-                page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
-                                       arg=CHART, timeout=120_000)
+                page = reader(browser, proxy, keys[dying])
+                open_view(page, proxy, query)
                 url = page.url
                 # A mark that only this load of the page carries: gone after a reload.
                 page.evaluate("() => { window.__firstLoad = true; }")
@@ -275,7 +274,7 @@ def test_an_untouched_page_whose_replica_dies_comes_back_working_on_the_other(tm
                 open_expander(page, "Chart options")
                 assert page.locator(".st-key-w_log input[type='checkbox']").is_checked()
                 assert page.evaluate("() => window.__secondLoad === true")
-                ctx.close()
+                page.context.close()
             finally:
                 browser.close()
         routes = [x for x in log_lines(access_log) if x["route"] == keys[dying]]

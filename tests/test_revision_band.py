@@ -2,7 +2,6 @@
 the latest line (``View.band``), with the release that first published the period and the last that revised
 it. On small snapshots built with the real layout."""
 import datetime as dt
-import json
 import re
 
 import numpy as np
@@ -10,15 +9,14 @@ import pandas as pd
 import pytest
 
 from analysis import asof
-from analysis import data as cdata
 from analysis.view import View, prepare
 from charts import export
 from charts.__main__ import build_parser, query_from_args
+from tests.built_snapshot import build_snapshot
 from views import link
 from views.compose import render
 
 SID = "cbp_encounters.swb_total"
-SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
 CATALOGUE = [[SID, "SW border encounters", "encounters", "CBP", "encounters", "monthly", "x", "cbp_encounters", "",
               "flow"]]
 # Three releases: January printed 100, then revised to 120, then left at 120; February printed while running
@@ -35,14 +33,7 @@ ROWS = [
 
 
 def build(tmp_path, rows, catalogue=CATALOGUE, source="cbp_encounters"):
-    d = tmp_path / "snap"
-    (d / "observations").mkdir(parents=True)
-    pd.DataFrame(rows, columns=["series", "key", "date", "end", "value", "release", "flag", "file"]).to_csv(
-        d / "observations" / f"{source}.csv", index=False)
-    pd.DataFrame(catalogue, columns=SERIES_COLS).to_csv(d / "series.csv", index=False)
-    (d / "manifest.json").write_text(json.dumps({"format": 1, "sources": {source: {
-        "id": source, "publisher": "Test publisher", "title": "Test", "cadence_days": 45}}}))
-    return cdata.load_snapshot(d)
+    return build_snapshot(tmp_path, source, 45, catalogue, rows)
 
 
 @pytest.fixture
