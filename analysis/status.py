@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis.ledger import SHORT_NAMES, day, releases_of
+from loaders import data as cdata
 from loaders import registry
 from wording import i18n
 from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv

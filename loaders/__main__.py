@@ -5,9 +5,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import data as cdata
 from analysis import releases, status
 
+from . import data as cdata
 from . import export_data, limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
 

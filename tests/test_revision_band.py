@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from analysis import asof
-from analysis import data as cdata
 from analysis.view import View, prepare
 from charts import export
 from charts.__main__ import build_parser, query_from_args
+from loaders import data as cdata
 from views import link
 from views.compose import render
 
