@@ -9,7 +9,7 @@ import datetime as dt
 
 import pandas as pd
 
-from analysis import data as cdata
+from loaders import data as cdata
 
 IDENTITY = ["series", "key", "date"]
 REVISION_COLUMNS = IDENTITY + ["previous_release", "previous", "release", "value", "change"]
@@ -38,7 +38,7 @@ def revisions_after(snap: cdata.Snapshot, series_ids: list[str], as_of: dt.date)
 def unversioned(snap: cdata.Snapshot, refs: list[str]) -> list[str]:
     """The references (``id`` or ``id|key``) whose rows have no release date at all: files published once, or
     digitised, with nothing saying when each figure came out. An as-published view cannot place them on a date,
-    so it leaves them out (``analysis.data.series_rows`` with ``as_of``) and says so."""
+    so it leaves them out (``loaders.data.series_rows`` with ``as_of``) and says so."""
     out = []
     for ref in refs:
         sid, _, key = ref.partition("|")  # analysis.view.split_ref; the view imports this module
@@ -58,7 +58,7 @@ BAND_COLUMNS = ["date", "end", "low", "high", "releases", "first_release", "last
 
 def _band_rows(snap: cdata.Snapshot, series_id: str, key: str, as_of: dt.date | None) -> pd.DataFrame:
     """The rows a band is made of: every release's figure for each period of one series (one member), one per
-    period and release (the last file of a release wins, as in ``analysis.data.series_rows``).
+    period and release (the last file of a release wins, as in ``loaders.data.series_rows``).
 
     Left out: rows without a release date (nothing says when they came out); missing values; a period still
     in progress when printed (flag ``partial``: it covers fewer days than the period, so the later whole
@@ -126,7 +126,7 @@ def band_table(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 def first_published(snap: cdata.Snapshot, series_id: str, key: str = "") -> pd.DataFrame:
     """One series (one member) as first published: each period's figure from the earliest release that printed
-    it, in ``analysis.data.series_rows``' columns. A figure printed while its period was still in progress
+    it, in ``loaders.data.series_rows``' columns. A figure printed while its period was still in progress
     (flag ``partial``) is not the period's first figure when a later release printed the whole period; rows
     without a release date (published once) are kept as they are, having no earlier version."""
     df = snap.by_series.get(series_id)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis.view import View, chosen_rows, split_ref, view_range
+from loaders import data as cdata
 from wording import i18n
 
 

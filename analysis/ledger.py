@@ -4,7 +4,7 @@ A *release* is one value of the ``release`` column of a source's rows (ICE's wor
 date, the month of CBP's file name, DDP's and DHS's publication dates). For each one the ledger gives the
 files, how far each table's data run (its own latest ``end``), the key figures as that release printed them,
 the change of each key figure against the previous release, the values it revised for earlier periods, and
-the quality flags it raised. Everything is read from the snapshot (``analysis.data``), so corrections to a
+the quality flags it raised. Everything is read from the snapshot (``loaders.data``), so corrections to a
 loader reach the ledger with the next rebuild; nothing here parses a raw file.
 
 "What's new" turns a source's latest release into a few short sentences, each number carried with the
@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import pandas as pd
 
 from analysis import asof
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import registry, tidy
 from wording import i18n
 

@@ -30,8 +30,8 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis import status  # read through the module at call time: a test replaces status.publication_status
+from loaders import data as cdata
 from wording import i18n
 
 # (label, how, ((candidate series, scope in words), ...))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis import ledger, status
+from loaders import data as cdata
 from loaders.text import csv_frame
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis.ledger import catalogue_presence
+from loaders import data as cdata
 from loaders import origins
 from wording import methods
 

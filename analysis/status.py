@@ -13,7 +13,6 @@ missing file is not proof that nothing was published.
 """
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
@@ -21,95 +20,28 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis.ledger import SHORT_NAMES, day, releases_of
+from loaders import data as cdata
+from loaders import freshness as _freshness
 from loaders import registry
+from loaders.freshness import (  # noqa: F401  (the freshness rule, read here by the page, the cards and tests)
+    COLUMNS,
+    DECLARED,
+    KINDS,
+    REASONS,
+    UNSCHEDULED_DAYS,
+    DeclaredError,
+    Freshness,
+    cadence_days,
+    command_status,
+    declared_releases,
+    declared_stamp,
+    freshness,
+    is_reference,
+    read_declared,
+)
 from wording import i18n
 from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
-
-DECLARED = cdata.DATA / "publication_status.csv"
-KINDS = {"mirror", "release", "blackout", "stopped", "claim", "continues"}
-COLUMNS = ["source", "kind", "start", "end", "target", "reason", "statement", "evidence_source", "verified"]
-# Why a publisher released nothing, when the evidence says (a blackout row's ``reason``): a short code that a
-# chart puts in words beside the span ("No ICE release (federal shutdown)"), in every language (``blackout.
-# reason_<code>`` in locales/). Empty when the reason is not known: the chart then says only that none came.
-REASONS = {"", "shutdown", "funding_lapse"}
-# Sources whose cadence_days mean "not published on a schedule" (fixed files, curated by hand).
-UNSCHEDULED_DAYS = 3650
-
-
-class DeclaredError(ValueError):
-    pass
-
-
-_DECLARED_CACHE: dict = {}
-
-
-def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
-    """The declared facts, checked row by row: a bad row is refused with the file, row and field named.
-    Read again only when the file changes (every chart with blackouts asks for them)."""
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=COLUMNS)
-    key = declared_stamp(path)
-    if key not in _DECLARED_CACHE:
-        _DECLARED_CACHE.clear()
-        _DECLARED_CACHE[key] = _read_declared(path)
-    return _DECLARED_CACHE[key]
-
-
-def declared_stamp(path: Path | str = DECLARED) -> tuple[str, int | None, int | None]:
-    """What identifies one version of the declared file by value: its path, modification time and size. Memos
-    of what is computed from the file are keyed by this, never by the identity of the frame read from it (a frame
-    freed when the file changes can hand its id to the next one, and an id key would then serve stale entries)."""
-    path = Path(path)
-    try:
-        stamp = path.stat()
-    except FileNotFoundError:
-        return (str(path), None, None)
-    return (str(path), stamp.st_mtime_ns, stamp.st_size)
-
-
-def _read_declared(path: Path) -> pd.DataFrame:
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    for r in rows:  # a file from before the reason column: no reason known
-        r.setdefault("reason", "")
-    if rows and set(COLUMNS) - set(rows[0]):
-        raise DeclaredError(f"{path.name}: missing column(s) {sorted(set(COLUMNS) - set(rows[0]))}")
-    for i, r in enumerate(rows, start=2):
-        _check_declared_row(r, f"{path.name} row {i}")
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def _check_declared_row(r: dict[str, str], where: str) -> None:
-    """One declared fact: its codes, dates, verification and evidence, and what its kind needs."""
-    if r["reason"] not in REASONS:
-        raise DeclaredError(f"{where} field 'reason': {r['reason']!r} is not one of {sorted(REASONS - {''})} "
-                            "(or empty when the reason is not known)")
-    if r["kind"] not in KINDS:
-        raise DeclaredError(f"{where} field 'kind': {r['kind']!r} is not one of {sorted(KINDS)}")
-    _check_declared_dates(r, where)
-    if r["verified"] not in ("yes", "no"):
-        raise DeclaredError(f"{where} field 'verified': {r['verified']!r} must be 'yes' or 'no'")
-    if not r["statement"].strip() or not r["evidence_source"].strip():
-        raise DeclaredError(f"{where}: every fact needs a statement and the source of its evidence")
-    if r["kind"] in ("blackout", "release", "stopped") and not r["start"]:
-        raise DeclaredError(f"{where} field 'start': a {r['kind']} needs a date")
-    if r["kind"] in ("mirror", "continues") and not r["target"]:
-        raise DeclaredError(f"{where} field 'target': a {r['kind']} row names a source or series")
-
-
-def _check_declared_dates(r: dict[str, str], where: str) -> None:
-    """A declared fact's start and end: each empty or a real date, the end not before the start."""
-    for f in ("start", "end"):
-        if r[f]:
-            try:
-                dt.date.fromisoformat(r[f])
-            except ValueError:
-                raise DeclaredError(f"{where} field '{f}': {r[f]!r} is not a real YYYY-MM-DD date") from None
-    if r["start"] and r["end"] and r["end"] < r["start"]:
-        raise DeclaredError(f"{where}: 'end' {r['end']} is before 'start' {r['start']}")
 
 
 @dataclass(frozen=True)
@@ -139,13 +71,6 @@ def publication_dates(snap: cdata.Snapshot, source: str, declared: pd.DataFrame)
     for mirror in mine.loc[mine["kind"] == "mirror", "target"]:
         dates |= {r.date() for r in releases_of(snap, mirror)}
     return sorted(dates)
-
-
-def cadence_days(snap: cdata.Snapshot, source: str) -> int:
-    try:
-        return int(snap.source_entry(source).get("cadence_days") or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def blackouts(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
@@ -201,56 +126,14 @@ def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
 
 
 # ---------------------------------------------------------------- freshness (one place for the page, the cards
-# and `python -m loaders status`: each once computed its own age from its own date, and they disagreed)
-
-@dataclass(frozen=True)
-class Freshness:
-    data_date: dt.date | None  # the last day the data cover
-    release: dt.date | None  # the latest release held (shown beside the data's date, never in its place)
-    newer_release: dt.date | None  # a release known to exist after the held one, not in this snapshot
-    age_days: int | None  # days from the data's own date to today
-    overdue_days: int | None  # days past the cadence, counted from the latest release known; None when on time
-    reference: bool  # a reference table or fixed file: used as it is, never called overdue
-
-
-def freshness(today: dt.date, data_date: dt.date | None, release: dt.date | None = None, cadence_days: int = 0,
-              known_releases=(), reference: bool = False) -> Freshness:
-    """How fresh a figure is. Its age runs from the data's own date (a release can publish old data); lateness
-    runs from the latest release known, held or declared, so a known newer release makes the figure behind,
-    not the source overdue. Sources without a schedule and reference tables are never overdue."""
-    newer = max((d for d in known_releases if d and (release is None or d > release)), default=None)
-    last = newer or release or data_date
-    unscheduled = reference or not cadence_days or cadence_days >= UNSCHEDULED_DAYS
-    overdue = (today - last).days - cadence_days if last and not unscheduled else None
-    return Freshness(data_date, release, newer, (today - data_date).days if data_date else None,
-                     overdue if overdue and overdue > 0 else None, reference)
-
-
-def is_reference(snap: cdata.Snapshot, source: str) -> bool:
-    """A source that declares no series (only lookup tables, such as Census population for per-capita rates)
-    or whose files are never updated."""
-    src = registry.SOURCES.get(source)
-    fixed = "fixed file" in str(snap.source_entry(source).get("cadence", ""))
-    return fixed or (src is not None and not src.series and bool(snap.source_entry(source).get("tables")))
-
-
-def declared_releases(declared: pd.DataFrame, source: str) -> list[dt.date]:
-    mine = declared[(declared["source"] == source) & (declared["kind"] == "release")]
-    return [dt.date.fromisoformat(s) for s in mine["start"] if s]
-
+# and `python -m loaders status`: each once computed its own age from its own date, and they disagreed). The rule
+# and the declared file's reading are the data side's (loaders.freshness); here with the releases held read once
+# per snapshot.
 
 def source_freshness(snap: cdata.Snapshot, source: str, today: dt.date | None = None,
                      declared: pd.DataFrame | None = None) -> Freshness:
-    """A source's freshness: data to the manifest's last day, the latest release held, and the releases
-    declared in data/publication_status.csv."""
-    today = today or dt.date.today()
-    declared = read_declared() if declared is None else declared
-    entry = snap.source_entry(source)
-    held = releases_of(snap, source)
-    data_to = entry.get("date_max")
-    return freshness(today, dt.date.fromisoformat(str(data_to)[:10]) if data_to else None,
-                     held[-1].date() if held else None, cadence_days(snap, source),
-                     declared_releases(declared, source), is_reference(snap, source))
+    """``loaders.freshness.source_freshness``, the releases held read through ``releases_of``."""
+    return _freshness.source_freshness(snap, source, today, declared, releases=releases_of)
 
 
 # ---------------------------------------------------------------- age in words (the cards, the chart's subtitle)
@@ -598,29 +481,3 @@ def status_text(words: str, lang: str = "en") -> str:
                 text += i18n.t("status." + key + "_extra", lang)
             return text
     return words
-
-
-def command_status(table: pd.DataFrame, snap: cdata.Snapshot | None, today: dt.date | None = None,
-                   declared: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``python -m loaders status``: the data side's table (rows, latest release, data date per source) with each
-    held source's freshness from ``freshness``, the same judgement the cards and the Releases tab give."""
-    today = today or dt.date.today()
-    declared = read_declared() if declared is None else declared
-    out = table.copy()
-    out["newer_release_known"] = ""
-    for i, r in out.iterrows():
-        if r["status"] != "held" or snap is None:
-            continue
-        f = source_freshness(snap, r["source"], today, declared)
-        out.at[i, "age_days"] = f.age_days if f.age_days is not None else ""
-        out.at[i, "newer_release_known"] = f.newer_release.isoformat() if f.newer_release else ""
-        if f.reference:
-            tables = sum(int(t.get("rows", 0)) for t in (snap.source_entry(r["source"]).get("tables") or {}).values())
-            out.at[i, "status"] = f"reference ({tables} table rows)" if tables else "reference"
-        elif f.overdue_days:
-            out.at[i, "status"] = f"overdue ({f.overdue_days} days past cadence"\
-                + (f", counted from the known {f.newer_release.isoformat()} release, not held)" if f.newer_release else ")")
-        else:
-            out.at[i, "status"] = "ok" + (f" (newer release {f.newer_release.isoformat()} known, not held)"
-                                          if f.newer_release else "")
-    return out

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from analysis import data as cdata
 from analysis.asof import revision_band
 from analysis.study import carry_days
+from loaders import data as cdata
 from wording import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
@@ -112,7 +112,7 @@ def data_bounds(snap: cdata.Snapshot, today: dt.date | None = None) -> tuple[dt.
 
 
 def chosen_rows(snap: cdata.Snapshot, ref: str, as_of: dt.date | None = None) -> pd.DataFrame | None:
-    """``analysis.data.series_rows`` for a reference (None when the series is not in the snapshot). The latest
+    """``loaders.data.series_rows`` for a reference (None when the series is not in the snapshot). The latest
     rows are kept on the snapshot once computed (read-only, like it); as-published ones, whose dates are the
     reader's, are computed each time."""
     sid, key = split_ref(ref)
@@ -247,7 +247,7 @@ class Prepared:
 
 def per_day(df: pd.DataFrame, spans=()) -> pd.DataFrame:
     """Period totals divided by the days each covers (a partial month divides by the days to its data date; a
-    period its source covers only in part, by the days ``spans`` cover: ``analysis.data.coverage_spans``)."""
+    period its source covers only in part, by the days ``spans`` cover: ``loaders.data.coverage_spans``)."""
     out = df.copy()
     out["value"] = out["value"].to_numpy() / cdata.days_covered(out, spans)
     return out
@@ -539,7 +539,7 @@ def export_decimals(src: int, extra: int) -> int:
 
 
 def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
-    """A date column as YYYY-MM-DD text (``analysis.data.iso_days``); ``missing_ok``: a missing date stays missing."""
+    """A date column as YYYY-MM-DD text (``loaders.data.iso_days``); ``missing_ok``: a missing date stays missing."""
     out = cdata.iso_days(col.to_numpy(dtype="datetime64[ns]"))
     if missing_ok:
         out = out.astype(object)

@@ -48,9 +48,9 @@ assert png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
 
 
 def default_figure():
-    from analysis import data as cdata
     from analysis.view import View
     from charts.context import load_context
+    from loaders import data as cdata
     from views.compose import render
     snap, events, reported = load_context(cdata.DATA)
     return render(snap, View(), events=events, reported=reported, generated_on=dt.date.today()).figure

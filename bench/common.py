@@ -232,7 +232,7 @@ def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = N
     The code is compiled once the way Streamlit compiles a script (with "magic") and cached across reruns, as
     Streamlit caches its own; the timing adds two ``perf_counter`` calls and one small file append per run.
     """
-    steps = [f"import analysis.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
+    steps = [f"import loaders.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
              if data_dir else "", extra]
     patch = "; ".join(x for x in steps if x) or "pass"
     path.write_text(WRAPPER.format(target=str(target), log=str(log), root=str(ROOT), patch=patch), "utf-8")

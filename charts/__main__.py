@@ -11,12 +11,12 @@ import stat
 import sys
 from pathlib import Path
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export, places_export, site
 from charts.context import load_context
 from figures.core import source_lines
 from figures.layout import EXPORT_SIZES, SIZES
+from loaders import data as cdata
 from loaders.errors import LoaderError
 from views.compose import render
 from views.link import query_of, trends_from_query, view_from_link

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import events as lev
 from wording import i18n
 

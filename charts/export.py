@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis.data import load_snapshot
 from charts import templates
 from figures.events import event_categories, number_events
 
@@ -28,6 +27,7 @@ from figures.events import event_categories, number_events
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
 from figures.labels import display_label
 from figures.layout import size_of
+from loaders.data import load_snapshot
 from loaders.fetch import atomic_write
 from loaders.reported_figures import default_kind
 from loaders.text import csv_cell, csv_frame, html_text

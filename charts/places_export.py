@@ -8,11 +8,11 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from analysis import data as cdata
 from analysis import places as P
 from charts import export as cexport
 from charts import templates
 from figures import maps
+from loaders import data as cdata
 from views import link
 from views.places import DEATH_MAPS, default_release, render
 from wording import i18n

@@ -38,7 +38,6 @@ import plotly.graph_objects as go
 from PIL import Image
 from plotly.offline import get_plotlyjs
 
-from analysis import data as cdata
 from analysis import ledger
 from analysis import places as P
 from charts import export, templates
@@ -46,6 +45,7 @@ from charts.context import load_context
 from figures import maps  # imported before the date is fixed in it
 from figures.core import source_lines
 from figures.labels import localised_label
+from loaders import data as cdata
 from loaders.errors import LoaderError
 from views import places as PV
 from views.compose import render

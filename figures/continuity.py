@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis import data as cdata
 from analysis.study import daily_values
 from figures.blackouts import add_blackouts
 from figures.core import break_gaps
+from loaders import data as cdata
 from loaders.text import html_text
 from wording import i18n
 

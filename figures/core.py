@@ -28,7 +28,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from analysis import status
-from analysis.data import coverage_spans, covered_bounds, is_flow, iso_days
 from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 from figures.events import event_layers
@@ -51,6 +50,7 @@ from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
+from loaders.data import coverage_spans, covered_bounds, is_flow, iso_days
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
 from loaders.tidy import FLAGS, INFO_FLAGS

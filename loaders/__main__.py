@@ -5,10 +5,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import data as cdata
-from analysis import releases, status
+from analysis import releases
 
-from . import export_data, limits, pipeline, registry, snapshot
+from . import data as cdata
+from . import export_data, freshness, limits, pipeline, registry, snapshot
 from .errors import LoaderError, os_message
 
 
@@ -85,7 +85,7 @@ def _run(args) -> int:
     elif args.cmd == "status":
         table = pipeline.status(Path(args.data))
         held = (table["status"] == "held").any() and not (table["status"] == "damaged").any()
-        table = status.command_status(table, cdata.load_snapshot(args.data) if held else None)
+        table = freshness.command_status(table, cdata.load_snapshot(args.data) if held else None)
         print(table.to_string(index=False))
         if (table["status"] == "damaged").any():
             print(f"error: the snapshot in {args.data} is damaged; run `python -m loaders verify --data "

@@ -724,7 +724,7 @@ def _with_flag(expr: str) -> str:
 
 
 def latest_sql(relation: str = "observations", order: str = "rowid") -> str:
-    """Per series, breakdown member and period, the figure the page shows (``analysis.data.series_rows``): the
+    """Per series, breakdown member and period, the figure the page shows (``loaders.data.series_rows``): the
     latest release (rows without a release date count as the oldest), the later file on a tie; a figure flagged
     as known to be wrong as printed (``tidy.KNOWN_WRONG``) never replaces another figure of its period, which
     then carries the flag ``later-known-wrong``. ``order`` breaks ties in the snapshot's row order."""

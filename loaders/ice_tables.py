@@ -1077,7 +1077,7 @@ def _flag_bond_swaps(out: list[tuple], rows=None, findings: list | None = None):
     posted exchanged, the share their true ratio), flagged ``corrected``, and ``findings`` gets one finding per
     row naming the printed values. Where it does not (no share row, or one that disagrees), the rows are kept as
     printed and flagged ``mislabelled``: known wrong, they do not replace an earlier release's figures in the
-    latest view (``analysis.data.series_rows``)."""
+    latest view (``loaders.data.series_rows``)."""
     total, posted, share = f"{ID}.bond_book_outs_total", f"{ID}.bond_book_outs_bond_posted", f"{ID}.bond_posted_share"
     bond = [i for i in (range(len(out)) if rows is None else rows)
             if out[i][0] in (total, posted, share)]  # rows: (series, key, date, end, value, flag)

@@ -865,7 +865,7 @@ def status(data_dir: Path = DATA, today: dt.date | None = None) -> pd.DataFrame:
                          "data_to": e.get("date_max") or "", "age_days": "", "status": "damaged"})
             continue
         # How fresh the source is (against its cadence, from the data's own date, with releases known but not
-        # held) is judged in one place, analysis.status.freshness, which `python -m loaders status` applies to
+        # held) is judged in one place, loaders.freshness, which `python -m loaders status` applies to
         # this table: here only what the files say.
         data_to = e.get("date_max") or ""
         age = (today - dt.date.fromisoformat(data_to[:10])).days if data_to else None

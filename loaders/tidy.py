@@ -82,7 +82,7 @@ FLAGS = {
 # them once in a note instead of ringing every point.
 INFO_FLAGS = {"digitised", "lower-bound", "rounded", "with-duplicates"}
 # Flags that say a figure is wrong as printed (not merely odd): the "latest" view does not let such a figure
-# replace an earlier release's figure for the same period (``analysis.data.series_rows``).
+# replace an earlier release's figure for the same period (``loaders.data.series_rows``).
 KNOWN_WRONG = {"mislabelled", "out-of-range", "transposed"}
 
 
@@ -232,7 +232,7 @@ COVERAGE_TABLE = "coverage"  # a source's reference table of the spans it covers
 def coverage_table(covered: list[tuple[dt.date, dt.date]]) -> pd.DataFrame:
     """The spans a source covers (inclusive dates), as the reference table ``<source>.coverage`` (columns
     ``start``, ``end``). With it, "per day" divides a ``partial-coverage`` period by the days covered
-    (``analysis.data.days_covered``), not by the whole period: a row keeps its period's first day as its
+    (``loaders.data.days_covered``), not by the whole period: a row keeps its period's first day as its
     identity, so the rows alone cannot say where coverage starts inside one."""
     spans = sorted(covered)
     return pd.DataFrame({"start": [a.isoformat() for a, _ in spans], "end": [b.isoformat() for _, b in spans]},

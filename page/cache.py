@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from analysis.data import Snapshot
 from analysis.places import Places
+from loaders.data import Snapshot
 
 # Read-only objects of the page, keyed by identity (see the module's docstring): the snapshot, the facility join
 # built from it, and data frames.

@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
-from analysis import data as cdata
 from analysis.coverage import EmptyRange, empty_in_range
 from analysis.view import PRESETS, View, data_bounds, view_range
+from loaders import data as cdata
 from loaders import events as lev
 from views.compose import Rendered, render
 

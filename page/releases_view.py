@@ -12,10 +12,10 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis import data as cdata
 from analysis import ledger, status
 from analysis.status import status_text
 from figures import continuity
+from loaders import data as cdata
 from wording import i18n
 
 from . import clock

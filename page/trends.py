@@ -7,7 +7,6 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis import data as cdata
 from analysis.asof import revisions_after, unversioned
 from analysis.coverage import EmptyRange
 from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
@@ -15,6 +14,7 @@ from charts import export
 from figures.core import source_lines
 from figures.events import events_csv, events_legend_table, number_events
 from figures.labels import localised_label
+from loaders import data as cdata
 from views.compose import Rendered
 from views.link import trends_to_query
 from wording import citation, i18n

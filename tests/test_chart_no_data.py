@@ -5,10 +5,10 @@ import io
 
 import pandas as pd
 
-from analysis.data import load_snapshot
 from analysis.view import View
 from charts import export
 from figures.core import source_lines
+from loaders.data import load_snapshot
 from views.compose import render
 
 SNAP = load_snapshot()

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import ohss_monthly, reported_figures, trac_detention
 from tests import bundled
 from tests.conftest import ROOT

@@ -16,8 +16,8 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from figures import events as cev
+from loaders import data as cdata
 from loaders import events as lev
 from loaders import reported_figures as rf
 from loaders.errors import ParseError

@@ -7,8 +7,8 @@ import shutil
 
 import pandas as pd
 
-from analysis import data as cdata
 from charts.context import load_context
+from loaders import data as cdata
 from loaders import events as lev
 from loaders import reported_figures
 from tests.conftest import ROOT

@@ -12,11 +12,11 @@ import json
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import View
 from figures import continuity
+from loaders import data as cdata
 from views.compose import render as render_trend
 from views.places import DEATH_MAPS, PlacesView, render
 from wording import i18n

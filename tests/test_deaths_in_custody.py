@@ -359,9 +359,9 @@ def test_the_chart_says_where_the_list_ends_in_both_languages():
     list holds nothing after its last entry (never "no release"), in the reader's language."""
     import datetime as dt
 
-    from analysis import data as cdata
     from analysis.status import series_blackouts
     from figures import blackouts
+    from loaders import data as cdata
     snap = cdata.load_snapshot()
     spans = series_blackouts(snap, ["deaths_in_custody.deaths_monthly"], dt.date(2025, 1, 1), dt.date(2026, 12, 1))
     (b,) = spans.values()

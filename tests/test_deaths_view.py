@@ -11,7 +11,6 @@ import json
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import View
@@ -19,6 +18,7 @@ from charts import export
 from charts.places_export import map_html
 from figures import maps
 from figures.core import source_lines
+from loaders import data as cdata
 from page.context import series_options
 from views import event_study as es
 from views import link

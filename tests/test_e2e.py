@@ -39,9 +39,9 @@ if not CHROMIUM:
                 "`make test` installs it when run as root)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
-from analysis import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
 from analysis.overview import headlines  # noqa: E402
 from analysis.view import View  # noqa: E402
+from loaders import data as cdata  # noqa: E402  (after the skip: nothing to load when the module is skipped)
 from views.compose import render  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"

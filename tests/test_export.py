@@ -9,10 +9,10 @@ import zipfile
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from figures.core import source_lines
+from loaders import data as cdata
 from tests import bundled
 from tests.conftest import ROOT
 from views import link

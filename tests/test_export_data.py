@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import ddp_records, export_data
 from loaders.__main__ import main
 from loaders.snapshot import Generation, read_generation
@@ -64,7 +64,7 @@ def _frame(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _page_rows(snapshot: cdata.Snapshot, groups, as_of=None) -> pd.DataFrame:
-    """What the page draws (``analysis.data.series_rows``) for each (series, key), as one tidy frame."""
+    """What the page draws (``loaders.data.series_rows``) for each (series, key), as one tidy frame."""
     parts = []
     for sid, key in groups:
         r = cdata.series_rows(snapshot, sid, key, as_of=as_of)

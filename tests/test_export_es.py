@@ -9,11 +9,11 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from charts.__main__ import main
 from figures.core import source_lines
+from loaders import data as cdata
 from tests import bundled
 from views.compose import render
 from views.link import view_from_link
@@ -287,8 +287,8 @@ def test_the_static_sites_places_page_follows_the_language():
     citation and CSV header lines are Spanish, and the English page is as before."""
     import datetime as dt
 
-    from analysis.data import load_snapshot
     from charts.site import places_page
+    from loaders.data import load_snapshot
     from tests.conftest import ROOT
     snap = load_snapshot(ROOT / "data")
     day = dt.date(2026, 12, 1)

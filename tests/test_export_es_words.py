@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from charts.context import load_context
 from figures.core import source_lines
 from figures.events import events_csv
+from loaders import data as cdata
 from views.compose import render
 from wording import i18n
 

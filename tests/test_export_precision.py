@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View, source_decimals
 from charts import export
 from figures.core import source_lines
+from loaders import data as cdata
 from views.compose import render
 
 SNAP = cdata.load_snapshot()

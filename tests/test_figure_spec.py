@@ -16,12 +16,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from figures import blackouts, continuity, image, maps
 from figures import core as F
 from figures.spec import FigureSpec
+from loaders import data as cdata
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests import bundled

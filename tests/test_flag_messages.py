@@ -137,7 +137,7 @@ def test_the_checks_own_output_is_read():
 
 
 def test_the_snapshot_flags_are_all_read():
-    from analysis import data as cdata
+    from loaders import data as cdata
     from tests.conftest import ROOT
     snap = cdata.load_snapshot(ROOT / "data")
     assert len(snap.flags)

@@ -7,7 +7,7 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import pipeline, registry, tidy
 from loaders.base import FISCAL_YTD, Series
 from tests.conftest import ROOT

@@ -236,8 +236,8 @@ def test_every_declared_publication_fact_and_cadence_has_its_spanish_text():
     import datetime as dt
 
     from analysis import status
-    from analysis.data import load_snapshot
     from loaders import registry
+    from loaders.data import load_snapshot
     from tests.conftest import ROOT
     declared = status.read_declared()
     keys = [i18n.declared_key(r.source, r.kind, r.start, r.target) for r in declared.itertuples()]

@@ -668,8 +668,8 @@ ISSUE_13 = [
 @pytest.mark.shared
 @pytest.mark.parametrize("file, month, wrong, right, through", ISSUE_13)
 def test_partial_month_ends_at_the_tables_footnote_date(real, file, month, wrong, right, through):
-    from analysis import data as cdata
     from analysis import view as cview
+    from loaders import data as cdata
     p = real[file]
     row = p.obs[(p.obs.series == S + "book_ins_ice") & (p.obs.date == month)].iloc[0]
     assert row.end == through and "partial" in row.flag
@@ -915,8 +915,8 @@ def test_fy21_end_of_year_file_repeats_the_2021_09_16_release(shared_data, real)
 def test_release_flags_reach_the_page_and_the_exports(tmp_path):
     """Rebuild a snapshot from a stale, repeating release and its original: the finding and its reason are in
     quality_flags.csv (listed on the page and zipped with the full export) and inside the chart's own notes."""
-    from analysis import data as cdata
     from analysis.view import View
+    from loaders import data as cdata
     from views import compose
     sep16 = Release("FY21_detentionStats09162021.xlsx", 2021, D(2021, 9, 6), D(2021, 9, 11), ice=4623, cbp=16943,
                     removals=55590, famu=None, book_ins_ice=[2000] * 12, book_ins_cbp=[9000] * 12,

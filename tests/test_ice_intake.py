@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import ice_detention_stats as ice
 from loaders import pipeline, series_rules, tidy
 from loaders.base import Series

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from analysis import view as V
-from analysis.data import load_snapshot
 from figures.core import subtitle_for
+from loaders.data import load_snapshot
 
 SNAP = load_snapshot()
 WEEKLY, MONTHLY = V.DEFAULT_SERIES  # DDP's weekly arrests (Sunday weeks) and monthly arrests

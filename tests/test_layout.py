@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from figures import blackouts
 from figures import core as F
+from loaders import data as cdata
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests.conftest import ROOT

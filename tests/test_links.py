@@ -10,9 +10,9 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis import data as cdata
 from analysis import view as V
 from charts.__main__ import build_parser, main
+from loaders import data as cdata
 from loaders.events import load_events
 from tests import bundled
 from tests.conftest import ROOT

@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from analysis import data as cdata
 from analysis import places as P
 from figures import maps
+from loaders import data as cdata
 from views.places import MAPS, PlacesView, render
 
 SNAP = cdata.load_snapshot()

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View, prepare
 from figures.core import file_origins_line, source_lines
+from loaders import data as cdata
 from loaders import origins, pipeline, registry
 from loaders.errors import LoaderError
 from tests.conftest import ROOT, record_downloads

@@ -11,8 +11,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.overview import HEADLINES, PUBLISHED_RELEASES, headlines
+from loaders import data as cdata
 from tests import bundled
 
 SNAP = bundled.snapshot()
@@ -184,8 +184,8 @@ def test_a_card_behind_a_known_release_says_so_and_counts_staleness_from_it():
     different releases. Now the badge names the newer release and the overdue days count from it."""
     import datetime as dt
 
-    from analysis.data import load_snapshot
     from analysis.status import source_status
+    from loaders.data import load_snapshot
     from tests.conftest import ROOT
     snap = load_snapshot(ROOT / "data")
     today = dt.date(2026, 12, 1)
@@ -206,7 +206,7 @@ def test_two_readers_cards_built_at_once_keep_their_own_language(monkeypatch):
     import threading
 
     from analysis import status
-    from analysis.data import load_snapshot
+    from loaders.data import load_snapshot
     from tests.conftest import ROOT
     snap = load_snapshot(ROOT / "data")
     real = status.publication_status

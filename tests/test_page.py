@@ -6,7 +6,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis import data as cdata
+from loaders import data as cdata
 from page import state
 from tests import bundled
 from tests.conftest import ROOT, open_trend_panels

@@ -126,7 +126,7 @@ def test_the_page_cache_keys_read_only_inputs_by_identity_and_the_rest_by_value(
 
 
 def test_a_second_snapshot_gets_its_own_headlines_and_ledger():
-    from analysis import data as cdata
+    from loaders import data as cdata
     from page import headlines, releases_view
     one, two = context.snapshot(), cdata.load_snapshot(context.DATA)
     day = dt.date(2026, 12, 1)

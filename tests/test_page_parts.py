@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from analysis import asof
-from analysis import data as cdata
 from analysis import sources as csources
 from analysis.view import INAUGURATION
 from charts import study_export
+from loaders import data as cdata
 from loaders import events as lev
 from loaders import tidy
 from loaders.errors import ValidationError

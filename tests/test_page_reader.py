@@ -78,8 +78,8 @@ def test_a_language_chosen_in_any_room_goes_into_the_link_and_english_leaves_it_
 
 def test_a_custom_range_starts_as_the_range_shown_and_ends_at_the_last_data_date_not_today():
     # "Custom range" set its end to today, four months past the data.
-    from analysis import data as cdata
     from analysis.view import View, view_range
+    from loaders import data as cdata
     at = app()
     series = list(at.session_state["w_series"])
     lo, hi, _, last = view_range(cdata.load_snapshot(), View(series=series))
@@ -105,7 +105,7 @@ def test_weekly_says_which_series_stay_at_their_own_frequency_and_why(lang):
     at.session_state["w_gran"] = "weekly"
     at.run()
     note = gran_note(at, lang, "weekly")
-    from analysis import data as cdata
+    from loaders import data as cdata
     from wording import i18n
     snap = cdata.load_snapshot()
     titles = {s: i18n.series_text(s, "title", lang, snap.info(s)["title"]) for s in series.split(",")}
@@ -139,8 +139,8 @@ def test_each_headline_card_is_one_plain_sentence_with_the_rest_one_click_away(l
     import datetime as dt
     import re
 
-    from analysis import data as cdata
     from analysis.overview import headlines
+    from loaders import data as cdata
     from page.headlines import card_sentence
     from wording import i18n
     hs = headlines(cdata.load_snapshot(), dt.date.today(), lang)

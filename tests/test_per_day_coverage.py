@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from figures.core import source_lines
+from loaders import data as cdata
 from loaders import tidy
 from tests import bundled
 from tests.test_overview import cat

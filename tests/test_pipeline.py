@@ -116,14 +116,14 @@ def test_lock_refuses_a_second_writer(tmp_path, raw_dir):
 def test_status_reports_age_against_cadence(raw_dir, tmp_path):
     import datetime as dt
     pipeline.rebuild(raw_dir, tmp_path / "data", allow_missing=True)
-    from analysis import data as cdata
-    from analysis import status
+    from loaders import data as cdata
+    from loaders import freshness
     snap = cdata.load_snapshot(tmp_path / "data")
-    st = status.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 7, 20)), snap,
-                               dt.date(2026, 7, 20)).set_index("source")
+    st = freshness.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 7, 20)), snap,
+                                  dt.date(2026, 7, 20)).set_index("source")
     assert st.loc["trac_detention", "status"] == "ok" and st.loc["trac_detention", "age_days"] == 9
-    st = status.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 11, 29)), snap,
-                               dt.date(2026, 11, 29)).set_index("source")
+    st = freshness.command_status(pipeline.status(tmp_path / "data", today=dt.date(2026, 11, 29)), snap,
+                                  dt.date(2026, 11, 29)).set_index("source")
     assert st.loc["trac_detention", "status"].startswith("overdue")
 
 

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis import places as P
 from charts.places_export import map_html
 from figures import maps
 from loaders import census, facility_registry, pipeline
+from loaders import data as cdata
 from loaders.errors import ParseError
 from tests import bundled
 from tests.conftest import ROOT

@@ -13,10 +13,10 @@ import json
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis import places as P
 from figures import maps
 from loaders import census, facility_registry
+from loaders import data as cdata
 from tests import bundled
 from views.places import PlacesView, render
 

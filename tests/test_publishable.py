@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis.view import View
 from charts import export
 from figures import core as F
 from figures import events as cev
 from figures.layout import size_of
+from loaders import data as cdata
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
 from tests import bundled

@@ -1,12 +1,11 @@
-"""The page reads each source's observations with Arrow's CSV reader (``analysis.data.read_observations``, issue 39:
+"""The page reads each source's observations with Arrow's CSV reader (``loaders.data.read_observations``, issue 39:
 ICE's file grew from 9 to 39 MB): the frame must be the one pandas' reader gave, to the dtype, on the text the
 rebuild writes (``loaders.pipeline.csv_text``), including the awkward fields."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import data
-from loaders import pipeline, tidy
+from loaders import data, pipeline, tidy
 
 
 def written(rows: list[dict]) -> bytes:

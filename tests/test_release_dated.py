@@ -2,7 +2,7 @@
 and the manifest and the researchers' export carry it (issue 39: CBP's release was its data month)."""
 import pandas as pd
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import registry
 from loaders.base import RELEASE_DATED
 from tests.conftest import ROOT

@@ -323,7 +323,7 @@ def test_file_names_are_cut_at_a_word_boundary():
 def test_a_places_page_says_its_release_in_words_not_as_a_link_code():
     import datetime as dt
 
-    from analysis import data as cdata
+    from loaders import data as cdata
     snap = cdata.load_snapshot()
     p = site.places_page(snap, {"view": "places", "map": "state", "release": "ice:2026-04-09"}, dt.date(2026, 12, 1), "")
     assert "ice:2026-04-09" not in p.alt and "ICE workbook released 2026-04-09" in p.alt, p.alt
@@ -335,8 +335,8 @@ def test_a_trend_page_lists_its_events_under_the_chart_and_in_its_csv():
     every downloaded image"; the page listed none and its CSV had neither events nor reported figures."""
     import datetime as dt
 
-    from analysis import data as cdata
     from charts.context import load_context
+    from loaders import data as cdata
     snap, events, reported = load_context(cdata.DATA)
     day = dt.date(2026, 12, 1)
     page = site.trend_page(snap, events, reported, {"preset": "custom", "start": "2025-01-15", "end": "2025-03-15"},

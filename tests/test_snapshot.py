@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import responses
 
-from analysis import data as cdata
+from loaders import data as cdata
 from loaders import pipeline, snapshot, trac_detention
 from loaders.__main__ import main as cli
 from loaders.fetch import sidecar_path

@@ -75,7 +75,7 @@ def test_the_table_in_spanish():
 
 
 def test_the_spanish_study_csv_and_figure():
-    from analysis.data import load_snapshot
+    from loaders.data import load_snapshot
     from views import event_study as es
     snap = load_snapshot()
     ref = "trac_detention.book_ins_ice"  # monthly: whole months, and the legend's two windows

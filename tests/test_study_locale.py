@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.data import load_snapshot
 from analysis.study import StudyResult, Window
 from charts import study_export
 from figures.core import whole_step
 from figures.layout import SIZES
+from loaders.data import load_snapshot
 from tests.conftest import ROOT
 from views import event_study as es
 
@@ -91,7 +91,7 @@ def test_the_spanish_page_prints_the_study_with_decimal_commas():
 def test_the_study_csv_rounds_values_per_day_so_the_published_totals_come_back():
     import io
 
-    from analysis import data as cdata
+    from loaders import data as cdata
     flow, _, _, res = es.study_numbers(SNAP, MONTHLY, dt.date(2025, 6, 1), 90)
     assert flow
     win, _ = es.study_window(SNAP, MONTHLY, dt.date(2025, 6, 1), 90, flow=flow)

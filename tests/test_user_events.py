@@ -511,8 +511,8 @@ def _with_upload(*lines: str):
 
 def test_an_upload_never_renumbers_the_dashboards_events():
     """Issue 26: an uploaded event dated before the demotion moved it from 6 to 7."""
-    from analysis.data import load_snapshot
     from analysis.view import View
+    from loaders.data import load_snapshot
     from views.compose import render
     snap = load_snapshot()
     bundled, res = _with_upload(row(title="Newsroom event B", date="2025-02-01"),

@@ -12,7 +12,7 @@ from views import link
 
 @pytest.fixture(scope="module")
 def snap():
-    from analysis.data import load_snapshot
+    from loaders.data import load_snapshot
     return load_snapshot()
 
 
@@ -160,8 +160,8 @@ def test_one_flow_or_level_decision_for_every_caller(snap):
     """Daily arrest counts are a flow (summed into months, shown per day) everywhere; a population is not.
     The page's event study, resampling and continuity notes once decided this three ways and disagreed for
     ddp_records.arrests_daily."""
-    from analysis.data import is_flow
     from loaders import registry
+    from loaders.data import is_flow
     declared = {s.id: s for s in registry.catalogue()}
     assert declared["ddp_records.arrests_daily"].measure == "flow"
     assert declared["ice_detention_stats.book_ins_ice"].measure == "flow"
@@ -188,7 +188,7 @@ def test_a_series_must_declare_a_known_measure():
 def test_the_catalogue_is_read_with_its_declared_values_or_refused(tmp_path):
     """An old catalogue (per_day_ok as text) or an unknown measure is refused naming file, row and field,
     never read as "not a flow"."""
-    from analysis.data import read_catalogue
+    from loaders.data import read_catalogue
     from loaders.snapshot import SnapshotError
     head = "id,title,metric,agency,unit,frequency,definition,source,breakdown"
     with pytest.raises(SnapshotError, match="series.csv has no 'measure' column"):
@@ -217,8 +217,8 @@ def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
     # and nothing kept may be changed by drawing.
     import plotly.io as pio
 
-    from analysis import data as cdata
     from analysis.view import View, prepare
+    from loaders import data as cdata
     from views.compose import render
     kept, fresh = cdata.load_snapshot(), None
     series = ["ice_detention_stats.book_ins_ice", "ddp_arrests_aggregates.weekly_national_digitised"]

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis import data as cdata
 from analysis import deaths as DV
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from figures.alt import alt_text
@@ -20,6 +19,7 @@ from figures.core import band_notes, build_totals_figure, build_view_figure, per
 from figures.events import filter_events
 from figures.labels import localised_label
 from figures.layout import Size
+from loaders import data as cdata
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
 from wording.i18n import translated_events

@@ -10,10 +10,10 @@ import datetime as dt
 import pandas as pd
 
 from analysis import asof
-from analysis import data as cdata
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
 from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
 from figures.core import build_study_figure, source_lines
+from loaders import data as cdata
 from views.compose import render
 from wording import i18n
 

@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
 
-from analysis import data as cdata
 from analysis import places as P
 from analysis.view import GRANULARITIES, MAX_SERIES, PRESETS, ROLLING, View, _short, check_view
+from loaders import data as cdata
 from views.event_study import DATE_CHOICE, VINTAGES
 from views.places import MAPS, PlacesView
 from wording import i18n

@@ -1,7 +1,8 @@
 """Reading the processed snapshot (``data/``). Pure pandas: no Streamlit, no network, no spreadsheets.
 
-The page wraps ``load_snapshot`` in a Streamlit cache; the command-line export calls it directly, so both
-draw the same figures from the same rows.
+It belongs to the data side: the command line (``python -m loaders status``) reads the snapshot with it, and the
+analysis layer, the figures and the page import it from here. The page wraps ``load_snapshot`` in a Streamlit
+cache; the command-line export calls it directly, so both draw the same figures from the same rows.
 """
 from __future__ import annotations
 
