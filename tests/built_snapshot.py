@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import data as cdata
+from loaders import data as cdata
 
 SERIES_COLS = ["id", "title", "metric", "agency", "unit", "frequency", "definition", "source", "breakdown", "measure"]
 OBS_COLS = ["series", "key", "date", "end", "value", "release", "flag", "file"]
