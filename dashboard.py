@@ -1,8 +1,8 @@
 """The page: headline figures, then rooms (tabs) for trends against events, the event study, places, sources and
 methods, and releases.
 
-It only lays out: each piece is in ``page/`` and each computation in the layers below it (``charts``, ``figures``,
-``analysis``, ``loaders``). It reads the
+It only lays out: each piece is in ``page/``, and what a room shows is assembled by the view layer (``views``)
+and written out by the outputs (``charts``); the page imports nothing below them. It reads the
 processed snapshot through a cache, keeps the view in the URL, never downloads and never parses a spreadsheet
 (refresh with ``python -m loaders update``). Data-derived text is shown with plain-text elements only.
 """

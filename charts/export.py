@@ -26,7 +26,7 @@ from figures.events import event_categories, number_events
 # The image export's names, read as export.<name> by the command line, the page and the site.
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
 from figures.labels import display_label
-from figures.layout import size_of
+from figures.layout import EXPORT_SIZES, size_of
 from loaders.data import load_snapshot
 from loaders.fetch import atomic_write
 from loaders.reported_figures import default_kind
@@ -390,3 +390,14 @@ def write_file(out: Path | str, payload: bytes) -> None:
             fh.write(payload)
         return
     atomic_write(out, payload)
+
+
+IMAGE_SIZES: tuple[str, ...] = EXPORT_SIZES
+"""The sizes a reader can download a chart image at, in the order the page offers them: the page's size pickers
+list them, so the names are part of the outputs' interface."""
+
+
+def image_dimensions(size: str, fmt: str) -> tuple[int, float]:
+    """(width in CSS pixels, pixel scale) of a downloaded image at ``size``: only a PNG's pixels are scaled."""
+    s = size_of(size)
+    return s.width, (s.scale if fmt == "png" else 1)

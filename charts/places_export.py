@@ -63,3 +63,13 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
     what = i18n.date_range(*view.period()) if view.map in DEATH_MAPS else view.release or default_release(pl)
     print(f"wrote {out} ({len(payload):,} bytes; {view.map}, {what})")
     return 0
+
+
+PAGE_CONFIG = maps.PAGE_CONFIG
+"""Plotly's config for a map drawn on the page (outlines served from the app's static folder, no logo): the page
+passes it with every map it draws, so it is part of the outputs' interface."""
+
+
+def map_image(fig: go.Figure, fmt: str) -> bytes:
+    """A map as a PNG or SVG file (``fmt``: "png" or "svg"), for the page's download buttons."""
+    return maps.to_image(fig, fmt)

@@ -13,11 +13,10 @@ import html
 import re
 import textwrap
 import uuid
-from dataclasses import replace
 
 import streamlit as st
 
-from figures.layout import Size, size_of
+from views.compose import ChartSize, size_with
 
 # Streamlit stacks columns below 640 px; the same width decides the phone layout here.
 NARROW_PX = 640
@@ -176,7 +175,7 @@ def phone_layout(width_px: int | None = None) -> bool:
     return phone_column(width_px) is not None
 
 
-def chart_size(width_px: int | None = None) -> str | Size:
+def chart_size(width_px: int | None = None) -> str | ChartSize:
     """The size the page's trend chart is built for: "page" on a wide screen; on a phone the page size narrowed
     to the column the chart is drawn in (the window less Streamlit's side padding), with a shorter plot."""
     column = phone_column(width_px)
@@ -185,8 +184,8 @@ def chart_size(width_px: int | None = None) -> str | Size:
     # The plot starts within the first screen: the legend goes under it with the footer, Plotly's toolbar gets a
     # band of its own above the title, and at most one event per EVENT_PX of plot is drawn (the rest are named
     # in the footer and listed in the table under the chart).
-    return replace(size_of("page"), name="phone", width=column, plot_height=360, legend_below=True,
-                   toolbar_px=TOOLBAR_PX, event_px=EVENT_PX, description="the page's chart on a phone")
+    return size_with("page", name="phone", width=column, plot_height=360, legend_below=True,
+                     toolbar_px=TOOLBAR_PX, event_px=EVENT_PX, description="the page's chart on a phone")
 
 
 TOOLBAR_PX = 30  # Plotly's toolbar: 26 px of buttons and its 2 px offset

@@ -23,12 +23,11 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from analysis.places import Places
-from loaders.data import Snapshot
+from views.data import READ_ONLY
 
 # Read-only objects of the page, keyed by identity (see the module's docstring): the snapshot, the facility join
 # built from it, and data frames.
-BY_IDENTITY = (Snapshot, Places, pd.DataFrame, pd.Series)
+BY_IDENTITY = (*READ_ONLY, pd.DataFrame, pd.Series)
 
 
 _MISSING = object()

@@ -5,26 +5,25 @@ from __future__ import annotations
 import datetime as dt
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from analysis.coverage import EmptyRange, empty_in_range
-from analysis.view import PRESETS, View, data_bounds, view_range
-from loaders import data as cdata
-from loaders import events as lev
+from views import data as vdata
+from views import events as ve
 from views.compose import Rendered, render
+from views.data import RangeGap, Snapshot, View
 
 from . import clock
 from .cache import kept
 
-DATA = cdata.DATA
+DATA = vdata.DATA
 
 
 @dataclass(frozen=True)
 class Page:
-    snap: cdata.Snapshot
+    snap: Snapshot
     ids: list[str]
     titles: dict[str, str]  # series id -> title
     options: list[str]  # the series picker's choices: "id" or "id|key" for small breakdowns
@@ -32,7 +31,7 @@ class Page:
     reported: pd.DataFrame | None
     # Where this deployment keeps readers' saved events and whether it saves at all (DASHBOARD_EVENTS_FILE,
     # DASHBOARD_EVENTS_SAVE, DASHBOARD_PUBLIC: see loaders.events.user_events_setting).
-    events_setting: lev.UserEventsSetting
+    events_setting: ve.EventsSetting
 
     def ref_label(self, ref: str) -> str:
         sid, _, key = ref.partition("|")
@@ -48,38 +47,21 @@ class Page:
 
 
 @kept(1)
-def snapshot() -> cdata.Snapshot:
+def snapshot() -> Snapshot:
     # Every session gets the same object, read once per server.
-    return cdata.load_snapshot(DATA)
-
-
-def series_options(snap: cdata.Snapshot) -> list[str]:
-    opts = []
-    for sid in snap.series_ids():
-        if sid.startswith("reported_figures."):
-            continue  # claims, not series: drawn as period markers beside the series they speak to
-        info = snap.info(sid)
-        keys = snap.keys(sid)
-        if not info["breakdown"] or keys == [""]:
-            opts.append(sid)
-        elif len(keys) <= 15:
-            opts += [f"{sid}|{k}" for k in keys]
-    return opts
+    return vdata.open_snapshot(DATA)
 
 
 @kept(4)
-def series_index(snap: cdata.Snapshot) -> tuple[dict[str, str], list[str], list[str]]:
+def series_index(snap: Snapshot) -> tuple[dict[str, str], list[str], list[str]]:
     # Pure functions of the snapshot, computed once rather than on every rerun (read-only, like the snapshot):
     # formatting several hundred picker labels through the catalogue cost 30-50 ms a rerun.
-    ids = snap.series_ids()
-    titles = {sid: snap.info(sid)["title"] for sid in ids}
-    big = [sid for sid in ids if snap.info(sid)["breakdown"] and len(snap.keys(sid)) > 15]
-    return titles, series_options(snap), big
+    return vdata.series_index(snap)
 
 
 @kept(4)
-def range_bounds(snap: cdata.Snapshot, today: dt.date) -> tuple[dt.date, dt.date]:
-    return data_bounds(snap, today)
+def range_bounds(snap: Snapshot, today: dt.date) -> tuple[dt.date, dt.date]:
+    return vdata.range_bounds(snap, today)
 
 
 @kept(4)
@@ -88,7 +70,7 @@ def checked_events(user_path: str, signature: tuple | None = None) -> tuple[pd.D
     # (``file_signature``): a file changed by hand, by another server or by a repair is read again on the next
     # run of any session. Kept by path alone, fresh sessions drew a stale copy until a restart (issue 32). The
     # bundled events come from the snapshot, checked by the rebuild that wrote it.
-    return lev.load_events_checked(user_path=user_path, bundled=bundled_from_snapshot(snapshot()))
+    return ve.checked_events(snapshot(), user_path)
 
 
 def file_signature(path) -> tuple | None:
@@ -106,19 +88,12 @@ def local_events(page: Page) -> tuple[pd.DataFrame, pd.DataFrame]:
     return checked_events(path, file_signature(path))
 
 
-def bundled_from_snapshot(snap: cdata.Snapshot) -> pd.DataFrame:
-    if snap.events is None:
-        raise cdata.SnapshotError("this snapshot holds no events (built before they travelled inside it): run "
-                                  "`python -m loaders rebuild`")
-    return snap.events
-
-
 # Rendered views, shared by sessions (page.cache): a reader who changes the date range back, or opens the page on
 # the default view, gets the chart already built (render() is 30-70 ms; a hit costs well under 1 ms). The key is
 # everything render() reads: the snapshot, the view, the events in force, the reported figures, the size, and
 # the day (the chart's "Generated on" line and the presets' "today" fallback).
 @kept(64)
-def _render(snap: cdata.Snapshot, view: View, events: pd.DataFrame | None, reported: pd.DataFrame | None,
+def _render(snap: Snapshot, view: View, events: pd.DataFrame | None, reported: pd.DataFrame | None,
             size, day: dt.date) -> Rendered:
     # The day is the chart's: its "generated on" line and its sources' ages (analysis.status.chart_age_notes).
     return render(snap, view, events=events, reported=reported, size=size, generated_on=day)
@@ -135,11 +110,11 @@ def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size="page"
 
 
 @kept(64)
-def _view_facts(snap: cdata.Snapshot, view: View) -> tuple[tuple | None, EmptyRange | None]:
-    return view_range(snap, view), empty_in_range(snap, view)
+def _view_facts(snap: Snapshot, view: View) -> tuple[tuple | None, RangeGap | None]:
+    return vdata.view_facts(snap, view)
 
 
-def view_facts(page: Page, view: View) -> tuple[tuple | None, EmptyRange | None]:
+def view_facts(page: Page, view: View) -> tuple[tuple | None, RangeGap | None]:
     """(``analysis.view.view_range``, ``analysis.coverage.empty_in_range``) of the view: pure functions of the
     read-only snapshot and the view (neither reads the day), kept per view like ``rendered``."""
     return _view_facts(page.snap, view)
@@ -156,10 +131,7 @@ _QUEUED: set = set()
 def prefetch(page: Page, view: View, events: pd.DataFrame | None, size="page") -> list[str]:
     """Queue the view's other presets (those not kept yet) for building in the background; return them."""
     queued = []
-    for preset in PRESETS:
-        if preset in ("custom", view.preset):
-            continue
-        other = replace(view, preset=preset, start=None, end=None)
+    for preset, other in vdata.other_presets(view):
         name = (repr(other), size)
         if is_rendered(page, other, events, size) or name in _QUEUED:
             continue
@@ -185,7 +157,7 @@ def load() -> Page:
     # The events setting is read on every run (cheap): a deployment's environment decides it.
     return Page(snap=snap, ids=snap.series_ids(), titles=titles, options=options, big_breakdowns=big,
                 reported=snap.reported,
-                events_setting=lev.user_events_setting(server_address=st.get_option("server.address")))
+                events_setting=ve.events_setting(st.get_option("server.address")))
 
 
 def bundled_events(page: Page) -> pd.DataFrame:
@@ -203,6 +175,6 @@ def session_events(page: Page) -> pd.DataFrame:
     uploaded = st.session_state.get("uploaded_events")
     if uploaded is None or uploaded.empty:
         return base
-    return lev.merge_events(base, uploaded)[0]
+    return ve.with_uploaded(base, uploaded)
 
 

@@ -1,6 +1,6 @@
 """Deaths in ICE custody on the Places tab (Streamlit): the period of the deaths maps, the deaths not drawn with the
 reason, the record view (the one place names and causes are shown) and a facility's deaths. Counts, matches and
-notes come from ``analysis.deaths`` and ``views.places``; this module lays them out. Data-derived text goes
+notes come from ``views.deaths`` and ``views.places``; this module lays them out. Data-derived text goes
 through plain-text elements (st.text, st.dataframe, captions passed through ``markdown_literal``)."""
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from analysis import deaths as DV
-from analysis import places as P
-from analysis.view import INAUGURATION, view_range
+from views import deaths as vd
 from wording import i18n
 from wording.plain import markdown_literal
 
@@ -53,10 +51,9 @@ def page_range(page_snap) -> tuple[dt.date, dt.date]:
     """The page's date range (the one the Trends tab draws), or 20 January 2025 to today when the page has none."""
     today = clock.today()
     try:  # the page's view lives in the trends widgets' session state
-        rng = view_range(page_snap, state.current_view())
+        return vd.page_period(page_snap, state.current_view(), today)
     except (KeyError, AttributeError, TypeError):
-        rng = None
-    return (rng[0], rng[1]) if rng else (INAUGURATION, today)
+        return vd.page_period(page_snap, None, today)
 
 
 def period_input(snap, disabled: bool) -> tuple[dt.date, dt.date]:
@@ -107,14 +104,13 @@ def record_view(recs: pd.DataFrame, start: dt.date, end: dt.date) -> None:
     ss = st.session_state
     st.subheader(_t("records"))
     st.caption(_t("records_intro"))
-    notes = DV.coverage_notes(recs, start, end, _lang())
+    notes = vd.coverage_notes(recs, start, end, _lang())
     for note in notes:
         st.info(note)
     st.toggle(_t("with_enforcement"), key="p_death_enf")
-    period = pd.concat([DV.in_period(recs, start, end)] + ([DV.in_period(recs, start, end, custody=False)]
-                                                          if ss.get("p_death_enf") else [])).sort_values("day")
+    period = vd.period_records(recs, start, end, bool(ss.get("p_death_enf")))
     query = st.text_input(_t("search"), key="p_death_q", max_chars=80)
-    found = DV.search_records(period, query)
+    found = vd.search(period, query)
     if query.strip():
         st.caption(_t("matches", found=len(found), total=len(period), query=markdown_literal(query.strip()))
                    if len(found) else _t("no_match", query=markdown_literal(query.strip())))
@@ -122,7 +118,7 @@ def record_view(recs: pd.DataFrame, start: dt.date, end: dt.date) -> None:
     ev = st.dataframe(shown(table), hide_index=True, on_select="rerun", selection_mode="single-row",
                       key="p_death_table")
     _pick(ev, table, "p_death_table")
-    rec = DV.record(recs, ss.get("p_death") or "")
+    rec = vd.record(recs, ss.get("p_death") or "")
     if rec is not None:
         record_panel(rec)
 
@@ -137,7 +133,7 @@ def record_panel(rec: dict) -> None:
                         for f in RECORD_FIELDS},
                        name=i18n.t("places.value", lang))
     st.dataframe(fields.to_frame(), width="stretch")
-    what = DV.report_text(rec, lang)
+    what = vd.report_text(rec, lang)
     link = str(rec["link"])
     if link.startswith("https://"):
         st.link_button(_t("open_link", what=what), link)
@@ -147,9 +143,9 @@ def record_panel(rec: dict) -> None:
     st.caption(markdown_literal(_t("row_note", row=rec["row"], file=rec["file"], period=rec["period"])))
 
 
-def facility_deaths(recs: pd.DataFrame, pl: P.Places, facility_id: str) -> None:
+def facility_deaths(recs: pd.DataFrame, pl, facility_id: str) -> None:
     """The deaths the list puts at one facility, each opening its record."""
-    d = DV.at_facility(recs, pl, facility_id)
+    d = vd.at_facility(recs, pl, facility_id)
     if not len(d):
         st.text(_t("none_at_facility"))
         return
@@ -158,7 +154,7 @@ def facility_deaths(recs: pd.DataFrame, pl: P.Places, facility_id: str) -> None:
     ev = st.dataframe(shown(table), hide_index=True, on_select="rerun", selection_mode="single-row",
                       key="p_fac_deaths")
     _pick(ev, table, "p_fac_deaths")
-    rec = DV.record(recs, st.session_state.get("p_death") or "")
+    rec = vd.record(recs, st.session_state.get("p_death") or "")
     if rec is not None and rec["row"] in set(table["row"]):
         record_panel(rec)
 
@@ -166,7 +162,7 @@ def facility_deaths(recs: pd.DataFrame, pl: P.Places, facility_id: str) -> None:
 def records_link(r) -> None:
     """Under a trends chart that draws a deaths series: one link to the same period's deaths on the Places tab,
     where each death's record opens (names and causes are there, never on the chart)."""
-    if r is None or not any(p.source == DV.SOURCE for p in getattr(r, "prepared", []) or []):
+    if not vd.draws_deaths(r):
         return
     q = {"view": "places", "map": "deaths-facilities", "from": r.lo.isoformat(), "to": r.hi.isoformat()}
     if _lang() != "en":

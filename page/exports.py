@@ -6,10 +6,8 @@ import streamlit as st
 
 from charts import export
 from charts.site import PUBLIC_URL_SETTING, live_embeds, public_url
-from figures.core import source_lines
-from figures.layout import EXPORT_SIZES
 from page.releases_view import citation_with_whats_new
-from views.compose import Rendered, render
+from views.compose import Rendered, render, sources_of
 from wording.plain import markdown_literal
 
 from . import state
@@ -21,8 +19,8 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     """The chart's own downloads and its alt text; return the image size chosen."""
     snap = page.snap
     lang = r.view.lang
-    src_lines = r.memo("source_lines", lambda: source_lines(snap, r.prepared, lang))
-    size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_export_size", horizontal=True,
+    src_lines = sources_of(snap, r)
+    size = st.radio(t("page.exports.image_size"), list(export.IMAGE_SIZES), key="w_export_size", horizontal=True,
                     format_func=lambda k: t("page.exports.size_choice", size=t("export.file.size_" + k),
                                                          description=t("size." + k)))
     stem = export.file_stem(r)

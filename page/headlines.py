@@ -6,8 +6,8 @@ import datetime as dt
 
 import streamlit as st
 
-from analysis.overview import Headline, headlines
 from page.releases_view import card_status
+from views.headlines import Card, age_caption, card_sentence, cards
 from wording.plain import markdown_literal
 
 from . import clock
@@ -20,17 +20,10 @@ from .context import Page
 def headline_figures(snap, today: dt.date, lang: str = "en", sep: str = ",") -> list:
     # Depends only on the snapshot, the day (overdue badges) and the reader's language and separators: 30-40 ms
     # saved on every rerun.
-    return headlines(snap, today, lang, sep)
+    return cards(snap, today, lang, sep)
 
 
-def card_sentence(h: Headline) -> str:
-    """The card's sentence as Markdown that shows exactly its characters, the figure in bold."""
-    text = markdown_literal(h.quote)
-    figure = markdown_literal(h.figure)
-    return text.replace(figure, f"**{figure}**", 1) if figure and figure in text else text
-
-
-def card_details(page: Page, h: Headline) -> None:
+def card_details(page: Page, h: Card) -> None:
     """What the sentence leaves out: the comparison, the statement as the series gives it (a partial month left
     out), the full scope, dates and publication, the source's publication status, staleness and the method."""
     t, num = plang.t, plang.number
@@ -58,16 +51,7 @@ def card_details(page: Page, h: Headline) -> None:
     st.caption(t("page.card.method", definition=h.definition))
 
 
-def age_caption(h: Headline) -> str:
-    """The card's age as one caption: the data date and age in grey; an overdue source or a newer release not
-    held in orange (once only in the popover, they went unseen). One element, not one a line: each element's
-    gap pushed the chart below a phone's first scroll."""
-    lines = [markdown_literal(line) if i == 0 and h.data_date is not None else f":orange[{markdown_literal(line)}]"
-             for i, line in enumerate(h.age)]
-    return "  \n".join(lines)
-
-
-def show_age(h: Headline) -> None:
+def show_age(h: Card) -> None:
     if h.age:
         st.caption(age_caption(h))
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis import deaths as DV
-from analysis import places as P
 from charts import export
-from charts.places_export import map_html
-from figures import maps
+from charts.places_export import PAGE_CONFIG, map_html, map_image
 from page import browser
+from views import places as vp
 from views.link import places_from_query, places_to_query
 from views.places import DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label, render
 from wording import i18n
@@ -39,30 +37,30 @@ def _t(key: str, **fields) -> str:
 
 
 @kept(4)
-def _places_data(snap) -> P.Places:
+def _places_data(snap):
     # Built once per snapshot (about 3 s): the join depends only on the snapshot, which is read-only.
-    return P.build(snap)
+    return vp.places_data(snap)
 
 
 # A map takes 40-70 ms to build and the tab reruns on every choice in it (a record opened, a search typed, a
 # facility picked): each view is built once a day and kept, as the trend chart's renders are (the day: a deaths
 # map's period without an end runs to today).
 @kept(32)
-def _render(snap, pl: P.Places, view: PlacesView, lang: str, sep: str, day=None):
+def _render(snap, pl, view: PlacesView, lang: str, sep: str, day=None):
     return render(snap, pl, view, lang, sep)
 
 
-def _drawn(snap, pl: P.Places, view: PlacesView, lang: str, sep: str):
+def _drawn(snap, pl, view: PlacesView, lang: str, sep: str):
     return _render(snap, pl, view, lang, sep, clock.today())
 
 
 @kept(16)
-def _deaths_not_drawn(snap, pl: P.Places, start, end, lang: str):
+def _deaths_not_drawn(snap, pl, start, end, lang: str):
     # the facility map's deaths that are not drawn, each with the reason (what its render counted)
-    return DV.by_facility(DV.records(snap), pl, start, end, lang)[1]
+    return vp.deaths_not_drawn(snap, pl, start, end, lang)
 
 
-def places_data(snap) -> P.Places:
+def places_data(snap):
     # The spinner is ours, in the reader's language (a cache decorator's text is fixed when the module loads).
     with st.spinner(_t("joining")):
         return _places_data(snap)
@@ -82,9 +80,9 @@ def shown(table, lang: str | None = None):
 
 def _downloads(r, slug: str, key: str) -> None:
     c = st.columns(4)
-    c[0].download_button("PNG", data=lambda: maps.to_image(r.figure, "png"), file_name=f"{slug}.png",
+    c[0].download_button("PNG", data=lambda: map_image(r.figure, "png"), file_name=f"{slug}.png",
                          mime="image/png", on_click="ignore", key=f"{key}_png")
-    c[1].download_button("SVG", data=lambda: maps.to_image(r.figure, "svg"), file_name=f"{slug}.svg",
+    c[1].download_button("SVG", data=lambda: map_image(r.figure, "svg"), file_name=f"{slug}.svg",
                          mime="image/svg+xml", on_click="ignore", key=f"{key}_svg")
     c[2].download_button(_t("html"), data=lambda: map_html(r.figure), file_name=f"{slug}.html",
                          mime="text/html", on_click="ignore", key=f"{key}_html")
@@ -92,13 +90,13 @@ def _downloads(r, slug: str, key: str) -> None:
                          file_name=f"{slug}.csv", mime="text/csv", on_click="ignore", key=f"{key}_csv")
 
 
-def _seed(pl: P.Places, snap) -> None:
+def _seed(pl, snap) -> None:
     if "places_seeded" in st.session_state:
         return
     q = st.query_params.to_dict()
     v = places_from_query(q) if q.get("view") == "places" else PlacesView()
     st.session_state["places_link_notes"] = link_notes(q, pl, _lang()) + [
-        n for n in [death_link_note(q, DV.records(snap), _lang())] if n]
+        n for n in [death_link_note(q, vp.death_records(snap), _lang())] if n]
     if v.start and v.end:  # the link's period wins over the page's date range until that range changes
         st.session_state["p_period"] = (v.start, v.end)
     st.session_state["p_death"] = v.death or None
@@ -115,9 +113,7 @@ def places_panel(snap) -> None:
               "p_death_enf"):  # kept across visits to other tabs
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
-    labels = dict(zip((P.release_key(src_, r) for src_, r in zip(pl.releases["source"], pl.releases["release"])),
-                      [P.release_text(s_, r_, d_, lang) for s_, r_, d_ in
-                       zip(pl.releases["source"], pl.releases["release"], pl.releases["date"])]))
+    labels = vp.release_labels(pl, lang)
     if st.session_state.get("p_release") not in labels:
         st.session_state["p_release"] = default_release(pl)
     c1, c2, c3 = st.columns([2, 3, 1])
@@ -144,26 +140,22 @@ def places_panel(snap) -> None:
     r = _drawn(snap, pl, PlacesView(map=view.map, release=view.release, per_capita=view.per_capita, start=view.start,
                                     end=view.end), lang, _sep())
     clickable = view.map in ("facilities", "deaths-facilities")
-    sel = st.plotly_chart(browser.fit_to_screen(r.figure), width="stretch", config=maps.PAGE_CONFIG, key="places_map",
+    sel = st.plotly_chart(browser.fit_to_screen(r.figure), width="stretch", config=PAGE_CONFIG, key="places_map",
                           on_select="rerun" if clickable else "ignore", selection_mode="points")
     picked = [p.get("customdata") for p in (getattr(sel, "selection", None) or {}).get("points", [])
               if p.get("customdata")] if clickable else []
     if picked and picked[0] != ss.get("p_facility"):
         ss["p_facility"] = picked[0]  # the facility selectbox below is drawn after this, so it shows the pick
+    st.caption(vp.map_caption(view, lang))
     if deaths_map:
-        st.caption(i18n.t("deaths.caveat", lang) + (" " + P.caveat("points", lang) + " "
-                                                    + i18n.t("deaths.facility_pick_hint", lang)
-                                                    if view.map == "deaths-facilities" else ""))
         slug = f"places-{view.map}-{start.isoformat()}-{end.isoformat()}"
     else:
-        st.caption(P.caveat("adp", lang) + (" " + P.caveat("points", lang) if view.map == "facilities" else "")
-                   + " " + P.caveat("registry", lang))
         slug = f"places-{view.map}-{view.release.replace(':', '-')}"
     _downloads(r, slug, "p_main")
     with st.expander(_t("table"), expanded=view.map != "state"):
         st.dataframe(pdeaths.shown(r.table) if deaths_map and lang != "en" else shown(r.table), hide_index=True)
     if deaths_map:
-        recs = DV.records(snap)
+        recs = vp.death_records(snap)
         if view.map == "deaths-facilities":
             pdeaths.unplaced_list(_deaths_not_drawn(snap, pl, start, end, lang))
         pdeaths.record_view(recs, start, end)
@@ -174,14 +166,12 @@ def places_panel(snap) -> None:
             st.dataframe(shown(missing[["name", "city", "state", "detained_adp", "notes"]]), hide_index=True)
 
     st.subheader(_t("a_facility"))
-    fac = pl.facilities.sort_values("name")
-    names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
-                     + fac["code"].where(fac["code"] != "", _t("no_code")) + ")"))
+    fac, names = vp.facility_choices(pl, _t("no_code"))
     if ss.get("p_facility") not in names:
         ss["p_facility"] = None
     # The search is ours (every word in the name, city, state or code), not the picker's fuzzy filter.
     query = st.text_input(_t("search"), key="p_facility_q", max_chars=80)
-    found = P.search_facilities(fac, query)
+    found = vp.search_facilities(fac, query)
     opts = list(found["facility_id"])
     if ss.get("p_facility") and ss["p_facility"] not in opts:
         opts.insert(0, ss["p_facility"])  # a facility clicked on the map stays picked whatever the search
@@ -192,30 +182,28 @@ def places_panel(snap) -> None:
     if ss.get("p_facility"):
         fr = _drawn(snap, pl, PlacesView(map="facility", facility=ss["p_facility"]), lang, _sep())
         row = fac.set_index("facility_id").loc[ss["p_facility"]]
-        st.plotly_chart(fr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_facility")
+        st.plotly_chart(fr.figure, width="stretch", config=PAGE_CONFIG, key="places_facility")
         st.dataframe(shown(row[["code", "names", "type", "address", "city", "state", "county", "field_office",
                           "first_ice_release", "last_ice_release", "ice_releases", "in_ice", "in_trac", "in_ddp",
                           "in_registry", "notes"]]).rename(_t("value")).to_frame(), width="stretch")
         _downloads(fr, f"facility-{ss['p_facility']}".replace(":", "-").replace("|", "-"), "p_fac")
-        pdeaths.facility_deaths(DV.records(snap), pl, ss["p_facility"])
+        pdeaths.facility_deaths(vp.death_records(snap), pl, ss["p_facility"])
 
     st.subheader(_t("a_state"))
-    states = sorted({x for x in pl.facilities["state"] if x in P.USPS})
+    states = vp.state_choices(pl)
     st.selectbox(_t("state"), states, key="p_state", placeholder=_t("pick_state"),
-                 format_func=lambda u: P.USPS[u][1])
+                 format_func=vp.state_name)
     if ss.get("p_state"):
         sr = _drawn(snap, pl, PlacesView(map="state-history", state=ss["p_state"]), lang, _sep())
-        st.plotly_chart(sr.figure, width="stretch", config=maps.PAGE_CONFIG, key="places_state")
+        st.plotly_chart(sr.figure, width="stretch", config=PAGE_CONFIG, key="places_state")
         _downloads(sr, f"state-{ss['p_state']}", "p_state_dl")
-        src, rel = P.parse_release_key(view.release)
-        cs = P.facility_cross_section(pl, src, rel)
-        st.text(_t("in_state", state=P.USPS[ss["p_state"]][1]))
-        st.dataframe(shown(cs[cs["state"] == ss["p_state"]][["name", "city", "type", "field_office", "value", "code"]])
+        st.text(_t("in_state", state=vp.state_name(ss["p_state"])))
+        st.dataframe(shown(vp.state_facilities(pl, view.release, ss["p_state"]))
                      .rename(columns={"value": _t("people_adp")}), hide_index=True)
-        arr = maps.arrests_by_state(snap, ss["p_state"], lang)
+        arr = vp.state_arrests(snap, ss["p_state"], lang)
         st.text(_t("arrests_in_state"))
         if len(arr):
-            st.dataframe(shown(arr.drop(columns="series")), hide_index=True)
+            st.dataframe(shown(arr), hide_index=True)
         else:
             st.text(_t("no_arrests"))
-        st.caption(P.caveat("arrests_state", lang))
+        st.caption(vp.arrests_caveat(lang))

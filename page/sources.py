@@ -2,12 +2,11 @@
 known data problems and the snapshot's integrity flags."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from analysis import sources as csources
 from page.releases_view import status_dataframe
-from wording import flag_messages, i18n, methods
+from views import sources as vs
+from wording import i18n, methods
 
 from . import lang as plang
 from .cache import kept
@@ -18,18 +17,7 @@ from .lang import t
 # Built once from the snapshot (read-only), not on every rerun.
 @kept(4)
 def sources_tables(snap):
-    return csources.sources_tables(snap)
-
-
-def _catalogue_in(table, lang: str):
-    """The series definitions with each title and definition in ``lang`` (ids, codes and units' keys kept)."""
-    if lang == "en":
-        return table
-    out = table.copy()
-    for col in ("title", "definition", "unit"):
-        if col in out:
-            out[col] = [i18n.series_text(sid, col, lang, str(v)) for sid, v in zip(out["id"], out[col])]
-    return out
+    return vs.sources_tables(snap)
 
 
 def sources_panel(page: Page) -> None:
@@ -43,7 +31,7 @@ def sources_panel(page: Page) -> None:
     st.subheader(t("page.sources.status"))  # built in page/releases_view.py; the Releases tab has the evidence in full
     st.dataframe(status_dataframe(snap, lang=lang), hide_index=True)
     st.subheader(t("page.sources.definitions"))
-    st.dataframe(_catalogue_in(catalogue_table, lang), hide_index=True)
+    st.dataframe(vs.catalogue_in(catalogue_table, lang), hide_index=True)
     st.subheader(t("page.sources.words"))
     for head, body in methods.texts("DEFINITIONS", lang):
         st.markdown(f"**{head}.** {body}")
@@ -51,18 +39,9 @@ def sources_panel(page: Page) -> None:
     st.subheader(t("page.sources.glossary"))
     st.dataframe(i18n.glossary_rows(lang), hide_index=True)
     st.subheader(t("page.sources.comparisons"))
-    st.dataframe(csources.comparisons_table() if lang == "en" else
-                 pd.DataFrame(methods.texts("COMPARISONS", lang), columns=[t("page.sources.col_measure"),
-                                                                           t("page.sources.col_differ")]),
-                 hide_index=True)
+    st.dataframe(vs.comparisons(lang), hide_index=True)
     st.subheader(t("page.sources.problems"))
-    st.dataframe(notes_table if lang == "en" else
-                 pd.DataFrame(methods.texts("QUALITY_NOTES", lang), columns=[t("page.sources.col_problem"),
-                                                                             t("page.sources.col_does")]),
-                 hide_index=True)
+    st.dataframe(vs.problems(notes_table, lang), hide_index=True)
     if len(snap.flags):
         st.text(plang.plural("page.sources.flags", len(snap.flags)))
-        # quality_flags.csv stays English (data); the reader's language gets each finding explained beside it.
-        st.dataframe(snap.flags if lang == "en" else snap.flags.assign(**{t("page.sources.col_explained"): [
-            flag_messages.explain(f, m, lang, plang.sep()) for f, m in zip(snap.flags["flag"], snap.flags["message"])]}),
-                     hide_index=True)
+        st.dataframe(vs.flags_explained(snap.flags, lang, plang.sep()), hide_index=True)

@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis.view import INAUGURATION, View
+from views.data import DEFAULT_START, View
 from views.event_study import DATE_CHOICE
 from views.link import ROOMS, study_from_query, study_to_query, tab_from_query, tab_to_query, trends_to_query, view_from_link
 from wording import i18n
@@ -84,9 +84,9 @@ def widget_values(v0: View, options: list[str], bounds: tuple[dt.date, dt.date],
         "w_extra": [r for r in v0.series if r not in options],
         "w_preset": v0.preset,
         # Clamped like the link's own dates: the picker refuses (raises on) a value outside its bounds.
-        "w_range": tuple(min(max(d, lo), hi) for d in (v0.start or INAUGURATION, v0.end or today)),
+        "w_range": tuple(min(max(d, lo), hi) for d in (v0.start or DEFAULT_START, v0.end or today)),
         "w_gran": v0.granularity, "w_perday": v0.per_day, "w_roll": v0.rolling,
-        "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or INAUGURATION,
+        "w_index_on": bool(v0.index_at or v0.index_event), "w_index_at": v0.index_at or DEFAULT_START,
         "w_index_event": v0.index_event, "w_log": v0.log, "w_fiscal": v0.fiscal_axis,
         "w_asof_on": v0.as_of is not None, "w_asof": v0.as_of or today, "w_band": v0.band,
         "w_events": v0.events, "w_cats": v0.categories, "w_evtext": v0.event_text, "w_reported": v0.reported,

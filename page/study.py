@@ -6,10 +6,8 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis.study import StudyResult
 from charts import export
 from charts.study_export import study_csv
-from figures.layout import EXPORT_SIZES, SIZES
 from views import event_study as es
 from views.link import DEFAULT_STUDY_DAYS
 from wording import i18n
@@ -69,7 +67,7 @@ def study_controls(page: Page, events: pd.DataFrame) -> tuple[str, str, int, dt.
     return ref, choice, window, es.event_date(events, choice), labels[choice]
 
 
-def study_metrics(res: StudyResult) -> None:
+def study_metrics(res: es.Study) -> None:
     w = res.window_in(plang.lang())
     m1, m2, m3 = st.columns(3)
     # Every number through the reader's locale ("+110,6" beside "75.000", never "+110.6").
@@ -83,10 +81,10 @@ def study_metrics(res: StudyResult) -> None:
     st.dataframe(es.study_table_text(res, plang.lang(), plang.sep()), hide_index=True)
 
 
-def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyResult, win: pd.DataFrame,
+def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: es.Study, win: pd.DataFrame,
                     fig_kw: dict) -> str:
     """The study's CSV and images; return the image size chosen."""
-    size = st.radio(t("page.exports.image_size"), list(EXPORT_SIZES), key="w_study_size", horizontal=True,
+    size = st.radio(t("page.exports.image_size"), list(export.IMAGE_SIZES), key="w_study_size", horizontal=True,
                     format_func=lambda k: t("page.exports.size_choice", size=t("export.file.size_" + k),
                                                          description=t("size." + k)))
     stem = export.slug(f"{t('export.file.study')} {fig_kw['title']} {res.window_in(plang.lang())}")
@@ -99,8 +97,8 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
     if export.find_browser():
         def img(fmt: str, size=size) -> bytes:
             f = study_figure(page.snap, ref, on, window, **fig_kw, size=size, lang=plang.lang(), sep=plang.sep())[0]
-            out = export.to_image(f, fmt, width=SIZES[size].width, height=int(f.layout.height),
-                                  scale=SIZES[size].scale if fmt == "png" else 1, lang=plang.lang())
+            width, scale = export.image_dimensions(size, fmt)
+            out = export.to_image(f, fmt, width=width, height=int(f.layout.height), scale=scale, lang=plang.lang())
             return export.svg_with_alt(out, fig_kw["title"], res.note_in(plang.lang())) if fmt == "svg" else out
         e2.download_button(t("page.study.png"), data=lambda: img("png"), file_name=f"{stem}-{sized_word}.png", mime="image/png",
                            on_click="ignore", key="dl_study_png")
@@ -109,7 +107,7 @@ def study_downloads(page: Page, ref: str, on: dt.date, window: int, res: StudyRe
     return size
 
 
-def study_panel(page: Page, events: pd.DataFrame) -> StudyResult:
+def study_panel(page: Page, events: pd.DataFrame) -> es.Study:
     """The tab; return the study shown."""
     st.caption(t("page.study.intro"))
     ref, _, window, on, on_label = study_controls(page, events)

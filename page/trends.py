@@ -7,17 +7,12 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analysis.asof import revisions_after, unversioned
-from analysis.coverage import EmptyRange
-from analysis.view import GRANULARITIES, PRESETS, ROLLING, View, regrouped
 from charts import export
-from figures.core import source_lines
-from figures.events import events_csv, events_legend_table, number_events
-from figures.labels import localised_label
-from loaders import data as cdata
-from views.compose import Rendered
+from views import trends as vt
+from views.compose import Rendered, sources_of
+from views.data import RangeGap, View
 from views.link import trends_to_query
-from wording import citation, i18n
+from wording import i18n
 from wording.plain import markdown_literal
 
 from . import clock, context, deaths, exports, state, uploads
@@ -77,8 +72,8 @@ def range_picker(page: Page) -> str:
     # Buttons, not a drop-down: a drop-down's menu opens on the press and, while the browser was still busy
     # drawing a chart that had just appeared, closed again on the same click (the first click was lost in most
     # tries made within seconds of the chart appearing). A button has no menu to open and close.
-    st.segmented_control(t("page.trends.date_range"), list(PRESETS), key="w_preset", required=True,
-                         format_func=plang.words("preset", PRESETS), on_change=_custom_from_shown,
+    st.segmented_control(t("page.trends.date_range"), list(vt.PRESETS), key="w_preset", required=True,
+                         format_func=plang.words("preset", vt.PRESETS), on_change=_custom_from_shown,
                          args=(lo_bound, hi_bound))
     if st.session_state["w_preset"] == "custom":
         st.date_input(t("page.trends.custom_range"), key="w_range", min_value=lo_bound, max_value=hi_bound)
@@ -138,15 +133,9 @@ def breakdown_picker(page: Page) -> list[str]:
 
 def granularity_note(page: Page, view: View) -> str:
     """Next to the frequency control: the chosen series that it leaves at their own frequency, and why
-    (``analysis.view.regrouped``); "" when it regroups every one of them."""
-    if view.granularity == "native":
-        return ""
+    (``views.trends.granularity_kept``); "" when it regroups every one of them."""
     kept = []
-    for ref in view.series:
-        sid, _, key = ref.partition("|")
-        if sid not in page.snap.by_series or regrouped(cdata.series_rows(page.snap, sid, key), view.granularity):
-            continue
-        freq = str(page.snap.info(sid)["frequency"])
+    for ref, freq in vt.granularity_kept(page.snap, view):
         freq = t(f"frequency.{freq}") if i18n.has(f"frequency.{freq}", plang.lang()) else freq
         kept.append(t("page.trends.gran_kept_item", label=ref_label(page, ref), frequency=freq))
     return t(f"page.trends.gran_kept_{view.granularity}", names="; ".join(kept)) if kept else ""
@@ -161,13 +150,13 @@ def chart_options(page: Page, events: pd.DataFrame) -> None:
     with box:
         o1, o2, o3 = st.columns(3)
         with o1:
-            st.radio(t("page.trends.granularity"), list(GRANULARITIES), key="w_gran",
-                     format_func=plang.words("granularity", GRANULARITIES), horizontal=True)
+            st.radio(t("page.trends.granularity"), list(vt.GRANULARITIES), key="w_gran",
+                     format_func=plang.words("granularity", vt.GRANULARITIES), horizontal=True)
             note = granularity_note(page, state.current_view())
             if note:
                 st.caption(note)
             st.checkbox(t("page.trends.per_day"), key="w_perday", help=t("page.trends.per_day_help"))
-            st.radio(t("page.trends.rolling"), list(ROLLING), key="w_roll", format_func=plang.words("rolling", ROLLING),
+            st.radio(t("page.trends.rolling"), list(vt.ROLLING), key="w_roll", format_func=plang.words("rolling", vt.ROLLING),
                      horizontal=True)
         with o2:
             st.checkbox(t("page.trends.index_on"), key="w_index_on")
@@ -218,24 +207,6 @@ def chart(page: Page, view: View, events: pd.DataFrame, *, explained: bool = Fal
     return r
 
 
-def link_words(event: dict, lang: str) -> str:
-    """What an event's link is, in the reader's language: the original report, or no link (the original's
-    address was not found) with how to cite it (``wording.citation``; never the copy it was read at)."""
-    return citation.no_link_note(event, lang) or t("page.events_table.link_original")
-
-
-def events_reader_table(events: pd.DataFrame, lang: str) -> pd.DataFrame:
-    """The events table as a reader reads it: the precision of each date and what each link is in words of the
-    reader's language (the columns keep their field names; ``events_table_columns`` labels them)."""
-    table = events_legend_table(events, lang).copy()
-    table["date_precision"] = [t(f"page.events_table.precision_{p}") if i18n.has(f"page.events_table.precision_{p}", lang)
-                               else p for p in table["date_precision"]]
-    rows = number_events(events).to_dict("records")  # the table's rows, in its order
-    if len(rows) == len(table):
-        table["link"] = [link_words(e, lang) for e in rows]
-    return table
-
-
 def events_table_columns(columns) -> dict:
     """Each column of the events table under a reader's label (never the field name), the link clickable."""
     cfg = {c: st.column_config.Column(t(f"page.events_table.{c}")) for c in columns
@@ -256,14 +227,14 @@ def chart_notes(page: Page, r: Rendered) -> None:
     """Under the chart: data date and sources, each series' definition, the events legend, the data."""
     latest = r.table.sort_values("end").iloc[-1]
     lang = r.view.lang
-    label = {p.series_id + "|" + p.key: localised_label(p, lang) for p in r.prepared}
+    label = vt.series_labels(r, lang)
     st.text(t("page.trends.data_to", end=latest['end'], value=plang.number(latest['value'], latest_decimals(r, latest)),
               unit=i18n.unit(str(latest['unit']), lang),
               label=label.get(f"{latest['series']}|{latest['key']}", latest['label'])) + "\n"
-            + "\n".join(r.memo("source_lines", lambda: source_lines(page.snap, r.prepared, lang))))
+            + "\n".join(sources_of(page.snap, r)))
     for i, p in enumerate(r.prepared):
         # Built when opened, like the expanders below: a definition is read by few, on demand.
-        pop = st.popover(t("page.trends.what_is", label=localised_label(p, lang)), key=f"x_what_{i}",
+        pop = st.popover(t("page.trends.what_is", label=vt.series_label(p, lang)), key=f"x_what_{i}",
                          on_change="rerun")
         if pop.open:
             with pop:
@@ -275,10 +246,10 @@ def chart_notes(page: Page, r: Rendered) -> None:
         box = state.lazy_expander(t("page.trends.events_list"), "x_events_legend")
         if box.open:
             with box, st.container(key="events_legend"):
-                table = r.memo(f"events_table_{lang}", lambda: events_reader_table(r.events, lang))
+                table = r.memo(f"events_table_{lang}", lambda: vt.events_reader_table(r.events, lang))
                 st.dataframe(table, hide_index=True, column_config=events_table_columns(table.columns))
                 def events_bytes(ev=r.events) -> bytes:  # built when clicked
-                    return events_csv(ev, lang=lang)
+                    return vt.events_file(ev, lang)
 
                 st.download_button(t("page.trends.events_csv"), data=events_bytes,
                                    file_name=f"{export.file_word('events', lang)}.csv", mime="text/csv",
@@ -291,7 +262,7 @@ def chart_notes(page: Page, r: Rendered) -> None:
 
 def as_of_revisions(page: Page, r: Rendered, as_of: dt.date) -> pd.DataFrame:
     """The revisions published after the as-of date to the series drawn; return them."""
-    rev = revisions_after(page.snap, [p.series_id for p in r.prepared], as_of)
+    rev = vt.revisions_after(page.snap, r, as_of)
     st.subheader(t("page.trends.revisions_after", date=as_of))
     if len(rev):
         st.dataframe(rev, hide_index=True)
@@ -302,7 +273,7 @@ def as_of_revisions(page: Page, r: Rendered, as_of: dt.date) -> pd.DataFrame:
 
 def not_versioned_note(page: Page, view: View) -> list[str]:
     """In an as-published view, name the chosen series that record no release dates (left out); return them."""
-    left_out = unversioned(page.snap, view.series) if view.as_of else []
+    left_out = vt.not_versioned(page.snap, view)
     if left_out:
         names = "; ".join(ref_label(page, ref) for ref in left_out)
         st.info(t("page.trends.not_versioned", date=view.as_of, names=names))
@@ -313,7 +284,7 @@ def _show_range(lo: dt.date, hi: dt.date) -> None:
     st.session_state.update({"w_preset": "custom", "w_range": (lo, hi)})
 
 
-def range_gap_notice(page: Page, view: View) -> EmptyRange | None:
+def range_gap_notice(page: Page, view: View) -> RangeGap | None:
     """Name the chosen series with no figures in the range, when their data start or end, and offer a button
     that sets the range where they have data; return what was found."""
     gap = context.view_facts(page, view)[1]

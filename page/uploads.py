@@ -5,9 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from figures.events import category_label
-from loaders import events as lev
-from loaders.errors import LoaderError
+from views import events as ve
 from wording import reason_messages
 from wording.plain import markdown_literal
 
@@ -27,9 +25,9 @@ def events_controls(page: Page, events: pd.DataFrame) -> pd.DataFrame:
         with e2:
             # English shows the category codes as before; another language shows their names.
             st.multiselect(t("page.events.categories"), cats, key="w_cats",
-                           format_func=(lambda c: category_label(c, plang.lang())) if plang.lang() != "en" else str)
+                           format_func=ve.category_format(plang.lang()))
         st.text_input(t("page.events.text"), key="w_evtext", max_chars=80)
-        st.caption(t("page.events.upload_help", rows=lev.UPLOAD_MAX_ROWS, kb=lev.UPLOAD_MAX_BYTES // 1000))
+        st.caption(t("page.events.upload_help", **ve.upload_limits()))
         up = st.file_uploader(t("page.events.upload"), type=["csv"], key="w_upload", on_change=_upload_changed)
         if up is not None:
             return upload_panel(page, up, events)
@@ -62,13 +60,14 @@ def upload_panel(page: Page, up, events: pd.DataFrame) -> pd.DataFrame:
     """Check an uploaded events file, report every row not taken, offer to keep the rest (when allowed);
     return the events in force with the file's rows."""
     try:
-        # Called through the module (not imported by name): a test replaces it to fake a fault.
-        res = lev.check_upload(up.getvalue(), up.name, context.bundled_events(page))
-    except Exception as e:  # the validator's own error for a file it cannot read at all
-        # Anything else is a fault of the page, and its text may name server internals: not shown.
-        why = (markdown_literal(e) if isinstance(e, LoaderError) else t("page.events.not_checked"))
+        check = ve.check_upload(up.getvalue(), up.name, context.bundled_events(page))
+    except Exception:  # noqa: BLE001 (a fault of the page, whose text may name server internals: not shown)
+        check = None
+    if check is None or check.result is None:  # the validator's own reason for a file it cannot read at all
+        why = markdown_literal(check.refused) if check is not None else t("page.events.not_checked")
         st.error(t("page.events.could_not_read", name=markdown_literal(up.name), why=why))
         return events
+    res = check.result
     st.session_state["uploaded_events"] = res.accepted
     st.session_state["uploaded_name"] = up.name
     with st.container(key="upload_report"):
@@ -93,13 +92,12 @@ def save_offer(page: Page, accepted: pd.DataFrame) -> bool:
         return False
     if not st.button(t("page.events.keep"), key="w_upload_save"):
         return False
-    try:
-        done = lev.save_user_events(accepted, setting.path, bundled=context.bundled_events(page))
-    except lev.SaveRefused as e:  # limits, a busy lock, a local file that would lose rows: nothing written
-        st.error(t("page.events.not_saved", why=markdown_literal(e.args[0].split('] ', 1)[-1])))
+    done = ve.save_events(accepted, setting, context.bundled_events(page))
+    if done.outcome == "refused":  # limits, a busy lock, a local file that would lose rows: nothing written
+        st.error(t("page.events.not_saved", why=markdown_literal(done.why)))
         return False
-    except OSError as e:
-        st.error(t("page.events.not_written", why=markdown_literal(e.strerror or e)))
+    if done.outcome == "failed":
+        st.error(t("page.events.not_written", why=markdown_literal(done.why)))
         return False
     context.checked_events.clear()
     st.success(plural("page.events.saved", done.added, added=done.added, total=done.total))

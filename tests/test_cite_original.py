@@ -254,7 +254,7 @@ def test_a_row_without_the_originals_address_says_so_in_english_and_spanish():
 
 
 def test_the_page_table_says_what_each_link_is():
-    from page.trends import link_words
+    from views.trends import link_words
     assert link_words(_events("not found").iloc[0].to_dict(), "es").startswith("Sin enlace")
     assert "copy-only.example" not in link_words(_events("not found").iloc[0].to_dict(), "en")
     assert link_words(_events("original").iloc[0].to_dict(), "en") == "the original report"

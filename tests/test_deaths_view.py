@@ -19,10 +19,10 @@ from charts.places_export import map_html
 from figures import maps
 from figures.core import source_lines
 from loaders import data as cdata
-from page.context import series_options
 from views import event_study as es
 from views import link
 from views.compose import render as render_trend
+from views.data import series_options
 from views.places import DEATH_MAPS, PlacesView, death_link_note, render
 
 SNAP = cdata.load_snapshot()

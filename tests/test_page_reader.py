@@ -141,7 +141,7 @@ def test_each_headline_card_is_one_plain_sentence_with_the_rest_one_click_away(l
 
     from analysis.overview import headlines
     from loaders import data as cdata
-    from page.headlines import card_sentence
+    from views.headlines import card_sentence
     from wording import i18n
     hs = headlines(cdata.load_snapshot(), dt.date.today(), lang)
     at = app({"lang": lang})

@@ -7,7 +7,7 @@ an exported chart is the chart on the page.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,10 +15,10 @@ import plotly.graph_objects as go
 from analysis import deaths as DV
 from analysis.view import Prepared, View, chosen_rows, displayed_table, prepare
 from figures.alt import alt_text
-from figures.core import band_notes, build_totals_figure, build_view_figure, per_day_coverage_notes, unit_phrase
+from figures.core import band_notes, build_totals_figure, build_view_figure, per_day_coverage_notes, source_lines, unit_phrase
 from figures.events import filter_events
 from figures.labels import localised_label
-from figures.layout import Size
+from figures.layout import Size, size_of
 from loaders import data as cdata
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
@@ -236,3 +236,19 @@ def render(snap: cdata.Snapshot, view: View, *, events: pd.DataFrame | None = No
     if fig is not None:
         r.alt = alt_text(r, snap)
     return r
+
+
+def sources_of(snap: cdata.Snapshot, r: Rendered) -> list[str]:
+    """The rendered view's source lines (who published each series drawn, which release, how far its data run),
+    in the view's language; built once per render and kept with it."""
+    return r.memo("source_lines", lambda: source_lines(snap, r.prepared, r.view.lang))
+
+
+ChartSize = Size
+"""A chart's size (width, fonts, plot height, legend place): the page builds a narrower one for a phone's column
+from the page's size (``size_with``), so the type is part of the view layer's interface."""
+
+
+def size_with(base: str = "page", **changes) -> Size:
+    """The named chart size, with ``changes`` made to it (a phone's column width, a shorter plot)."""
+    return replace(size_of(base), **changes)

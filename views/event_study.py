@@ -140,3 +140,8 @@ def study_table_text(res: StudyResult, lang: str = "en", sep: str = ",") -> pd.D
         col = i18n.t(f"study.col_{key}", lang)
         table[col] = [i18n.number(v, lang, sep, 1, signed=signed) for v in table[col]]
     return table
+
+
+Study = StudyResult
+"""One event study's result (means before and after, the year-earlier comparison, its notes): the page reads its
+fields to lay out the metrics, so the type is part of the view layer's interface."""

@@ -168,3 +168,78 @@ def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: 
         t = DV.facility_table(t, unplaced).assign(**{"from": start.isoformat(), "to": end.isoformat()})
     title = f"{_clean_title(fig)}, {period}"
     return Rendered(fig, t, title, sources + [i18n.t("deaths.caveat", lang)] + notes)
+
+
+# The room's pieces: what the Places room shows beside its map, for the page to lay out.
+def places_data(snap) -> P.Places:
+    """The places join of the snapshot (facilities, releases, field offices): about 3 s, so the page keeps it."""
+    return P.build(snap)
+
+
+def death_records(snap) -> pd.DataFrame:
+    """The list of deaths in ICE custody held in the snapshot, one row a death."""
+    return DV.records(snap)
+
+
+def deaths_not_drawn(snap, pl: P.Places, start: dt.date, end: dt.date, lang: str = "en") -> pd.DataFrame:
+    """The period's deaths the facility map cannot draw, each with the reason (what its render counted)."""
+    return DV.by_facility(DV.records(snap), pl, start, end, lang)[1]
+
+
+def release_labels(pl: P.Places, lang: str = "en") -> dict[str, str]:
+    """Each release a map can show, by its link value ("ice:2026-04-09"), named in words in ``lang``."""
+    r = pl.releases
+    return dict(zip((P.release_key(s, rel) for s, rel in zip(r["source"], r["release"])),
+                    [P.release_text(s, rel, d, lang) for s, rel, d in zip(r["source"], r["release"], r["date"])]))
+
+
+def map_caption(view: PlacesView, lang: str = "en") -> str:
+    """The caveats under the main map: what its dots and figures are and are not."""
+    if view.map in DEATH_MAPS:
+        return i18n.t("deaths.caveat", lang) + (" " + P.caveat("points", lang) + " "
+                                                + i18n.t("deaths.facility_pick_hint", lang)
+                                                if view.map == "deaths-facilities" else "")
+    return (P.caveat("adp", lang) + (" " + P.caveat("points", lang) if view.map == "facilities" else "")
+            + " " + P.caveat("registry", lang))
+
+
+def facility_choices(pl: P.Places, no_code: str) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The facilities by name, and each one's name for the picker ("name — city, state (code)"; ``no_code``
+    where the facility has no code)."""
+    fac = pl.facilities.sort_values("name")
+    names = dict(zip(fac["facility_id"], fac["name"] + " — " + fac["city"] + ", " + fac["state"] + " ("
+                     + fac["code"].where(fac["code"] != "", no_code) + ")"))
+    return fac, names
+
+
+def search_facilities(fac: pd.DataFrame, query: str) -> pd.DataFrame:
+    """The facilities with every word of ``query`` in their name, city, state or code."""
+    return P.search_facilities(fac, query)
+
+
+def state_choices(pl: P.Places) -> list[str]:
+    """The states (postal codes) that have a facility, in order."""
+    return sorted({x for x in pl.facilities["state"] if x in P.USPS})
+
+
+def state_name(usps: str) -> str:
+    """A state's name from its postal code."""
+    return P.USPS[usps][1]
+
+
+def state_facilities(pl: P.Places, release: str, usps: str) -> pd.DataFrame:
+    """The facilities of a state in a release (its link value) with their average daily population (``value``)."""
+    src, rel = P.parse_release_key(release)
+    cs = P.facility_cross_section(pl, src, rel)
+    return cs[cs["state"] == usps][["name", "city", "type", "field_office", "value", "code"]]
+
+
+def state_arrests(snap, usps: str, lang: str = "en") -> pd.DataFrame:
+    """ICE's arrests in a state's area of responsibility, without the series column."""
+    arr = maps.arrests_by_state(snap, usps, lang)
+    return arr.drop(columns="series") if len(arr) else arr
+
+
+def arrests_caveat(lang: str = "en") -> str:
+    """What the state's arrests table counts and what it does not."""
+    return P.caveat("arrests_state", lang)
