@@ -62,7 +62,7 @@ class Store:
         """The value kept under ``key`` for the very objects ``held``, or ``MISSING``."""
         with self._lock:
             hit = self._entries.get(key)
-            if hit is None or any(a is not b for a, b in zip(hit[0], held, strict=True)):
+            if hit is None or (held or hit[0]) and any(a is not b for a, b in zip(hit[0], held, strict=True)):
                 return _MISSING
             if self._size is not None:
                 self._entries.move_to_end(key)
@@ -101,31 +101,48 @@ class Memo:
     """Values kept on one read-only object, keyed by value (a hashable key: names, ids, dates, options).
 
     The memo is an attribute of the object it describes, so it cannot outlive it or answer for another one.
-    ``size`` bounds it where its keys can grow."""
+    ``size`` bounds it where its keys can grow (least recently used out first). A hit is a dictionary lookup
+    with no lock (the snapshot's lookups run thousands of times per page run); only adding takes the lock."""
+
+    __slots__ = ("_size", "_lock", "_entries")
 
     def __init__(self, size: int | None = None):
-        self._store = Store(size)
+        self._size, self._lock = size, threading.Lock()
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
 
     def keep(self, key: Hashable, build: Callable[[], T]) -> T:
         """The value kept under ``key``; else ``build()``, kept under it and returned."""
-        value = self._store.get(key)
-        if value is _MISSING:
+        try:
+            value = self._entries[key]
+        except KeyError:
             value = build()
-            self._store.put(key, (), value)
+            with self._lock:
+                self._entries[key] = value
+                if self._size is not None and len(self._entries) > self._size:
+                    self._entries.popitem(last=False)
+            return value
+        if self._size is not None:
+            # Not contextlib.suppress: this runs on every hit, and a bare try costs a fifth of it.
+            try:  # noqa: SIM105
+                self._entries.move_to_end(key)
+            except KeyError:  # dropped by another thread meanwhile: the value in hand is still the right one
+                pass
         return value
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._store
+        return key in self._entries
 
     def __len__(self) -> int:
-        return len(self._store)
+        return len(self._entries)
 
     def items(self) -> list[tuple[Any, Any]]:
-        """(key, value) of every kept entry, oldest first."""
-        return self._store.items()
+        """(key, value) of every kept entry, least recently used first."""
+        with self._lock:
+            return list(self._entries.items())
 
     def clear(self) -> None:
-        self._store.clear()
+        with self._lock:
+            self._entries.clear()
 
     def __repr__(self) -> str:
         return f"Memo({len(self)} kept)"
