@@ -1,6 +1,6 @@
 """Reading the processed snapshot (``data/``). Pure pandas: no Streamlit, no network, no spreadsheets.
 
-The page wraps ``load_snapshot`` in a Streamlit cache; the command-line export calls it directly, so both
+The page keeps ``load_snapshot``'s result in its cache (page/cache.py); the command-line export calls it directly, so both
 draw the same figures from the same rows.
 """
 from __future__ import annotations
