@@ -48,10 +48,11 @@ def record_state(location: str, facility: str = "") -> str:
 
 def records(snap) -> pd.DataFrame:
     """The record table with ``day`` (a date), ``state`` and ``in_custody`` added; empty (same columns) when the
-    snapshot has no deaths list."""
-    hit = snap._memo.get(("deaths", "records")) if hasattr(snap, "_memo") else None
-    if hit is not None:
-        return hit
+    snapshot has no deaths list. Kept on the snapshot (``Snapshot.memo``)."""
+    return snap.memo.keep(("deaths", "records"), lambda: _records(snap))
+
+
+def _records(snap) -> pd.DataFrame:
     t = snap.tables.get(TABLE)
     if t is None:
         t = pd.DataFrame(columns=D.RECORD_COLUMNS)
@@ -60,10 +61,7 @@ def records(snap) -> pd.DataFrame:
     t["state"] = [record_state(loc, fac) for loc, fac in zip(t["location"], t["facility"])]
     t["in_custody"] = t["custody"] == "in custody"
     t = t.sort_values(["day", "row"], key=lambda c: c.astype(int) if c.name == "row" else c, kind="mergesort")
-    t = t.reset_index(drop=True)
-    if hasattr(snap, "_memo"):
-        snap._memo[("deaths", "records")] = t
-    return t
+    return t.reset_index(drop=True)
 
 
 def list_end(recs: pd.DataFrame) -> dt.date | None:

@@ -84,21 +84,17 @@ def _source_rows(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
 
 def releases_of(snap: cdata.Snapshot, source: str) -> list[pd.Timestamp]:
     # A snapshot is read-only once loaded: the answer is kept on it (every chart with blackouts asks).
-    hit = snap._memo.get(("releases_of", source))
-    if hit is None:
-        rows = _source_rows(snap, source)
-        hit = snap._memo[("releases_of", source)] = sorted(pd.Timestamp(r) for r in rows["release"].dropna().unique())
+    hit = snap.memo.keep(("releases_of", source), lambda: sorted(
+        pd.Timestamp(r) for r in _source_rows(snap, source)["release"].dropna().unique()))
     return list(hit)
 
 
 def _by_release(snap: cdata.Snapshot, series: str) -> dict:
     """A series' rows split by release, once per snapshot."""
-    hit = snap._memo.get(("by_release", series))
-    if hit is None:
+    def build() -> dict:
         df = snap.by_series.get(series)
-        hit = {} if df is None else {pd.Timestamp(k): g for k, g in df.groupby("release", sort=False)}
-        snap._memo[("by_release", series)] = hit
-    return hit
+        return {} if df is None else {pd.Timestamp(k): g for k, g in df.groupby("release", sort=False)}
+    return snap.memo.keep(("by_release", series), build)
 
 
 # ---------------------------------------------------------------- key figures
@@ -124,9 +120,10 @@ def key_figure(snap: cdata.Snapshot, label: str, series: str, how: str, release:
 def _figures(snap: cdata.Snapshot, label: str, series: str, how: str) -> dict:
     """The figure of every release of a series at once (vectorised: TRAC has over 160 releases), kept on the
     read-only snapshot."""
-    memo = ("figures", label, series, how)
-    if memo in snap._memo:
-        return snap._memo[memo]
+    return snap.memo.keep(("figures", label, series, how), lambda: _all_figures(snap, label, series, how))
+
+
+def _all_figures(snap: cdata.Snapshot, label: str, series: str, how: str) -> dict:
     out: dict = {}
     df = snap.by_series.get(series)
     if df is not None and len(df):
@@ -148,7 +145,6 @@ def _figures(snap: cdata.Snapshot, label: str, series: str, how: str) -> dict:
             picked = chosen.sort_values(["release", "date"], kind="mergesort").drop_duplicates("release", keep="last")
             for r in picked.itertuples(index=False):
                 out[r.release] = Figure(label, series, r.key, r.date, r.end, float(r.value), r.release, r.flag)
-    snap._memo[memo] = out
     return out
 
 

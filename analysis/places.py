@@ -33,6 +33,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -132,6 +133,8 @@ class Places:
     # Name (and state) -> code, as the join used it: other lists of facility names (the deaths in custody) are
     # matched with the same rules and the same reviewed crosswalk.
     matcher: "_Matcher | None" = field(default=None, repr=False)
+    # Read-only once built: in a key of ``loaders.memo.kept`` it counts by identity (its repr prints whole frames).
+    MEMO_BY_IDENTITY: ClassVar[bool] = True
 
 
 def _table(snap, name: str, columns: list[str]) -> pd.DataFrame:

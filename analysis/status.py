@@ -14,6 +14,7 @@ missing file is not proof that nothing was published.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -116,10 +117,8 @@ def series_blackouts(snap: cdata.Snapshot, series_ids, lo: dt.date, hi: dt.date,
         src = sid.split(".", 1)[0]
         # Kept on the (read-only) snapshot per source, day and version of the declared file (by value):
         # page reruns ask every time.
-        key = ("blackouts", src, today, stamp)
-        if key not in snap._memo:
-            snap._memo[key] = blackouts(snap, src, today, declared)
-        hit = [b for b in snap._memo[key] if b.start <= hi and (b.end or hi) >= lo]
+        kept = snap.memo.keep(("blackouts", src, today, stamp), functools.partial(blackouts, snap, src, today, declared))
+        hit = [b for b in kept if b.start <= hi and (b.end or hi) >= lo]
         if hit:
             out[sid] = hit
     return out

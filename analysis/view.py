@@ -14,6 +14,7 @@ index = 100 -> date range. Each step is a plain pandas function that can be test
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -120,10 +121,7 @@ def chosen_rows(snap: cdata.Snapshot, ref: str, as_of: dt.date | None = None) ->
         return None
     if as_of is not None:
         return cdata.series_rows(snap, sid, key, pd.Timestamp(as_of))
-    hit = snap._memo.get(("rows", sid, key))
-    if hit is None:
-        hit = snap._memo[("rows", sid, key)] = cdata.series_rows(snap, sid, key)
-    return hit
+    return snap.memo.keep(("rows", sid, key), lambda: cdata.series_rows(snap, sid, key))
 
 
 def view_range(snap: cdata.Snapshot, view: View) -> tuple[dt.date, dt.date, dt.date, dt.date] | None:
@@ -396,11 +394,9 @@ def prepare(snap: cdata.Snapshot, view: View, *, index_date: dt.date | None = No
         if extra is None:
             decimals[ref] = None
         else:
-            src = snap._memo.get(("decimals", sid, key)) if as_of is None else None
-            if src is None:
-                src = source_decimals(df_src["value"])
-                if as_of is None:
-                    snap._memo[("decimals", sid, key)] = src
+            values = df_src["value"]
+            src = (source_decimals(values) if as_of is not None
+                   else snap.memo.keep(("decimals", sid, key), functools.partial(source_decimals, values)))
             decimals[ref] = export_decimals(src, extra)
         shaped.append((ref, sid, key, info, df, unit, list(shape_notes)))
     base_date, refused = None, None
@@ -453,10 +449,7 @@ def _band(snap: cdata.Snapshot, sid: str, key: str, info, drawn: pd.DataFrame, v
         return None, "rolling"
     per_day_ = view.per_day and cdata.is_flow(info)
     if view.as_of is None:
-        memo = ("band", sid, key, per_day_)
-        band = snap._memo.get(memo)
-        if band is None:
-            band = snap._memo[memo] = revision_band(snap, sid, key, per_day=per_day_)
+        band = snap.memo.keep(("band", sid, key, per_day_), lambda: revision_band(snap, sid, key, per_day=per_day_))
     else:
         band = revision_band(snap, sid, key, as_of=view.as_of, per_day=per_day_)
     band = band[band["date"].isin(drawn["date"])]
@@ -466,17 +459,19 @@ def _band(snap: cdata.Snapshot, sid: str, key: str, info, drawn: pd.DataFrame, v
 
 
 # A series' shape for a view (per day, resampled, rolling) does not depend on the date range, which is what
-# readers change most: like its rows (``chosen_rows``), it is kept on the read-only snapshot (``Snapshot._memo``)
+# readers change most: like its rows (``chosen_rows``), it is kept on the read-only snapshot (``Snapshot.memo``)
 # and only the cut to the range is made per view. Kept only for the latest figures (not as published on a date),
 # so what is kept is bounded by the series and the view's few options; an index is applied after, on a copy.
 # Shared: never mutate it.
 def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, view: View, *,
             memo: bool) -> tuple[pd.DataFrame, str, tuple[str, ...], int | None]:
-    memo_key = ("shaped", sid, key, view.per_day, view.granularity, view.rolling)
-    if memo:
-        hit = snap._memo.get(memo_key)
-        if hit is not None:
-            return hit
+    if not memo:
+        return _shape(snap, df, info, view)
+    return snap.memo.keep(("shaped", sid, key, view.per_day, view.granularity, view.rolling),
+                          lambda: _shape(snap, df, info, view))
+
+
+def _shape(snap: cdata.Snapshot, df: pd.DataFrame, info, view: View) -> tuple[pd.DataFrame, str, tuple[str, ...], int | None]:
     notes = []
     unit = info["unit"]
     flow = cdata.is_flow(info)
@@ -502,10 +497,7 @@ def _shaped(snap: cdata.Snapshot, sid: str, key: str, df: pd.DataFrame, info, vi
             notes.append(f"{view.rolling}-day rolling average")
         else:
             notes.append(f"rolling average applies to daily series only; {info['frequency']} shown as published")
-    out = (df, unit, tuple(notes), extra)
-    if memo:
-        snap._memo[memo_key] = out
-    return out
+    return (df, unit, tuple(notes), extra)
 
 
 # Decimals for values a view derives from the published ones (per day, averages, index). Enough that nothing in

@@ -1,8 +1,9 @@
 """Reading the processed snapshot (``data/``). Pure pandas: no Streamlit, no network, no spreadsheets.
 
 It belongs to the data side: the command line (``python -m loaders status``) reads the snapshot with it, and the
-analysis layer, the figures and the page import it from here. The page wraps ``load_snapshot`` in a Streamlit
-cache; the command-line export calls it directly, so both draw the same figures from the same rows.
+analysis layer, the figures and the page's view layer import it from here. The page keeps ``load_snapshot``'s
+result in its cache (page/cache.py); the command-line export calls it directly, so both draw the same figures
+from the same rows.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,9 +21,13 @@ import pyarrow.csv as pacsv
 from loaders import events as lev
 from loaders import reported_figures, tidy
 from loaders.base import FISCAL_YTD, MEASURES
+from loaders.memo import Memo
 from loaders.snapshot import SnapshotError, read_generation
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+# How many values one snapshot keeps (``Snapshot.memo``): far more than a page with every series and option
+# asks for (about 8 per series and view option), so it only drops what a long-running server stopped asking for.
+MEMO_SIZE = 16384
 
 
 @dataclass
@@ -36,30 +42,29 @@ class Snapshot:
     # travelled inside it) and every reported figure with its source columns (None without that source).
     events: pd.DataFrame | None = None
     reported: pd.DataFrame | None = None
-    # Lookups repeated many times per page run (catalogue rows, sorted breakdown members), kept once computed.
-    # A snapshot is read-only once loaded, so they cannot go stale; the returned objects are shared: don't mutate.
-    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # Values computed from this snapshot alone and asked for many times per page run (catalogue rows, sorted
+    # breakdown members, a series' rows and shapes, blackouts), kept once computed (``loaders.memo``: keyed by
+    # value; the memo lives and dies with this snapshot). A snapshot is read-only once loaded, so they cannot go
+    # stale; the kept objects are shared: don't mutate. Bounded, since some keys carry a day or a view's options.
+    # Not an argument: a copy made with ``dataclasses.replace`` (other rows) starts with its own, empty memo.
+    memo: Memo = field(default_factory=lambda: Memo(MEMO_SIZE), init=False, repr=False, compare=False)
+    # In a key of ``loaders.memo.kept`` (the page's shared values) a snapshot counts by identity, held by the entry.
+    MEMO_BY_IDENTITY: ClassVar[bool] = True
 
     def series_ids(self) -> list[str]:
         return [s for s in self.catalogue.index if s in self.by_series]
 
     def info(self, series_id: str) -> pd.Series:
-        hit = self._memo.get(("info", series_id))
-        if hit is None:
-            hit = self._memo[("info", series_id)] = self.catalogue.loc[series_id]
-        return hit
+        return self.memo.keep(("info", series_id), lambda: self.catalogue.loc[series_id])
 
     def source_entry(self, source_id: str) -> dict:
         return self.manifest.get("sources", {}).get(source_id, {})
 
     def keys(self, series_id: str) -> list[str]:
-        hit = self._memo.get(("keys", series_id))
-        if hit is None:
-            df = self.by_series.get(series_id)
-            hit = [] if df is None else sorted(df["key"].unique())
-            if df is not None:
-                self._memo[("keys", series_id)] = hit
-        return list(hit)
+        df = self.by_series.get(series_id)
+        if df is None:
+            return []
+        return list(self.memo.keep(("keys", series_id), lambda: sorted(df["key"].unique())))
 
 
 def load_snapshot(data_dir: Path | str = DATA) -> Snapshot:

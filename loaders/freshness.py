@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import data as cdata
-from . import registry
+from . import memo, registry
 
 # ---------------------------------------------------------------- the declared facts (data/publication_status.csv)
 
@@ -37,20 +37,18 @@ class DeclaredError(ValueError):
     pass
 
 
-_DECLARED_CACHE: dict = {}
-
-
 def read_declared(path: Path | str = DECLARED) -> pd.DataFrame:
     """The declared facts, checked row by row: a bad row is refused with the file, row and field named.
     Read again only when the file changes (every chart with blackouts asks for them)."""
     path = Path(path)
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
-    key = declared_stamp(path)
-    if key not in _DECLARED_CACHE:
-        _DECLARED_CACHE.clear()
-        _DECLARED_CACHE[key] = _read_declared(path)
-    return _DECLARED_CACHE[key]
+    return _declared_as_of(path, declared_stamp(path))
+
+
+@memo.kept(size=1)  # keyed by value: the file and its stamp, so an edited file is read again
+def _declared_as_of(path: Path, stamp) -> pd.DataFrame:
+    return _read_declared(path)
 
 
 def declared_stamp(path: Path | str = DECLARED) -> tuple[str, int | None, int | None]:

@@ -324,7 +324,9 @@ def test_a_trends_chart_of_deaths_links_to_that_period_s_records():
 
 def test_a_snapshot_without_the_deaths_list_draws_empty_maps_not_errors(pl):
     import types
-    bare = types.SimpleNamespace(tables={}, _memo={}, source_entry=lambda sid: {})
+
+    from loaders.memo import Memo
+    bare = types.SimpleNamespace(tables={}, memo=Memo(), source_entry=lambda sid: {})
     recs = DV.records(bare)
     assert recs.empty and DV.list_end(recs) is None
     for which in DEATH_MAPS:

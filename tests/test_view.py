@@ -230,7 +230,7 @@ def test_a_series_shape_kept_between_views_draws_what_a_fresh_snapshot_draws():
             assert a.table.equals(b.table) and (a.lo, a.hi) == (b.lo, b.hi)
             assert [p.notes for p in a.prepared] == [p.notes for p in b.prepared]
             assert pio.to_json(a.figure) == pio.to_json(b.figure)
-    for k, v in kept._memo.items():
+    for k, v in kept.memo.items():
         if k[0] == "rows":
             assert v.equals(cdata.series_rows(fresh, k[1], k[2])), k
     assert prepare(kept, View(series=series, as_of=dt.date(2025, 6, 1)))[0][0].frame["date"].max() < pd.Timestamp("2025-06-02")

@@ -20,6 +20,7 @@ from figures.events import filter_events
 from figures.labels import localised_label
 from figures.layout import Size, size_of
 from loaders import data as cdata
+from loaders.memo import Memo
 from loaders.reported_figures import METRICS as REPORTED_METRICS
 from wording import i18n
 from wording.i18n import translated_events
@@ -56,13 +57,13 @@ class Rendered:
     notes: list[str] = field(default_factory=list)
     # Values derived from this render alone (the events table, the source lines), kept once computed: the page
     # shares one Rendered between sessions and reruns (page.context.rendered). Read them, never change them.
-    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # ``loaders.memo``: keyed by name, a fixed few, so unbounded; the memo lives and dies with this render (a
+    # ``dataclasses.replace`` copy gets its own).
+    _memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     def memo(self, name: str, build):
         """``build()``, computed once for this render and kept under ``name``."""
-        if name not in self._memo:
-            self._memo[name] = build()
-        return self._memo[name]
+        return self._memo.keep(name, build)
 
     @property
     def series(self) -> list[Prepared]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from analysis import places as P
 from analysis import view as aview
 from analysis.coverage import EmptyRange, empty_in_range
 from loaders import data as cdata
+from loaders import memo
 
 Snapshot = cdata.Snapshot
 """The processed snapshot (read-only): the page holds one per server and hands it to every view function, so it
@@ -32,9 +32,10 @@ a button."""
 DATA = cdata.DATA
 """The folder of the bundled snapshot."""
 
-READ_ONLY = (cdata.Snapshot, P.Places)
-"""The objects the view layer hands the page that nobody changes once built (the snapshot, the places join made
-from it): the page's cache may know them by identity rather than by value."""
+kept = memo.kept
+"""The project's one memo (``loaders.memo``), for the page's values built from what the view layer hands it: the
+snapshot and the places join count by identity (they are read-only once built), everything else by value. The
+page keeps every value through it (``page.cache``), so it follows the same keying rule as every layer below."""
 
 
 def open_snapshot(folder=DATA) -> Snapshot:
