@@ -12,9 +12,9 @@ import weakref
 import pandas as pd
 import pytest
 
-from analysis import data as cdata
 from analysis import deaths as DV
 from analysis.view import View, chosen_rows, prepare
+from loaders import data as cdata
 from loaders import memo
 from views.compose import render
 
