@@ -39,6 +39,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
+from typing import NoReturn
 
 import pandas as pd
 
@@ -123,7 +124,7 @@ def default_kind(metric: str, unit: str) -> tuple[str, str]:
     return "count", ""
 
 
-def _fail(name: str, row: int, field: str, msg: str):
+def _fail(name: str, row: int, field: str, msg: str) -> NoReturn:
     raise ParseError(f"row {row} field {field!r}: {msg}", source=ID, file=name)
 
 
@@ -182,7 +183,7 @@ def _check_row(name: str, i: int, r: dict, has_copy_columns: bool) -> float:
         _fail(name, i, "period_end", f"{end} is before period_start {start}")
     if r["metric"] not in METRICS:
         _fail(name, i, "metric", f"{r['metric']!r} is not one of {sorted(METRICS)}")
-    v = _value(name, i, r["value"])
+    v = _nonnegative(name, i, r["value"])
     if r["source_quality"] not in QUALITY:
         _fail(name, i, "source_quality", f"{r['source_quality']!r} is not one of {sorted(QUALITY)}")
     _check_citation(name, i, r, start, has_copy_columns)
@@ -197,12 +198,10 @@ def _check_row(name: str, i: int, r: dict, has_copy_columns: bool) -> float:
     return v
 
 
-def _value(name: str, i: int, text: str) -> float:
-    try:
-        v = float(text.replace(",", ""))
-        if not math.isfinite(v) or v < 0:
-            raise ValueError
-    except ValueError:
+def _nonnegative(name: str, i: int, text: str) -> float:
+    """A row's value through the loaders' one number parser; anything but a finite, non-negative number is refused."""
+    v = parsing.number(text, lenient=True, missing=frozenset())
+    if v is None or not math.isfinite(v) or v < 0:
         _fail(name, i, "value", f"{text!r} is not a non-negative number")
     return v
 
