@@ -225,16 +225,15 @@ finally:
 '''
 
 
-def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None, extra: str = "") -> Path:
+def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = None) -> Path:
     """A script that runs ``target`` and logs the server-side duration of each script run (see WRAPPER).
-    ``data_dir``: the data folder the page reads instead of data/; ``extra``: one statement run before the page.
+    ``data_dir``: the data folder the page reads instead of data/.
 
     The code is compiled once the way Streamlit compiles a script (with "magic") and cached across reruns, as
     Streamlit caches its own; the timing adds two ``perf_counter`` calls and one small file append per run.
     """
-    steps = [f"import loaders.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
-             if data_dir else "", extra]
-    patch = "; ".join(x for x in steps if x) or "pass"
+    patch = (f"import loaders.data as _cd; from pathlib import Path as _P; _cd.DATA = _P({str(data_dir)!r})"
+             if data_dir else "pass")
     path.write_text(WRAPPER.format(target=str(target), log=str(log), root=str(ROOT), patch=patch), "utf-8")
     return path
 
@@ -242,11 +241,10 @@ def write_wrapper(path: Path, target: Path, log: Path, data_dir: Path | None = N
 @dataclass(frozen=True)
 class PageSpec:
     """One page to serve: ``target`` run under the timing wrapper (``write_wrapper``), reading ``data`` (None: the
-    committed data/), with ``patch`` run first inside the server (one statement) and Streamlit's ``extra_args``."""
+    committed data/), with Streamlit's ``extra_args``."""
     name: str
     target: Path
     data: Path | None = None
-    patch: str = ""
     extra_args: tuple[str, ...] = ()
 
 
@@ -267,7 +265,7 @@ def start_pages(tmp: Path, specs, *, timeout: float = 60, quiet: bool = False) -
     try:
         for spec in specs:
             log = Path(tmp) / f"{spec.name}.runs"
-            script = write_wrapper(Path(tmp) / f"run_{spec.name}.py", spec.target, log, spec.data, spec.patch)
+            script = write_wrapper(Path(tmp) / f"run_{spec.name}.py", spec.target, log, spec.data)
             started.append(Started(spec.name, Server(script, extra_args=list(spec.extra_args)), log))
         for st in started:
             took = st.server.wait_healthy(timeout)
