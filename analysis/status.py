@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.ledger import SHORT_NAMES, day, releases_of
 from loaders import data as cdata
 from loaders import freshness as _freshness
 from loaders import registry
@@ -39,8 +38,11 @@ from loaders.freshness import (  # noqa: F401  (the freshness rule, read here by
     declared_stamp,
     freshness,
     is_reference,
+    open_silence,
     read_declared,
+    status_words,
 )
+from loaders.ledger import SHORT_NAMES, day, releases_of
 from wording import i18n
 from wording.i18n import declared_key  # each fact's id in locales/publication_status.<lang>.csv
 
@@ -159,20 +161,13 @@ class Age:
         return bool(self.fresh.overdue_days) or self.stopped
 
 
-def open_silence(snap: cdata.Snapshot, source: str, today: dt.date, declared: pd.DataFrame) -> dt.date | None:
-    """The start of a declared span with no release that runs to today (a fact about the publisher, with its
-    evidence), or None: a span computed from this snapshot only says that no file is held."""
-    return max((b.start for b in blackouts(snap, source, today, declared) if b.declared and b.end is None),
-               default=None)
-
-
 def age_of(snap: cdata.Snapshot, source: str, fresh: Freshness, today: dt.date,
            declared: pd.DataFrame | None = None) -> Age:
     """``fresh`` (the card's or the chart's ``freshness``) with what the declared facts add: a stopped publisher,
     or a declared open span with no release."""
     declared = read_declared() if declared is None else declared
     mine = declared[(declared["source"] == source) & (declared["kind"] == "stopped")]
-    return Age(source, fresh, cadence_days(snap, source), open_silence(snap, source, today, declared),
+    return Age(source, fresh, cadence_days(snap, source), open_silence(declared, source),
                bool(len(mine)), bool(len(mine)) and mine.iloc[0]["verified"] == "yes")
 
 
@@ -353,47 +348,14 @@ def source_status(snap: cdata.Snapshot, source: str, today: dt.date | None = Non
     known_last = fresh.newer_release or held_last
     cad = cadence_days(snap, source)
     in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
-    stopped = mine[mine["kind"] == "stopped"]
     days_since = (today - known_last).days if known_last else None
-    covered = open_silence(snap, source, today, declared) is not None
-    words = _status_words(source, fresh, stopped, bool(entry.get("tables")), in_snap, cad, days_since, covered)
+    words = status_words(snap, source, fresh, today, declared)
     title = entry.get("title") or _registry_title(source) or source
     if source == "ice_statistics_page":
         title = "ICE enforcement statistics pages (ice.gov/statistics)"
     return Status(source, title, entry.get("publisher", ""), held_last, known_last, entry.get("cadence", ""), cad,
                   days_since, fresh.overdue_days, words, in_snap, _evidence(source, mine), _continues(snap, source, mine),
                   fresh.data_date, fresh.age_days, fresh.newer_release)
-
-
-def _status_words(source: str, fresh: Freshness, stopped: pd.DataFrame, has_tables: bool, in_snap: bool, cad: int,
-                  days_since: int | None, covered: bool) -> str:
-    """A source's publication status in words (English): stopped, a reference table, no data, unscheduled, not
-    versioned, on time, late, or how long no release came; and a newer release known but not held."""
-    held_last = fresh.release
-    if len(stopped):
-        r = stopped.iloc[0]
-        words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")
-    elif fresh.reference and has_tables:
-        words = "reference table, used as it is (not tracked for lateness)"
-    elif not in_snap and not held_last:
-        words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
-    elif not cad or cad >= UNSCHEDULED_DAYS:
-        words = "not published on a schedule (fixed or curated files)"
-    elif not held_last or days_since is None:  # days_since is known whenever a release is held
-        words = "not versioned"
-    elif days_since <= cad:
-        words = "on time"
-    elif days_since <= 2 * cad:
-        words = f"late ({fresh.overdue_days} days past its {cad}-day cadence)"
-    elif covered:  # a declared span says nothing was published: the count of days is a fact about the publisher
-        words = f"no release for {days_since} days"
-    else:  # only what this project holds: a missing file is not proof that nothing was published
-        words = f"no release in this snapshot for {days_since} days"
-    if fresh.newer_release and not len(stopped):
-        # The snapshot is behind a release known to exist: say which, so the lateness is not read as the
-        # publisher's.
-        words += f"; a newer release of {fresh.newer_release.isoformat()} is known, not held"
-    return words
 
 
 def _evidence(source: str, mine: pd.DataFrame) -> list[dict]:
@@ -449,7 +411,8 @@ def status_table(statuses: list[Status], lang: str = "en") -> pd.DataFrame:
     return out if en else out.rename(columns={c: i18n.t(f"status.col_{c}", lang) for c in STATUS_COLUMNS})
 
 
-STATUS_PATTERNS = (  # the words ``publication_status`` writes, and their catalogue keys (locales/*.toml, status.*)
+# The words ``loaders.freshness.status_words`` writes, and their catalogue keys (locales/*.toml, status.*).
+STATUS_PATTERNS = (
     (r"publication stopped( \(reported, not verified\))?", "stopped"),
     (r"no data in this snapshot( \(record-level files not downloaded\))?", "no_data"),
     (r"not published on a schedule \(fixed or curated files\)", "unscheduled"),

@@ -3,9 +3,11 @@ headline cards and ``python -m loaders status``.
 
 These are facts about the data, so they live on the data side: the snapshot's rows say which releases are held,
 its manifest says each source's cadence and the last day its data cover, and ``data/publication_status.csv``
-(hand-edited, each row with its evidence) says which releases are known to exist beyond those held. The analysis
-layer (``analysis.status``) builds the publication status, the blackouts and the words of the page on top of this.
-Nothing here prints catalogue text: the few English words of ``command_status`` are the command line's own.
+(hand-edited, each row with its evidence) says which releases are known to exist beyond those held. A source's
+publication status in words (``status_words``) is written here in English, for ``python -m loaders releases
+--latest`` and for the page alike; the analysis layer (``analysis.status``) builds the publication status
+records, the blackouts and the words of the page in every language on top of this. Nothing here prints catalogue
+text: the English words of ``command_status`` and ``status_words`` are the data side's own.
 """
 from __future__ import annotations
 
@@ -153,7 +155,7 @@ def declared_releases(declared: pd.DataFrame, source: str) -> list[dt.date]:
 
 def releases_held(snap: cdata.Snapshot, source: str) -> list[pd.Timestamp]:
     """Every release date among a source's rows, oldest first (the analysis layer keeps the same list per
-    snapshot: ``analysis.ledger.releases_of``)."""
+    snapshot: ``loaders.ledger.releases_of``)."""
     days: set[pd.Timestamp] = set()
     for sid, df in snap.by_series.items():
         if sid.split(".", 1)[0] == source:
@@ -201,3 +203,59 @@ def command_status(table: pd.DataFrame, snap: cdata.Snapshot | None, today: dt.d
             out.at[i, "status"] = "ok" + (f" (newer release {f.newer_release.isoformat()} known, not held)"
                                           if f.newer_release else "")
     return out
+
+
+# ---------------------------------------------------------------- the publication status in words (`status` on the
+# Releases tab and the cards, `python -m loaders releases --latest`): English words, which ``analysis.status``
+# turns into the reader's language (``status_text``)
+
+def open_silence(declared: pd.DataFrame, source: str) -> dt.date | None:
+    """The start of a declared span with no release that runs to today, or None: a declared ``blackout`` row
+    with no end, or a publisher that ``stopped`` (a fact about the publisher, with its evidence). Spans computed
+    from the snapshot (``analysis.status.blackouts``) never count: they only say that no file is held."""
+    mine = declared[declared["source"] == source]
+    starts = [r.start for r in mine.itertuples() if r.kind == "stopped" or (r.kind == "blackout" and not r.end)]
+    return max((dt.date.fromisoformat(s) for s in starts), default=None)
+
+
+def status_words(snap: cdata.Snapshot, source: str, fresh: Freshness, today: dt.date, declared: pd.DataFrame) -> str:
+    """A source's publication status in words (English) on ``today``: its freshness ``fresh``
+    (``source_freshness``) with what the snapshot and the declared facts add (a stopped publisher, a reference
+    table, a source the snapshot lacks, a declared open span with no release)."""
+    mine = declared[declared["source"] == source]
+    known_last = fresh.newer_release or fresh.release
+    in_snap = any(s.split(".", 1)[0] == source for s in snap.by_series)
+    return _status_words(source, fresh, mine[mine["kind"] == "stopped"], bool(snap.source_entry(source).get("tables")),
+                         in_snap, cadence_days(snap, source), (today - known_last).days if known_last else None,
+                         open_silence(declared, source) is not None)
+
+
+def _status_words(source: str, fresh: Freshness, stopped: pd.DataFrame, has_tables: bool, in_snap: bool, cad: int,
+                  days_since: int | None, covered: bool) -> str:
+    """A source's publication status in words (English): stopped, a reference table, no data, unscheduled, not
+    versioned, on time, late, or how long no release came; and a newer release known but not held."""
+    held_last = fresh.release
+    if len(stopped):
+        r = stopped.iloc[0]
+        words = "publication stopped" + ("" if r["verified"] == "yes" else " (reported, not verified)")
+    elif fresh.reference and has_tables:
+        words = "reference table, used as it is (not tracked for lateness)"
+    elif not in_snap and not held_last:
+        words = "no data in this snapshot" + (" (record-level files not downloaded)" if source == "ddp_records" else "")
+    elif not cad or cad >= UNSCHEDULED_DAYS:
+        words = "not published on a schedule (fixed or curated files)"
+    elif not held_last or days_since is None:  # days_since is known whenever a release is held
+        words = "not versioned"
+    elif days_since <= cad:
+        words = "on time"
+    elif days_since <= 2 * cad:
+        words = f"late ({fresh.overdue_days} days past its {cad}-day cadence)"
+    elif covered:  # a declared span says nothing was published: the count of days is a fact about the publisher
+        words = f"no release for {days_since} days"
+    else:  # only what this project holds: a missing file is not proof that nothing was published
+        words = f"no release in this snapshot for {days_since} days"
+    if fresh.newer_release and not len(stopped):
+        # The snapshot is behind a release known to exist: say which, so the lateness is not read as the
+        # publisher's.
+        words += f"; a newer release of {fresh.newer_release.isoformat()} is known, not held"
+    return words

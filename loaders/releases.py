@@ -1,7 +1,9 @@
 """``python -m loaders releases [SOURCE]``: the release ledger from the command line (CSV or text).
 
-The ledger itself lives in ``analysis.ledger`` (pure pandas, no plotly), read from the snapshot, so the command
-line, the page and the tests all describe the same releases.
+The ledger itself lives beside it in ``loaders.ledger`` (pure pandas, its cells in the catalogue's English), read
+from the snapshot, so the command line, the page and the tests all describe the same releases; ``--latest`` gives
+each source's publication status in the freshness rule's words (``loaders.freshness.status_words``). Nothing here
+imports above the data side and the wording.
 """
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import ledger, status
-from loaders import data as cdata
-from loaders.text import csv_frame
+from . import data as cdata
+from . import freshness, ledger
+from .text import csv_frame
 
 
 def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
@@ -26,17 +28,7 @@ def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
     if revisions:
         return revisions_text(snap, sources, fmt)
     if latest:
-        out = []
-        for src in sources:
-            st = status.source_status(snap, src, today)
-            rel = ledger.releases_of(snap, src)[-1].date()
-            out.append(f"{src}: latest release held {rel.isoformat()}; publication status: {st.status}")
-            out += [f"  {s.text}" for s in ledger.whats_new(snap, src)]
-            row = ledger.ledger(snap, src).iloc[-1]
-            for col in ("data_through_by_table", "revisions", "quality_flags"):
-                if row[col]:
-                    out.append(f"  {col.replace('_', ' ')}: {row[col]}")
-        return "\n".join(out) + "\n"
+        return latest_text(snap, sources, today)
     table = ledger.ledger(snap, source)
     if fmt == "csv":
         buf = io.StringIO()
@@ -51,6 +43,26 @@ def run(source: str | None, data: Path, fmt: str = "text", latest: bool = False,
             if v:
                 lines.append(f"    {col.replace('_', ' ')}: {v}")
     return "\n".join(lines) + "\n"
+
+
+def latest_text(snap: cdata.Snapshot, sources: list[str], today: dt.date | None = None) -> str:
+    """``--latest``: per source, its latest release held and its publication status on ``today`` (the words of
+    ``loaders.freshness.status_words``, as the Releases tab says them in English), what's new in that release,
+    and the release's data dates by table, revisions and quality flags where it has any."""
+    today = today or dt.date.today()
+    declared = freshness.read_declared()
+    out = []
+    for src in sources:
+        fresh = freshness.source_freshness(snap, src, today, declared, releases=ledger.releases_of)
+        rel = ledger.releases_of(snap, src)[-1].date()
+        out.append(f"{src}: latest release held {rel.isoformat()}; publication status: "
+                   f"{freshness.status_words(snap, src, fresh, today, declared)}")
+        out += [f"  {s.text}" for s in ledger.whats_new(snap, src)]
+        row = ledger.ledger(snap, src).iloc[-1]
+        for col in ("data_through_by_table", "revisions", "quality_flags"):
+            if row[col]:
+                out.append(f"  {col.replace('_', ' ')}: {row[col]}")
+    return "\n".join(out) + "\n"
 
 
 def revisions_text(snap: cdata.Snapshot, sources: list[str], fmt: str = "text") -> str:

@@ -7,9 +7,9 @@ import tomllib
 import pandas as pd
 import pytest
 
-from analysis import ledger, status
+from analysis import status
 from loaders import data as cdata
-from loaders import freshness
+from loaders import freshness, ledger
 from tests.conftest import ROOT
 
 TODAY = dt.date(2026, 12, 3)
@@ -88,6 +88,46 @@ def test_a_bad_declared_row_is_refused_by_the_data_side(tmp_path):
     p.write_text(",".join(freshness.COLUMNS) + "\nsrc,release,2026-02-30,,,,a release,a page,yes\n", "utf-8")
     with pytest.raises(freshness.DeclaredError, match=r"publication_status.csv row 2 field 'start': '2026-02-30'"):
         freshness.read_declared(p)
+
+
+def _fact(kind: str, start: str, end: str = "", verified: str = "yes") -> dict:
+    return dict(source="src", kind=kind, start=start, end=end, target="", reason="", statement=f"a {kind}",
+                evidence_source="a page", verified=verified)
+
+
+@pytest.mark.parametrize(("facts", "words"), [
+    ([], "no release in this snapshot for 148 days"),
+    # A declared span with no end says the publisher released nothing: the days are the publisher's.
+    ([_fact("blackout", "2026-08-01")], "no release for 148 days"),
+    # A span that ended says nothing about today.
+    ([_fact("blackout", "2026-08-01", "2026-09-01")], "no release in this snapshot for 148 days"),
+    ([_fact("stopped", "2026-07-15")], "publication stopped"),
+    ([_fact("stopped", "2026-07-15", verified="no")], "publication stopped (reported, not verified)"),
+    ([_fact("release", "2026-11-20")], "on time; a newer release of 2026-11-20 is known, not held"),
+])
+def test_the_status_words_are_the_data_sides_and_the_page_says_the_same(facts, words):
+    """``python -m loaders releases --latest`` says each source's status with ``freshness.status_words``; the
+    page's status records (``analysis.status.source_status``) carry the same words."""
+    snap, declared = _snap(ROWS), pd.DataFrame(facts, columns=freshness.COLUMNS)
+    fresh = freshness.source_freshness(snap, "src", TODAY, declared)
+    assert freshness.status_words(snap, "src", fresh, TODAY, declared) == words
+    assert status.source_status(snap, "src", TODAY, declared).status == words
+
+
+def test_an_open_silence_is_the_latest_declared_span_still_open_among_the_blackouts():
+    """``freshness.open_silence`` reads the declared facts alone: the latest start of a declared blackout with
+    no end or of a stop, the same day the blackouts of ``analysis.status`` give (their computed spans, from the
+    snapshot's release dates, never count)."""
+    snap = _snap(ROWS)
+    facts = [_fact("blackout", "2026-08-01"), _fact("blackout", "2026-09-01", "2026-10-01"),
+             _fact("stopped", "2026-07-15"), _fact("release", "2026-11-01"),
+             dict(_fact("blackout", "2026-10-05"), source="other")]
+    declared = pd.DataFrame(facts, columns=freshness.COLUMNS)
+    spans = status.blackouts(snap, "src", TODAY, declared)
+    assert any(not b.declared for b in spans)  # computed spans are there, and left out
+    assert freshness.open_silence(declared, "src") == dt.date(2026, 8, 1) == \
+        max(b.start for b in spans if b.declared and b.end is None)
+    assert freshness.open_silence(declared[declared["kind"] == "release"], "src") is None
 
 
 def test_the_import_contract_lists_only_the_ledger_text_exception():
