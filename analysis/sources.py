@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.ledger import catalogue_presence
 from loaders import data as cdata
 from loaders import origins
+from loaders.ledger import catalogue_presence
 from wording import methods
 
 CATALOGUE_COLUMNS = ["id", "title", "metric", "agency", "breakdown", "unit", "frequency", "definition", "source"]

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from analysis.asof import revision_band
 from analysis.study import carry_days
 from loaders import data as cdata
+from loaders.asof import revision_band
 from wording import i18n
 
 INAUGURATION = dt.date(2025, 1, 20)
@@ -69,7 +69,7 @@ class View:
     event_text: str = ""
     reported: bool = True
     # The revision band: behind each line, the range of the figures every release printed for each period
-    # (``analysis.asof.revision_band``). Off by default: most readers want the latest figure alone.
+    # (``loaders.asof.revision_band``). Off by default: most readers want the latest figure alone.
     band: bool = False
     # The language of every text drawn (titles, notes, alt text, exports) and the thousands mark of numbers,
     # chosen apart from the language (US Spanish outlets print both "75,000" and "75.000").
@@ -236,7 +236,7 @@ class Prepared:
     # The decimals the table (and so every CSV) writes the values with: None for values as published (counts
     # stay exact, a publisher's decimals stay as printed); a number for values the view derived (``export_decimals``).
     decimals: int | None = None
-    # With ``View.band``: the revision band of the drawn periods (``analysis.asof.revision_band``, after the
+    # With ``View.band``: the revision band of the drawn periods (``loaders.asof.revision_band``, after the
     # same per-day and index steps as ``frame``), or None when the view draws none for this series; then
     # ``band_missing`` says why ("unversioned", "regrouped", "rolling").
     band: pd.DataFrame | None = None

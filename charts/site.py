@@ -3,7 +3,7 @@
 Streamlit keeps every session in one server process, so a spike of readers on the day a story runs is a bad
 fit for the live app. This writes a folder of plain files that any static host or CDN can serve, one page per
 view, each drawn by the same code as the page (``views.compose.render``, ``views.places.render``,
-``analysis.ledger.whats_new``):
+``loaders.ledger.whats_new``):
 
 - the interactive chart (plotly.js is written once, as ``assets/plotly.min.js``; no CDN), its alt text, the
   citation, the data dates, PNG/SVG/CSV downloads and a link back to the same view in the live app;
@@ -38,7 +38,6 @@ import plotly.graph_objects as go
 from PIL import Image
 from plotly.offline import get_plotlyjs
 
-from analysis import ledger
 from analysis import places as P
 from charts import export, templates
 from charts.context import load_context
@@ -46,6 +45,7 @@ from figures import maps  # imported before the date is fixed in it
 from figures.core import source_lines
 from figures.labels import localised_label
 from loaders import data as cdata
+from loaders import ledger
 from loaders.errors import LoaderError
 from views import places as PV
 from views.compose import render

@@ -18,10 +18,10 @@ from typing import TypeVar
 
 import numpy as np
 
-from analysis.ledger import SHORT_NAMES
 from analysis.status import Blackout, series_blackouts
 from figures.labels import display_label
 from figures.spec import FigureSpec
+from loaders.ledger import SHORT_NAMES
 from loaders.text import html_text
 from wording import i18n
 

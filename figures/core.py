@@ -28,7 +28,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from analysis import status
-from analysis.ledger import SHORT_NAMES
 from figures.blackouts import add_blackouts  # spans with no release from the series' publishers, shaded and noted
 from figures.events import event_layers
 from figures.labels import display_label, localised_label
@@ -51,6 +50,7 @@ from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
 from loaders.data import coverage_spans, covered_bounds, is_flow, iso_days
+from loaders.ledger import SHORT_NAMES
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
 from loaders.tidy import FLAGS, INFO_FLAGS
@@ -117,7 +117,7 @@ class Line:
     # Written beside the line's only point in view ("58,766 on 4 Apr 2026"): a lone dot says nothing in a PNG.
     point_label: str = ""
     point_side: str = "middle right"
-    # The revision band behind the line (``analysis.asof.revision_band``): per period, the lowest and highest
+    # The revision band behind the line (``loaders.asof.revision_band``): per period, the lowest and highest
     # figure the releases printed, and each period's hover text; None draws no band.
     band: Band | None = None
 

@@ -5,10 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import releases
-
 from . import data as cdata
-from . import export_data, freshness, limits, pipeline, registry, snapshot
+from . import export_data, freshness, limits, pipeline, registry, releases, snapshot
 from .errors import LoaderError, os_message
 
 

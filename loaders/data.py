@@ -176,7 +176,7 @@ def series_rows(snap: Snapshot, series_id: str, key: str = "", as_of: pd.Timesta
     df = df[df["key"] == key]
     if as_of is not None:
         # Rows without a release date (files published once, digitised charts) cannot be placed on a date:
-        # an as-published view leaves them out (``charts.asof.unversioned`` names them) rather than showing
+        # an as-published view leaves them out (``loaders.asof.unversioned`` names them) rather than showing
         # figures that may not have existed then.
         df = df[df["release"].notna() & (df["release"] <= as_of)]
     df = df.sort_values(["date", "release", "file"], kind="mergesort", na_position="first")

@@ -20,9 +20,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from analysis import asof
+from loaders import asof, registry, tidy
 from loaders import data as cdata
-from loaders import registry, tidy
 from wording import i18n
 
 # (label, series, how). how: "latest" = the value of the last period the release covers (a headcount or a
@@ -204,7 +203,7 @@ MONTH_REVISION_COLUMNS = ["series", "key", "date", "end", "releases", "low", "hi
 
 def revisions_by_month(snap: cdata.Snapshot, source: str) -> pd.DataFrame:
     """Every period of a source that a later release revised: how many releases printed it, the lowest and
-    highest figure they printed (the revision band, ``analysis.asof.revision_band``), the release that first
+    highest figure they printed (the revision band, ``loaders.asof.revision_band``), the release that first
     printed it, the last that changed it and how many times it changed. Dates as ``datetime.date``, latest
     periods first. Periods printed while still running, and known-wrong figures, are left out as in the band."""
     rows = _source_rows(snap, source)

@@ -186,7 +186,7 @@ ES_DATE_WORDS = re.compile(r"\b\d{1,2} de (?:%s) de \d{4}\b|\b(?:%s) de \d{4}\b|
 def test_release_summaries_in_spanish_say_the_same_numbers():
     """The Spanish what's-new sentences carry the same checked facts as the English, every number written is
     one of them, and the glossary's words hold (book-ins are 'ingresos en detención', never 'arrestos' alone)."""
-    from analysis import ledger
+    from loaders import ledger
     en, es = ledger.whats_new_all(SNAP), ledger.whats_new_all(SNAP, "es")
     assert en.keys() == es.keys() and en
     for src in en:

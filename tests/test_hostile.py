@@ -353,7 +353,7 @@ def test_releases_csv_guards_a_file_name_a_spreadsheet_would_run(monkeypatch, ca
     import csv
     import io
 
-    from analysis import ledger
+    from loaders import ledger
     from loaders.__main__ import main
     real = ledger.ledger
 

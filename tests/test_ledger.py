@@ -13,10 +13,11 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import ledger, status
+from analysis import status
 from analysis.view import View
 from figures import blackouts, continuity
 from loaders import data as cdata
+from loaders import ledger
 from loaders.__main__ import main as cli
 from tests.built_snapshot import build_snapshot
 from tests.conftest import ROOT, open_trend_panels

@@ -8,13 +8,12 @@ import io
 import pandas as pd
 import pytest
 
-from analysis import asof
 from analysis import sources as csources
 from analysis.view import INAUGURATION
 from charts import study_export
+from loaders import asof, tidy
 from loaders import data as cdata
 from loaders import events as lev
-from loaders import tidy
 from loaders.errors import ValidationError
 from tests import bundled
 from views import event_study as es

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import asof
 from analysis.view import View, prepare
 from charts import export
 from charts.__main__ import build_parser, query_from_args
+from loaders import asof
 from tests.built_snapshot import build_snapshot
 from views import link
 from views.compose import render
@@ -181,7 +181,7 @@ def test_band_axis_holds_the_highest_revision(tmp_path):
 # ---------------------------------------------------------------- the ledger: revisions per release and per month
 
 def test_ledger_counts_revisions_per_release(snap):
-    from analysis import ledger
+    from loaders import ledger
     by_release = ledger.revisions_by_release(snap, "cbp_encounters")
     assert by_release.to_dict("records") == [
         dict(release=dt.date(2025, 2, 28), values_revised=0, series_revised=0, periods_revised=0, periods_completed=0),
@@ -192,7 +192,7 @@ def test_ledger_counts_revisions_per_release(snap):
 
 
 def test_ledger_lists_each_revised_month_with_its_band(snap):
-    from analysis import ledger
+    from loaders import ledger
     by_month = ledger.revisions_by_month(snap, "cbp_encounters")
     assert by_month[["date", "releases", "low", "high", "first_release", "last_revised", "revisions"]].values.tolist() == [
         [dt.date(2025, 2, 1), 2, 90.0, 95.0, dt.date(2025, 3, 31), dt.date(2025, 4, 30), 1],
@@ -204,7 +204,7 @@ def test_ledger_lists_each_revised_month_with_its_band(snap):
 
 
 def test_ledger_revisions_with_no_revision_at_all(tmp_path):
-    from analysis import ledger
+    from loaders import ledger
     snap = build(tmp_path, ROWS[:2])
     assert ledger.revisions_by_month(snap, "cbp_encounters").empty
     assert ledger.revisions_by_release(snap, "cbp_encounters")["values_revised"].tolist() == [0]

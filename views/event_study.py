@@ -9,17 +9,17 @@ import datetime as dt
 
 import pandas as pd
 
-from analysis import asof
 from analysis.study import StudyResult, carry_days, study, study_window_series, x_title_in
 from analysis.view import INAUGURATION, View, digits_for, export_decimals, source_decimals, split_ref
 from figures.core import build_study_figure, source_lines
+from loaders import asof
 from loaders import data as cdata
 from views.compose import render
 from wording import i18n
 
 DATE_CHOICE = "(a date)"  # the choice that studies a date typed in rather than an event
 # Which figures the study reads: each period's latest figure, or the figure the first release printed for it
-# (what a reader knew at the time, before any revision: ``analysis.asof.first_published``).
+# (what a reader knew at the time, before any revision: ``loaders.asof.first_published``).
 VINTAGES = ("latest", "first")
 
 

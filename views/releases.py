@@ -2,15 +2,16 @@
 what's new in the latest releases (ready to paste), the ledger of every release with its revisions, the
 continuity charts and the catalogued sources the snapshot lacks. The page lays these out in plain-text elements.
 
-The ledger and status computations are read through one import each (``analysis.ledger``, ``analysis.status``)."""
+The ledger and status computations are read through one import each (``loaders.ledger``, ``analysis.status``)."""
 from __future__ import annotations
 
 import datetime as dt
 
 import pandas as pd
 
-from analysis import ledger, status
+from analysis import status
 from figures import continuity
+from loaders import ledger
 from wording import i18n
 
 from .data import Snapshot

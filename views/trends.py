@@ -8,10 +8,10 @@ import datetime as dt
 
 import pandas as pd
 
-from analysis import asof
 from analysis import view as aview
 from figures.events import events_csv, events_legend_table, number_events
 from figures.labels import localised_label
+from loaders import asof
 from loaders import data as cdata
 from wording import citation, i18n
 
