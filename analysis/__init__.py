@@ -1,3 +1,4 @@
-"""Analysis: plain pandas over the snapshot (views, latest and as-of figures, the release ledger, publication
-status, the places join, the event study, coverage, headlines). The snapshot reader (``loaders.data``) and the
-freshness rule (``loaders.freshness``) belong to the data side. No Plotly, no Streamlit."""
+"""Analysis: plain pandas over the snapshot (views, latest figures, publication status and blackouts, the places
+join, the event study, coverage, headlines). The snapshot reader (``loaders.data``), the freshness rule and its
+status words (``loaders.freshness``), the release ledger (``loaders.ledger``) and the as-of reading
+(``loaders.asof``) belong to the data side. No Plotly, no Streamlit."""
