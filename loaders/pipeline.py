@@ -25,22 +25,23 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
 from . import events, limits, origins, registry, snapshot, tidy, totals
-from .base import FISCAL_YTD, Parsed, Source
+from .base import Parsed, Source
 from .errors import LoaderError, LockedError, ParseError
 from .fetch import MAX_SIDECAR_BYTES, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .findings import FLAG_COLUMNS, mark_findings
+from .findings import with_findings as _with
 from .parse_cache import ParseCache
 from .snapshot import SnapshotError
+from .stored import csv_text, file_facts, fytd_series, stored_rows
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 RAW = DATA / "raw"
-FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
 
 
 def _without_codes(flag: str, drop: set[str]) -> str:
@@ -129,15 +130,6 @@ def _check_table_names(source: Source, tables: dict, name: str) -> None:
     for tname, t in tables.items():
         if not isinstance(t, pd.DataFrame) or not tname.replace("_", "").isalnum():
             raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
-
-
-def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
-    """(rows, distinct releases, first date, last end) of one file's tidy rows, dated as the snapshot stores them
-    (a fiscal-year-to-date figure covers the days from 1 October)."""
-    df = tidy.fytd_periods(df, fytd_series())
-    n = int(len(df))
-    return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
-            df["end"].max() if n else None)
 
 
 def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
@@ -299,100 +291,10 @@ def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False,
     found = [f for f in found if f is not None and not f.empty]
     if not found:
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
-    return mark_findings(source, obs, pd.concat(found, ignore_index=True) if len(found) > 1 else found[0])
-
-
-def mark_findings(source: Source, obs: pd.DataFrame, flags: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The findings in ``FLAG_COLUMNS`` order, and ``obs`` with every row a finding points at flagged."""
-    if flags is None or flags.empty:
-        return obs, pd.DataFrame(columns=FLAG_COLUMNS)
-    flags = flags.assign(source=source.id)
-    for c in FLAG_COLUMNS:
-        if c not in flags:
-            flags[c] = ""
-    flags = flags[FLAG_COLUMNS].astype(str).sort_values(FLAG_COLUMNS, kind="mergesort").drop_duplicates()
-    # Mark every observation a check points at (match on the fields the check gave; "" matches any). The rows
-    # holding each value of each field are found once (``groupby().indices``), and a finding's rows are the
-    # intersection of its fields' row sets: comparing whole columns once per finding took 34 s of a rebuild
-    # of 108 ICE releases (hundreds of findings over 250,000 rows).
-    obs = obs.copy()
-    where = {col: obs.groupby(col, sort=False).indices for col in ("series", "key", "date", "release", "file")}
-    added: dict[int, list[str]] = {}
-    for f in flags.itertuples(index=False):
-        sets = [where[col].get(val, _NONE) for col in ("series", "key", "date", "release", "file")
-                if (val := getattr(f, col))]
-        rows = np.arange(len(obs)) if not sets else functools.reduce(
-            lambda a, b: np.intersect1d(a, b, assume_unique=True), sorted(sets, key=len))
-        for r in rows.tolist():
-            codes = added.setdefault(r, [])
-            if f.flag not in codes:
-                codes.append(f.flag)
-    if added:
-        pos = np.fromiter(added, dtype=np.int64, count=len(added))
-        col = obs.columns.get_loc("flag")
-        old = obs.iloc[pos, col].tolist()
-        obs.iloc[pos, col] = [_add_flags(x, added[r]) for x, r in zip(old, pos.tolist())]
-    return obs, flags.reset_index(drop=True)
-
-
-_NONE = np.array([], dtype=np.intp)
-
-
-def _add_flags(existing: str, codes: list[str]) -> str:
-    """``_add_flag`` for several codes at once (the same text as adding them one by one)."""
-    for code in codes:
-        existing = _add_flag(existing, code)
-    return existing
-
-
-def _with(flags: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
-    if more.empty:
-        return flags
-    return pd.concat([flags, more], ignore_index=True) if len(flags) else more
-
-
-def _add_flag(existing: str, code: str) -> str:
-    codes = [c for c in existing.split(";") if c]
-    if code not in codes:
-        codes.append(code)
-    return ";".join(sorted(codes))
+    return mark_findings(source.id, obs, pd.concat(found, ignore_index=True) if len(found) > 1 else found[0])
 
 
 # ---------------------------------------------------------------- writing the snapshot
-
-def format_values(v: pd.Series) -> pd.Series:
-    """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
-    arr = v.to_numpy(dtype="float64")
-    whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = np.empty(len(arr), dtype=object)
-    # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
-    out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
-    # repr only for the rest (most values are whole): 0.3 s of a rebuild's 250,000 ICE rows went to repr'ing
-    # values then overwritten
-    rest = ~whole
-    out[rest] = [repr(x) for x in arr[rest].tolist()]
-    return pd.Series(out, index=v.index)
-
-
-def csv_text(df: pd.DataFrame) -> str:
-    out = df.copy()
-    if "value" in out:
-        out["value"] = format_values(out["value"])
-    return out.to_csv(index=False, lineterminator="\n")
-
-
-@functools.lru_cache(maxsize=1)
-def fytd_series() -> dict[str, str]:
-    """Every declared fiscal-year-to-date series, with the breakdown its stored rows are keyed by."""
-    return {s.id: tidy.stored_breakdown(s.breakdown, s.period) for s in registry.catalogue() if s.period == FISCAL_YTD}
-
-
-def stored_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows (or findings) as the snapshot stores them: fiscal-year-to-date series laid out by their period
-    (``tidy.fytd_periods``); everything the loaders compute in between uses the drawn layout."""
-    out = tidy.fytd_periods(df, fytd_series())
-    return tidy.sort_canonical(out) if out is not df and "end" in out else out
-
 
 def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
     """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of). The
@@ -507,7 +409,7 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
             stray = sorted(set(found["flag"]) - set(src.finish_flags))
             if stray:
                 raise LoaderError(f"finish step gave findings {stray} not declared in finish_flags", source=sid)
-            obs, found = mark_findings(src, obs, found)
+            obs, found = mark_findings(src.id, obs, found)
             flags = _with(flags, found)
         out[sid] = (obs.reset_index(drop=True), flags, files, tables)
     return out

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from loaders import ice_detention_stats as ice
-from loaders import parse_cache, pipeline, registry
+from loaders import parse_cache, pipeline, registry, stored
 from tests.conftest import record_downloads
 from tests.ice_workbook_factory import Release, build
 
@@ -236,6 +236,6 @@ def test_values_are_written_as_whole_numbers_or_python_reprs():
     is the same rule as before: whole finite values below 2**53 as integers, every other value as repr."""
     values = [3.0, -0.0, 0.1 + 0.2, 1e308, float("nan"), float("inf"), -float("inf"), 2.0**53, 2.0**53 + 2, 1e-300,
               123456.5]
-    got = pipeline.format_values(pd.Series(values, index=range(10, 21))).tolist()
+    got = stored.format_values(pd.Series(values, index=range(10, 21))).tolist()
     assert got == ["3", "0", "0.30000000000000004", "1e+308", "nan", "inf", "-inf", "9007199254740992.0",
                    "9007199254740994.0", "1e-300", "123456.5"]
