@@ -47,9 +47,11 @@ from pathlib import Path
 import pandas as pd
 
 from .base import Parsed, Source
+from .parts import Part
+from .stored import StoredText
 
-FORMAT = 4  # the layout of an entry; a change makes every older entry a miss (1: parquet members; 2: no results;
-#            3: a parse's tables as Arrow members)
+FORMAT = 5  # the layout of an entry; a change makes every older entry a miss (1: parquet members; 2: no results;
+#            3: a parse's tables as Arrow members; 4: no parts, a result without its manifest facts)
 HERE = Path(__file__).resolve().parent
 # What runs a parser besides the source's own modules (``pipeline._parse_raw``, ``_frames_of``).
 PARSE_RUNNERS = ("pipeline", "limits")
@@ -156,20 +158,45 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
-        tables = json.loads(got["text:tables.json"])
-        return Parsed(got["obs"], {t: pd.DataFrame(v["rows"], columns=v["columns"], dtype=object)
-                                   for t, v in tables.items()})
+        return Parsed(got["obs"], _tables_of(got["text:tables.json"]))
 
     def put(self, source: Source, content: bytes, name: str, parsed: Parsed) -> None:
         """Keep ``parsed`` for this file; a failure to write costs the entry, never the rebuild."""
         key = self.key(source, content, name)
         if key is not None:
-            # A parse's reference tables are a few small tables: as one JSON text they read in a fraction of a
-            # millisecond, where one Arrow member each cost 3 ms to read (0.9 s for 107 ICE releases).
-            tables = {t: {"columns": [str(c) for c in df.columns], "rows": df.astype(str).to_numpy().tolist()}
-                      for t, df in parsed.tables.items()}
             _write(self._path(source, key), key, {"source": source.id, "file": name}, {"obs": parsed.obs},
-                   {"tables.json": json.dumps(tables, sort_keys=True)})
+                   {"tables.json": _tables_text(parsed.tables)})
+
+    # ---------------------------------------------------------------- a file's part of its source's result
+
+    def part_key(self, source: Source, content: bytes, name: str) -> str | None:
+        """The part entry's key: the file's bytes and name, and everything after the parse (``result_digest``)."""
+        if not source.cache_parses:
+            return None
+        parts = [str(FORMAT), "part", source.id, result_digest(), hashlib.sha256(content).hexdigest(), name]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _part_path(self, source: Source, key: str) -> Path:
+        return self.folder / source.id / "parts" / f"{key}.zip"
+
+    def get_part(self, source: Source, content: bytes, name: str) -> Part | None:
+        """The kept part of this file (``loaders.parts``), or None."""
+        key = self.part_key(source, content, name)
+        got = _read(self._part_path(source, key), key) if key is not None else None
+        if got is None:
+            return None
+        meta = got["meta"]
+        return Part(got["obs"], got["findings"], got["lines"] if meta["has_lines"] else None,
+                    _tables_of(got["text:tables.json"]), tuple(meta["facts"]))
+
+    def put_part(self, source: Source, content: bytes, name: str, part: Part) -> None:
+        key = self.part_key(source, content, name)
+        if key is None:
+            return
+        frames = {"obs": part.obs, "findings": part.findings} | ({"lines": part.lines} if part.lines is not None else {})
+        _write(self._part_path(source, key), key,
+               {"source": source.id, "file": name, "facts": list(part.facts), "has_lines": part.lines is not None},
+               frames, {"tables.json": _tables_text(part.tables)})
 
     # ---------------------------------------------------------------- a source's result
 
@@ -188,7 +215,7 @@ class ParseCache:
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def get_result(self, source: Source, key: str | None) -> tuple | None:
-        """(obs, flags, files, tables, obs_csv) kept under ``key``, or None."""
+        """(obs, flags, files, tables, stored) kept under ``key``, or None; ``stored``: a ``StoredText``."""
         if key is None:
             return None
         got = _read(self.folder / source.id / "results" / f"{key}.zip", key)
@@ -196,15 +223,28 @@ class ParseCache:
             return None
         meta = got["meta"]
         tables = {t: got[f"table-{t}"] for t in meta["tables"]}
-        return got["obs"], got["flags"], meta["files"], tables, got["text:obs.csv"]
+        return (got["obs"], got["flags"], meta["files"], tables,
+                StoredText(got["text:obs.csv"], *meta["stored"]))
 
     def put_result(self, source: Source, key: str | None, obs: pd.DataFrame, flags: pd.DataFrame,
-                   files: list[dict], tables: dict[str, pd.DataFrame], obs_csv: str) -> None:
+                   files: list[dict], tables: dict[str, pd.DataFrame], stored: StoredText) -> None:
         if key is None:
             return
         frames = {"obs": obs, "flags": flags} | {f"table-{t}": df for t, df in tables.items()}
         _write(self.folder / source.id / "results" / f"{key}.zip", key,
-               {"source": source.id, "files": files, "tables": sorted(tables)}, frames, {"obs.csv": obs_csv})
+               {"source": source.id, "files": files, "tables": sorted(tables), "stored": list(stored[1:])},
+               frames, {"obs.csv": stored.text})
+
+
+def _tables_text(tables: dict[str, pd.DataFrame]) -> str:
+    # A parse's reference tables are a few small tables: as one JSON text they read in a fraction of a
+    # millisecond, where one Arrow member each cost 3 ms to read (0.9 s for 107 ICE releases).
+    return json.dumps({t: {"columns": [str(c) for c in df.columns], "rows": df.astype(str).to_numpy().tolist()}
+                       for t, df in tables.items()}, sort_keys=True)
+
+
+def _tables_of(text: str) -> dict[str, pd.DataFrame]:
+    return {t: pd.DataFrame(v["rows"], columns=v["columns"], dtype=object) for t, v in json.loads(text).items()}
 
 
 def _arrow(df: pd.DataFrame) -> bytes:
@@ -241,8 +281,8 @@ def _read(path: Path, key: str) -> dict | None:
     ``text:<name>`` and its ``meta``; else None."""
     try:
         with zipfile.ZipFile(path) as z:
-            if z.testzip() is not None:  # a member whose CRC does not match its bytes
-                return None
+            # Every member is read whole below, and reading a member whole checks its CRC (a mismatch raises),
+            # so a flipped byte is caught without a first pass over the bytes (``testzip``).
             meta = json.loads(z.read("meta.json"))
             if meta.get("format") != FORMAT or meta.get("key") != key:
                 return None

@@ -29,15 +29,16 @@ import pandas as pd
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from . import events, limits, origins, registry, snapshot, tidy, totals
+from . import events, limits, origins, parts, registry, snapshot, tidy, totals
 from .base import Parsed, Source
-from .errors import LoaderError, LockedError, ParseError
+from .errors import LoaderError, LockedError, ParseError, ValidationError
 from .fetch import MAX_SIDECAR_BYTES, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
 from .findings import FLAG_COLUMNS, mark_findings
 from .findings import with_findings as _with
 from .parse_cache import ParseCache
+from .parts import Part
 from .snapshot import SnapshotError
-from .stored import csv_text, file_facts, fytd_series, stored_rows
+from .stored import StoredText, csv_text, file_facts, fytd_series, stored_rows, stored_text
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
@@ -132,23 +133,23 @@ def _check_table_names(source: Source, tables: dict, name: str) -> None:
             raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
 
 
-def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
-               origin: dict | None = None) -> dict:
-    """The manifest entry of one raw file; ``df`` is its tidy frame (``file_facts``);
-    ``origin`` its checked origin when the caller checked it already (``build_source`` does, before parsing)."""
+def file_entry(source: Source, path: Path, content: bytes, facts: tuple, *, origin: dict | None = None,
+               digest: str | None = None) -> dict:
+    """The manifest entry of one raw file; ``facts``: ``stored.file_facts`` of its tidy rows; ``origin`` its
+    checked origin and ``digest`` its sha256 when the caller has them already (``_Intake`` does)."""
     # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
     if origin is None:
         origin = origins.origin_for(source.id, path, content)
     side = read_sidecar(path, source=source.id)
     url = side.get("url") or origin["official_url"]
-    rows, releases, date_min, date_max = file_facts(df)
+    rows, releases, date_min, date_max = facts
     return {
         "name": path.name,
         "url": url,
         "retrieved": side.get("retrieved") or origin["date_accessed"] or None,
         "origin": origin,
-        "sha256": sha256_bytes(content),
+        "sha256": digest or sha256_bytes(content),
         "bytes": len(content),
         "rows": rows,
         "date_min": date_min,
@@ -188,49 +189,105 @@ def parse_files(source: Source, items, each=None, cache: ParseCache | None = Non
     return obs, tables
 
 
-def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
-                 cache: ParseCache | None = None, preread: dict[str, bytes] | None = None
-                 ) -> tuple[pd.DataFrame, list[dict], dict]:
-    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
+class _Intake:
+    """The files of one source in their order, each one's origin checked before its bytes are read as rows, and
+    each one's manifest entry.
 
-    A file byte for byte the same as one parsed before it, or as one already ``held`` (manifest entries of the
+    A file byte for byte the same as one read before it, or as one already ``held`` (manifest entries of the
     current snapshot), is a re-post: ICE put FY25_detentionStats09242025.xlsx up again as ...09252025.xlsx.
-    It is not parsed again (that would count one release twice, under two dates); its entry records its origin
+    It is not read again (that would count one release twice, under two dates); its entry records its origin
     and ``same_bytes_as``, and ``repost_findings`` says so in the quality findings. ``preread``: files' bytes the
     caller read already (``_read_inputs``), by name."""
-    entries = []
-    by_name = {p.name: p for p in paths}
-    first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
-    checked: dict[str, dict] = {}  # name -> origin, checked before the file is parsed
 
-    def contents():
-        for p in paths:
-            content = (preread or {}).get(p.name)
+    def __init__(self, source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
+                 preread: dict[str, bytes] | None = None):
+        self.source, self.paths, self.progress, self.preread = source, paths, progress, preread or {}
+        self.entries: list[dict] = []
+        self.by_name = {p.name: p for p in paths}
+        self.first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
+        self.checked: dict[str, tuple[dict, str]] = {}  # name -> (origin, sha256), checked before it is read
+        self.reposts: list[tuple[dict, str]] = []  # (entry, sha256): its release is the first file's, once read
+
+    def files(self):
+        """(name, bytes) of each file to read, in order; call ``read`` after each."""
+        source = self.source
+        for p in self.paths:
+            content = self.preread.get(p.name)
             if content is None:
                 content = limits.read_regular(p, source.max_bytes, source=source.id)
             # The origin (or the download record beside the file: its sha256 and its declared host) is checked
             # before anything parses the bytes: a file that would be refused for its origin must not first cost
             # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
-            checked[p.name] = origins.origin_for(source.id, p, content)
+            origin = origins.origin_for(source.id, p, content)
             digest = sha256_bytes(content)
-            if digest in first:
-                entry = file_entry(source, p, content, tidy.empty(), origin=checked[p.name])
-                entry.update(same_bytes_as=first[digest]["name"], release=first[digest].get("release"))
-                entries.append(entry)
-                if progress:
-                    progress.update(1)
+            self.checked[p.name] = (origin, digest)
+            if digest in self.first:
+                entry = file_entry(source, p, content, file_facts(tidy.empty()), origin=origin, digest=digest)
+                entry["same_bytes_as"] = self.first[digest]["name"]
+                self.entries.append(entry)
+                self.reposts.append((entry, digest))
+                if self.progress:
+                    self.progress.update(1)
                 continue
-            first[digest] = {"name": p.name}
+            self.first[digest] = {"name": p.name}
             yield p.name, content
 
-    def each(name, content, parsed):
-        entries.append(file_entry(source, by_name[name], content, parsed.obs, origin=checked.get(name)))
-        first[entries[-1]["sha256"]] = entries[-1]
-        if progress:
-            progress.update(1)
+    def read(self, name: str, content: bytes, facts: tuple) -> None:
+        """Record the manifest entry of a file just read; ``facts``: ``stored.file_facts`` of its rows."""
+        origin, digest = self.checked[name]
+        self.entries.append(file_entry(self.source, self.by_name[name], content, facts, origin=origin, digest=digest))
+        self.first[digest] = self.entries[-1]
+        if self.progress:
+            self.progress.update(1)
 
-    obs, tables = parse_files(source, contents(), each, cache)
-    return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
+    def done(self) -> list[dict]:
+        """Every file's manifest entry, once every file yielded has been ``read``."""
+        for entry, digest in self.reposts:
+            entry["release"] = self.first[digest].get("release")
+        return self.entries
+
+
+def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
+                 cache: ParseCache | None = None, preread: dict[str, bytes] | None = None
+                 ) -> tuple[pd.DataFrame, list[dict], dict]:
+    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries (``_Intake``: a re-post is
+    not parsed again) and reference tables."""
+    intake = _Intake(source, paths, progress, held=held, preread=preread)
+    obs, tables = parse_files(source, intake.files(), lambda name, content, parsed:
+                              intake.read(name, content, file_facts(parsed.obs)), cache)
+    return obs, intake.done(), {k: combine_tables(v) for k, v in tables.items()}
+
+
+def build_parts(source: Source, paths: list[Path], progress, cache: ParseCache, preread: dict[str, bytes]
+                ) -> tuple[list[Part], list[dict], dict]:
+    """``build_source`` for a source put together from per-file parts (``loaders.parts``): each file's part,
+    kept or made from its (kept) parse, with the manifest entries and the combined reference tables. A row
+    that fails validation raises ``ValidationError`` (the caller then names it as the whole-source path does)."""
+    intake = _Intake(source, paths, progress, preread=preread)
+    got: dict[str, Part] = {}
+    todo: list[tuple[str, Parsed]] = []  # files without a kept part: made together below
+    order: list[tuple[str, bytes]] = []
+    for name, content in intake.files():
+        order.append((name, content))
+        part = cache.get_part(source, content, name)
+        if part is not None:
+            got[name] = part
+            continue
+        raw = cache.get(source, content, name)
+        if raw is None:
+            raw = _frames_of(source, _parse_raw(source, content, name), name)
+            cache.put(source, content, name, raw)
+        todo.append((name, _finish(source, raw, name, validate=False)))
+    contents = dict(order)
+    for (name, _), part in zip(todo, parts.make_parts(source, todo)):
+        cache.put_part(source, contents[name], name, part)
+        got[name] = part
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for name, content in order:
+        for tname, t in got[name].tables.items():
+            tables.setdefault(tname, []).append(t)
+        intake.read(name, content, got[name].facts)
+    return [got[n] for n, _ in order], intake.done(), {k: combine_tables(v) for k, v in tables.items()}
 
 
 def _origins_table() -> bytes:
@@ -305,7 +362,7 @@ def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
 
 
-def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
+def source_entry(source: Source, stored: StoredText, files: list[dict]) -> dict:
     return {
         "id": source.id,
         "title": source.title,
@@ -315,9 +372,9 @@ def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
         "cadence": source.cadence,
         "cadence_days": source.cadence_days,
         "attribution": source.attribution,
-        "rows": int(len(obs)),
-        "date_min": obs["date"].min() if len(obs) else None,
-        "date_max": obs["end"].max() if len(obs) else None,
+        "rows": stored.rows,
+        "date_min": stored.date_min,
+        "date_max": stored.date_max,
         "latest_release": max((f["release"] for f in files if f.get("release")), default=None),
         # What ``release`` means for this source: a publication day, an estimate of one, or a data date.
         "release_dated": source.release_dated,
@@ -417,15 +474,15 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
 
 def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False,
                    carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None,
-                   texts: dict[str, str] | None = None) -> None:
+                   texts: dict[str, StoredText] | None = None) -> None:
     """Write a new generation holding ``results`` and switch it in (``snapshot.Generation``).
 
     ``results`` maps source id -> (observations, flags, file entries, reference tables); it has all been
     validated already. Sources of the current generation not in ``results`` are copied unchanged into the new
     one: all of them, or with ``replace_all`` only those in ``carry`` (a full rebuild drops nothing else but
     sources no longer registered). ``current`` is the checked current generation, when the caller read it.
-    ``texts``: a source's rows already formatted (``csv_text`` of its observations), used for a source without
-    a ``finish`` step (whose rows are what ``results`` holds).
+    ``texts``: a source's rows already as the snapshot stores them (``stored.StoredText``), used for a source
+    without a ``finish`` step (whose rows are what ``results`` holds).
     """
     out_dir = Path(out_dir)
     cur_man, cur_files = current if current is not None else current_generation(out_dir)
@@ -450,9 +507,10 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
                                         "nothing was written. Restore the snapshot or rebuild that source")
                 gen.add(rel, cur_files[rel])
         for sid, (obs, flags, files, tables) in sorted(results.items()):
-            stored = stored_rows(obs)
-            text = (texts or {}).get(sid) if registry.get(sid).finish is None else None
-            gen.add(f"observations/{sid}.csv", text if text is not None else csv_text(stored))
+            stored = (texts or {}).get(sid) if registry.get(sid).finish is None else None
+            if stored is None:
+                stored = stored_text(obs)
+            gen.add(f"observations/{sid}.csv", stored.text)
             entry = source_entry(registry.get(sid), stored, files)
             entry["tables"] = {}
             for tname, t in sorted(tables.items()):
@@ -595,7 +653,7 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
         if damaged and (carry or lost or source_ids is not None):
             raise damaged
         results: dict[str, tuple] = {}
-        texts: dict[str, str] = {}  # sources' rows already formatted as the snapshot's CSV (kept results)
+        texts: dict[str, StoredText] = {}  # sources' rows already as the snapshot stores them (kept results)
         with _bar(sum(len(v) for v in plan.values()), "parsing", progress) as bar:
             for sid, paths in plan.items():
                 if not paths:
@@ -611,9 +669,10 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
 
 
 def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None, lost: list[str] | None,
-                   current: tuple[Path, dict, dict[str, bytes]]) -> tuple[tuple, str | None]:
-    """One source's (obs, flags, files, tables) for ``rebuild``, and its rows as CSV text when kept in ``cache``.
-    ``lost``: names of files the snapshot holds rows from that the raw folder lacks (--allow-missing)."""
+                   current: tuple[Path, dict, dict[str, bytes]]) -> tuple[tuple, StoredText | None]:
+    """One source's (obs, flags, files, tables) for ``rebuild``, and its rows as the snapshot stores them when
+    kept in ``cache``. ``lost``: names of files the snapshot holds rows from that the raw folder lacks
+    (--allow-missing)."""
     # A source whose inputs and code are what made a kept result is taken whole from the cache: a warm rebuild
     # of 108 ICE releases spent 5 s re-validating, re-checking and re-formatting the same 250,000 rows
     # (``loaders.parse_cache``). Rows kept through --allow-missing are never cached.
@@ -624,6 +683,17 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
         if bar:
             bar.update(len(paths))
         return kept[:4], kept[4]
+    if cache is not None and pre is not None and parts.can_split(src) and len({p.name for p in paths}) == len(paths):
+        # Put together from per-file parts: a new file costs its own work and the comparisons across files.
+        try:
+            got, files, tables = build_parts(src, paths, bar, cache, {n: c for n, c, _ in pre})
+        except ValidationError:  # said below as a rebuild without the cache says it (the row within its file)
+            pass
+        else:
+            obs, flags, stored = parts.assemble(src, got, tables)
+            flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
+            cache.put_result(src, rkey, obs, flags, files, tables, stored)
+            return (obs, flags, files, tables), stored
     obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: c for n, c, _ in pre or ()})
     if lost:  # --allow-missing: the missing files' rows stay as they are, validated with the new ones
         out_dir, cur_man, cur_files = current
@@ -638,9 +708,9 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
     if cache is None or rkey is None:
         return (obs, flags, files, tables), None
-    text = csv_text(stored_rows(obs))  # as write_snapshot writes it
-    cache.put_result(src, rkey, obs, flags, files, tables, text)
-    return (obs, flags, files, tables), text
+    stored = stored_text(obs)  # as write_snapshot writes it
+    cache.put_result(src, rkey, obs, flags, files, tables, stored)
+    return (obs, flags, files, tables), stored
 
 
 def load_source_observations(data_dir: Path, source_id: str, files: dict[str, bytes] | None = None) -> pd.DataFrame:

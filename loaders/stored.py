@@ -8,6 +8,7 @@ rebuild, a kept result and a result put together from per-file parts (``loaders.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -64,3 +65,19 @@ def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None
     n = int(len(df))
     return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
             df["end"].max() if n else None)
+
+
+class StoredText(NamedTuple):
+    """A source's rows as the snapshot's CSV, and what its manifest entry says of them."""
+
+    text: str
+    rows: int
+    date_min: str | None  # the first stored date (a fiscal-year-to-date figure from 1 October)
+    date_max: str | None  # the last day any row covers
+
+
+def stored_text(obs: pd.DataFrame) -> StoredText:
+    """All of a source's rows at once: as the snapshot stores them, and what the manifest says of them."""
+    stored = stored_rows(obs)
+    n = int(len(stored))
+    return StoredText(csv_text(stored), n, stored["date"].min() if n else None, stored["end"].max() if n else None)
