@@ -45,9 +45,10 @@ import zipfile
 from pathlib import Path
 
 import pandas as pd
+from pyarrow import feather
 
 from .base import Parsed, Source
-from .parts import Part
+from .parts import FINDING_COLUMNS, LINE_COLUMNS, ArrowRows, Part
 from .stored import StoredText
 
 FORMAT = 5  # the layout of an entry; a change makes every older entry a miss (1: parquet members; 2: no results;
@@ -137,20 +138,21 @@ class ParseCache:
 
     # ---------------------------------------------------------------- a file's parse
 
-    def key(self, source: Source, content: bytes, name: str) -> str | None:
-        """The parse entry's key, or None for a source that does not ask for its work to be kept."""
+    def key(self, source: Source, content: bytes, name: str, digest: str | None = None) -> str | None:
+        """The parse entry's key, or None for a source that does not ask for its work to be kept. ``digest``: the
+        bytes' sha256 when the caller has it (each file is hashed once per rebuild)."""
         if not source.cache_parses:
             return None
         parts = [str(FORMAT), "parse", source.id, parse_digest(_module_of(source)),
-                 hashlib.sha256(content).hexdigest(), name]
+                 digest or hashlib.sha256(content).hexdigest(), name]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _path(self, source: Source, key: str) -> Path:
         return self.folder / source.id / f"{key}.zip"
 
-    def get(self, source: Source, content: bytes, name: str) -> Parsed | None:
+    def get(self, source: Source, content: bytes, name: str, digest: str | None = None) -> Parsed | None:
         """The kept parse of this file, or None (not kept, or an entry that cannot be trusted)."""
-        key = self.key(source, content, name)
+        key = self.key(source, content, name, digest)
         if key is None:
             return None
         got = _read(self._path(source, key), key)
@@ -160,57 +162,67 @@ class ParseCache:
         self.hits += 1
         return Parsed(got["obs"], _tables_of(got["text:tables.json"]))
 
-    def put(self, source: Source, content: bytes, name: str, parsed: Parsed) -> None:
+    def put(self, source: Source, content: bytes, name: str, parsed: Parsed, digest: str | None = None) -> None:
         """Keep ``parsed`` for this file; a failure to write costs the entry, never the rebuild."""
-        key = self.key(source, content, name)
+        key = self.key(source, content, name, digest)
         if key is not None:
             _write(self._path(source, key), key, {"source": source.id, "file": name}, {"obs": parsed.obs},
                    {"tables.json": _tables_text(parsed.tables)})
 
     # ---------------------------------------------------------------- a file's part of its source's result
 
-    def part_key(self, source: Source, content: bytes, name: str) -> str | None:
+    def part_key(self, source: Source, content: bytes, name: str, digest: str | None = None) -> str | None:
         """The part entry's key: the file's bytes and name, and everything after the parse (``result_digest``)."""
         if not source.cache_parses:
             return None
-        parts = [str(FORMAT), "part", source.id, result_digest(), hashlib.sha256(content).hexdigest(), name]
+        parts = [str(FORMAT), "part", source.id, result_digest(), digest or hashlib.sha256(content).hexdigest(), name]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _part_path(self, source: Source, key: str) -> Path:
         return self.folder / source.id / "parts" / f"{key}.zip"
 
-    def get_part(self, source: Source, content: bytes, name: str) -> Part | None:
+    def get_part(self, source: Source, content: bytes, name: str, digest: str | None = None) -> Part | None:
         """The kept part of this file (``loaders.parts``), or None."""
-        key = self.part_key(source, content, name)
-        got = _read(self._part_path(source, key), key) if key is not None else None
+        key = self.part_key(source, content, name, digest)
+        got = _read(self._part_path(source, key), key, arrow=("obs",)) if key is not None else None
         if got is None:
             return None
         meta = got["meta"]
-        return Part(got["obs"], got["findings"], got["lines"] if meta["has_lines"] else None,
-                    _tables_of(got["text:tables.json"]), tuple(meta["facts"]))
+        lines = None
+        if meta["has_lines"]:  # no field of these rows holds a line break (``parts._lines``): one text each
+            rows = got["obs"].table.num_rows
+            lines = pd.DataFrame({c: _split(got[f"text:{c}"], rows) for c in LINE_COLUMNS}, dtype=object)
+        findings = pd.DataFrame(json.loads(got["text:findings.json"]), columns=FINDING_COLUMNS, dtype=object)
+        return Part(got["obs"], findings, lines, _tables_of(got["text:tables.json"]), tuple(meta["facts"]))
 
-    def put_part(self, source: Source, content: bytes, name: str, part: Part) -> None:
-        key = self.part_key(source, content, name)
+    def put_part(self, source: Source, content: bytes, name: str, part: Part, digest: str | None = None) -> None:
+        key = self.part_key(source, content, name, digest)
         if key is None:
             return
-        frames = {"obs": part.obs, "findings": part.findings} | ({"lines": part.lines} if part.lines is not None else {})
+        # Small or textual members are kept as text: an Arrow member costs a millisecond to read however small
+        # (0.1 s for 107 files' few findings), and the lines are read back by splitting one string.
+        texts = {"tables.json": _tables_text(part.tables),
+                 "findings.json": json.dumps(part.findings.reindex(columns=FINDING_COLUMNS).astype(str)
+                                             .to_numpy().tolist())}
+        if part.lines is not None:
+            texts |= {c: "\n".join(part.lines[c].tolist()) for c in LINE_COLUMNS}
         _write(self._part_path(source, key), key,
                {"source": source.id, "file": name, "facts": list(part.facts), "has_lines": part.lines is not None},
-               frames, {"tables.json": _tables_text(part.tables)})
+               {"obs": part.obs}, texts)
 
     # ---------------------------------------------------------------- a source's result
 
-    def result_key(self, source: Source, inputs: list[tuple[str, bytes, bytes | None]],
+    def result_key(self, source: Source, inputs: list[tuple[str, str, bytes | None]],
                    context: bytes = b"") -> str | None:
-        """The result entry's key for ``inputs``: (name, bytes, download record's bytes or None) of every file
-        the source is built from, in the order the rebuild reads them; ``context``: anything else the result
+        """The result entry's key for ``inputs``: (name, sha256 of the bytes, download record's bytes or None) of
+        every file the source is built from, in the order the rebuild reads them; ``context``: anything else the result
         is read from (the origins table in use, which a deployment or a test may keep elsewhere); None when
         the source keeps no work."""
         if not source.cache_parses:
             return None
         parts = [str(FORMAT), "result", source.id, result_digest(), hashlib.sha256(context).hexdigest()]
-        for name, content, side in inputs:
-            parts += [name, hashlib.sha256(content).hexdigest(),
+        for name, digest, side in inputs:
+            parts += [name, digest,
                       "-" if side is None else hashlib.sha256(side).hexdigest()]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -247,6 +259,11 @@ def _tables_of(text: str) -> dict[str, pd.DataFrame]:
     return {t: pd.DataFrame(v["rows"], columns=v["columns"], dtype=object) for t, v in json.loads(text).items()}
 
 
+def _split(text: str, n: int) -> list[str]:
+    """The ``n`` values joined by line breaks in ``text``."""
+    return text.split("\n") if n else []
+
+
 def _arrow(df: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     df.reset_index(drop=True).to_feather(buf)
@@ -276,9 +293,10 @@ def _write(path: Path, key: str, meta: dict, frames: dict[str, pd.DataFrame], te
         return
 
 
-def _read(path: Path, key: str) -> dict | None:
+def _read(path: Path, key: str, arrow: tuple[str, ...] = ()) -> dict | None:
     """The entry at ``path`` if it is whole and is the one for ``key``: its frames by name, its texts as
-    ``text:<name>`` and its ``meta``; else None."""
+    ``text:<name>`` and its ``meta``; else None. The frames named in ``arrow`` come as Arrow tables
+    (``parts.ArrowRows``), made into pandas frames later, many at once."""
     try:
         with zipfile.ZipFile(path) as z:
             # Every member is read whole below, and reading a member whole checks its CRC (a mismatch raises),
@@ -288,6 +306,10 @@ def _read(path: Path, key: str) -> dict | None:
                 return None
             out: dict = {"meta": meta}
             for n in meta["frames"]:
+                if n in arrow:
+                    out[n] = ArrowRows(feather.read_table(io.BytesIO(z.read(f"{n}.arrow"))),
+                                       tuple(meta["object_columns"][n]))
+                    continue
                 df = pd.read_feather(io.BytesIO(z.read(f"{n}.arrow")))
                 for c in meta["object_columns"][n]:
                     df[c] = df[c].astype(object)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from . import tidy
 from .base import Parsed, Source
@@ -38,10 +39,19 @@ _NONE = np.array([], dtype=np.intp)
 
 
 @dataclass
+class ArrowRows:
+    """A part's rows as kept (an Arrow table), not yet a pandas frame: the rows of many kept parts are made into
+    one frame at once (``rows_frame``), 0.14 s for 107 ICE releases where one frame each took 0.35 s."""
+
+    table: pa.Table
+    object_columns: tuple[str, ...]  # the text columns the frame held as Python objects (the rest: pandas text)
+
+
+@dataclass
 class Part:
     """One file's share of its source's result (see the module notes)."""
 
-    obs: pd.DataFrame  # validated, canonical order, marked with ``findings``
+    obs: pd.DataFrame | ArrowRows  # validated, canonical order, marked with ``findings``
     findings: pd.DataFrame  # what ``check_file`` found in these rows alone
     lines: pd.DataFrame | None  # per row of ``obs``: stored key, stored date, CSV line; None: a field breaks a line
     tables: dict[str, pd.DataFrame]
@@ -108,7 +118,7 @@ def assemble(source: Source, parts: list[Part], tables: dict[str, pd.DataFrame]
              ) -> tuple[pd.DataFrame, pd.DataFrame, StoredText]:
     """(rows, findings, stored text) of the whole source from its files' parts, as ``pipeline.apply_checks`` and
     ``stored.stored_text`` give them from all rows at once. ``tables``: the parts' reference tables combined."""
-    obs = pd.concat([p.obs for p in parts], ignore_index=True) if parts else tidy.empty()
+    obs = rows_frame([p.obs for p in parts])
     order = tidy.canonical_order(obs)
     obs = obs.iloc[order].reset_index(drop=True)
     if obs.empty:
@@ -135,3 +145,25 @@ def assemble(source: Source, parts: list[Part], tables: dict[str, pd.DataFrame]
     body = "\n".join([csv_text(tidy.empty()).rstrip("\n"), *text[tidy.canonical_order(keys)]]) + "\n"
     return marked, flags, StoredText(body, len(marked), lines["sdate"].min(), marked["end"].max())
 
+
+
+def rows_frame(rows: list[pd.DataFrame | ArrowRows]) -> pd.DataFrame:
+    """The parts' rows, in order, as one frame (``tidy.empty()`` for none): each run of kept parts' Arrow tables
+    joined first and made a frame at once."""
+    frames: list[pd.DataFrame] = []
+    run: list[ArrowRows] = []
+    for r in [*rows, None]:
+        if isinstance(r, ArrowRows):
+            run.append(r)
+            continue
+        if run:
+            df = pa.concat_tables([a.table for a in run], promote_options="default").to_pandas()
+            for c in sorted({c for a in run for c in a.object_columns}):
+                df[c] = df[c].astype(object)
+            frames.append(df)
+            run = []
+        if r is not None:
+            frames.append(r)
+    if not frames:
+        return tidy.empty()
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)

@@ -200,7 +200,7 @@ class _Intake:
     caller read already (``_read_inputs``), by name."""
 
     def __init__(self, source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
-                 preread: dict[str, bytes] | None = None):
+                 preread: dict[str, tuple[bytes, str]] | None = None):
         self.source, self.paths, self.progress, self.preread = source, paths, progress, preread or {}
         self.entries: list[dict] = []
         self.by_name = {p.name: p for p in paths}
@@ -209,17 +209,17 @@ class _Intake:
         self.reposts: list[tuple[dict, str]] = []  # (entry, sha256): its release is the first file's, once read
 
     def files(self):
-        """(name, bytes) of each file to read, in order; call ``read`` after each."""
+        """(name, bytes, sha256) of each file to read, in order; call ``read`` after each."""
         source = self.source
         for p in self.paths:
-            content = self.preread.get(p.name)
+            content, digest = self.preread.get(p.name) or (None, None)
             if content is None:
                 content = limits.read_regular(p, source.max_bytes, source=source.id)
+                digest = sha256_bytes(content)
             # The origin (or the download record beside the file: its sha256 and its declared host) is checked
             # before anything parses the bytes: a file that would be refused for its origin must not first cost
             # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
-            origin = origins.origin_for(source.id, p, content)
-            digest = sha256_bytes(content)
+            origin = origins.origin_for(source.id, p, content, digest=digest)
             self.checked[p.name] = (origin, digest)
             if digest in self.first:
                 entry = file_entry(source, p, content, file_facts(tidy.empty()), origin=origin, digest=digest)
@@ -230,7 +230,7 @@ class _Intake:
                     self.progress.update(1)
                 continue
             self.first[digest] = {"name": p.name}
-            yield p.name, content
+            yield p.name, content, digest
 
     def read(self, name: str, content: bytes, facts: tuple) -> None:
         """Record the manifest entry of a file just read; ``facts``: ``stored.file_facts`` of its rows."""
@@ -248,46 +248,45 @@ class _Intake:
 
 
 def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
-                 cache: ParseCache | None = None, preread: dict[str, bytes] | None = None
+                 cache: ParseCache | None = None, preread: dict[str, tuple[bytes, str]] | None = None
                  ) -> tuple[pd.DataFrame, list[dict], dict]:
     """All of ``paths`` parsed and validated (``parse_files``), their manifest entries (``_Intake``: a re-post is
     not parsed again) and reference tables."""
     intake = _Intake(source, paths, progress, held=held, preread=preread)
-    obs, tables = parse_files(source, intake.files(), lambda name, content, parsed:
+    obs, tables = parse_files(source, ((n, c) for n, c, _ in intake.files()), lambda name, content, parsed:
                               intake.read(name, content, file_facts(parsed.obs)), cache)
     return obs, intake.done(), {k: combine_tables(v) for k, v in tables.items()}
 
 
-def build_parts(source: Source, paths: list[Path], progress, cache: ParseCache, preread: dict[str, bytes]
+def build_parts(source: Source, paths: list[Path], progress, cache: ParseCache, preread: dict[str, tuple[bytes, str]]
                 ) -> tuple[list[Part], list[dict], dict]:
     """``build_source`` for a source put together from per-file parts (``loaders.parts``): each file's part,
     kept or made from its (kept) parse, with the manifest entries and the combined reference tables. A row
     that fails validation raises ``ValidationError`` (the caller then names it as the whole-source path does)."""
     intake = _Intake(source, paths, progress, preread=preread)
+    files = list(intake.files())  # (name, bytes, sha256) of each file read (a re-post is not)
     got: dict[str, Part] = {}
     todo: list[tuple[str, Parsed]] = []  # files without a kept part: made together below
-    order: list[tuple[str, bytes]] = []
-    for name, content in intake.files():
-        order.append((name, content))
-        part = cache.get_part(source, content, name)
+    for name, content, digest in files:
+        part = cache.get_part(source, content, name, digest)
         if part is not None:
             got[name] = part
             continue
-        raw = cache.get(source, content, name)
+        raw = cache.get(source, content, name, digest)
         if raw is None:
             raw = _frames_of(source, _parse_raw(source, content, name), name)
-            cache.put(source, content, name, raw)
+            cache.put(source, content, name, raw, digest)
         todo.append((name, _finish(source, raw, name, validate=False)))
-    contents = dict(order)
-    for (name, _), part in zip(todo, parts.make_parts(source, todo)):
-        cache.put_part(source, contents[name], name, part)
-        got[name] = part
+    made = [name for name, _ in todo]
+    got.update(zip(made, parts.make_parts(source, todo)))
     tables: dict[str, list[pd.DataFrame]] = {}
-    for name, content in order:
+    for name, content, digest in files:
+        if name in made:
+            cache.put_part(source, content, name, got[name], digest)
         for tname, t in got[name].tables.items():
             tables.setdefault(tname, []).append(t)
         intake.read(name, content, got[name].facts)
-    return [got[n] for n, _ in order], intake.done(), {k: combine_tables(v) for k, v in tables.items()}
+    return [got[n] for n, _, _ in files], intake.done(), {k: combine_tables(v) for k, v in tables.items()}
 
 
 def _origins_table() -> bytes:
@@ -298,13 +297,15 @@ def _origins_table() -> bytes:
         return b""
 
 
-def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None]]:
-    """(name, bytes, download record's bytes or None) of each of ``paths``: what a kept result is keyed by."""
+def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None, str]]:
+    """(name, bytes, download record's bytes or None, sha256 of the bytes) of each of ``paths``: what a kept
+    result is keyed by. Each file is hashed here once; the origin check, the keys and the manifest reuse it."""
     out = []
     for p in paths:
         side = sidecar_path(p)
-        out.append((p.name, limits.read_regular(p, source.max_bytes, source=source.id),
-                    limits.read_regular(side, MAX_SIDECAR_BYTES, source=source.id) if os.path.lexists(side) else None))
+        content = limits.read_regular(p, source.max_bytes, source=source.id)
+        out.append((p.name, content, limits.read_regular(side, MAX_SIDECAR_BYTES, source=source.id)
+                    if os.path.lexists(side) else None, sha256_bytes(content)))
     return out
 
 
@@ -677,7 +678,8 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     # of 108 ICE releases spent 5 s re-validating, re-checking and re-formatting the same 250,000 rows
     # (``loaders.parse_cache``). Rows kept through --allow-missing are never cached.
     pre = _read_inputs(src, paths) if cache is not None and src.cache_parses and not lost else None
-    rkey = cache.result_key(src, pre, _origins_table()) if cache is not None and pre is not None else None
+    rkey = cache.result_key(src, [(n, d, side) for n, _, side, d in pre], _origins_table()) \
+        if cache is not None and pre is not None else None
     kept = cache.get_result(src, rkey) if cache is not None else None
     if kept is not None:
         if bar:
@@ -686,7 +688,7 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     if cache is not None and pre is not None and parts.can_split(src) and len({p.name for p in paths}) == len(paths):
         # Put together from per-file parts: a new file costs its own work and the comparisons across files.
         try:
-            got, files, tables = build_parts(src, paths, bar, cache, {n: c for n, c, _ in pre})
+            got, files, tables = build_parts(src, paths, bar, cache, {n: (c, d) for n, c, _, d in pre})
         except ValidationError:  # said below as a rebuild without the cache says it (the row within its file)
             pass
         else:
@@ -694,7 +696,7 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
             flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
             cache.put_result(src, rkey, obs, flags, files, tables, stored)
             return (obs, flags, files, tables), stored
-    obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: c for n, c, _ in pre or ()})
+    obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: (c, d) for n, c, _, d in pre or ()})
     if lost:  # --allow-missing: the missing files' rows stay as they are, validated with the new ones
         out_dir, cur_man, cur_files = current
         old = load_source_observations(out_dir, src.id, cur_files)

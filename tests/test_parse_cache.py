@@ -116,7 +116,7 @@ def test_an_entry_is_only_for_its_code_bytes_and_name(tmp_path):
     plain = replace(SRC, cache_parses=False)
     cache.put(plain, content, rel.name, parsed)
     assert cache.key(plain, content, rel.name) is None and cache.get(plain, content, rel.name) is None
-    assert cache.result_key(plain, [(rel.name, content, None)]) is None
+    assert cache.result_key(plain, [(rel.name, "0" * 64, None)]) is None
 
 
 def test_the_parse_key_follows_the_code_the_parse_runs_and_nothing_else(tmp_path, monkeypatch):
@@ -136,7 +136,7 @@ def test_the_parse_key_follows_the_code_the_parse_runs_and_nothing_else(tmp_path
     def keys() -> tuple:
         parse_cache.parse_digest.cache_clear()
         parse_cache.result_digest.cache_clear()
-        return cache.key(SRC, b"bytes", "a.xlsx"), cache.result_key(SRC, [("a.xlsx", b"bytes", None)])
+        return cache.key(SRC, b"bytes", "a.xlsx"), cache.result_key(SRC, [("a.xlsx", "0" * 64, None)])
     try:
         parse0, _ = keys()
         for unrelated in ("snapshot.py", "deaths_in_custody.py", "events.py"):
