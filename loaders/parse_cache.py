@@ -13,8 +13,16 @@ That digest is the one mechanism that tells an old parse from a new one: an edit
 without anyone bumping a number, and an edit to an unrelated loader (another source, the snapshot writer) leaves
 the ICE entries valid.
 
+**A file's part** (``ParseCache.get_part``/``put_part``; ``loaders.parts``) of its source's result: its rows
+validated, checked on their own (``Source.check_file``) and marked, its findings, each row's stored key, date,
+flag and CSV line, its reference tables and its manifest facts. Keyed by the entry format, the source id, the
+file's bytes and name and ``result_digest`` (all that runs after the parse). Kept only for a source whose checks
+are split per file and across files; then a rebuild after one new release parses, validates and checks that
+file alone, and puts the result together from the parts (``parts.assemble``).
+
 **A source's result** (``ParseCache.get_result``/``put_result``): its rows validated and checked, its findings,
-its files' manifest entries, its reference tables and its rows as the CSV text the snapshot holds. Keyed by the
+its files' manifest entries, its reference tables and its rows as the CSV text the snapshot holds, with the
+facts its manifest entry gives of them (rows, first and last date). Keyed by the
 entry format, the source id, every input file's name, bytes and download record (in order), and the digest of
 everything that runs after the parse (``result_digest``: every ``loaders/*.py``, and the tables beside them that
 decide a file's origin), and the bytes of the origins table in use (``loaders.origins.PATH``, which may be kept
@@ -22,10 +30,11 @@ elsewhere). A rebuild whose inputs are all unchanged (a warm full rebuild) takes
 here: no rows are read, validated, checked or formatted again.
 
 An entry is one zip file: ``meta.json`` (the key and what it was made from) and its frames as Arrow IPC (read three
-times faster than parquet, 9 ms against 29 ms for a FY2026 workbook whose parse takes 75 ms); a parse's reference
-tables are kept as text in one JSON member (the rebuild keeps reference tables as text, ``pipeline.combine_tables``,
-so the text is all it reads of them). An entry is used only when the zip's checksums hold, its key is the one asked for and every
-part reads; anything else -- a cut-off write, a flipped byte, another code's entry, a file that is no zip -- is
+times faster than parquet, 9 ms against 29 ms for a FY2026 workbook whose parse takes 75 ms); reference tables,
+a part's findings and its lines are kept as text (the rebuild keeps reference tables as text,
+``pipeline.combine_tables``; a small Arrow member costs a millisecond to read however few its rows). An entry is
+used only when every member reads whole with its checksum and its key is the one asked for;
+anything else -- a cut-off write, a flipped byte, another code's entry, a file that is no zip -- is
 ignored, the work done again, and the entry rewritten. Entries are written to a temporary name and renamed, so a
 rebuild stopped half-way leaves no half-written entry under a real name. The snapshot a rebuild writes is the same
 bytes with and without the cache, warm or cold (tests/test_parse_cache.py compares them byte for byte).

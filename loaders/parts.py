@@ -33,7 +33,7 @@ from .base import Parsed, Source
 from .findings import finding_table, mark_rows
 from .stored import StoredText, csv_lines, csv_text, file_facts, fytd_series, stored_text
 
-LINE_COLUMNS = ["skey", "sdate", "line"]
+LINE_COLUMNS = ["skey", "sdate", "sflag", "line"]
 FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
 _NONE = np.array([], dtype=np.intp)
 
@@ -103,15 +103,36 @@ def make_parts(source: Source, parsed: list[tuple[str, Parsed]]) -> list[Part]:
 
 
 def _lines(obs: pd.DataFrame) -> pd.DataFrame | None:
-    """Each row's stored key, stored date and CSV line, row for row with ``obs``."""
+    """Each row's stored key, date and flag and its CSV line, row for row with ``obs``; None when a line does not
+    end in its flag and file fields as written (a field breaking a line, a quoted flag): the text is then made
+    from all rows at once."""
     stored = tidy.fytd_periods(obs, fytd_series())  # row for row: only key, date and the partial flag change
     got = csv_lines(stored)
     if got is None:
         return None
+    flags = stored["flag"].to_numpy(dtype=object)
+    tails = _tails(stored["file"])
+    if not all(line.endswith(f + t) for line, f, t in zip(got[1], flags, tails)):
+        return None
     # The lines stay Python strings (not pandas' Arrow-backed text): they are only reordered and joined, which
     # an object array does without copying 39 MB of text through Arrow.
     return pd.DataFrame({"skey": stored["key"].to_numpy(), "sdate": stored["date"].to_numpy(),
-                         "line": pd.Series(got[1], dtype=object)})
+                         "sflag": pd.Series(flags, dtype=object), "line": pd.Series(got[1], dtype=object)})
+
+
+def _tails(files: pd.Series) -> list[str]:
+    """Each row's end of line after its flag: the comma and the file field as the CSV writes it."""
+    names = list(dict.fromkeys(files))
+    written = csv_lines(pd.DataFrame({"flag": [""] * len(names), "file": names}))
+    tail = dict(zip(names, written[1])) if written else {}  # each line: an empty flag, then the file field
+    return [tail.get(f, "\0") for f in files]  # (a file name breaking a line: no line ends in "\0")
+
+
+def _relined(lines: np.ndarray, old: np.ndarray, new: np.ndarray, tails: list[str]) -> np.ndarray:
+    """``lines`` whose stored flag went from ``old`` to ``new``: the flag field between the line's start and its
+    tail replaced (``_lines`` checked that each line ends in its flag and tail)."""
+    return np.array([line[:len(line) - len(o) - len(t)] + n + t for line, o, n, t in zip(lines, old, new, tails)],
+                    dtype=object)
 
 
 def assemble(source: Source, parts: list[Part], tables: dict[str, pd.DataFrame]
@@ -136,10 +157,10 @@ def assemble(source: Source, parts: list[Part], tables: dict[str, pd.DataFrame]
     text = lines["line"].to_numpy(dtype=object, copy=True)
     changed = np.flatnonzero(marked["flag"].to_numpy() != obs["flag"].to_numpy())
     if len(changed):  # rows a comparison across files marked: their flag, so their line, is new
-        again = _lines(marked.iloc[changed])
-        if again is None:
-            return marked, flags, stored_text(marked)
-        text[changed] = again["line"].to_numpy(dtype=object)
+        rows = marked.iloc[changed]
+        now = tidy.fytd_periods(rows, fytd_series())["flag"].to_numpy(dtype=object)
+        text[changed] = _relined(text[changed], lines["sflag"].to_numpy(dtype=object)[changed], now,
+                                 _tails(rows["file"]))
     keys = pd.DataFrame({"series": marked["series"], "key": lines["skey"], "date": lines["sdate"],
                          "release": marked["release"], "file": marked["file"]})
     body = "\n".join([csv_text(tidy.empty()).rstrip("\n"), *text[tidy.canonical_order(keys)]]) + "\n"
