@@ -8,10 +8,11 @@ into a scratch raw folder, and ``loaders.pipeline.rebuild(raw, out, ["ice_detent
 own path: origins, parse, validation, the integrity checks, the snapshot written -- runs four ways:
 - plain: no cache, every file parsed (the rebuild before issue 39);
 - cold: an empty cache: every file parsed and its parse written;
-- warm: the cache holding every file's parse and the source's result for these files: nothing parsed, validated
-  or checked;
-- incremental: the cache holding every parse but the newest file's (one new release), and no result for this set
-  of files: one file parsed, the source's rows validated, checked and written again.
+- warm: the cache holding every file's parse and part and the source's result for these files: nothing parsed,
+  validated or checked;
+- incremental: the cache holding every file's parse and part (``loaders.parts``) but the newest file's (one new
+  release), and no result for this set of files: one file parsed, validated and checked on its own, then the
+  checks across releases, the order and the text of all rows made again (``parts.assemble``).
 Each way runs ``--runs`` rounds, alternating; best of each, CPU time of this process (``time.process_time``,
 steadier than the wall clock on a shared machine) and wall time. Every way's snapshot is compared with the
 plain one's, byte for byte. No target: recorded in BENCHMARKS.md.
@@ -63,7 +64,9 @@ def main() -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(newest, dest)
         pipeline.rebuild(solo, work / "prime-solo", ["ice_detention_stats"], cache_dir=new_only)
-        new_entries = {p.name for p in (new_only / source.id).glob("*.zip")}
+        # its parse and its part (``loaders.parts``), relative to the source's folder of the cache
+        new_entries = [p.relative_to(new_only / source.id) for p in (new_only / source.id).glob("*.zip")]
+        new_entries += [p.relative_to(new_only / source.id) for p in (new_only / source.id / "parts").glob("*.zip")]
 
         def run(way: str, out: Path):
             cache = None
@@ -72,7 +75,7 @@ def main() -> int:
                 shutil.rmtree(cache, ignore_errors=True)
                 if way in ("warm", "incremental"):
                     shutil.copytree(cache_full, cache)
-                if way == "incremental":  # the parses of the other files, and no result for this set of files
+                if way == "incremental":  # the other files' parses and parts, and no result for this set of files
                     for n in new_entries:
                         (cache / source.id / n).unlink()
                     shutil.rmtree(cache / source.id / "results")
@@ -100,7 +103,8 @@ def main() -> int:
             print(f"   {w:12} {min(cpu[w]):8.2f}s {min(cpu[w]) / plain_cpu:7.2f}x {min(wall[w]):9.2f}s   "
                   f"{' '.join(f'{c:.2f}' for c in cpu[w]):16} {'same bytes' if same[w] else 'DIFFERS'}")
         cache_mb = sum(p.stat().st_size for p in (cache_full / source.id).rglob("*.zip")) / 2**20
-        print(f"   cache: {len(list((cache_full / source.id).glob('*.zip')))} entries, {cache_mb:.1f} MB")
+        entries = len(list((cache_full / source.id).rglob("*.zip")))
+        print(f"   cache: {entries} entries (parses, parts, results), {cache_mb:.1f} MB")
         print(f"load average after the run: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
         return 0 if all(same.values()) else 1
     finally:

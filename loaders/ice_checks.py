@@ -246,20 +246,25 @@ def _snapshot_frame(obs: pd.DataFrame) -> pd.DataFrame:
     return d.dropna(subset=["ice", "cbp", "removals"]).reset_index().sort_values(idx).reset_index(drop=True)
 
 
-def _release_checks(obs: pd.DataFrame) -> list[dict]:
-    """Stale releases (tables far older than the file's date) and releases repeating an earlier one's figures."""
+def _stale_release_checks(obs: pd.DataFrame) -> list[dict]:
+    """Stale releases: detention tables far older than the file's date (one file's own dates)."""
     out = []
-    d = _snapshot_frame(obs)
-    seen: dict[tuple, tuple[str, str]] = {}  # the figures -> the first release (date, file) that printed them
-    for r in d.itertuples():
-        rel = dt.date.fromisoformat(r.release)
+    for r in _snapshot_frame(obs).itertuples():
         if isinstance(r.through, str) and r.through:
-            gap = (rel - dt.date.fromisoformat(r.through)).days
+            gap = (dt.date.fromisoformat(r.release) - dt.date.fromisoformat(r.through)).days
             if gap > STALE_RELEASE_DAYS:
                 out.append(_finding("", "", "", r.release, r.file, "stale-release",
                                     f"the release dated {r.release} holds detention tables that run only to "
                                     f"{r.through}, {gap} days earlier (a regular release is 0-7 days after its data): "
                                     f"its figures are older than its date says"))
+    return out
+
+
+def _repeated_checks(obs: pd.DataFrame) -> list[dict]:
+    """Releases repeating an earlier one's figures (headcount and fiscal-year removals)."""
+    out = []
+    seen: dict[tuple, tuple[str, str]] = {}  # the figures -> the first release (date, file) that printed them
+    for r in _snapshot_frame(obs).itertuples():
         sig = (r.fy, r.ice, r.cbp, r.removals)
         prev = seen.get(sig)
         if prev is not None and prev[0] != r.release:
@@ -272,13 +277,27 @@ def _release_checks(obs: pd.DataFrame) -> list[dict]:
     return out
 
 
-def _stale_checks(obs: pd.DataFrame) -> list[dict]:
+def _header_stale_checks(obs: pd.DataFrame) -> list[dict]:
+    """One file's own dates: the findings its parser made (footnotes, Header sheet, data past the header date),
+    and an IIDS date weeks before the release date."""
     out = []
-    # Findings the parser made from a file's own dates (footnotes, Header sheet, data past the header date).
     for (r, f), g in obs[obs.flag.str.contains("stale-header", regex=False)].groupby(["release", "file"]):
         out.append(_finding("", "", "", r, f, "stale-header",
                             f"{len(g)} rows: the file's header date disagrees with its own data"))
-    # Across releases: a new release that repeats the previous IIDS date while its figures changed.
+    iids = _iids_dates(obs)
+    for r in _detained_frame(obs).itertuples():
+        date = iids.get((r.release, r.file), r.date)
+        lag = (dt.date.fromisoformat(r.release) - dt.date.fromisoformat(date)).days
+        if lag > 21:
+            out.append(_finding("", "", "", r.release, r.file, "stale-header",
+                                f"IIDS data date {date} is {lag} days before the release date {r.release} "
+                                "(usually 5-14)"))
+    return out
+
+
+def _repeated_iids_checks(obs: pd.DataFrame) -> list[dict]:
+    """Across releases: a new release that repeats the previous IIDS date while its figures changed."""
+    out = []
     d = _detained_frame(obs)
     iids = _iids_dates(obs)
     prev = None
@@ -289,23 +308,44 @@ def _stale_checks(obs: pd.DataFrame) -> list[dict]:
             out.append(_finding("", "", "", r.release, r.file, "stale-header",
                                 f"release {r.release} repeats the IIDS data date {date} of release "
                                 f"{prev[0].release} but its figures changed (detained ICE {prev[0].ice:g} -> {r.ice:g})"))
-        rel = dt.date.fromisoformat(r.release)
-        if (rel - dt.date.fromisoformat(date)).days > 21:
-            out.append(_finding("", "", "", r.release, r.file, "stale-header",
-                                f"IIDS data date {date} is {(rel - dt.date.fromisoformat(date)).days} days before "
-                                f"the release date {r.release} (usually 5-14)"))
         prev = (r, date)
     return out
+
+
+FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
+# What the checks across releases read: each release's headcount and its criminality mix, fiscal-year removals,
+# the national FYTD ADP and the facility rows' IIDS date. ``check_across`` looks at these series only, so that a
+# rebuild can hand it every release's rows without first copying 250,000 of them.
+ACROSS_SERIES = tuple(f"{ID}.{s}" for s in (
+    "detained_ice", "detained_cbp", "detained_total", "detained_ice_by_criminality", "detained_cbp_by_criminality",
+    "removals_fytd", "removals_famu_fytd", "removals_family_detention_fytd", "adp_total_fytd", "facility_adp_fytd"))
+
+
+def _frame(found: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(found, columns=FINDING_COLUMNS).drop_duplicates().reset_index(drop=True)
+
+
+def check_file(obs: pd.DataFrame, series=()) -> pd.DataFrame:
+    """The checks that read one release's rows at a time (sums, facility list, FY Overall ADP, a listing printed
+    twice, the series' declared rules, a file's own dates). Every finding names its release and file, and the
+    findings over several files are those over each file on its own, so a rebuild may keep them per file."""
+    obs = obs[obs.series.str.startswith(ID + ".")]
+    return _frame(_sum_checks(obs) + _facility_checks(obs) + _header_stale_checks(obs) + _adp_overall_checks(obs)
+                  + _stale_release_checks(obs) + _listed_twice_checks(obs) + series_rules.check(obs, series))
+
+
+def check_across(obs: pd.DataFrame) -> pd.DataFrame:
+    """The checks that compare releases with each other: a fiscal-year-to-date removals figure falling, ICE and
+    CBP swapped between neighbours, a repeated IIDS date, a release repeating an earlier one's figures."""
+    obs = obs[obs.series.isin(ACROSS_SERIES)]
+    return _frame(_decrease_checks(obs) + _transposition_checks(obs) + _repeated_iids_checks(obs)
+                  + _repeated_checks(obs))
 
 
 def check(obs: pd.DataFrame, series=()) -> pd.DataFrame:
     """Integrity checks over every release: findings are flagged, never corrected. ``series``: the catalogue
     whose declared range and identity rules (``loaders.series_rules``: a fraction in 0-1, a whole count not below
     0, a part not above its total, a share equal to its parts' ratio) are checked too; ``ice_detention_stats``
-    passes its own (handed in, so that this module need not import the one that imports it)."""
-    obs = obs[obs.series.str.startswith(ID + ".")]
-    found = _sum_checks(obs) + _decrease_checks(obs) + _transposition_checks(obs) + _facility_checks(obs) + \
-        _stale_checks(obs) + _adp_overall_checks(obs) + _release_checks(obs) + _listed_twice_checks(obs) + \
-        series_rules.check(obs, series)
-    cols = ["series", "key", "date", "release", "file", "flag", "message"]
-    return pd.DataFrame(found, columns=cols).drop_duplicates().reset_index(drop=True)
+    passes its own (handed in, so that this module need not import the one that imports it). The checks of
+    one file (``check_file``) and those across releases (``check_across``) together."""
+    return _frame(check_file(obs, series).to_dict("records") + check_across(obs).to_dict("records"))

@@ -994,6 +994,11 @@ def check(obs):
     return ice_checks.check(obs, series=SERIES)
 
 
+def check_file(obs):
+    """The checks of ``check`` that read one file's rows at a time (``ice_checks.check_file``)."""
+    return ice_checks.check_file(obs, series=SERIES)
+
+
 SOURCE = Source(
     id=ID,
     title="ICE detention statistics workbooks (every release, FY2019 on)",
@@ -1013,5 +1018,7 @@ SOURCE = Source(
     browser_user_agent=True,
     attribution=ATTRIBUTION,
     check=check,
+    check_file=check_file,
+    check_across=ice_checks.check_across,
     cache_parses=True,
 )

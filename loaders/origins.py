@@ -75,12 +75,14 @@ def table(path: Path | str = PATH) -> list[dict]:
     return [dict(r) for r in _table(str(path))]
 
 
-def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: Path | str | None = None) -> dict:
+def origin_for(source_id: str, path: Path | str, content: bytes, *, table_path: Path | str | None = None,
+               digest: str | None = None) -> dict:
     """The recorded origin of one raw file (see the module notes); raises ``LoaderError`` naming the file.
-    ``table_path``: the origins table (default ``PATH``, looked up at each call)."""
+    ``table_path``: the origins table (default ``PATH``, looked up at each call); ``digest``: the bytes' sha256
+    when the caller has it already."""
     path = Path(path)
     table_path = table_path or PATH
-    digest, size = hashlib.sha256(content).hexdigest(), len(content)
+    digest, size = digest or hashlib.sha256(content).hexdigest(), len(content)
     side = read_sidecar(path, source=source_id)
     if side:
         if side.get("sha256") != digest or int(side.get("bytes") or -1) != size:

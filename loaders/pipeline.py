@@ -25,22 +25,24 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from . import events, limits, origins, registry, snapshot, tidy, totals
-from .base import FISCAL_YTD, Parsed, Source
-from .errors import LoaderError, LockedError, ParseError
+from . import events, limits, origins, parts, registry, snapshot, tidy, totals
+from .base import Parsed, Source
+from .errors import LoaderError, LockedError, ParseError, ValidationError
 from .fetch import MAX_SIDECAR_BYTES, fetch, make_session, read_sidecar, sha256_bytes, sidecar_path
+from .findings import FLAG_COLUMNS, mark_findings
+from .findings import with_findings as _with
 from .parse_cache import ParseCache
+from .parts import Part
 from .snapshot import SnapshotError
+from .stored import StoredText, csv_text, file_facts, fytd_series, stored_rows, stored_text
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 RAW = DATA / "raw"
-FLAG_COLUMNS = ["source", "series", "key", "date", "release", "file", "flag", "message"]
 
 
 def _without_codes(flag: str, drop: set[str]) -> str:
@@ -131,32 +133,23 @@ def _check_table_names(source: Source, tables: dict, name: str) -> None:
             raise ParseError(f"reference table {tname!r} is not a named DataFrame", source=source.id, file=name)
 
 
-def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
-    """(rows, distinct releases, first date, last end) of one file's tidy rows, dated as the snapshot stores them
-    (a fiscal-year-to-date figure covers the days from 1 October)."""
-    df = tidy.fytd_periods(df, fytd_series())
-    n = int(len(df))
-    return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
-            df["end"].max() if n else None)
-
-
-def file_entry(source: Source, path: Path, content: bytes, df: pd.DataFrame, *,
-               origin: dict | None = None) -> dict:
-    """The manifest entry of one raw file; ``df`` is its tidy frame (``file_facts``);
-    ``origin`` its checked origin when the caller checked it already (``build_source`` does, before parsing)."""
+def file_entry(source: Source, path: Path, content: bytes, facts: tuple, *, origin: dict | None = None,
+               digest: str | None = None) -> dict:
+    """The manifest entry of one raw file; ``facts``: ``stored.file_facts`` of its tidy rows; ``origin`` its
+    checked origin and ``digest`` its sha256 when the caller has them already (``_Intake`` does)."""
     # Every file must have a recorded origin (a download sidecar or a row in loaders/origins.csv) whose
     # checksum matches: a file of unknown origin raises here, so no snapshot is built from it.
     if origin is None:
         origin = origins.origin_for(source.id, path, content)
     side = read_sidecar(path, source=source.id)
     url = side.get("url") or origin["official_url"]
-    rows, releases, date_min, date_max = file_facts(df)
+    rows, releases, date_min, date_max = facts
     return {
         "name": path.name,
         "url": url,
         "retrieved": side.get("retrieved") or origin["date_accessed"] or None,
         "origin": origin,
-        "sha256": sha256_bytes(content),
+        "sha256": digest or sha256_bytes(content),
         "bytes": len(content),
         "rows": rows,
         "date_min": date_min,
@@ -196,49 +189,104 @@ def parse_files(source: Source, items, each=None, cache: ParseCache | None = Non
     return obs, tables
 
 
-def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
-                 cache: ParseCache | None = None, preread: dict[str, bytes] | None = None
-                 ) -> tuple[pd.DataFrame, list[dict], dict]:
-    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries and reference tables.
+class _Intake:
+    """The files of one source in their order, each one's origin checked before its bytes are read as rows, and
+    each one's manifest entry.
 
-    A file byte for byte the same as one parsed before it, or as one already ``held`` (manifest entries of the
+    A file byte for byte the same as one read before it, or as one already ``held`` (manifest entries of the
     current snapshot), is a re-post: ICE put FY25_detentionStats09242025.xlsx up again as ...09252025.xlsx.
-    It is not parsed again (that would count one release twice, under two dates); its entry records its origin
+    It is not read again (that would count one release twice, under two dates); its entry records its origin
     and ``same_bytes_as``, and ``repost_findings`` says so in the quality findings. ``preread``: files' bytes the
     caller read already (``_read_inputs``), by name."""
-    entries = []
-    by_name = {p.name: p for p in paths}
-    first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
-    checked: dict[str, dict] = {}  # name -> origin, checked before the file is parsed
 
-    def contents():
-        for p in paths:
-            content = (preread or {}).get(p.name)
+    def __init__(self, source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
+                 preread: dict[str, tuple[bytes, str]] | None = None):
+        self.source, self.paths, self.progress, self.preread = source, paths, progress, preread or {}
+        self.entries: list[dict] = []
+        self.by_name = {p.name: p for p in paths}
+        self.first = {f["sha256"]: f for f in held if f.get("sha256") and not f.get("same_bytes_as")}
+        self.checked: dict[str, tuple[dict, str]] = {}  # name -> (origin, sha256), checked before it is read
+        self.reposts: list[tuple[dict, str]] = []  # (entry, sha256): its release is the first file's, once read
+
+    def files(self):
+        """(name, bytes, sha256) of each file to read, in order; call ``read`` after each."""
+        source = self.source
+        for p in self.paths:
+            content, digest = self.preread.get(p.name) or (None, None)
             if content is None:
                 content = limits.read_regular(p, source.max_bytes, source=source.id)
+                digest = sha256_bytes(content)
             # The origin (or the download record beside the file: its sha256 and its declared host) is checked
             # before anything parses the bytes: a file that would be refused for its origin must not first cost
             # what a parse of it costs (issue 32: a hostile 201 KB parquet took 2 GB before being refused).
-            checked[p.name] = origins.origin_for(source.id, p, content)
-            digest = sha256_bytes(content)
-            if digest in first:
-                entry = file_entry(source, p, content, tidy.empty(), origin=checked[p.name])
-                entry.update(same_bytes_as=first[digest]["name"], release=first[digest].get("release"))
-                entries.append(entry)
-                if progress:
-                    progress.update(1)
+            origin = origins.origin_for(source.id, p, content, digest=digest)
+            self.checked[p.name] = (origin, digest)
+            if digest in self.first:
+                entry = file_entry(source, p, content, file_facts(tidy.empty()), origin=origin, digest=digest)
+                entry["same_bytes_as"] = self.first[digest]["name"]
+                self.entries.append(entry)
+                self.reposts.append((entry, digest))
+                if self.progress:
+                    self.progress.update(1)
                 continue
-            first[digest] = {"name": p.name}
-            yield p.name, content
+            self.first[digest] = {"name": p.name}
+            yield p.name, content, digest
 
-    def each(name, content, parsed):
-        entries.append(file_entry(source, by_name[name], content, parsed.obs, origin=checked.get(name)))
-        first[entries[-1]["sha256"]] = entries[-1]
-        if progress:
-            progress.update(1)
+    def read(self, name: str, content: bytes, facts: tuple) -> None:
+        """Record the manifest entry of a file just read; ``facts``: ``stored.file_facts`` of its rows."""
+        origin, digest = self.checked[name]
+        self.entries.append(file_entry(self.source, self.by_name[name], content, facts, origin=origin, digest=digest))
+        self.first[digest] = self.entries[-1]
+        if self.progress:
+            self.progress.update(1)
 
-    obs, tables = parse_files(source, contents(), each, cache)
-    return obs, entries, {k: combine_tables(v) for k, v in tables.items()}
+    def done(self) -> list[dict]:
+        """Every file's manifest entry, once every file yielded has been ``read``."""
+        for entry, digest in self.reposts:
+            entry["release"] = self.first[digest].get("release")
+        return self.entries
+
+
+def build_source(source: Source, paths: list[Path], progress=None, *, held: Sequence[dict] = (),
+                 cache: ParseCache | None = None, preread: dict[str, tuple[bytes, str]] | None = None
+                 ) -> tuple[pd.DataFrame, list[dict], dict]:
+    """All of ``paths`` parsed and validated (``parse_files``), their manifest entries (``_Intake``: a re-post is
+    not parsed again) and reference tables."""
+    intake = _Intake(source, paths, progress, held=held, preread=preread)
+    obs, tables = parse_files(source, ((n, c) for n, c, _ in intake.files()), lambda name, content, parsed:
+                              intake.read(name, content, file_facts(parsed.obs)), cache)
+    return obs, intake.done(), {k: combine_tables(v) for k, v in tables.items()}
+
+
+def build_parts(source: Source, paths: list[Path], progress, cache: ParseCache, preread: dict[str, tuple[bytes, str]]
+                ) -> tuple[list[Part], list[dict], dict]:
+    """``build_source`` for a source put together from per-file parts (``loaders.parts``): each file's part,
+    kept or made from its (kept) parse, with the manifest entries and the combined reference tables. A row
+    that fails validation raises ``ValidationError`` (the caller then names it as the whole-source path does)."""
+    intake = _Intake(source, paths, progress, preread=preread)
+    files = list(intake.files())  # (name, bytes, sha256) of each file read (a re-post is not)
+    got: dict[str, Part] = {}
+    todo: list[tuple[str, Parsed]] = []  # files without a kept part: made together below
+    for name, content, digest in files:
+        part = cache.get_part(source, content, name, digest)
+        if part is not None:
+            got[name] = part
+            continue
+        raw = cache.get(source, content, name, digest)
+        if raw is None:
+            raw = _frames_of(source, _parse_raw(source, content, name), name)
+            cache.put(source, content, name, raw, digest)
+        todo.append((name, _finish(source, raw, name, validate=False)))
+    made = [name for name, _ in todo]
+    got.update(zip(made, parts.make_parts(source, todo)))
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for name, content, digest in files:
+        if name in made:
+            cache.put_part(source, content, name, got[name], digest)
+        for tname, t in got[name].tables.items():
+            tables.setdefault(tname, []).append(t)
+        intake.read(name, content, got[name].facts)
+    return [got[n] for n, _, _ in files], intake.done(), {k: combine_tables(v) for k, v in tables.items()}
 
 
 def _origins_table() -> bytes:
@@ -249,13 +297,15 @@ def _origins_table() -> bytes:
         return b""
 
 
-def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None]]:
-    """(name, bytes, download record's bytes or None) of each of ``paths``: what a kept result is keyed by."""
+def _read_inputs(source: Source, paths: list[Path]) -> list[tuple[str, bytes, bytes | None, str]]:
+    """(name, bytes, download record's bytes or None, sha256 of the bytes) of each of ``paths``: what a kept
+    result is keyed by. Each file is hashed here once; the origin check, the keys and the manifest reuse it."""
     out = []
     for p in paths:
         side = sidecar_path(p)
-        out.append((p.name, limits.read_regular(p, source.max_bytes, source=source.id),
-                    limits.read_regular(side, MAX_SIDECAR_BYTES, source=source.id) if os.path.lexists(side) else None))
+        content = limits.read_regular(p, source.max_bytes, source=source.id)
+        out.append((p.name, content, limits.read_regular(side, MAX_SIDECAR_BYTES, source=source.id)
+                    if os.path.lexists(side) else None, sha256_bytes(content)))
     return out
 
 
@@ -299,100 +349,10 @@ def apply_checks(source: Source, obs: pd.DataFrame, *, validated: bool = False,
     found = [f for f in found if f is not None and not f.empty]
     if not found:
         return obs, pd.DataFrame(columns=FLAG_COLUMNS)
-    return mark_findings(source, obs, pd.concat(found, ignore_index=True) if len(found) > 1 else found[0])
-
-
-def mark_findings(source: Source, obs: pd.DataFrame, flags: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The findings in ``FLAG_COLUMNS`` order, and ``obs`` with every row a finding points at flagged."""
-    if flags is None or flags.empty:
-        return obs, pd.DataFrame(columns=FLAG_COLUMNS)
-    flags = flags.assign(source=source.id)
-    for c in FLAG_COLUMNS:
-        if c not in flags:
-            flags[c] = ""
-    flags = flags[FLAG_COLUMNS].astype(str).sort_values(FLAG_COLUMNS, kind="mergesort").drop_duplicates()
-    # Mark every observation a check points at (match on the fields the check gave; "" matches any). The rows
-    # holding each value of each field are found once (``groupby().indices``), and a finding's rows are the
-    # intersection of its fields' row sets: comparing whole columns once per finding took 34 s of a rebuild
-    # of 108 ICE releases (hundreds of findings over 250,000 rows).
-    obs = obs.copy()
-    where = {col: obs.groupby(col, sort=False).indices for col in ("series", "key", "date", "release", "file")}
-    added: dict[int, list[str]] = {}
-    for f in flags.itertuples(index=False):
-        sets = [where[col].get(val, _NONE) for col in ("series", "key", "date", "release", "file")
-                if (val := getattr(f, col))]
-        rows = np.arange(len(obs)) if not sets else functools.reduce(
-            lambda a, b: np.intersect1d(a, b, assume_unique=True), sorted(sets, key=len))
-        for r in rows.tolist():
-            codes = added.setdefault(r, [])
-            if f.flag not in codes:
-                codes.append(f.flag)
-    if added:
-        pos = np.fromiter(added, dtype=np.int64, count=len(added))
-        col = obs.columns.get_loc("flag")
-        old = obs.iloc[pos, col].tolist()
-        obs.iloc[pos, col] = [_add_flags(x, added[r]) for x, r in zip(old, pos.tolist())]
-    return obs, flags.reset_index(drop=True)
-
-
-_NONE = np.array([], dtype=np.intp)
-
-
-def _add_flags(existing: str, codes: list[str]) -> str:
-    """``_add_flag`` for several codes at once (the same text as adding them one by one)."""
-    for code in codes:
-        existing = _add_flag(existing, code)
-    return existing
-
-
-def _with(flags: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
-    if more.empty:
-        return flags
-    return pd.concat([flags, more], ignore_index=True) if len(flags) else more
-
-
-def _add_flag(existing: str, code: str) -> str:
-    codes = [c for c in existing.split(";") if c]
-    if code not in codes:
-        codes.append(code)
-    return ";".join(sorted(codes))
+    return mark_findings(source.id, obs, pd.concat(found, ignore_index=True) if len(found) > 1 else found[0])
 
 
 # ---------------------------------------------------------------- writing the snapshot
-
-def format_values(v: pd.Series) -> pd.Series:
-    """Integers without '.0', others as Python's shortest repr: stable text for git diffs and rebuilds."""
-    arr = v.to_numpy(dtype="float64")
-    whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-    out = np.empty(len(arr), dtype=object)
-    # only the whole values become integers: converting every value first overflowed on 1e308 (a traceback)
-    out[whole] = pd.Series(arr[whole]).round().astype("int64").astype(str).to_numpy(dtype=object)
-    # repr only for the rest (most values are whole): 0.3 s of a rebuild's 250,000 ICE rows went to repr'ing
-    # values then overwritten
-    rest = ~whole
-    out[rest] = [repr(x) for x in arr[rest].tolist()]
-    return pd.Series(out, index=v.index)
-
-
-def csv_text(df: pd.DataFrame) -> str:
-    out = df.copy()
-    if "value" in out:
-        out["value"] = format_values(out["value"])
-    return out.to_csv(index=False, lineterminator="\n")
-
-
-@functools.lru_cache(maxsize=1)
-def fytd_series() -> dict[str, str]:
-    """Every declared fiscal-year-to-date series, with the breakdown its stored rows are keyed by."""
-    return {s.id: tidy.stored_breakdown(s.breakdown, s.period) for s in registry.catalogue() if s.period == FISCAL_YTD}
-
-
-def stored_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows (or findings) as the snapshot stores them: fiscal-year-to-date series laid out by their period
-    (``tidy.fytd_periods``); everything the loaders compute in between uses the drawn layout."""
-    out = tidy.fytd_periods(df, fytd_series())
-    return tidy.sort_canonical(out) if out is not df and "end" in out else out
-
 
 def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
     """The declared series as a table; with ``with_rows``, only those (the series a snapshot holds rows of). The
@@ -403,7 +363,7 @@ def catalogue_frame(with_rows: set[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
 
 
-def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
+def source_entry(source: Source, stored: StoredText, files: list[dict]) -> dict:
     return {
         "id": source.id,
         "title": source.title,
@@ -413,9 +373,9 @@ def source_entry(source: Source, obs: pd.DataFrame, files: list[dict]) -> dict:
         "cadence": source.cadence,
         "cadence_days": source.cadence_days,
         "attribution": source.attribution,
-        "rows": int(len(obs)),
-        "date_min": obs["date"].min() if len(obs) else None,
-        "date_max": obs["end"].max() if len(obs) else None,
+        "rows": stored.rows,
+        "date_min": stored.date_min,
+        "date_max": stored.date_max,
         "latest_release": max((f["release"] for f in files if f.get("release")), default=None),
         # What ``release`` means for this source: a publication day, an estimate of one, or a data date.
         "release_dated": source.release_dated,
@@ -507,7 +467,7 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
             stray = sorted(set(found["flag"]) - set(src.finish_flags))
             if stray:
                 raise LoaderError(f"finish step gave findings {stray} not declared in finish_flags", source=sid)
-            obs, found = mark_findings(src, obs, found)
+            obs, found = mark_findings(src.id, obs, found)
             flags = _with(flags, found)
         out[sid] = (obs.reset_index(drop=True), flags, files, tables)
     return out
@@ -515,15 +475,15 @@ def finish_sources(results: dict[str, tuple], other: _GenerationView) -> dict[st
 
 def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: bool = False,
                    carry: tuple[str, ...] | list[str] = (), current: tuple[dict, dict] | None = None,
-                   texts: dict[str, str] | None = None) -> None:
+                   texts: dict[str, StoredText] | None = None) -> None:
     """Write a new generation holding ``results`` and switch it in (``snapshot.Generation``).
 
     ``results`` maps source id -> (observations, flags, file entries, reference tables); it has all been
     validated already. Sources of the current generation not in ``results`` are copied unchanged into the new
     one: all of them, or with ``replace_all`` only those in ``carry`` (a full rebuild drops nothing else but
     sources no longer registered). ``current`` is the checked current generation, when the caller read it.
-    ``texts``: a source's rows already formatted (``csv_text`` of its observations), used for a source without
-    a ``finish`` step (whose rows are what ``results`` holds).
+    ``texts``: a source's rows already as the snapshot stores them (``stored.StoredText``), used for a source
+    without a ``finish`` step (whose rows are what ``results`` holds).
     """
     out_dir = Path(out_dir)
     cur_man, cur_files = current if current is not None else current_generation(out_dir)
@@ -548,9 +508,10 @@ def write_snapshot(out_dir: Path, results: dict[str, tuple], *, replace_all: boo
                                         "nothing was written. Restore the snapshot or rebuild that source")
                 gen.add(rel, cur_files[rel])
         for sid, (obs, flags, files, tables) in sorted(results.items()):
-            stored = stored_rows(obs)
-            text = (texts or {}).get(sid) if registry.get(sid).finish is None else None
-            gen.add(f"observations/{sid}.csv", text if text is not None else csv_text(stored))
+            stored = (texts or {}).get(sid) if registry.get(sid).finish is None else None
+            if stored is None:
+                stored = stored_text(obs)
+            gen.add(f"observations/{sid}.csv", stored.text)
             entry = source_entry(registry.get(sid), stored, files)
             entry["tables"] = {}
             for tname, t in sorted(tables.items()):
@@ -693,7 +654,7 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
         if damaged and (carry or lost or source_ids is not None):
             raise damaged
         results: dict[str, tuple] = {}
-        texts: dict[str, str] = {}  # sources' rows already formatted as the snapshot's CSV (kept results)
+        texts: dict[str, StoredText] = {}  # sources' rows already as the snapshot stores them (kept results)
         with _bar(sum(len(v) for v in plan.values()), "parsing", progress) as bar:
             for sid, paths in plan.items():
                 if not paths:
@@ -709,20 +670,33 @@ def rebuild(raw_dir: Path | None, out_dir: Path, source_ids: list[str] | None = 
 
 
 def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None, lost: list[str] | None,
-                   current: tuple[Path, dict, dict[str, bytes]]) -> tuple[tuple, str | None]:
-    """One source's (obs, flags, files, tables) for ``rebuild``, and its rows as CSV text when kept in ``cache``.
-    ``lost``: names of files the snapshot holds rows from that the raw folder lacks (--allow-missing)."""
+                   current: tuple[Path, dict, dict[str, bytes]]) -> tuple[tuple, StoredText | None]:
+    """One source's (obs, flags, files, tables) for ``rebuild``, and its rows as the snapshot stores them when
+    kept in ``cache``. ``lost``: names of files the snapshot holds rows from that the raw folder lacks
+    (--allow-missing)."""
     # A source whose inputs and code are what made a kept result is taken whole from the cache: a warm rebuild
     # of 108 ICE releases spent 5 s re-validating, re-checking and re-formatting the same 250,000 rows
     # (``loaders.parse_cache``). Rows kept through --allow-missing are never cached.
     pre = _read_inputs(src, paths) if cache is not None and src.cache_parses and not lost else None
-    rkey = cache.result_key(src, pre, _origins_table()) if cache is not None and pre is not None else None
+    rkey = cache.result_key(src, [(n, d, side) for n, _, side, d in pre], _origins_table()) \
+        if cache is not None and pre is not None else None
     kept = cache.get_result(src, rkey) if cache is not None else None
     if kept is not None:
         if bar:
             bar.update(len(paths))
         return kept[:4], kept[4]
-    obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: c for n, c, _ in pre or ()})
+    if cache is not None and pre is not None and parts.can_split(src) and len({p.name for p in paths}) == len(paths):
+        # Put together from per-file parts: a new file costs its own work and the comparisons across files.
+        try:
+            got, files, tables = build_parts(src, paths, bar, cache, {n: (c, d) for n, c, _, d in pre})
+        except ValidationError:  # said below as a rebuild without the cache says it (the row within its file)
+            pass
+        else:
+            obs, flags, stored = parts.assemble(src, got, tables)
+            flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
+            cache.put_result(src, rkey, obs, flags, files, tables, stored)
+            return (obs, flags, files, tables), stored
+    obs, files, tables = build_source(src, paths, bar, cache=cache, preread={n: (c, d) for n, c, _, d in pre or ()})
     if lost:  # --allow-missing: the missing files' rows stay as they are, validated with the new ones
         out_dir, cur_man, cur_files = current
         old = load_source_observations(out_dir, src.id, cur_files)
@@ -736,9 +710,9 @@ def _source_result(src: Source, paths: list[Path], bar, cache: ParseCache | None
     flags = _with(_with(flags, repost_findings(src.id, files)), parse_findings(src.id, tables))
     if cache is None or rkey is None:
         return (obs, flags, files, tables), None
-    text = csv_text(stored_rows(obs))  # as write_snapshot writes it
-    cache.put_result(src, rkey, obs, flags, files, tables, text)
-    return (obs, flags, files, tables), text
+    stored = stored_text(obs)  # as write_snapshot writes it
+    cache.put_result(src, rkey, obs, flags, files, tables, stored)
+    return (obs, flags, files, tables), stored
 
 
 def load_source_observations(data_dir: Path, source_id: str, files: dict[str, bytes] | None = None) -> pd.DataFrame:

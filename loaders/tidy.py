@@ -496,18 +496,21 @@ def _iso_dates(col: pd.Series, factorized=None) -> pd.Series:
 
 
 def sort_canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows in (series, key, date, release, file) order: the order of the five joined by "\x00" (which sorts
-    before every character), computed from per-column ranks when no value holds a NUL."""
-    cols = [df[c] for c in ("series", "key", "date", "release", "file")]
+    """Rows in (series, key, date, release, file) order (``canonical_order``)."""
+    return df.iloc[canonical_order(df)].reset_index(drop=True)
+
+
+def canonical_order(df: pd.DataFrame) -> np.ndarray:
+    """The stable order of rows by (series, key, date, release, file): the order of the five joined by "\x00"
+    (which sorts before every character), computed from per-column ranks when no value holds a NUL."""
+    cols = [df[c] for c in SORT_KEYS]
     # Without NUL or missing values the joined-key order is the order of the five columns compared in turn: rank
     # each column's distinct values once (a sorted factorize) and sort the ranks, stable as the argsort below.
     ranked = [pd.factorize(c, sort=True) for c in cols]
     if all(_plain_text(codes, uniq) for codes, uniq in ranked):
-        order = np.lexsort([codes for codes, _ in ranked][::-1])
-    else:
-        joined = cols[0] + "\x00" + cols[1] + "\x00" + cols[2] + "\x00" + cols[3] + "\x00" + cols[4]
-        order = np.argsort(joined.to_numpy(dtype=object), kind="stable")
-    return df.iloc[order].reset_index(drop=True)
+        return np.lexsort([codes for codes, _ in ranked][::-1])
+    joined = cols[0] + "\x00" + cols[1] + "\x00" + cols[2] + "\x00" + cols[3] + "\x00" + cols[4]
+    return np.argsort(joined.to_numpy(dtype=object), kind="stable")
 
 
 def latest(df: pd.DataFrame) -> pd.DataFrame:

@@ -946,3 +946,20 @@ def test_parse_reads_as_named_steps_each_short():
              ice._monthly_rows, ice._month_row, ice._removals_rows, ice._release_of, ice._release_row, ice._columns]
     sizes = {f.__name__: len(inspect.getsource(f).splitlines()) for f in steps}
     assert max(sizes.values()) <= 40, sizes
+
+
+def test_the_checks_per_file_and_across_releases_are_the_whole_check():
+    """What a rebuild from per-file parts runs (loaders/parts.py): ``check_across`` finds every kind of finding
+    that compares releases, and ``check_file`` over several files gives what it gives over each file alone; on
+    the bundled snapshot's releases. (That the two halves give the whole check's findings is checked by the
+    rebuild of the bundled snapshot, byte for byte, in tests/test_pipeline.py.)"""
+    obs = pipeline.load_source_observations(pipeline.DATA, SRC.id)
+    obs = obs.assign(value=pd.to_numeric(obs["value"]))
+
+    def rows(f: pd.DataFrame) -> set[tuple]:
+        return set(f.astype(str).itertuples(index=False, name=None))
+    across = SRC.check_across(obs)
+    assert {"decreased", "repeated", "transposed", "stale-header"} <= set(across["flag"])
+    some = sorted(obs["file"].unique())[::12]  # a dozen files, one by one
+    by_file = set().union(*(rows(SRC.check_file(obs[obs["file"] == f])) for f in some))
+    assert by_file and by_file == {r for r in rows(SRC.check_file(obs[obs["file"].isin(some)]))}

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from loaders import limits, pipeline, registry
+from loaders import limits, pipeline, registry, stored
 from loaders.__main__ import main as cli
 from loaders.errors import MAX_MESSAGE, ParseError
 from tests import fault_samples as fs
@@ -385,5 +385,5 @@ def test_a_key_over_the_length_bound_is_refused():
 
 
 def test_format_values_writes_huge_and_whole_numbers_without_overflow():
-    out = pipeline.format_values(pd.Series([1e308, 3.0, 2.5, float("nan"), 2.0**60]))
+    out = stored.format_values(pd.Series([1e308, 3.0, 2.5, float("nan"), 2.0**60]))
     assert list(out) == ["1e+308", "3", "2.5", "nan", "1.152921504606847e+18"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from loaders import ice_detention_stats as ice
-from loaders import parse_cache, pipeline, registry
+from loaders import parse_cache, pipeline, registry, stored
 from tests.conftest import record_downloads
 from tests.ice_workbook_factory import Release, build
 
@@ -75,20 +75,24 @@ def test_the_snapshot_is_the_same_bytes_with_and_without_the_cache(raw, tmp_path
     assert snapshot_bytes(warm) == snapshot_bytes(plain)
 
 
+@pytest.mark.parametrize("kind", ["parse", "part"])
 @pytest.mark.parametrize("damage", ["cut", "flip", "garbage", "empty"])
-def test_a_damaged_entry_is_ignored_and_rebuilt(raw, tmp_path, parses, damage):
+def test_a_damaged_entry_is_ignored_and_rebuilt(raw, tmp_path, parses, damage, kind):
     cache = tmp_path / "cache"
     pipeline.rebuild(raw, tmp_path / "a", ["ice_detention_stats"], cache_dir=cache)
-    entry = sorted((cache / SRC.id).glob("*.zip"))[0]
+    entry = sorted((cache / SRC.id / ("" if kind == "parse" else "parts")).glob("*.zip"))[0]
     data = entry.read_bytes()
     entry.write_bytes({"cut": data[: len(data) // 2],
                        "flip": data[:200] + bytes([data[200] ^ 0xFF]) + data[201:],
                        "garbage": b"not a zip at all",
                        "empty": b""}[damage])
     del parses[:]
-    shutil.rmtree(cache / SRC.id / "results")  # the source's kept result would spare every parse
+    shutil.rmtree(cache / SRC.id / "results")  # the source's kept result would spare every part and parse
+    if kind == "parse":
+        shutil.rmtree(cache / SRC.id / "parts")  # and the files' parts every parse
     pipeline.rebuild(raw, tmp_path / "b", ["ice_detention_stats"], cache_dir=cache)
-    assert len(parses) == 1  # the damaged one, parsed again
+    # a damaged parse: that file parsed again; a damaged part: made again from the file's kept parse
+    assert len(parses) == (1 if kind == "parse" else 0)
     assert snapshot_bytes(tmp_path / "b") == snapshot_bytes(tmp_path / "a")
     assert parse_cache._read(entry, entry.stem) is not None  # written again, whole
 
@@ -112,7 +116,7 @@ def test_an_entry_is_only_for_its_code_bytes_and_name(tmp_path):
     plain = replace(SRC, cache_parses=False)
     cache.put(plain, content, rel.name, parsed)
     assert cache.key(plain, content, rel.name) is None and cache.get(plain, content, rel.name) is None
-    assert cache.result_key(plain, [(rel.name, content, None)]) is None
+    assert cache.result_key(plain, [(rel.name, "0" * 64, None)]) is None
 
 
 def test_the_parse_key_follows_the_code_the_parse_runs_and_nothing_else(tmp_path, monkeypatch):
@@ -132,7 +136,7 @@ def test_the_parse_key_follows_the_code_the_parse_runs_and_nothing_else(tmp_path
     def keys() -> tuple:
         parse_cache.parse_digest.cache_clear()
         parse_cache.result_digest.cache_clear()
-        return cache.key(SRC, b"bytes", "a.xlsx"), cache.result_key(SRC, [("a.xlsx", b"bytes", None)])
+        return cache.key(SRC, b"bytes", "a.xlsx"), cache.result_key(SRC, [("a.xlsx", "0" * 64, None)])
     try:
         parse0, _ = keys()
         for unrelated in ("snapshot.py", "deaths_in_custody.py", "events.py"):
@@ -157,20 +161,24 @@ def test_a_source_result_is_reused_whole_and_made_again_when_an_input_changes(ra
     cache = tmp_path / "cache"
     pipeline.rebuild(raw, tmp_path / "a", ["ice_detention_stats"], cache_dir=cache)
     assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 1
-    calls: list[int] = []
-    real = pipeline.apply_checks
-    monkeypatch.setattr(pipeline, "apply_checks", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls = {"file": 0, "across": 0}  # the checks of one file's rows, and those across files
+
+    def counting(kind, real):
+        return lambda obs: calls.__setitem__(kind, calls[kind] + 1) or real(obs)
+    monkeypatch.setitem(registry.SOURCES, SRC.id, replace(SRC, check_file=counting("file", SRC.check_file),
+                                                          check_across=counting("across", SRC.check_across)))
     del parses[:]
     pipeline.rebuild(raw, tmp_path / "b", ["ice_detention_stats"], cache_dir=cache)
-    assert parses == [] and calls == []
+    assert parses == [] and calls == {"file": 0, "across": 0}
     assert snapshot_bytes(tmp_path / "b") == snapshot_bytes(tmp_path / "a")
-    # one file's download record changes (retrieved again a month later): made again, from the kept parses
+    # one file's download record changes (retrieved again a month later): made again from the files' kept parts
+    # (a part holds what a file's own rows give, which its download record does not change)
     side = sorted((raw / "ice_detention_stats").glob("*.meta.json"))[0]
     rec = json.loads(side.read_text())
     rec["retrieved"] = "2026-02-01T00:00:00+00:00"
     side.write_text(json.dumps(rec))
     pipeline.rebuild(raw, tmp_path / "c", ["ice_detention_stats"], cache_dir=cache)
-    assert parses == [] and calls == [1]
+    assert parses == [] and calls == {"file": 0, "across": 1}
     assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 2
     pipeline.rebuild(raw, tmp_path / "plain", ["ice_detention_stats"])
     assert snapshot_bytes(tmp_path / "c") == snapshot_bytes(tmp_path / "plain") != snapshot_bytes(tmp_path / "a")
@@ -182,7 +190,8 @@ def test_a_source_result_is_reused_whole_and_made_again_when_an_input_changes(ra
     origins._table.cache_clear()
     pipeline.rebuild(raw, tmp_path / "d", ["ice_detention_stats"], cache_dir=cache)
     origins._table.cache_clear()
-    assert calls == [1, 1, 1] and len(list((cache / SRC.id / "results").glob("*.zip"))) == 3  # c, plain, d
+    assert calls == {"file": 0, "across": 2}  # (the plain rebuild runs the source's whole check)
+    assert len(list((cache / SRC.id / "results").glob("*.zip"))) == 3  # c, plain, d
 
 
 def test_a_kept_result_reads_back_as_what_it_was_made_from(raw, tmp_path, monkeypatch):
@@ -191,13 +200,15 @@ def test_a_kept_result_reads_back_as_what_it_was_made_from(raw, tmp_path, monkey
     monkeypatch.setattr(parse_cache.ParseCache, "put_result", lambda self, *a: made.append(a) or real(self, *a))
     cache = parse_cache.ParseCache(tmp_path / "cache")
     pipeline.rebuild(raw, tmp_path / "a", ["ice_detention_stats"], cache_dir=cache.folder)
-    (_src, _key, obs0, flags0, files0, tables0, _text), = made
+    (_src, _key, obs0, flags0, files0, tables0, stored0), = made
     entry = next((cache.folder / SRC.id / "results").glob("*.zip"))
     got = cache.get_result(SRC, entry.stem)
     assert got is not None
-    obs, flags, files, tables, text = got
-    assert pipeline.csv_text(pipeline.stored_rows(obs)) == text  # the rows as the snapshot stores them
-    assert (tmp_path / "a" / "snapshot" / "observations" / f"{SRC.id}.csv").read_text() == text
+    obs, flags, files, tables, stored_as = got
+    assert stored_as == stored0 == stored.stored_text(obs)  # the rows as the snapshot stores them, and their facts
+    assert (tmp_path / "a" / "snapshot" / "observations" / f"{SRC.id}.csv").read_text() == stored_as.text
+    manifest = json.loads((tmp_path / "a" / "snapshot" / "manifest.json").read_text())["sources"][SRC.id]
+    assert (manifest["rows"], manifest["date_min"], manifest["date_max"]) == tuple(stored_as[1:])
     pd.testing.assert_frame_equal(obs, obs0)
     pd.testing.assert_frame_equal(flags, flags0)
     assert tables.keys() == tables0.keys()
@@ -236,6 +247,45 @@ def test_values_are_written_as_whole_numbers_or_python_reprs():
     is the same rule as before: whole finite values below 2**53 as integers, every other value as repr."""
     values = [3.0, -0.0, 0.1 + 0.2, 1e308, float("nan"), float("inf"), -float("inf"), 2.0**53, 2.0**53 + 2, 1e-300,
               123456.5]
-    got = pipeline.format_values(pd.Series(values, index=range(10, 21))).tolist()
+    got = stored.format_values(pd.Series(values, index=range(10, 21))).tolist()
     assert got == ["3", "0", "0.30000000000000004", "1e+308", "nan", "inf", "-inf", "9007199254740992.0",
                    "9007199254740994.0", "1e-300", "123456.5"]
+
+
+def test_a_result_put_together_from_parts_is_the_whole_path_s_bytes_whatever_changed(tmp_path, parses):
+    """Parts (loaders/parts.py) against the rebuild without a cache, through a file added in the middle of the
+    history, one replaced and one taken away. The added file makes kept files' rows findings of the comparisons
+    across releases (``decreased``, ``repeated``): their marks, and so their stored lines, are made again."""
+    folder = tmp_path / "raw" / "ice_detention_stats"
+    folder.mkdir(parents=True)
+    first = Release("FY25_detentionStats02272025.xlsx", 2025, D(2025, 2, 18), D(2025, 2, 22), ice=22622, cbp=21137,
+                    removals=95474)
+    middle = Release("FY25_detentionStats03142025.xlsx", 2025, D(2025, 3, 3), D(2025, 3, 8), ice=23000, cbp=21000,
+                     removals=90000)
+    last = Release("FY25_detentionStats03262025.xlsx", 2025, D(2025, 3, 17), D(2025, 3, 22), ice=23000, cbp=21000,
+                   removals=90000)  # the middle release's figures again
+    cache = tmp_path / "cache"
+    made: dict[str, bytes] = {}  # a workbook built once keeps its bytes (a new build is new bytes: its zip's times)
+
+    def both(step: str, files: list[Release]) -> str:
+        for p in folder.iterdir():
+            p.unlink()
+        for r in files:
+            (folder / r.name).write_bytes(made.setdefault(repr(r), build(r)))
+        record_downloads(folder)
+        pipeline.rebuild(tmp_path / "raw", tmp_path / f"{step}-kept", ["ice_detention_stats"], cache_dir=cache)
+        pipeline.rebuild(tmp_path / "raw", tmp_path / f"{step}-plain", ["ice_detention_stats"])
+        got = snapshot_bytes(tmp_path / f"{step}-kept")
+        assert got == snapshot_bytes(tmp_path / f"{step}-plain"), step
+        return (tmp_path / f"{step}-kept" / "snapshot" / "quality_flags.csv").read_text()
+
+    flags = both("two", [first, last])
+    assert "repeated" not in flags and ",decreased," in flags
+    del parses[:]
+    flags = both("added", [first, middle, last])  # the kept last release now repeats the new middle one
+    assert parses == [middle.name, first.name, middle.name, last.name]  # with the cache only the new file, then all
+    assert ",repeated," in flags
+    rows = (tmp_path / "added-kept" / "snapshot" / "observations" / "ice_detention_stats.csv").read_text()
+    assert any("repeated" in line and last.name in line for line in rows.splitlines())
+    both("replaced", [first, replace(middle, ice=23100), last])
+    both("removed", [middle, last])
