@@ -169,8 +169,9 @@ class Source:
     check: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     # ``check`` in two halves, for a rebuild that keeps its work per file (``cache_parses``; ``loaders.parts``):
     # ``check_file`` reads one file's rows at a time (each finding names its file, and its findings over several
-    # files are those over each file alone), ``check_across`` compares the files. Declared together, and
-    # ``check(obs)`` gives what the two give; then a new file costs its own checks and the comparisons only.
+    # files are those over each file alone), ``check_across`` compares the files (and reads no ``flag``: it is
+    # handed rows already marked by ``check_file``). Declared together, and ``check(obs)`` gives what the two
+    # give; then a new file costs its own checks and the comparisons only.
     check_file: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     check_across: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     # Curated inputs that live in the project itself (e.g. data/reported_figures.csv), relative to its root.

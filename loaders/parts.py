@@ -53,13 +53,14 @@ class Part:
 
     obs: pd.DataFrame | ArrowRows  # validated, canonical order, marked with ``findings``
     findings: pd.DataFrame  # what ``check_file`` found in these rows alone
-    lines: pd.DataFrame | None  # per row of ``obs``: stored key, stored date, CSV line; None: a field breaks a line
+    lines: pd.DataFrame | None  # per row of ``obs``: stored key, date and flag, CSV line (``_lines``); or None
     tables: dict[str, pd.DataFrame]
     facts: tuple  # ``stored.file_facts`` of the rows
 
 
 def can_split(source: Source) -> bool:
-    """Whether ``source`` declares its checks per file and across files, and none over all rows alone."""
+    """Whether ``source`` declares its checks in the two halves a result from parts runs (``Source.check_file``,
+    ``check_across``)."""
     return source.check_file is not None and source.check_across is not None
 
 
@@ -165,7 +166,6 @@ def assemble(source: Source, parts: list[Part], tables: dict[str, pd.DataFrame]
                          "release": marked["release"], "file": marked["file"]})
     body = "\n".join([csv_text(tidy.empty()).rstrip("\n"), *text[tidy.canonical_order(keys)]]) + "\n"
     return marked, flags, StoredText(body, len(marked), lines["sdate"].min(), marked["end"].max())
-
 
 
 def rows_frame(rows: list[pd.DataFrame | ArrowRows]) -> pd.DataFrame:

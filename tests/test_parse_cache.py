@@ -12,6 +12,7 @@ import pytest
 
 from loaders import ice_detention_stats as ice
 from loaders import parse_cache, pipeline, registry, stored
+from loaders.errors import ValidationError
 from tests.conftest import record_downloads
 from tests.ice_workbook_factory import Release, build
 
@@ -289,3 +290,26 @@ def test_a_result_put_together_from_parts_is_the_whole_path_s_bytes_whatever_cha
     assert any("repeated" in line and last.name in line for line in rows.splitlines())
     both("replaced", [first, replace(middle, ice=23100), last])
     both("removed", [middle, last])
+
+
+def test_a_row_that_fails_validation_is_named_the_same_with_and_without_the_cache(raw, tmp_path, monkeypatch):
+    """A part is made only from valid rows; a bad row stops the rebuild with the words of the rebuild without the
+    cache (the file, and the row counted within that file), and nothing is kept for it."""
+    real = pipeline._parse_raw
+    bad = releases()[1].name
+
+    def with_a_bad_row(source, content, name):
+        parsed = pipeline._frames_of(source, real(source, content, name), name)
+        if name == bad:
+            obs = parsed.obs.copy()
+            obs.loc[3, "value"] = -5.0  # negative: refused by tidy.validate
+            parsed = replace(parsed, obs=obs)
+        return parsed
+    monkeypatch.setattr(pipeline, "_parse_raw", with_a_bad_row)
+    said = []
+    for cache in (None, tmp_path / "cache"):
+        with pytest.raises(ValidationError) as e:
+            pipeline.rebuild(raw, tmp_path / f"out-{cache is None}", ["ice_detention_stats"], cache_dir=cache)
+        said.append(str(e.value))
+    assert said[0] == said[1] and bad in said[0] and "row 4 field 'value'" in said[0], said
+    assert not list((tmp_path / "cache" / SRC.id / "parts").glob("*.zip"))  # no part of a source that failed
