@@ -542,11 +542,16 @@ def _iso_days(col: pd.Series, missing_ok: bool = False) -> pd.Series:
 BAND_TABLE_COLUMNS = ["band_low", "band_high", "band_releases", "first_release", "last_revised"]
 
 
+BAND_NUMBERS = ("band_low", "band_high")
+
+
 def _with_band(table: pd.DataFrame, p: Prepared) -> pd.DataFrame:
     """The revision band beside each point of a view that draws it (``View.band``): the lowest and highest
     figure the releases printed for the period, how many releases printed it, the first of them and the last
-    that changed it (blank where the point has no band)."""
-    out = table.assign(**{c: "" for c in BAND_TABLE_COLUMNS})
+    that changed it (blank where the point has no band). The lowest and highest stay numbers (NaN where there is
+    none), so the CSV writes them as it writes ``value`` ("50922", not "50922.0") and a table shows them as
+    numbers."""
+    out = table.assign(**{c: np.nan if c in BAND_NUMBERS else "" for c in BAND_TABLE_COLUMNS})
     if p.band is None or not len(p.band):
         return out
     b = p.band
@@ -556,7 +561,10 @@ def _with_band(table: pd.DataFrame, p: Prepared) -> pd.DataFrame:
                             "last_revised": _iso_days(b["last_revised"], missing_ok=True)})
     merged = out.drop(columns=BAND_TABLE_COLUMNS).merge(by_date, on="date", how="left")
     for c in BAND_TABLE_COLUMNS:
-        merged[c] = merged[c].astype(object).where(merged[c].notna(), "")
+        if c in BAND_NUMBERS:
+            merged[c] = merged[c].astype("float64")
+        else:
+            merged[c] = merged[c].astype(object).where(merged[c].notna(), "")
     return merged
 
 

@@ -164,7 +164,9 @@ def event_lines(r) -> list[str]:
 def export_table(r) -> pd.DataFrame:
     """What a rendered view draws, one row per value: the series points (kind "series"), the reported figures
     drawn beside them (kind "reported": the period they cover, who reported them and the link in ``source``),
-    and period totals (kind "period total")."""
+    period totals (kind "period total") and the events in view (kind "event"). The columns are the view's table's
+    (``r.table``: with the revision band on, its five band columns after ``source``) with ``kind`` first and
+    ``note`` last; a reported figure or an event leaves the columns it has no value for blank (``with_rows``)."""
     table = r.table.copy()
     totals = {p.ref for p in (r.totals or [])}
     table.insert(0, "kind", ["period total" if (s + ("|" + k if k else "")) in totals else "series"
@@ -183,11 +185,24 @@ def export_table(r) -> pd.DataFrame:
             # What the figure is and whether it is verified, in the row itself: a CSV has no marker styles.
             "note": [reported_note(r) for r in rep.itertuples(index=False)],
         })
-        table = pd.concat([table, rows.reindex(columns=table.columns, fill_value="")], ignore_index=True)
+        table = with_rows(table, rows)
     if r.events is not None and len(r.events):
-        rows = event_rows(r.events)
-        table = pd.concat([table, rows[table.columns]], ignore_index=True)
+        table = with_rows(table, event_rows(r.events))
     return table
+
+
+def with_rows(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` of another kind (reported figures, events) under ``table``, in the table's columns and order. A
+    column the rows have no value for is left blank: no number in a number column (the band's ``band_low``), an
+    empty text elsewhere; the view decides which columns there are (the band's only when it is on), so no kind of
+    row has to know them. A column of the rows that the table lacks is refused, never dropped without a word."""
+    extra = [c for c in rows.columns if c not in table.columns]
+    if extra:
+        kinds = sorted(set(rows["kind"])) if "kind" in rows else []
+        raise ValueError(f"export table: rows of kind {kinds} have column(s) {extra} "
+                         f"that the table ({', '.join(table.columns)}) lacks")
+    blank = {c: np.nan if pd.api.types.is_float_dtype(table[c]) else "" for c in table.columns if c not in rows}
+    return pd.concat([table, rows.assign(**blank)[list(table.columns)]], ignore_index=True)
 
 
 def event_rows(events: pd.DataFrame) -> pd.DataFrame:

@@ -296,6 +296,29 @@ def span_layer(spans, *, name: str, note: str, colour: str = "#9AA5B1", opacity:
             "notes": [note]}
 
 
+def legend_height(data: list[dict], legend_w: float, font: float) -> float:
+    """The height of the horizontal legend of ``data``'s entries in ``legend_w`` px. Entries flow left to right,
+    about 40 px of symbol and gap plus the text each; a name on several lines adds its lines. The entries of one
+    legend group are a block, one under another (Plotly stacks a group even in a horizontal legend): a line and
+    its revision band's entry take two rows where they stand, and a row is as tall as its tallest block."""
+    blocks: dict[str, list[list[str]]] = {}
+    for i, t in enumerate(data):
+        name = t.get("name")
+        if t.get("showlegend", True) and name and not any(name.split("<br>") in b for b in blocks.values()):
+            blocks.setdefault(t.get("legendgroup") or f"#{i}", []).append(name.split("<br>"))
+    rows: list[int] = []  # each row's height in entries: its tallest block
+    used = 0.0
+    for block in blocks.values():
+        w = 50 + max(len(html.unescape(x)) for e in block for x in e) * font * LEGEND_EM
+        if not rows or (used and used + w > legend_w):
+            rows.append(0)
+            used = 0.0
+        used += w
+        rows[-1] = max(rows[-1], len(block))
+    lines = sum(len(e) - 1 for b in blocks.values() for e in b)
+    return sum(rows) * font * 2.0 + 6 + lines * font * 1.3
+
+
 def finish(spec: FigureSpec) -> dict:
     """Lay the spec out for its size: margins from the title, legend and wrapped footer; panel domains; the
     height (a square card stays square unless its text cannot fit). Returns a Plotly-ready dict (``data`` and
@@ -342,15 +365,7 @@ def finish(spec: FigureSpec) -> dict:
         name = t.get("name") or ""
         if t.get("showlegend", True) and "<br>" not in name and len(html.unescape(name)) > most:
             t["name"] = "<br>".join(textwrap.wrap(name, most, break_on_hyphens=False))
-    names = [t.get("name", "") for t in data if t.get("showlegend", True) and t.get("name")]
-    entries = [n.split("<br>") for n in dict.fromkeys(names)]
-    widths = [50 + max(len(html.unescape(x)) for x in e) * sz.font * LEGEND_EM for e in entries]
-    rows, used = (1 if widths else 0), 0.0
-    for w in widths:
-        if used and used + w > legend_w:
-            rows, used = rows + 1, 0.0
-        used += w
-    legend_h = rows * sz.font * 2.0 + 6 + sum(len(e) - 1 for e in entries) * sz.font * 1.3
+    legend_h = legend_height(data, legend_w, sz.font)
     head_h = sz.toolbar_px + 14 + title_h + 8
     top = head_h + (0 if sz.legend_below else legend_h) + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)

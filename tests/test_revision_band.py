@@ -250,3 +250,16 @@ def test_band_breaks_where_a_period_has_no_whole_figure(tmp_path):
     assert list(area["y"]) == [110, 100, None, 320, 300, None]
     assert list(area["x"]) == ["2025-01-01", "2025-01-01", None, "2025-03-01", "2025-03-01", None]
     assert list(points["x"]) == ["2025-01-01", "2025-03-01"]
+
+
+def test_legend_room_counts_the_band_entry_under_its_line(snap):
+    """The band's legend entry shares its line's legend group (a click on the line hides its band too), and
+    Plotly stacks a group's entries even in a horizontal legend: the room left above the plot must count that
+    second row, or the notes of spans with no release are drawn over it (an article-size image did)."""
+    from figures.core import legend_height
+    assert legend_height([dict(name="A line", legendgroup="s0"), dict(name="Its band", legendgroup="s0")], 600, 12) \
+        == legend_height([dict(name="A line"), dict(name="Another")], 600, 12) + 12 * 2.0
+    off, on = (render(snap, _view(band=band, per_day=False), size="article").figure for band in (False, True))
+    idx, data = _band_traces(on)
+    assert data[idx[0]]["showlegend"] and data[idx[0]]["legendgroup"] == "s0"
+    assert on.layout.margin.t - off.layout.margin.t == on.layout.font.size * 2.0

@@ -1,8 +1,10 @@
 """The revision band and the first-published event study on the page (Streamlit's AppTest, bundled snapshot):
 one switch, the permalink parameter, the Releases tab's revision tables."""
+import io
 import json
 import re
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from page import state
@@ -64,3 +66,23 @@ def test_study_as_first_published_and_releases_revisions():
     tables = [d.value for d in at.dataframe]
     assert any("values_revised" in t.columns for t in tables)
     assert any("last_revised" in t.columns and len(t) for t in tables)
+
+
+def test_chart_csv_download_with_the_band_and_events(monkeypatch):
+    """The page's "CSV" button with the band on and events in view: its file is made when clicked (a deferred
+    download), so the callable the page registers is kept and run here, as a click would run it."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    made = {}
+    register = MediaFileManager.add_deferred
+
+    def keep(self, fn, mimetype, coordinates, file_name=None, element_id=""):
+        made[element_id.rsplit("-", 1)[-1]] = fn
+        return register(self, fn, mimetype, coordinates, file_name=file_name, element_id=element_id)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    app({"series": SERIES, "preset": "all", "band": "1"})
+    text = made["dl_csv"]().decode("utf-8")
+    body = pd.read_csv(io.StringIO(text), comment="#", dtype=str, keep_default_na=False)
+    band = ["band_low", "band_high", "band_releases", "first_release", "last_revised"]
+    assert (body["kind"] == "event").any() and (body.loc[body["kind"] == "event", band] == "").all().all()
+    assert (body.loc[body["kind"] == "series", "band_low"] != "").any()
