@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, name, None):
                 pq[key] = getattr(args, name)
         sep = getattr(args, "separators", None) or trends_from_query(query_from_args(args)).sep or None
-        return places_export.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
+        return places_export.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep,
+                                    today=today)
     try:
         snap, events, reported = load_context(Path(args.data), lang)
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError

@@ -52,6 +52,7 @@ from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
+from loaders import clock
 from loaders.data import coverage_spans, covered_bounds, is_flow, iso_days
 from loaders.reported_figures import default_kind
 from loaders.text import html_text
@@ -209,7 +210,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     footer = list(sources)
     if notes:
         footer += notes
-    footer.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
+    footer.append(i18n.t("figure.generated_on", lang, date=(generated_on or clock.today()).isoformat()))
     layout = dict(
         LIGHT_LAYOUT,
         font=dict(color=TEXT, size=sz.font),
@@ -1179,7 +1180,7 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     # a range that ends inside the data keeps its own end.
     last = max((snap.by_series[p.series_id]["end"].max().date() for p in prepared if p.series_id in snap.by_series),
                default=hi)
-    sources, ages, shorter = footer_sources(snap, view, prepared, sz, generated_on or dt.date.today())
+    sources, ages, shorter = footer_sources(snap, view, prepared, sz, generated_on or clock.today())
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared, ages),
                       sources=sources, notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang,
                       sep=sep)

@@ -277,3 +277,24 @@ def test_loaders_status_counts_from_the_pages_day(monkeypatch, capsys):
     monkeypatch.setenv(clock.ENV, "2026-9-1")
     assert main(["status"]) == 2
     assert capsys.readouterr().err.strip() == "error: DASHBOARD_TODAY='2026-9-1' is not a real YYYY-MM-DD date"
+
+
+def test_a_command_line_map_says_the_pages_day(monkeypatch, tmp_path):
+    """The Places maps printed the machine's date under the map (the page's and the command line's alike; the
+    static site swapped the date module under them to print its build date)."""
+    from charts.__main__ import main
+    monkeypatch.setenv(clock.ENV, "2026-09-01")
+    out = tmp_path / "states.html"
+    assert main(["export", "--view", "places", "--map", "state", "--out", str(out)]) == 0
+    assert "Generated 2026-09-01 with " in out.read_text("utf-8")
+
+
+def test_no_output_counts_from_the_machines_clock():
+    """Every date an output prints (an image's "generated on", a CSV's export date, a citation's access date, a
+    map's footer, a deaths map's open end) is given, or is the page's day (loaders.clock): none reads the clock
+    itself, so DASHBOARD_TODAY reaches every one."""
+    found = [f"{p.relative_to(ROOT)}:{i}" for layer in ("charts", "views", "figures", "page")
+             for p in sorted((ROOT / layer).rglob("*.py"))
+             for i, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+             if re.search(r"\bdate\.today\(\)|\bdatetime\.now\(", line) and not line.lstrip().startswith("#")]
+    assert not found, found
