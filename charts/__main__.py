@@ -16,7 +16,7 @@ from analysis.view import View
 from charts import export, places_export, site
 from charts.context import load_context
 from figures.core import source_lines
-from figures.layout import EXPORT_SIZES, SIZES
+from figures.layout import EXPORT_SIZES, SIZES, height_limit
 from loaders import clock
 from loaders import data as cdata
 from loaders.errors import LoaderError
@@ -73,6 +73,17 @@ def output_problem(out: Path, lang: str = "en") -> str | None:
 def write_output(out: Path, payload: bytes) -> None:
     """Write ``payload`` to ``out`` (``export.write_file``: atomic for a regular file)."""
     export.write_file(out, payload)
+
+
+def size_notes(r, size, fmt: str, lang: str) -> list[str]:
+    """What an image cannot do at its size: a compact image whose title, legend and sources alone leave its plot
+    no room within the size's height limit (a view of many series in four panels) is drawn taller than the
+    limit, and the command says so rather than hand over a card that is not one."""
+    height, limit = int(r.figure.layout.height), height_limit(size)
+    if fmt == "csv" or height <= limit + 1:
+        return []
+    return [i18n.t("cli.over_height", lang, size=i18n.t("export.file.size_" + size.name, lang), height=height,
+                   limit=int(limit))]
 
 
 def chart_payload(snap, r, fmt: str, *, wide: bool, lang: str, today: dt.date) -> bytes:
@@ -215,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     if r.figure is None or r.table.empty:
         error("cli.no_data", lo=r.lo, hi=r.hi)
         return 1
+    for note in size_notes(r, size, fmt, lang):
+        print(i18n.t("cli.note", lang, message=note), file=sys.stderr)
     try:
         payload = chart_payload(snap, r, fmt, wide=args.wide, lang=lang, today=today)
     except export.ExportUnavailable as e:

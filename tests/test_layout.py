@@ -220,6 +220,28 @@ def test_a_social_card_that_outgrows_its_square_stops_at_its_height_limit(series
     assert plot >= 3 * F.min_panel_px(sz) - 1, plot
 
 
+FIVE_IN_FOUR = ["ice_detention_stats.detained_ice", "ice_detention_stats.book_ins_ice", "ice_detention_stats.adp_ice",
+                "ice_detention_stats.alos_ice", "ice_detention_stats.detained_cbp"]
+
+
+def test_the_command_says_when_a_cards_text_alone_passes_its_limit(tmp_path, capsys):
+    """Five series in four panels, in Spanish: the title, legend and sources leave the plot no room within the
+    card's 1,728 px, whatever else gives way. The image is drawn taller (never cut) and the command says so; the
+    busiest three-panel card fits and nothing is said."""
+    from charts.__main__ import main
+    out = tmp_path / "card.html"
+
+    def export(series):
+        assert main(["export", "--series", ",".join(series), "--preset", "all", "--size", "social", "--lang", "es",
+                     "--out", str(out)]) == 0
+        return capsys.readouterr().err
+
+    said = export(FIVE_IN_FOUR)
+    assert "nota: a tamaño tarjeta para redes, el título, la leyenda y las fuentes de esta vista no dejan sitio al " \
+           "gráfico en 1728 px: la imagen mide " in said, said
+    assert "1728 px" not in export(THREE)
+
+
 def test_article_footer_names_sources_briefly_and_keeps_every_event_elsewhere():
     r = draw(View(series=THREE, preset="all", categories=[]), "article")
     foot = footer_of(r.figure).text
