@@ -1231,9 +1231,10 @@ def plot_share(laid_out: dict) -> float:
 
 
 def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
-    """``_laid_out``; when that outgrows the size's height (an article's ratio, a social card's square) and the
-    spec has shorter forms of footer lines, laid out again with them (an article's source line then keeps its
-    data date and age and gives up the sentence on where the credits are)."""
+    """``_laid_out``; when that outgrows the size's shape (an article's ratio, a social card's square) and the
+    spec has shorter forms of footer lines, laid out again with them (the source line then keeps its data date
+    and age and gives up the sentence on where the credits are); when it still runs past the size's height
+    limit (a card that grew), laid out again with the notes' brief forms (``spec.tighter``)."""
     out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
     sz = spec.size
     for pairs, most in ((spec.shorter, shape_height(sz)), (spec.tighter, height_limit(sz))):
