@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as dt
 import stat
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from analysis.view import View
 from charts import export, places_export, site
 from charts.context import load_context
 from figures.core import source_lines
-from figures.layout import EXPORT_SIZES, SIZES
+from figures.layout import EXPORT_SIZES, SIZES, height_limit
+from loaders import clock
 from loaders import data as cdata
 from loaders.errors import LoaderError
 from views.compose import render
@@ -73,10 +75,36 @@ def write_output(out: Path, payload: bytes) -> None:
     export.write_file(out, payload)
 
 
+def size_notes(r, size, fmt: str, lang: str) -> list[str]:
+    """What an image cannot do at its size: a compact image whose title, legend and sources alone leave its plot
+    no room within the size's height limit (a view of many series in four panels) is drawn taller than the
+    limit, and the command says so rather than hand over a card that is not one."""
+    height, limit = int(r.figure.layout.height), height_limit(size)
+    if fmt == "csv" or height <= limit + 1:
+        return []
+    return [i18n.t("cli.over_height", lang, size=i18n.t("export.file.size_" + size.name, lang), height=height,
+                   limit=int(limit))]
+
+
+def chart_payload(snap, r, fmt: str, *, wide: bool, lang: str, today: dt.date) -> bytes:
+    """The file's bytes: the image, or the CSV (long, or ``wide``) with its sources, citation and export date."""
+    cite = export.citation(snap, r.prepared, retrieved=today, lang=lang) if lang != "en" else ""
+    if fmt == "csv" and wide:
+        return export.wide_csv(r, sources=source_lines(snap, r.prepared, lang), title=r.title, lang=lang,
+                               citation_text=cite, generated_on=today)
+    if fmt == "csv":
+        return export.to_csv(export.export_table(r), sources=source_lines(snap, r.prepared, lang) + r.notes,
+                             title=r.title, lang=lang, citation_text=cite, generated_on=today)
+    return export.export_figure(r, fmt)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m charts", description="Export the dashboard's charts.")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    ex = sub.add_parser("export", help="write one chart (png, svg, html) or its data (csv) to a file")
+    ex = sub.add_parser("export", help="write one chart (png, svg, html) or its data (csv) to a file",
+                        description="Write one chart (png, svg, html) or its data (csv) to a file. Its dates (how "
+                                    "late each source drawn is, 'generated on', the CSV's export date) count from "
+                                    "today, or from the day DASHBOARD_TODAY=YYYY-MM-DD names, as the page's do.")
     ex.add_argument("--query", help="a permalink or its query string, e.g. 'series=...&preset=all'")
     ex.add_argument("--series", help="comma-separated series ids (id or id|key); see data/snapshot/series.csv")
     ex.add_argument("--preset", help="since-2025-01-20, last-90-days, fiscal-ytd, calendar-year, all, custom")
@@ -156,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     if problem:  # before drawing anything: a PNG takes seconds to render
         error("", text=problem)
         return 2
+    try:  # the page's day (DASHBOARD_TODAY, else today): the figures' age, "generated on", the CSV's export date
+        today = clock.today()
+    except ValueError as e:
+        error("", text=str(e))
+        return 2
     pq = query_of(args.query or "")
     if args.view == "places" or (args.view is None and pq.get("view") == "places"):
         for name in ("map", "release", "facility", "state"):
@@ -167,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, name, None):
                 pq[key] = getattr(args, name)
         sep = getattr(args, "separators", None) or trends_from_query(query_from_args(args)).sep or None
-        return places_export.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep)
+        return places_export.export(Path(args.data), pq, fmt, out, width=args.width, lang=lang, separators=sep,
+                                    today=today)
     try:
         snap, events, reported = load_context(Path(args.data), lang)
     except (OSError, ValueError, KeyError, LoaderError) as e:  # a broken events.csv is a LoaderError
@@ -185,23 +219,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.width:
         size = dataclasses.replace(size, width=args.width)
     try:
-        r = render(snap, view, events=events, reported=reported, size=size)
+        r = render(snap, view, events=events, reported=reported, size=size, generated_on=today)
     except ValueError as e:  # a view the chart cannot draw honestly (too many series or units): say why
         error("", text=str(e))
         return 2
     if r.figure is None or r.table.empty:
         error("cli.no_data", lo=r.lo, hi=r.hi)
         return 1
+    for note in size_notes(r, size, fmt, lang):
+        print(i18n.t("cli.note", lang, message=note), file=sys.stderr)
     try:
-        cite = export.citation(snap, r.prepared, lang=lang) if lang != "en" else ""
-        if fmt == "csv" and args.wide:
-            payload = export.wide_csv(r, sources=source_lines(snap, r.prepared, lang), title=r.title, lang=lang,
-                                      citation_text=cite)
-        elif fmt == "csv":
-            payload = export.to_csv(export.export_table(r), sources=source_lines(snap, r.prepared, lang) + r.notes, title=r.title,
-                                    lang=lang, citation_text=cite)
-        else:
-            payload = export.export_figure(r, fmt)
+        payload = chart_payload(snap, r, fmt, wide=args.wide, lang=lang, today=today)
     except export.ExportUnavailable as e:
         error("", text=i18n.t("export.needs_browser", lang) if lang != "en" else str(e))
         return 1

@@ -27,6 +27,7 @@ from figures.events import event_categories, number_events
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
 from figures.labels import display_label
 from figures.layout import EXPORT_SIZES, size_of
+from loaders import clock
 from loaders.data import load_snapshot
 from loaders.fetch import atomic_write
 from loaders.reported_figures import default_kind
@@ -348,7 +349,7 @@ def csv_head(*, title: str, sources: list[str], generated_on: dt.date | None, la
         head.append(f"# {csv_cell(i18n.t('export.citation_head', lang, citation=citation_text))}")
     if lang != "en":
         head.append(f"# {i18n.t('export.csv_language', lang)}")
-    when = (generated_on or dt.date.today()).isoformat()
+    when = (generated_on or clock.today()).isoformat()
     head.append(f"# {i18n.t('export.csv_exported', lang, date=when, dashboard=dashboard_name(lang))}")
     return "\n".join(h.replace("\n", " ") for h in head) + "\n"
 
@@ -368,7 +369,7 @@ def citation(snap, prepared, *, url: str = "", retrieved: dt.date | None = None,
         rel_txt = i18n.t("export.citation_release", lang, date=max(rel).date().isoformat()) if rel else ""
         parts.append(i18n.t("export.citation_source", lang, publisher=e.get("publisher", sid),
                             title=e.get("title", sid), release=rel_txt, url=e.get("landing_page", "")))
-    when = (retrieved or dt.date.today()).isoformat()
+    when = (retrieved or clock.today()).isoformat()
     parts.append(i18n.t("export.citation_compiled", lang, dashboard=dashboard_name(lang), url=f", {url}" if url else "",
                         date=when))
     return " ".join(parts)

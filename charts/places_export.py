@@ -3,6 +3,7 @@ writing the page's Places figure or table to a file (``views.places.render`` dra
 """
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from analysis import places as P
 from charts import export as cexport
 from charts import templates
 from figures import maps
+from loaders import clock
 from loaders import data as cdata
 from views import link
 from views.places import DEATH_MAPS, default_release, render
@@ -25,8 +27,10 @@ def map_html(fig: go.Figure) -> bytes:
     return templates.render("export_map.html", chart=chart, outlines=maps.geo_assets_script()).encode("utf-8")
 
 
-def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None) -> int:
-    """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``."""
+def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en", separators: str | None = None,
+           today: dt.date | None = None) -> int:
+    """``python -m charts export --view places ...``: the page's Places figure or table, written to ``out``, dated
+    ``today`` (else the page's day: ``loaders.clock``)."""
     snap = cdata.load_snapshot(data_dir)
     pl = P.build(snap)
     view = link.places_from_query(q)
@@ -39,13 +43,14 @@ def export(data_dir, q: dict, fmt: str, out, width: int = 1200, lang: str = "en"
               + ", ".join(P.release_key(s, r) for s, r in zip(pl.releases["source"], pl.releases["release"])),
               file=sys.stderr)
         return 2
-    r = render(snap, pl, view, lang, i18n.check_separators(separators, lang))
+    today = today or clock.today()
+    r = render(snap, pl, view, lang, i18n.check_separators(separators, lang), today=today)
     if r.figure is None:
         print(f"error: {r.problem}", file=sys.stderr)
         return 2
     try:
         if fmt == "csv":
-            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title, lang=lang)
+            payload = cexport.to_csv(r.table, sources=r.sources, title=r.title, lang=lang, generated_on=today)
         elif fmt == "html":
             payload = map_html(r.figure)
         else:

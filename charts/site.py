@@ -190,41 +190,6 @@ def build_date(snap: cdata.Snapshot, given: str | None = None) -> dt.date:
     return snapshot_date(snap)
 
 
-class _FixedToday:
-    """While building, ``dt.date.today()`` inside the chart modules that print it (the maps' footer has no
-    date parameter) returns the build date, so the pages do not change with the day they are built."""
-
-    MODULES = ("figures.maps",)  # the trend figures and the CSVs take the date as a parameter
-
-    def __init__(self, day: dt.date):
-        day_ = day
-
-        class _Date(dt.date):
-            @classmethod
-            def today(cls):
-                return day_
-
-        class _Shim:
-            def __getattr__(self, name):
-                return _Date if name == "date" else getattr(dt, name)
-
-        self.shim = _Shim()
-        self.saved: dict[str, object] = {}
-
-    def __enter__(self):
-        for name in self.MODULES:
-            mod = sys.modules.get(name)
-            if mod is not None and getattr(mod, "dt", None) is dt:
-                self.saved[name] = mod
-                mod.dt = self.shim
-        return self
-
-    def __exit__(self, *exc):
-        for mod in self.saved.values():
-            mod.dt = dt
-        return False
-
-
 # ---------------------------------------------------------------------------------------------- byte-stable images
 
 # Where plotly.js puts a random six-hex-digit id: the figure's (clip paths, defs, legend) and each trace's uid
@@ -334,7 +299,7 @@ def places_page(snap, q: dict, day: dt.date, live_url: str) -> Page:
     lang = str(q["lang"]) if q.get("lang") in i18n.LANGS else "en"
     pl = P.build(snap)
     view = places_from_query(q)
-    r = PV.render(snap, pl, view, lang)
+    r = PV.render(snap, pl, view, lang, today=day)  # the maps' "generated" line and a deaths map's open end
     if r.figure is None:
         raise SiteError(f"places view {urlencode(q)!r}: {r.problem}")
     query = {**places_to_query(view), **({"lang": lang} if lang != "en" else {})}
@@ -493,61 +458,60 @@ def build_site(out: Path, data_dir: Path = cdata.DATA, views: list[dict] | None 
             (assets / f"plotly-locale-{lang}.js").write_text(locale_js, "utf-8")
         pages: list[Page] = []
         seen: set[str] = set()
-        with _FixedToday(day):
-            (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
-            for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
-                kind = q.get("view", "trends")
-                if lang != "en" or separators:
-                    q = {**q, **({"lang": lang} if lang != "en" and "lang" not in q else {}),
-                         **({"sep": separators} if separators and "sep" not in q else {})}
-                try:
-                    if kind == "places":
-                        page = places_page(snap, q, day, live_url)
-                    elif kind == "releases":
-                        page = releases_page(snap, day, live_url, q.get("lang", "en") if q.get("lang") in i18n.LANGS
-                                             else "en")
-                    else:
-                        page = trend_page(snap, events, reported, q, day, live_url)
-                except SiteError as e:
-                    if views:  # a view the user asked for: the build fails, naming it
-                        raise
-                    log(f"note: default view {i} left out: {e}")  # a snapshot without that source
-                    continue
-                page.slug = f"{i:02d}-{slugify(page.title)}"
-                if page.slug in seen:
-                    page.slug += "-" + hashlib.sha256(urlencode(page.query).encode()).hexdigest()[:6]
-                seen.add(page.slug)
-                scripts = [] if page.figure is None else (
-                    ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else [])
-                    + ([f"assets/plotly-locale-{page.lang}.js"] if page.lang != "en" and export.locale_script(page.lang)
-                       else []))
-                files: dict[str, str] = {}
-                if page.csv:
-                    (stage / f"{page.slug}.csv").write_bytes(page.csv)
-                    files["csv"] = f"{page.slug}.csv"
-                if page.figure is not None and images and export.find_browser():
-                    fixed = with_fixed_uids(page.figure)
-                    for fmt in ("png", "svg"):
-                        try:
-                            raw = (maps.to_image(fixed, fmt) if kind == "places"
-                                   else export.to_image(fixed, fmt, lang=page.lang))
-                        except export.ExportUnavailable:
-                            continue
-                        data = stable_png(raw) if fmt == "png" else stable_svg(raw)
-                        (stage / f"{page.slug}.{fmt}").write_bytes(data)
-                        files[fmt] = f"{page.slug}.{fmt}"
-                link = live_link(live_url, page.query)
-                (stage / f"{page.slug}.html").write_text(page_html(page, scripts, files, link, site_url, day),
-                                                         "utf-8")
-                if page.figure is not None:
-                    for theme in ("light", "dark"):
-                        fig = page.figure if theme == "light" else dark(page.figure)
-                        (stage / f"{page.slug}.embed-{theme}.html").write_text(
-                            embed_html(page, fig, theme, scripts, link), "utf-8")
-                        (stage / f"{page.slug}.embed-{theme}.txt").write_text(
-                            embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title) + "\n", "utf-8")
-                pages.append(page)
-                log(f"page {page.slug}.html ({', '.join(sorted(files)) or 'no downloads'})")
+        (assets / "geo-assets.js").write_text(maps.geo_assets_script() + "\n", "utf-8")
+        for i, q in enumerate(views or [query_of(v) for v in DEFAULT_VIEWS], 1):
+            kind = q.get("view", "trends")
+            if lang != "en" or separators:
+                q = {**q, **({"lang": lang} if lang != "en" and "lang" not in q else {}),
+                     **({"sep": separators} if separators and "sep" not in q else {})}
+            try:
+                if kind == "places":
+                    page = places_page(snap, q, day, live_url)
+                elif kind == "releases":
+                    page = releases_page(snap, day, live_url, q.get("lang", "en") if q.get("lang") in i18n.LANGS
+                                         else "en")
+                else:
+                    page = trend_page(snap, events, reported, q, day, live_url)
+            except SiteError as e:
+                if views:  # a view the user asked for: the build fails, naming it
+                    raise
+                log(f"note: default view {i} left out: {e}")  # a snapshot without that source
+                continue
+            page.slug = f"{i:02d}-{slugify(page.title)}"
+            if page.slug in seen:
+                page.slug += "-" + hashlib.sha256(urlencode(page.query).encode()).hexdigest()[:6]
+            seen.add(page.slug)
+            scripts = [] if page.figure is None else (
+                ["assets/plotly.min.js"] + (["assets/geo-assets.js"] if kind == "places" else [])
+                + ([f"assets/plotly-locale-{page.lang}.js"] if page.lang != "en" and export.locale_script(page.lang)
+                   else []))
+            files: dict[str, str] = {}
+            if page.csv:
+                (stage / f"{page.slug}.csv").write_bytes(page.csv)
+                files["csv"] = f"{page.slug}.csv"
+            if page.figure is not None and images and export.find_browser():
+                fixed = with_fixed_uids(page.figure)
+                for fmt in ("png", "svg"):
+                    try:
+                        raw = (maps.to_image(fixed, fmt) if kind == "places"
+                               else export.to_image(fixed, fmt, lang=page.lang))
+                    except export.ExportUnavailable:
+                        continue
+                    data = stable_png(raw) if fmt == "png" else stable_svg(raw)
+                    (stage / f"{page.slug}.{fmt}").write_bytes(data)
+                    files[fmt] = f"{page.slug}.{fmt}"
+            link = live_link(live_url, page.query)
+            (stage / f"{page.slug}.html").write_text(page_html(page, scripts, files, link, site_url, day),
+                                                     "utf-8")
+            if page.figure is not None:
+                for theme in ("light", "dark"):
+                    fig = page.figure if theme == "light" else dark(page.figure)
+                    (stage / f"{page.slug}.embed-{theme}.html").write_text(
+                        embed_html(page, fig, theme, scripts, link), "utf-8")
+                    (stage / f"{page.slug}.embed-{theme}.txt").write_text(
+                        embed_snippet(f"{site_url}{page.slug}.embed-{theme}.html", page.title) + "\n", "utf-8")
+            pages.append(page)
+            log(f"page {page.slug}.html ({', '.join(sorted(files)) or 'no downloads'})")
         (stage / "index.html").write_text(index_html(pages, day, live_url, lang), "utf-8")
         (stage / "site.json").write_text(json.dumps(
             {"built_on": day.isoformat(), "live_url": live_url, "site_url": site_url,

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from analysis.study import daily_values
 from figures.blackouts import add_blackouts
 from figures.core import break_gaps
+from loaders import clock
 from loaders import data as cdata
 from loaders.text import html_text
 from wording import i18n
@@ -208,9 +209,9 @@ def continuity_spec(snap: cdata.Snapshot, measure: str, *, start: dt.date = dt.d
     if measure == "arrests":
         notes.append(i18n.t("continuity.book_ins_note", lang))
     notes.append(i18n.t("continuity.shaded", lang))
-    notes.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
+    notes.append(i18n.t("figure.generated_on", lang, date=(generated_on or clock.today()).isoformat()))
     footer = [w for t in notes for w in textwrap.wrap(t, 160, break_long_words=False)]
-    hi = end or max(to_dates.values(), default=None) or dt.date.today()
+    hi = end or max(to_dates.values(), default=None) or clock.today()
     # An end chosen past every source's last date gives way to that date in the subtitle (the axis still runs to
     # the end chosen); an end inside the data stays.
     said_end = min(hi, max(data_last)) if data_last else hi

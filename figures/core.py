@@ -39,9 +39,11 @@ from figures.layout import (
     OVERLAY_REF,
     Size,
     footer_chars,
+    height_limit,
     left_margin,
     place_labels,
     place_layers,
+    shape_height,
     size_of,
     stack_notes,
 )
@@ -49,6 +51,7 @@ from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
 from figures.layout import panel_ref as _yref
 from figures.spec import FigureSpec
+from loaders import clock
 from loaders.data import coverage_spans, covered_bounds, is_flow, iso_days
 from loaders.ledger import SHORT_NAMES
 from loaders.reported_figures import default_kind
@@ -89,6 +92,12 @@ LIGHT_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="rgba(0,0,0,0)", colorwa
 CHAR_EM = 0.58  # average glyph width in em for the fonts Plotly falls back to (Open Sans/Verdana/Arial)
 LEGEND_EM = 0.5  # legend labels, measured: about 0.47 em in the export's font; a little over, for other fonts
 MIN_PANEL_PX = 90  # the shortest a panel gets when an article-size figure is held to its height
+
+
+def min_panel_px(sz: Size) -> float:
+    """The shortest a panel gets when a compact figure is held to its height: ``MIN_PANEL_PX`` at the article's
+    12 px ticks, taller in proportion at a larger font (a social card's 22 px ticks need as many rows)."""
+    return MIN_PANEL_PX * max(1.0, sz.font / 12)
 
 
 def _x(values) -> np.ndarray:
@@ -201,7 +210,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
     footer = list(sources)
     if notes:
         footer += notes
-    footer.append(i18n.t("figure.generated_on", lang, date=(generated_on or dt.date.today()).isoformat()))
+    footer.append(i18n.t("figure.generated_on", lang, date=(generated_on or clock.today()).isoformat()))
     layout = dict(
         LIGHT_LAYOUT,
         font=dict(color=TEXT, size=sz.font),
@@ -388,15 +397,18 @@ def finish(spec: FigureSpec) -> dict:
     plot_h: float = max(spec.height or sz.plot_height, per_panel * spec.panels)
     others = top + strip + x_ticks_h + under_h + footer_h
     if sz.square:
-        # Square when the text leaves the plot at least 300 px; otherwise (a long event list) the card grows
-        # taller, with a plot as tall as the full-size image's, rather than drop events.
-        plot_h = sz.width - others if others + 300 <= sz.width else max(plot_h, 560)
+        # Square when the text leaves the plot at least 300 px; otherwise (a long event list, a long title or
+        # legend) the card grows taller, with a plot as tall as the full-size image's, up to the size's height
+        # limit: past it the plot gives way first, down to the floor where a panel still reads (a Spanish card
+        # of three panels ran 51 px past its limit with its plot at 560 px).
+        plot_h = sz.width - others if others + 300 <= sz.width else max(
+            min(max(plot_h, 560), height_limit(sz) - others), min_panel_px(sz) * spec.panels)
     elif sz.max_ratio:
         # An article column: the plot takes every pixel the text leaves up to the column's ratio (at the size's
         # own 340 px the seed view's plot was 340 of 814 px), and gives way first, down to a floor where a panel
         # still reads. A height asked for (bars, one per member) is kept when it fits.
-        room = sz.width * sz.max_ratio - others
-        plot_h = max(min(plot_h, room) if spec.height else room, MIN_PANEL_PX * spec.panels)
+        room = height_limit(sz) - others
+        plot_h = max(min(plot_h, room) if spec.height else room, min_panel_px(sz) * spec.panels)
     total = others + plot_h
     lay["height"] = int(math.ceil(total))
     lay["margin"] = dict(l=left, r=24, t=int(top), b=int(x_ticks_h + under_h + footer_h),
@@ -1162,17 +1174,9 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     notes = left_off
     if getattr(view, "band", False):
         notes += band_notes(prepared, view, lang)
-    if flagged_notes and sz.compact:  # the flags named; what each means is in the CSV's flag column and the HTML
-        notes.append(i18n.t("figure.open_circles_compact", lang,
-                            codes=", ".join(flag_name(c, lang) for c in sorted(flagged_notes))))
-    elif flagged_notes:
-        notes.append(i18n.t("figure.open_circles", lang,
-                            codes="; ".join(f"{flag_name(c, lang)}: {flag_text(c, lang)}" for c in sorted(flagged_notes))))
-        if not sz.compact:  # an article figure names the flags; the checks' own words are in the CSV
-            notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
-    for c, labels in sorted(info_notes.items()):
-        notes.append(i18n.t("figure.info_note", lang, code=flag_name(c, lang), text=flag_text(c, lang),
-                            labels="; ".join(sorted(labels))))
+    # The explanations' shortest forms, for a figure at its height limit: the CSV and the HTML say them in full.
+    tighter: list[tuple[str, str]] = []
+    notes += flag_notes(snap, prepared, flagged_notes, info_notes, sz, lang, sep, tighter)
     rep_panel = []
     if reported is not None and len(reported):
         refs = reported["panel_ref"] if "panel_ref" in reported else [prepared[0].ref] * len(reported)
@@ -1180,6 +1184,9 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
     notes += reported_notes(reported, withheld, lang, sep, compact=sz.compact)
+    if sz.compact:
+        tighter += zip(reported_notes(reported, withheld, lang, sep, compact=True),
+                       reported_notes(reported, withheld, lang, sep, compact=True, brief=True))
     if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],
@@ -1188,11 +1195,11 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
     # a range that ends inside the data keeps its own end.
     last = max((snap.by_series[p.series_id]["end"].max().date() for p in prepared if p.series_id in snap.by_series),
                default=hi)
-    sources, ages, shorter = footer_sources(snap, view, prepared, sz, generated_on or dt.date.today())
+    sources, ages, shorter = footer_sources(snap, view, prepared, sz, generated_on or clock.today())
     spec = trend_spec(lines, title=title, subtitle=subtitle_for(view, lo, min(hi, last), prepared, ages),
                       sources=sources, notes=notes, generated_on=generated_on, size=sz, panels=panels, lang=lang,
                       sep=sep)
-    spec = replace(spec, shorter=shorter)
+    spec = replace(spec, shorter=shorter, tighter=tuple(tighter))
     xaxis = dict(spec.layout["xaxis"], range=[lo.isoformat(), hi.isoformat()])
     if view.fiscal_axis:
         vals, text = fiscal_ticks(lo, hi, lang)
@@ -1239,15 +1246,17 @@ def plot_share(laid_out: dict) -> float:
 
 
 def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
-    """``_laid_out``; when that outgrows the size's height (an article's ratio, a social card's square) and the
-    spec has shorter forms of footer lines, laid out again with them (an article's source line then keeps its
-    data date and age and gives up the sentence on where the credits are)."""
+    """``_laid_out``; when that outgrows the size's shape (an article's ratio, a social card's square) and the
+    spec has shorter forms of footer lines, laid out again with them (the source line then keeps its data date
+    and age and gives up the sentence on where the credits are); when it still runs past the size's height
+    limit (a card that grew), laid out again with the notes' brief forms (``spec.tighter``)."""
     out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
     sz = spec.size
-    if spec.shorter and sz.compact and out["layout"]["height"] > sz.width * (sz.max_ratio or 1.0) + 1:
-        short = dict(spec.shorter)
-        spec = replace(spec, footer=tuple(short.get(t, t) for t in spec.footer), shorter=())
-        out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
+    for pairs, most in ((spec.shorter, shape_height(sz)), (spec.tighter, height_limit(sz))):
+        if pairs and sz.compact and out["layout"]["height"] > most + 1:
+            short = dict(pairs)
+            spec = replace(spec, footer=tuple(short.get(t, t) for t in spec.footer))
+            out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
     return out
 
 
@@ -1268,7 +1277,7 @@ def _laid_out(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: st
 
     if not (sz.compact and sz.key_lines and events_in_view is not None and len(events_in_view)):
         return lay(None)[0]
-    most = sz.width * (sz.max_ratio or 1.0)
+    most = shape_height(sz)
     tries = [lay(lines) for lines in range(sz.key_lines, 0, -1)]  # the longest key first
     fit = [(out, n) for out, n in tries if out["layout"]["height"] <= most + 1]
     # The plot's share and the size's shape first (the longest key that leaves both); then the shape with the
@@ -1282,8 +1291,11 @@ def _laid_out(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: st
             return out
     if sz.square and fit:  # a card stays square: its key then says only where the events are
         return fit[-1][0]
-    drawn = [out for out, n in tries if n]
-    return drawn[-1] if drawn else tries[-1][0]
+    # Taller than the shape, never past the size's limit: the least growth that draws an event within it, else
+    # the shortest key (one that only says where the events are).
+    limit = height_limit(sz) + 1
+    drawn = [out for out, n in tries if n and out["layout"]["height"] <= limit]
+    return drawn[-1] if drawn else min((out for out, _ in tries), key=lambda out: out["layout"]["height"])
 
 
 VALIDATE = False
@@ -1442,16 +1454,39 @@ def reported_labels(reported, hi: dt.date, *, panel: int = 0, lang: str = "en", 
     return out
 
 
-def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",", compact: bool = False) -> list[str]:
+def flag_notes(snap, prepared, flagged: set[str], info: dict[str, set[str]], sz: Size, lang: str, sep: str,
+               tighter: list[tuple[str, str]]) -> list[str]:
+    """The footer's words on flagged points (open circles) and informational flags. A compact figure names the
+    flags (what each means is in the CSV's flag column and the HTML), and adds to ``tighter`` the line's form
+    without their names; a full one says what each flag means and the checks' own words."""
+    notes = []
+    if flagged and sz.compact:
+        notes.append(i18n.t("figure.open_circles_compact", lang,
+                            codes=", ".join(flag_name(c, lang) for c in sorted(flagged))))
+        tighter.append((notes[-1], i18n.t("figure.open_circles_brief", lang)))
+    elif flagged:
+        notes.append(i18n.t("figure.open_circles", lang,
+                            codes="; ".join(f"{flag_name(c, lang)}: {flag_text(c, lang)}" for c in sorted(flagged))))
+        notes += flag_reasons(snap, prepared, lang=lang, sep=sep)
+    for c, labels in sorted(info.items()):
+        notes.append(i18n.t("figure.info_note", lang, code=flag_name(c, lang), text=flag_text(c, lang),
+                            labels="; ".join(sorted(labels))))
+    return notes
+
+
+def reported_notes(reported, withheld: dict | None, lang: str = "en", sep: str = ",", compact: bool = False,
+                   brief: bool = False) -> list[str]:
     """The footer's words on reported figures: what each style means (only those drawn), which figures are
     unverified (named, so a printed chart says it), that each is labelled and how labels of one spot are
     shared, and which figures of another measure were left off. A compact figure (article, social card) says
-    what they are in a line: its legend shows the styles and each label says "unverified" where it is."""
+    what they are in a line: its legend shows the styles and each label says "unverified" where it is; with
+    ``brief``, without how markers on one spot are set (the form a figure at its height limit uses)."""
     notes = []
     if reported is not None and len(reported) and compact:
         groups = reported_groups(reported)
         styles = ", ".join(i18n.t("figure.compact_" + g, lang) for g in ("counts", "bounds", "targets") if len(groups[g]))
-        notes.append(i18n.t("figure.note_reported_compact", lang, styles=styles[:1].upper() + styles[1:]))
+        notes.append(i18n.t("figure.note_reported_brief" if brief else "figure.note_reported_compact", lang,
+                            styles=styles[:1].upper() + styles[1:]))
     elif reported is not None and len(reported):
         groups = reported_groups(reported)
         # One footer line for the styles drawn, so a small card keeps its shape.

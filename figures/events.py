@@ -31,6 +31,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from figures.layout import OVERLAY_REF, footer_chars, place_layers, size_of
+from loaders import clock
 from loaders.events import CATEGORIES
 from loaders.text import csv_cell, html_text
 from wording import citation, i18n
@@ -466,7 +467,7 @@ def events_csv(events_in_view: pd.DataFrame, generated_on: dt.date | None = None
     # Comment rows are written by hand with no comma or quote in them: the line stays one cell that starts with
     # "#" (never a formula in a spreadsheet) and a reader skipping "#" lines skips all of it.
     buf.write(_comment(i18n.plural("events.csv_head", len(ev), lang,
-                                   date=(generated_on or dt.date.today()).isoformat())))
+                                   date=(generated_on or clock.today()).isoformat())))
     buf.write(_comment(i18n.t("events.csv_sources", lang,
                               sources=" | ".join(sources) if sources else i18n.t("events.none", lang))))
     cols = ["number", "id", "date", "date_precision", "title", "category", "category_label", "description",

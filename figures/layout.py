@@ -7,6 +7,7 @@ Its own module because the figure builders (``figures.core``) and the layers dra
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 OVERLAY_AXIS = "yaxis9"  # where layers put their traces; ``place_layers`` moves them (panels use yaxis..yaxis4)
@@ -29,7 +30,8 @@ class Size:
     # window is far less than ``width``): footer lines are wrapped for it, so none runs past the figure's edge.
     wrap_px: int = 0
     # At most this many times as tall as wide (0: no limit). An article column cannot take a chart three
-    # times taller than its plot: the panels shrink to a floor, and the footer says where the rest is.
+    # times taller than its plot: the panels shrink to a floor, and the footer says where the rest is. A square
+    # card is laid out square and grows only when its text cannot fit, never past this (``height_limit``).
     max_ratio: float = 0.0
     compact: bool = False  # sources in one or two lines, events as a key of its own lines; the full lists in the CSV/HTML
     # A compact figure's event key takes at most this many footer lines: each event it lists has its number, date,
@@ -51,9 +53,10 @@ SIZES = {
                     description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
                                 "under 12 px; PNG at 2x)"),
     # A card, not a document: events as the short key and sources in a line or two (compact), as in an article.
-    "social": Size("social", 1080, 1, 22, 32, 420, square=True, compact=True, key_lines=7,
-                   description="1080 x 1080 social card (taller only when its text cannot fit; the full lists of "
-                               "events and sources are in the CSV and HTML)"),
+    "social": Size("social", 1080, 1, 22, 32, 420, square=True, max_ratio=1.6, compact=True, key_lines=7,
+                   description="1080 x 1080 social card (taller only when its text cannot fit, and never past "
+                               "1.6 times as tall as wide; the full lists of events and sources are in the CSV "
+                               "and HTML)"),
 }
 EXPORT_SIZES = ("article", "social", "full")
 
@@ -65,6 +68,18 @@ def size_of(size) -> Size:
         return SIZES[size or "page"]
     except KeyError:
         raise ValueError(f"unknown size {size!r}; use one of {', '.join(SIZES)}") from None
+
+
+def shape_height(sz: Size) -> float:
+    """The height a compact figure is laid out for first, px: a square card's width, an article column's ratio
+    of its width. Past it, the footer's shorter forms and a shorter event key are used (``figures.core``)."""
+    return sz.width if sz.square else sz.width * (sz.max_ratio or 1.0)
+
+
+def height_limit(sz: Size) -> float:
+    """The most a figure of this size may be tall, px (infinite when the size has no ratio): an article column's
+    ratio, and how far a square card may grow when its text cannot fit the square."""
+    return sz.width * sz.max_ratio if sz.max_ratio else math.inf
 
 
 FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower than the title's average glyph

@@ -31,6 +31,7 @@ from plotly.subplots import make_subplots
 
 from analysis import places as P
 from figures import image
+from loaders import clock
 from loaders.text import html_text
 from wording import i18n
 
@@ -79,10 +80,13 @@ def _separators(fig: go.Figure, separators: str) -> None:
         fig.update_layout(separators=i18n.plotly_separators(separators))
 
 
-def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str = "en") -> None:
-    """Sources, dates and caveats as one block under the plot: whatever is outside a PNG is lost."""
+def _footer(fig: go.Figure, lines: list[str], *, top: float = -0.04, lang: str = "en", today: dt.date | None = None) -> None:
+    """Sources, dates and caveats as one block under the plot: whatever is outside a PNG is lost. The last line
+    says the day the map was made: ``today``, else the page's day (``loaders.clock``: DASHBOARD_TODAY, else
+    today)."""
     wrapped = [w for line in lines for w in _wrap(line)]
-    wrapped.append(_t("generated", lang, date=dt.date.today().isoformat(), dashboard=_t("dashboard", lang)))
+    day = today or clock.today()
+    wrapped.append(_t("generated", lang, date=day.isoformat(), dashboard=_t("dashboard", lang)))
     fig.add_annotation(text="<br>".join(html_text(w) for w in wrapped), xref="paper", yref="paper", x=0, y=top,
                        xanchor="left", yanchor="top", showarrow=False, align="left", font=dict(size=11, color="#444"))
     fig.update_layout(margin=dict(b=40 + 15 * len(wrapped)), height=(fig.layout.height or 600) + 15 * len(wrapped))
@@ -170,7 +174,7 @@ def _inset_values(fig: go.Figure, table: pd.DataFrame, col: str, colorscale: str
 
 
 def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = False, county_points=None,
-              lang: str = "en", separators: str = ",") -> go.Figure:
+              lang: str = "en", separators: str = ",", today: dt.date | None = None) -> go.Figure:
     t = P.state_totals(pl, source, release)
     col = "per_100k" if per_capita else "detained_adp"
     unit = _t("unit_per" if per_capita else "unit_people", lang)
@@ -214,7 +218,7 @@ def state_map(pl: P.Places, source: str, release: str, *, per_capita: bool = Fal
     lines.append(_t("total", lang, adp=_n(t['detained_adp'].sum(), 1, separators)))
     fig.update_layout(height=640)
     _separators(fig, separators)
-    _footer(fig, lines, lang=lang)
+    _footer(fig, lines, lang=lang, today=today)
     return fig
 
 
@@ -227,7 +231,8 @@ def _county_disagreement(views, lang: str) -> str:
     return "<br>" + _t("facility_hover_county_disagree", lang, items=items)
 
 
-def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", separators: str = ",") -> go.Figure:
+def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", separators: str = ",", *,
+                 today: dt.date | None = None) -> go.Figure:
     cs = P.facility_cross_section(pl, source, release)
     drawn = cs[cs["lat"].notna()]
     missing = cs[cs["lat"].isna()]
@@ -286,12 +291,12 @@ def facility_map(pl: P.Places, source: str, release: str, lang: str = "en", sepa
                         total=_n(cs['value'].sum(), 1, separators), top=top))
     fig.update_layout(height=640, legend=MAP_LEGEND)
     _separators(fig, separators)
-    _footer(fig, lines, lang=lang)
+    _footer(fig, lines, lang=lang, today=today)
     return fig
 
 
 def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang: str = "en",
-                        separators: str = ",") -> go.Figure:
+                        separators: str = ",", *, today: dt.date | None = None) -> go.Figure:
     t = P.field_office_totals(pl, source, release, snap).sort_values("detained_adp")
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=(_t("fo_in_detention", lang), _t("fo_in_atd", lang)))
@@ -307,11 +312,12 @@ def field_office_figure(pl: P.Places, source: str, release: str, snap=None, lang
     lines.append(_t("fo_atd", lang, date=atd_date or _t("not_available", lang)))
     fig.update_layout(height=max(500, 22 * len(t) + 150), showlegend=False, bargap=0.25)
     _separators(fig, separators)
-    _footer(fig, lines, top=-0.06, lang=lang)
+    _footer(fig, lines, top=-0.06, lang=lang, today=today)
     return fig
 
 
-def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en", separators: str = ",") -> go.Figure:
+def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en", separators: str = ",", *,
+                            today: dt.date | None = None) -> go.Figure:
     h = P.facility_history(pl, facility_id)
     f = pl.facilities.set_index("facility_id").loc[facility_id]
     fig = go.Figure()
@@ -344,12 +350,12 @@ def facility_history_figure(pl: P.Places, facility_id: str, lang: str = "en", se
     if f["notes"]:
         lines.append(_t("notes", lang, notes=f["notes"]))
     _separators(fig, separators)
-    _footer(fig, lines, top=-0.1, lang=lang)
+    _footer(fig, lines, top=-0.1, lang=lang, today=today)
     return fig
 
 
 def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en",
-                         separators: str = ",") -> go.Figure:
+                         separators: str = ",", *, today: dt.date | None = None) -> go.Figure:
     h = P.state_history(pl, state)
     name = P.USPS.get(state, ("", state))[1]
     fig = go.Figure()
@@ -374,7 +380,7 @@ def state_history_figure(pl: P.Places, state: str, snap=None, lang: str = "en",
                       margin=dict(t=140))
     lines = [P.caveat("adp", lang), _t("ddp_state_note", lang), _t("state_sources", lang)]
     _separators(fig, separators)
-    _footer(fig, lines, top=-0.1, lang=lang)
+    _footer(fig, lines, top=-0.1, lang=lang, today=today)
     return fig
 
 
@@ -481,7 +487,8 @@ def _period_text(start: dt.date, end: dt.date, lang: str) -> str:
 
 
 def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: list[str], sources: list[str],
-                     *, county_points=None, lang: str = "en", separators: str = ",") -> go.Figure:
+                     *, county_points=None, lang: str = "en", separators: str = ",",
+                     today: dt.date | None = None) -> go.Figure:
     """Deaths in ICE custody in a period by state (``analysis.deaths.by_state``): counts only, no name, no cause."""
     main = counts[~counts["territory"] & (counts["state"] != "(no state)")]
     fig = go.Figure()
@@ -509,12 +516,13 @@ def deaths_state_map(counts: pd.DataFrame, start: dt.date, end: dt.date, notes: 
     lines.append(_d("total", lang, n=_n(int(counts["deaths"].sum()), None, separators)))
     fig.update_layout(height=640)
     _separators(fig, separators)
-    _footer(fig, lines, lang=lang)
+    _footer(fig, lines, lang=lang, today=today)
     return fig
 
 
 def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.date, end: dt.date,
-                        notes: list[str], sources: list[str], *, lang: str = "en", separators: str = ",") -> go.Figure:
+                        notes: list[str], sources: list[str], *, lang: str = "en", separators: str = ",",
+                        today: dt.date | None = None) -> go.Figure:
     """Deaths in ICE custody in a period at each facility of the Places table (``analysis.deaths.by_facility``),
     each drawn at its county's internal point. A bubble's customdata is the facility id (a click picks it on the
     page). Hover: the facility, its count and first and latest date; never a name or a cause."""
@@ -553,5 +561,5 @@ def deaths_facility_map(table: pd.DataFrame, unplaced: pd.DataFrame, start: dt.d
         lines.append(_dn("not_drawn", len(unplaced), lang, n=_n(len(unplaced), None, separators)))
     fig.update_layout(height=640, legend=MAP_LEGEND)
     _separators(fig, separators)
-    _footer(fig, lines, lang=lang)
+    _footer(fig, lines, lang=lang, today=today)
     return fig

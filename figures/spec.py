@@ -41,3 +41,6 @@ class FigureSpec:
     # Footer lines and the shorter lines that replace them when the laid-out figure is taller than its size
     # allows (figures.core._with_events): what gives way before the plot and the lines that must stay.
     shorter: tuple[tuple[str, str], ...] = ()
+    # Then, when the figure with its shorter lines would still run past its size's height limit (a square card
+    # that grew), the notes' shortest forms: what their markers mean without the detail the CSV and HTML carry.
+    tighter: tuple[tuple[str, str], ...] = ()

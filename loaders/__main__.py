@@ -5,8 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import clock, export_data, freshness, limits, pipeline, registry, releases, snapshot
 from . import data as cdata
-from . import export_data, freshness, limits, pipeline, registry, releases, snapshot
 from .errors import LoaderError, os_message
 
 
@@ -15,7 +15,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m loaders", description="Fetch, parse and check the dashboard's data.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list source ids and titles")
-    st = sub.add_parser("status", help="what the snapshot holds and how old each source is against its cadence")
+    st = sub.add_parser("status", help="what the snapshot holds and how old each source is against its cadence",
+                        description="What the snapshot holds and how old each source is against its cadence, "
+                                    "counted from today, or from the day DASHBOARD_TODAY=YYYY-MM-DD names, as the "
+                                    "page counts.")
     st.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
     ve = sub.add_parser("verify", help="check every file of the snapshot against the sizes and sha256 in its manifest")
     ve.add_argument("--data", default=str(pipeline.DATA), help="snapshot folder (default: data/)")
@@ -76,19 +79,30 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _status(args) -> int:
+    """``status``: each source's holdings and age, counted from the page's day (DASHBOARD_TODAY, else today)."""
+    try:
+        today = clock.today()
+    except ValueError as bad:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
+    table = pipeline.status(Path(args.data), today)
+    held = (table["status"] == "held").any() and not (table["status"] == "damaged").any()
+    table = freshness.command_status(table, cdata.load_snapshot(args.data) if held else None, today)
+    print(table.to_string(index=False))
+    if (table["status"] == "damaged").any():
+        print(f"error: the snapshot in {args.data} is damaged; run `python -m loaders verify --data "
+              f"{args.data}` for every problem, then restore or rebuild it", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _run(args) -> int:
     if args.cmd == "list":
         for sid, src in registry.SOURCES.items():
             print(f"{sid}\t{src.title}")
     elif args.cmd == "status":
-        table = pipeline.status(Path(args.data))
-        held = (table["status"] == "held").any() and not (table["status"] == "damaged").any()
-        table = freshness.command_status(table, cdata.load_snapshot(args.data) if held else None)
-        print(table.to_string(index=False))
-        if (table["status"] == "damaged").any():
-            print(f"error: the snapshot in {args.data} is damaged; run `python -m loaders verify --data "
-                  f"{args.data}` for every problem, then restore or rebuild it", file=sys.stderr)
-            return 1
+        return _status(args)
     elif args.cmd == "verify":
         problems = snapshot.verify(Path(args.data))
         for p in problems:

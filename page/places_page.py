@@ -47,7 +47,7 @@ def _places_data(snap):
 # map's period without an end runs to today).
 @kept(32)
 def _render(snap, pl, view: PlacesView, lang: str, sep: str, day=None):
-    return render(snap, pl, view, lang, sep)
+    return render(snap, pl, view, lang, sep, today=day)
 
 
 def _drawn(snap, pl, view: PlacesView, lang: str, sep: str):

@@ -6,6 +6,7 @@ chart and the Releases tab, and the day it counts from is always given (never th
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pandas as pd
@@ -221,3 +222,79 @@ def test_the_busiest_article_image_keeps_its_age_and_its_height(lang):
     said = "ICE has published nothing since" if lang == "en" else "ICE no ha publicado nada desde"
     assert said in foot, foot
     assert fig.layout.height <= 1.3 * 680, fig.layout.height
+
+
+# ---------------------------------------------------------------- the command line's exports count from the same day
+
+TRAC_ICE = "trac_detention.detained_ice"
+
+
+def test_a_command_line_image_counts_its_age_from_the_pages_day(monkeypatch, tmp_path):
+    """`python -m charts export` dated its images from the machine's clock while the page and the cards counted
+    from DASHBOARD_TODAY: an article image made for 1 September 2026 said "Generated on" the day it was run and
+    TRAC's lateness as of then. Its footer now says the day the variable names and the age as of that day (the
+    HTML export carries the figure's text; no browser needed)."""
+    from charts.__main__ import main
+    day = dt.date(2026, 9, 1)
+    monkeypatch.setenv(clock.ENV, day.isoformat())
+    out = tmp_path / "trac.html"
+    assert main(["export", "--series", TRAC_ICE, "--preset", "all", "--size", "article", "--out", str(out)]) == 0
+    # The footer's text, as the figure's JSON in the page carries it.
+    at = re.search(r'"text":("Sources: TRAC; (?:[^"\\]|\\.)*")', out.read_text("utf-8"))
+    assert at, "no footer in the HTML export"
+    words = json.loads(at[1]).replace("<br>", " ")
+    assert "data to 2026-07-11. This snapshot holds no newer data from TRAC (31 days late)." in words, words
+    assert f"Generated on {day} " in words, words
+
+
+def test_a_command_line_csv_says_the_pages_day_as_its_export_and_citation_date(monkeypatch, tmp_path):
+    from charts.__main__ import main
+    day = dt.date(2026, 9, 1)
+    monkeypatch.setenv(clock.ENV, day.isoformat())
+    out = tmp_path / "trac.csv"
+    assert main(["export", "--series", TRAC_ICE, "--preset", "all", "--lang", "es", "--out", str(out)]) == 0
+    head = [line for line in out.read_text("utf-8").splitlines() if line.startswith("#")]
+    assert f"# Exportado el {day} de " in "\n".join(head), head
+    assert any(f"consultado el {day}." in line for line in head), head
+
+
+def test_a_bad_day_stops_the_command_line_export_with_one_line(monkeypatch, tmp_path, capsys):
+    from charts.__main__ import main
+    monkeypatch.setenv(clock.ENV, "2026-09-31")
+    assert main(["export", "--series", TRAC_ICE, "--out", str(tmp_path / "trac.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: DASHBOARD_TODAY='2026-09-31' is not a real YYYY-MM-DD date", err
+    assert not (tmp_path / "trac.csv").exists()
+
+
+def test_loaders_status_counts_from_the_pages_day(monkeypatch, capsys):
+    """`python -m loaders status` judged each source against the machine's clock: the same day as the page's."""
+    from loaders.__main__ import main
+    monkeypatch.setenv(clock.ENV, "2026-09-01")
+    assert main(["status"]) == 0
+    row = next(line.split() for line in capsys.readouterr().out.splitlines() if line.split()[:1] == ["trac_detention"])
+    assert row[4] == "52" and "(31 days past cadence)" in " ".join(row), row  # 2026-07-11 + 52 days
+    monkeypatch.setenv(clock.ENV, "2026-9-1")
+    assert main(["status"]) == 2
+    assert capsys.readouterr().err.strip() == "error: DASHBOARD_TODAY='2026-9-1' is not a real YYYY-MM-DD date"
+
+
+def test_a_command_line_map_says_the_pages_day(monkeypatch, tmp_path):
+    """The Places maps printed the machine's date under the map (the page's and the command line's alike; the
+    static site swapped the date module under them to print its build date)."""
+    from charts.__main__ import main
+    monkeypatch.setenv(clock.ENV, "2026-09-01")
+    out = tmp_path / "states.html"
+    assert main(["export", "--view", "places", "--map", "state", "--out", str(out)]) == 0
+    assert "Generated 2026-09-01 with " in out.read_text("utf-8")
+
+
+def test_no_output_counts_from_the_machines_clock():
+    """Every date an output prints (an image's "generated on", a CSV's export date, a citation's access date, a
+    map's footer, a deaths map's open end) is given, or is the page's day (loaders.clock): none reads the clock
+    itself, so DASHBOARD_TODAY reaches every one."""
+    found = [f"{p.relative_to(ROOT)}:{i}" for layer in ("charts", "views", "figures", "page")
+             for p in sorted((ROOT / layer).rglob("*.py"))
+             for i, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+             if re.search(r"\bdate\.today\(\)|\bdatetime\.now\(", line) and not line.lstrip().startswith("#")]
+    assert not found, found

@@ -13,6 +13,7 @@ from analysis.view import View
 from charts import export
 from figures import blackouts
 from figures import core as F
+from figures.layout import height_limit
 from loaders import data as cdata
 from loaders.events import load_events
 from loaders.reported_figures import load_reported
@@ -190,6 +191,55 @@ def test_a_social_card_of_the_busiest_view_stays_a_card():
     assert L.width == 1080 and L.height <= 1.6 * L.width, L.height
     foot = footer_of(r.figure).text
     assert "Official file" not in foot and all(t not in foot for t in r.events["title"])
+
+
+# Six series in three panels: a longer title and legend than the busiest view's.
+SIX = THREE + ["ice_detention_stats.book_ins_cbp", "ice_detention_stats.book_ins_total",
+               "ice_detention_stats.detained_cbp"]
+AGE_SAID = {"en": ("Sources: Deportation Data Project; ICE; data to ", "ICE has published nothing since"),
+            "es": ("Fuentes: Deportation Data Project; ICE; datos hasta el ", "ICE no ha publicado nada desde")}
+
+
+@pytest.mark.parametrize("series,lang", [(THREE, "es"), (THREE, "en"), (SIX, "es")],
+                         ids=["three-es", "three-en", "six-es"])
+def test_a_social_card_that_outgrows_its_square_stops_at_its_height_limit(series, lang):
+    """The busiest three-panel view in Spanish made a social card of 1080 x 1,779 px against its 1,728 px limit
+    (English fit at 1,633): its longer words took more lines of title, legend and footer, and a card that could
+    not stay square grew with a plot of 560 px whatever its text. The card now grows up to its limit only: the
+    plot gives way down to its floor, then the event key, then the notes' detail (the CSV and HTML carry it);
+    the sources and the age sentence stay."""
+    sz = F.size_of("social")
+    r = draw(View(series=series, preset="all", categories=[], lang=lang), sz.name)
+    L = r.figure.layout
+    assert L.width == 1080 and L.height <= height_limit(sz) == 1.6 * 1080, L.height
+    foot = footer_of(r.figure).text.replace("<br>", " ")
+    sources, age = AGE_SAID[lang]
+    assert foot.startswith(sources) and age in foot, foot
+    # The panels (under the strip of event markers) keep at least their floor.
+    plot = L.yaxis.domain[1] * (L.height - L.margin.t - L.margin.b)
+    assert plot >= 3 * F.min_panel_px(sz) - 1, plot
+
+
+FIVE_IN_FOUR = ["ice_detention_stats.detained_ice", "ice_detention_stats.book_ins_ice", "ice_detention_stats.adp_ice",
+                "ice_detention_stats.alos_ice", "ice_detention_stats.detained_cbp"]
+
+
+def test_the_command_says_when_a_cards_text_alone_passes_its_limit(tmp_path, capsys):
+    """Five series in four panels, in Spanish: the title, legend and sources leave the plot no room within the
+    card's 1,728 px, whatever else gives way. The image is drawn taller (never cut) and the command says so; the
+    busiest three-panel card fits and nothing is said."""
+    from charts.__main__ import main
+    out = tmp_path / "card.html"
+
+    def export(series):
+        assert main(["export", "--series", ",".join(series), "--preset", "all", "--size", "social", "--lang", "es",
+                     "--out", str(out)]) == 0
+        return capsys.readouterr().err
+
+    said = export(FIVE_IN_FOUR)
+    assert "nota: a tamaño tarjeta para redes, el título, la leyenda y las fuentes de esta vista no dejan sitio al " \
+           "gráfico en 1728 px: la imagen mide " in said, said
+    assert "1728 px" not in export(THREE)
 
 
 def test_article_footer_names_sources_briefly_and_keeps_every_event_elsewhere():

@@ -11,6 +11,7 @@ by its own id in a ``finally``; every wait is bounded.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,6 +74,17 @@ def log_lines(access_log: Path) -> list[dict]:
     return [m.groupdict() for m in map(LOG_LINE.search, access_log.read_text().splitlines()) if m]
 
 
+def lines_when(access_log: Path, done, seconds: float = 15.0) -> list[dict]:
+    """The access log's lines once ``done(lines)`` holds, or after ``seconds``: nginx writes a WebSocket's line
+    when it closes, just after the browser closed."""
+    waited = time.monotonic() + seconds
+    while True:
+        lines = log_lines(access_log)
+        if done(lines) or time.monotonic() > waited:
+            return lines
+        time.sleep(0.2)
+
+
 def route_per_replica(proxy: str, access_log: Path, replicas: list[str], tries: int = 40) -> dict[str, str]:
     """One affinity key that nginx sends to each replica: ask for a new cookie until each replica has one
     (with two replicas, 40 tries all landing on one happen once in 2**39)."""
@@ -100,6 +113,45 @@ def reader(browser, proxy: str, key: str):
     ctx.set_default_timeout(60_000)
     ctx.add_cookies([{"name": "dash_route", "value": key, "url": proxy}])
     return ctx.new_page()
+
+
+@dataclasses.dataclass
+class Readers:
+    """Two replicas behind nginx, an affinity key that routes to each, and a browser to open readers in."""
+    procs: list[subprocess.Popen]  # procs[0] is the replica ``dying`` names, procs[1] ``living``'s
+    replicas: list[str]
+    proxy: str
+    access_log: Path
+    keys: dict[str, str]  # replica -> an affinity key nginx sends to it
+    browser: Any  # Playwright's Browser (the module is imported only when the test runs)
+
+    @property
+    def dying(self) -> str:
+        return self.replicas[0]
+
+    @property
+    def living(self) -> str:
+        return self.replicas[1]
+
+    def reader(self, replica: str):
+        """A new page in a browser context of its own, routed to ``replica``."""
+        return reader(self.browser, self.proxy, self.keys[replica])
+
+
+@contextlib.contextmanager
+def readers_of_two_replicas(tmp_path: Path):
+    """``replicas_behind_nginx``, an affinity key for each replica (``route_per_replica``) and Chromium, as
+    ``Readers``. The browser is closed on exit, before the replicas and nginx are stopped; a test that reads the
+    log lines written when its WebSockets close calls ``browser.close()`` itself first (closing twice is
+    harmless)."""
+    with replicas_behind_nginx(tmp_path) as (procs, replicas, proxy, access_log):
+        keys = route_per_replica(proxy, access_log, replicas)
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            try:
+                yield Readers(procs, replicas, proxy, access_log, keys, browser)
+            finally:
+                browser.close()
 
 
 def open_view(page, proxy: str, query: str = "") -> None:
@@ -159,61 +211,53 @@ def replicas_behind_nginx(tmp_path: Path):
 
 
 def test_two_replicas_behind_nginx_keep_each_session_and_survive_one_dying(tmp_path):
-    with replicas_behind_nginx(tmp_path) as (procs, replicas, proxy, access_log):
+    with readers_of_two_replicas(tmp_path) as two:
+        procs, access_log, keys, dying, living = two.procs, two.access_log, two.keys, two.dying, two.living
         # One reader per replica: each browser gets an affinity key that nginx hashes to that replica.
-        keys = route_per_replica(proxy, access_log, replicas)
-        dying, living = replicas
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            try:
-                pages = {r: reader(browser, proxy, keys[r]) for r in replicas}
-                for r in replicas:
-                    open_view(pages[r], proxy)
-                    pages[r].evaluate(WATCH_CONNECTION)
-                # Each session works over its WebSocket: a date-range change reruns the script on its replica.
-                press(pages[living], "w_preset", "Last 90 days")
-                press(pages[dying], "w_preset", "Last 90 days")
-                # Every request each browser made so far went to its own replica (a WebSocket's line is
-                # written when it closes: checked below).
-                for r in replicas:
-                    mine = [x for x in log_lines(access_log) if x["route"] == keys[r]]
-                    assert len(mine) > 5 and {x["upstream"] for x in mine} == {r}, (r, mine[:5])
+        pages = {r: two.reader(r) for r in two.replicas}
+        for r in two.replicas:
+            open_view(pages[r], two.proxy)
+            pages[r].evaluate(WATCH_CONNECTION)
+        # Each session works over its WebSocket: a date-range change reruns the script on its replica.
+        press(pages[living], "w_preset", "Last 90 days")
+        press(pages[dying], "w_preset", "Last 90 days")
+        # Every request each browser made so far went to its own replica (a WebSocket's line is written when it
+        # closes: checked below).
+        for r in two.replicas:
+            mine = [x for x in log_lines(access_log) if x["route"] == keys[r]]
+            assert len(mine) > 5 and {x["upstream"] for x in mine} == {r}, (r, mine[:5])
 
-                # A replica dies mid-session (as a crash would: SIGKILL, no goodbye to its readers).
-                pd = pages[dying]
-                pd.evaluate("() => { window.__firstLoad = true; }")  # gone once the page is loaded again
-                procs[0].kill()
-                procs[0].wait(timeout=10)
-                # Its reader's page shows the connection lost, then reconnects through the proxy to the live
-                # replica, sees another server process answer, and loads itself again from it (page/browser.py).
-                pd.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
-                with contextlib.suppress(Exception):
-                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-                    pd.screenshot(path=str(ARTIFACTS / "proxy-replica-lost.png"))
-                pd.wait_for_function("() => !window.__firstLoad", timeout=60_000)
-                pd.wait_for_selector(CONNECTED, timeout=120_000)
-                pd.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
-                pd.wait_for_selector(IDLE, timeout=120_000)
-                seen = pd.evaluate(STATES)
-                # The other replica's reader never lost its connection and can still change the view.
-                press(pages[living], "w_preset", "All data")
-                assert pages[living].evaluate("() => window.__states") == ["CONNECTED"]
-                for r in replicas:
-                    pages[r].context.close()
-            finally:
-                browser.close()
+        # A replica dies mid-session (as a crash would: SIGKILL, no goodbye to its readers).
+        pd = pages[dying]
+        pd.evaluate("() => { window.__firstLoad = true; }")  # gone once the page is loaded again
+        procs[0].kill()
+        procs[0].wait(timeout=10)
+        # Its reader's page shows the connection lost, then reconnects through the proxy to the live replica,
+        # sees another server process answer, and loads itself again from it (page/browser.py).
+        pd.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
+        with contextlib.suppress(Exception):
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            pd.screenshot(path=str(ARTIFACTS / "proxy-replica-lost.png"))
+        pd.wait_for_function("() => !window.__firstLoad", timeout=60_000)
+        pd.wait_for_selector(CONNECTED, timeout=120_000)
+        pd.wait_for_selector(f"{CHART} .main-svg", timeout=120_000)
+        pd.wait_for_selector(IDLE, timeout=120_000)
+        seen = pd.evaluate(STATES)
+        # The other replica's reader never lost its connection and can still change the view.
+        press(pages[living], "w_preset", "All data")
+        assert pages[living].evaluate("() => window.__states") == ["CONNECTED"]
+        for r in two.replicas:
+            pages[r].context.close()
+        two.browser.close()  # its WebSockets close now, and nginx writes their log lines
         print("connection states the dying replica's reader saw:", seen)
         assert seen[0] == "CONNECTED" and seen[-1] == "CONNECTED" and any(s != "CONNECTED" for s in seen), seen
 
-        # A WebSocket's log line is written when it closes, just after the browsers closed: wait for it, bounded.
-        waited = time.monotonic() + 15
-        while True:
-            lines = log_lines(access_log)
-            streams = {r: [x for x in lines if x["route"] == keys[r] and x["uri"].startswith("/_stcore/stream")]
-                       for r in replicas}
-            if all(streams.values()) and len(streams[dying]) > 1 or time.monotonic() > waited:
-                break
-            time.sleep(0.2)
+        def streams_of(lines):
+            return {r: [x for x in lines if x["route"] == keys[r] and x["uri"].startswith("/_stcore/stream")]
+                    for r in two.replicas}
+
+        lines = lines_when(access_log, lambda ls: all(streams_of(ls).values()) and len(streams_of(ls)[dying]) > 1)
+        streams = streams_of(lines)
         # The living replica's reader: one WebSocket, upgraded (101), on its replica, and every request there.
         assert [(x["status"], x["upstream"]) for x in streams[living]] == [("101", living)], streams[living]
         assert {x["upstream"] for x in lines if x["route"] == keys[living]} == {living}
@@ -232,52 +276,51 @@ def test_an_untouched_page_whose_replica_dies_comes_back_working_on_the_other(tm
 
     # A view that is not the default, so that keeping it shows: a custom range on a log scale.
     query = "preset=custom&start=2021-01-01&end=2021-12-31&log=1"
-    with replicas_behind_nginx(tmp_path) as (procs, replicas, proxy, access_log):
-        keys = route_per_replica(proxy, access_log, replicas)
-        dying, living = replicas
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            try:
-                page = reader(browser, proxy, keys[dying])
-                open_view(page, proxy, query)
-                url = page.url
-                # A mark that only this load of the page carries: gone after a reload.
-                page.evaluate("() => { window.__firstLoad = true; }")
-                page.evaluate(WATCH_CONNECTION)
+    with readers_of_two_replicas(tmp_path) as two:
+        page = two.reader(two.dying)
+        open_view(page, two.proxy, query)
+        url = page.url
+        # A mark that only this load of the page carries: gone after a reload.
+        page.evaluate("() => { window.__firstLoad = true; }")
+        page.evaluate(WATCH_CONNECTION)
 
-                procs[0].kill()  # the reader's replica, untouched since the page was drawn
-                killed = time.monotonic()
-                procs[0].wait(timeout=10)
-                page.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
-                # Back: the page was loaded again from the living replica, at the same address.
-                page.wait_for_function("() => !window.__firstLoad", timeout=60_000)
-                page.wait_for_selector(CONNECTED, timeout=120_000)
-                back = time.monotonic() - killed
-                page.wait_for_selector(IDLE, timeout=120_000)
-                page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
-                                       arg=CHART, timeout=120_000)
-                assert page.url == url
-                with contextlib.suppress(Exception):
-                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(ARTIFACTS / "proxy-replica-recovered.png"))
-                # It stays loaded: no second reload (a loop) once it is on the living replica.
-                page.evaluate("() => { window.__secondLoad = true; }")
+        two.procs[0].kill()  # the reader's replica, untouched since the page was drawn
+        killed = time.monotonic()
+        two.procs[0].wait(timeout=10)
+        page.wait_for_function(f"() => ({STATES})().some(s => s !== 'CONNECTED')", timeout=60_000)
+        # Back: the page was loaded again from the living replica, at the same address.
+        page.wait_for_function("() => !window.__firstLoad", timeout=60_000)
+        page.wait_for_selector(CONNECTED, timeout=120_000)
+        back = time.monotonic() - killed
+        page.wait_for_selector(IDLE, timeout=120_000)
+        page.wait_for_function("(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout; }",
+                               arg=CHART, timeout=120_000)
+        assert page.url == url
+        with contextlib.suppress(Exception):
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "proxy-replica-recovered.png"))
+        # It stays loaded: no second reload (a loop) once it is on the living replica.
+        page.evaluate("() => { window.__secondLoad = true; }")
 
-                # A new range moves the chart with the selector.
-                press(page, "w_preset", "All data")
-                r = expected(preset="all", log=True)
-                state = wait_plot(page, f"s => s.xrange[0].startsWith({r.lo.isoformat()!r})")
-                assert page.locator(".st-key-w_preset button[aria-checked='true']").inner_text() == "All data"
-                assert state["ytype"] == "log" and f"{r.lo} to {r.hi}" in state["title"]
-                assert "preset=all" in page.url and "log=1" in page.url
-                # "Chart options" opens with its controls, as the link set them.
-                open_expander(page, "Chart options")
-                assert page.locator(".st-key-w_log input[type='checkbox']").is_checked()
-                assert page.evaluate("() => window.__secondLoad === true")
-                page.context.close()
-            finally:
-                browser.close()
-        routes = [x for x in log_lines(access_log) if x["route"] == keys[dying]]
-        print(f"seconds from the kill to connected again: {back:.2f}")
-        # Every request after the kill went to the living replica.
-        assert any(x["upstream"].endswith(living) and x["status"] == "101" for x in routes), routes[-5:]
+        # A new range moves the chart with the selector.
+        press(page, "w_preset", "All data")
+        r = expected(preset="all", log=True)
+        state = wait_plot(page, f"s => s.xrange[0].startsWith({r.lo.isoformat()!r})")
+        assert page.locator(".st-key-w_preset button[aria-checked='true']").inner_text() == "All data"
+        assert state["ytype"] == "log" and f"{r.lo} to {r.hi}" in state["title"]
+        assert "preset=all" in page.url and "log=1" in page.url
+        # "Chart options" opens with its controls, as the link set them.
+        open_expander(page, "Chart options")
+        assert page.locator(".st-key-w_log input[type='checkbox']").is_checked()
+        assert page.evaluate("() => window.__secondLoad === true")
+        page.context.close()
+        two.browser.close()  # its WebSocket closes now, and nginx writes its log line
+
+        def back_on_living(lines):
+            return [x for x in lines if x["route"] == two.keys[two.dying] and x["upstream"].endswith(two.living)
+                    and x["status"] == "101"]
+
+        lines = lines_when(two.access_log, back_on_living)
+    print(f"seconds from the kill to connected again: {back:.2f}")
+    # After the kill, the reader's WebSocket was on the living replica.
+    assert back_on_living(lines), [x for x in lines if x["route"] == two.keys[two.dying]][-5:]

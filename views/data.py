@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from analysis import view as aview
 from analysis.coverage import EmptyRange, empty_in_range
+from loaders import clock, memo
 from loaders import data as cdata
-from loaders import memo
 
 Snapshot = cdata.Snapshot
 """The processed snapshot (read-only): the page holds one per server and hands it to every view function, so it
@@ -31,6 +31,13 @@ a button."""
 
 DATA = cdata.DATA
 """The folder of the bundled snapshot."""
+
+today = clock.today
+"""The day the page counts from (``loaders.clock``): today, or the day ``DASHBOARD_TODAY`` names; the exports
+made on the command line count from the same day."""
+
+TODAY_ENV = clock.ENV
+"""The name of the variable that sets the day (``DASHBOARD_TODAY``)."""
 
 kept = memo.kept
 """The project's one memo (``loaders.memo``), for the page's values built from what the view layer hands it: the

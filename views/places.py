@@ -16,6 +16,7 @@ from analysis import deaths as DV
 from analysis import places as P
 from analysis.view import INAUGURATION
 from figures import maps
+from loaders import clock
 from wording import i18n
 
 MAPS = {m: i18n.t(f"places.map_{m.replace('-', '_')}") for m in
@@ -40,8 +41,9 @@ class PlacesView:
     death: str = ""  # the record open in the record view: its row in the list's file
 
     def period(self, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
-        """The deaths maps' period: the one chosen, else from the page's default start (20 January 2025) to today."""
-        return self.start or INAUGURATION, self.end or today or dt.date.today()
+        """The deaths maps' period: the one chosen, else from the page's default start (20 January 2025) to today
+        (``today``, else the page's day: ``loaders.clock``)."""
+        return self.start or INAUGURATION, self.end or today or clock.today()
 
 
 def link_notes(q: dict, pl: P.Places, lang: str = "en") -> list[str]:
@@ -87,50 +89,53 @@ def _clean_title(fig: go.Figure) -> str:
     return fig._title_plain
 
 
-def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:
+def render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",",
+           today: dt.date | None = None) -> Rendered:
     """The Places view drawn: its figure, its table, its title and its source lines, every number in those lines
-    written with the chosen marks ("per 100.000 residents" when "." is chosen, as in the figure)."""
-    r = _render(snap, pl, view, lang, separators)
+    written with the chosen marks ("per 100.000 residents" when "." is chosen, as in the figure). ``today``: the
+    day the figure says it was made on, and where a deaths map's open period ends (else the page's day,
+    ``loaders.clock``)."""
+    r = _render(snap, pl, view, lang, separators, today or clock.today())
     r.sources = [i18n.localise_numbers(line, separators) for line in r.sources]
     return r
 
 
-def _render(snap, pl: P.Places, view: PlacesView, lang: str = "en", separators: str = ",") -> Rendered:
+def _render(snap, pl: P.Places, view: PlacesView, lang: str, separators: str, today: dt.date) -> Rendered:
     rel = view.release or default_release(pl)
     source, release = P.parse_release_key(rel) if rel else ("ice", "")
     pts = snap.tables.get("census.county_points")
     if view.map == "state":
         fig = maps.state_map(pl, source, release, per_capita=view.per_capita, county_points=pts, lang=lang,
-                            separators=separators)
+                            separators=separators, today=today)
         t = P.state_totals(pl, source, release)[["state", "state_name", "detained_adp", "facilities", "residents",
                                                    "population_year", "per_100k", "territory"]]
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, per_capita=True,
                                                                             lang=lang))
     if view.map == "facilities":
-        fig = maps.facility_map(pl, source, release, lang=lang, separators=separators)
+        fig = maps.facility_map(pl, source, release, lang=lang, separators=separators, today=today)
         t = P.facility_cross_section(pl, source, release)[["facility_id", "code", "name", "city", "state", "county",
                                                            "field_office", "type", "value", "lat", "lon", "notes"]]
         t = t.rename(columns={"value": "detained_adp"})
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, lang=lang)
                         + [P.caveat("points", lang)])
     if view.map == "field-offices":
-        fig = maps.field_office_figure(pl, source, release, snap, lang=lang, separators=separators)
+        fig = maps.field_office_figure(pl, source, release, snap, lang=lang, separators=separators, today=today)
         t = P.field_office_totals(pl, source, release, snap)
         return Rendered(fig, t, _clean_title(fig), maps._source_lines(pl, source, release, lang=lang)
                         + [i18n.t("places.sources_field_offices", lang)])
     if view.map in DEATH_MAPS:
-        return _render_deaths(snap, pl, view, lang, separators)
+        return _render_deaths(snap, pl, view, lang, separators, today)
     if view.map == "facility":
         if view.facility not in set(pl.facilities["facility_id"]):
             return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown facility {view.facility!r}; pick one "
                             "from the facility table (its code, or the name-only id shown there)")
-        fig = maps.facility_history_figure(pl, view.facility, lang=lang, separators=separators)
+        fig = maps.facility_history_figure(pl, view.facility, lang=lang, separators=separators, today=today)
         t = P.facility_history(pl, view.facility)
         return Rendered(fig, t, _clean_title(fig), [i18n.t("places.sources_all", lang), P.caveat("adp", lang)])
     if view.map == "state-history":
         if not view.state:
             return Rendered(None, pd.DataFrame(), "", [], problem="give a state (two-letter code), e.g. TX")
-        fig = maps.state_history_figure(pl, view.state, snap, lang=lang, separators=separators)
+        fig = maps.state_history_figure(pl, view.state, snap, lang=lang, separators=separators, today=today)
         t = P.state_history(pl, view.state)
         return Rendered(fig, t, _clean_title(fig), [i18n.t("places.sources_all", lang), P.caveat("adp", lang)])
     return Rendered(None, pd.DataFrame(), "", [], problem=f"unknown map {view.map!r}")
@@ -145,11 +150,11 @@ def death_notes(recs: pd.DataFrame, start: dt.date, end: dt.date, lang: str = "e
     return notes
 
 
-def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: str) -> Rendered:
+def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: str, today: dt.date) -> Rendered:
     """The deaths maps: counts by state or facility in the period, with the list's source, credit and limits in
     the figure and in the CSV. The tables hold counts, dates and places only: no name, no cause."""
     recs = DV.records(snap)
-    start, asked_end = view.period()
+    start, asked_end = view.period(today)
     last = DV.list_end(recs)
     # The period as the list covers it: a period chosen past the list's last entry (the page's range runs to
     # today) ends there in the title, subtitle and CSV, and a note says the list stops (death_notes).
@@ -160,11 +165,12 @@ def _render_deaths(snap, pl: P.Places, view: PlacesView, lang: str, separators: 
     if view.map == "deaths-state":
         t = DV.by_state(recs, start, end)
         fig = maps.deaths_state_map(t, start, end, notes, sources, county_points=snap.tables.get("census.county_points"),
-                                    lang=lang, separators=separators)
+                                    lang=lang, separators=separators, today=today)
         t = t.assign(**{"from": start.isoformat(), "to": end.isoformat()})
     else:
         t, unplaced = DV.by_facility(recs, pl, start, end, lang)
-        fig = maps.deaths_facility_map(t, unplaced, start, end, notes, sources, lang=lang, separators=separators)
+        fig = maps.deaths_facility_map(t, unplaced, start, end, notes, sources, lang=lang, separators=separators,
+                                       today=today)
         t = DV.facility_table(t, unplaced).assign(**{"from": start.isoformat(), "to": end.isoformat()})
     title = f"{_clean_title(fig)}, {period}"
     return Rendered(fig, t, title, sources + [i18n.t("deaths.caveat", lang)] + notes)
