@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -49,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     rl = sub.add_parser("releases", help="the release ledger: every release, its data dates, key figures and changes")
     rl.add_argument("source", nargs="?", help="one source id (default: every versioned source)")
     rl.add_argument("--format", choices=("text", "csv"), default="text", help="text for reading (default) or csv")
-    rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source")
+    rl.add_argument("--latest", action="store_true", help="only the latest release's summary, per source, with its "
+                    "publication status on the page's day (DASHBOARD_TODAY=YYYY-MM-DD, else today)")
     rl.add_argument("--revisions", action="store_true",
                     help="instead of the ledger: the figures each release revised, and every revised period with "
                          "the range of its figures, its first and its last revising release (csv: the periods)")
@@ -79,12 +81,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _status(args) -> int:
-    """``status``: each source's holdings and age, counted from the page's day (DASHBOARD_TODAY, else today)."""
+def _today() -> dt.date | None:
+    """The page's day (DASHBOARD_TODAY, else today); None, said on stderr, when the variable is no date."""
     try:
-        today = clock.today()
+        return clock.today()
     except ValueError as bad:
         print(f"error: {bad}", file=sys.stderr)
+        return None
+
+
+def _status(args) -> int:
+    """``status``: each source's holdings and age, counted from the page's day (DASHBOARD_TODAY, else today)."""
+    today = _today()
+    if today is None:
         return 2
     table = pipeline.status(Path(args.data), today)
     held = (table["status"] == "held").any() and not (table["status"] == "damaged").any()
@@ -143,7 +152,10 @@ def _run(args) -> int:
                 why = "not curated here" if args.curated_only else "no raw files"
                 print(f"{sid}: {why}; its {e.get('rows', 0)} rows were kept as they were")
     elif args.cmd == "releases":
-        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest,
+        today = _today()  # --latest says each source's status on the page's day
+        if today is None:
+            return 2
+        sys.stdout.write(releases.run(args.source, Path(args.data), args.format, args.latest, today=today,
                                       revisions=args.revisions))
     elif args.cmd == "parse":
         src = registry.get(args.source)

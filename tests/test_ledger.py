@@ -302,6 +302,20 @@ def test_cli_releases(capsys):
     assert "no releases of 'no_such_source'" in capsys.readouterr().err
 
 
+def test_cli_releases_latest_counts_from_the_page_s_day(capsys, monkeypatch):
+    """``releases --latest`` judges each source on the day the page and ``status`` use (DASHBOARD_TODAY)."""
+    said = {}
+    for day in ("2026-04-20", "2026-12-01"):
+        monkeypatch.setenv("DASHBOARD_TODAY", day)
+        assert cli(["releases", "ice_detention_stats", "--latest"]) == 0
+        said[day] = capsys.readouterr().out
+    assert "publication status: on time" in said["2026-04-20"]  # 11 days after the 9 April release
+    assert "publication status: no release for" in said["2026-12-01"]
+    monkeypatch.setenv("DASHBOARD_TODAY", "2026-02-30")
+    assert cli(["releases", "ice_detention_stats", "--latest"]) == 2
+    assert "DASHBOARD_TODAY" in capsys.readouterr().err
+
+
 def test_cli_releases_revisions(snap, capsys):
     assert cli(["releases", "ice_detention_stats", "--revisions", "--format", "csv"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype=str, keep_default_na=False)
