@@ -181,7 +181,7 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
             marker["maxdisplayed"] = 14
         value = "%{y:,.0f}" if np.nanmax(np.abs(np.append(y, 0.0))) >= 100 else "%{y:,.3~f}"  # a share keeps its digits
         if ln.band is not None and len(ln.band.x):
-            traces += band_traces(ln.band, colour=colour, panel=ln.panel, group=f"s{i}",
+            traces += band_traces(ln.band, colour=colour, panel=ln.panel, group=f"s{i}", bar_px=sz.font,
                                   legend=not any(t.get("fill") == "toself" and t.get("showlegend") for t in traces))
         trace = dict(
             type="scatter", x=_x(x), y=y, name=label, mode="lines+markers", yaxis=_yref(ln.panel),
@@ -241,27 +241,29 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
                       footer=tuple(footer), panels=len(panels), x_title=x_title, height=height, lang=lang)
 
 
-def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool) -> list[dict]:
-    """A revision band as two traces drawn before its line, so the line stays on top: the shaded area (one
-    closed shape per run of periods that have a band, so a period with none, or a span with no release, is a
-    gap rather than a fill joined across it) and invisible points on its upper edge that carry each period's
-    hover text. Filling down to a second trace ("tonexty") drew a wrong shape across such gaps."""
+def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool, bar_px: float = 12.0) -> list[dict]:
+    """A revision band as traces drawn before its line, so the line stays on top: the shaded area (one closed
+    shape per run of periods that have a band, so a period with none, or a span with no release, is a gap
+    rather than a fill joined across it), invisible points on its upper edge that carry each period's hover
+    text, and, when a period's band stands alone (no neighbour with a band, or a gap in the dates on each side),
+    a shaded bar ``bar_px`` wide from its lowest to its highest figure: a shape of one period has no width and
+    was drawn as nothing, and a width in days would vanish in a long view. Filling down to a second trace
+    ("tonexty") drew a wrong shape across such gaps."""
     x, low, high, hover = break_gaps(band.x, band.low, band.high, band.hover)
     x = np.asarray(x, dtype="datetime64[ns]")
     low, high = np.asarray(low, dtype="float64"), np.asarray(high, dtype="float64")
     ok = ~np.isnat(x) & np.isfinite(low) & np.isfinite(high)
     xs: list = []
     ys: list = []
-    start = None
-    for k in range(len(x) + 1):
-        if k < len(x) and ok[k]:
-            start = k if start is None else start
-            continue
-        if start is not None:
-            seg = slice(start, k)
-            xs += list(_x(x[seg])) + list(_x(x[seg][::-1])) + [None]
-            ys += list(high[seg]) + list(low[seg][::-1]) + [None]
-            start = None
+    alone = np.zeros(len(x), dtype=bool)
+    for start, stop in _runs(ok):
+        # A period alone stays in the area too, as a shape of no width: Plotly lists no legend entry for a
+        # trace with no points, and the entry must be there when every period of the band stands alone.
+        alone[start] = stop - start == 1
+        seg = slice(start, stop)
+        xs += list(_x(x[seg])) + list(_x(x[seg][::-1])) + [None]
+        ys += list(high[seg]) + list(low[seg][::-1]) + [None]
+    alone &= high > low  # a period every release printed alike has no range to draw (its point is the line's)
     fill = "rgba({},{},{},0.22)".format(*(int(colour[k:k + 2], 16) for k in (1, 3, 5)))
     area = dict(type="scatter", x=xs, y=ys, yaxis=_yref(panel), mode="lines", fill="toself", fillcolor=fill,
                 line=dict(width=0, color=fill), hoverinfo="skip", legendgroup=group, name=html_text(band.name),
@@ -271,7 +273,22 @@ def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool
                   marker=dict(size=8, color=fill, opacity=0), text=np.asarray(hover, dtype=object)[ok],
                   hovertemplate="%{text}<extra></extra>", legendgroup=group, showlegend=False,
                   name=html_text(band.name))
-    return [area, points]
+    if not alone.any():
+        return [area, points]
+    # An error bar, down from the highest figure to the lowest, is a width in px at any zoom; no caps, so it
+    # reads as a narrow piece of the same shading (the legend's swatch) rather than as a confidence interval.
+    bars = dict(type="scatter", x=_x(x[alone]), y=high[alone], yaxis=_yref(panel), mode="markers",
+                marker=dict(size=1, color=fill, opacity=0), hoverinfo="skip", legendgroup=group, showlegend=False,
+                name=html_text(band.name),
+                error_y=dict(type="data", symmetric=False, array=np.zeros(int(alone.sum())),
+                             arrayminus=high[alone] - low[alone], color=fill, thickness=bar_px, width=0))
+    return [area, points, bars]
+
+
+def _runs(ok: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of True in ``ok``, as (start, stop) index pairs."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], ok.astype(np.int8), [0]))))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
 def add_layer(spec: FigureSpec, layer: dict) -> FigureSpec:

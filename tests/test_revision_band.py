@@ -238,7 +238,9 @@ def test_study_figure_says_it_reads_first_published_figures(snap, lang, words):
 
 
 def test_band_breaks_where_a_period_has_no_whole_figure(tmp_path):
-    # February was only ever printed while running: the shaded shape stops at January and starts again at March.
+    # February was only ever printed while running: the band stops at January and starts again at March, so
+    # January and March each stand alone. They were closed shapes of no width (drawn as nothing); each is a
+    # bar from its lowest to its highest figure, with the releases in its hover.
     rows = [[SID, "", "2025-01-01", "2025-01-31", 100, "2025-02-10", "", "a.csv"],
             [SID, "", "2025-01-01", "2025-01-31", 110, "2025-02-20", "", "b.csv"],
             [SID, "", "2025-02-01", "2025-02-20", 60, "2025-02-20", "partial", "b.csv"],
@@ -247,9 +249,18 @@ def test_band_breaks_where_a_period_has_no_whole_figure(tmp_path):
     r = render(build(tmp_path, rows), _view(band=True, per_day=False), size="full")
     idx, data = _band_traces(r.figure)
     area, points = data[idx[0]], data[idx[0] + 1]
-    assert list(area["y"]) == [110, 100, None, 320, 300, None]
-    assert list(area["x"]) == ["2025-01-01", "2025-01-01", None, "2025-03-01", "2025-03-01", None]
+    # No run of periods to shade: the area keeps the lone periods as shapes of no width, so that Plotly, which
+    # lists no trace without points, still shows the band's legend entry.
+    assert list(area["y"]) == [110, 100, None, 320, 300, None] and area["showlegend"] is True
     assert list(points["x"]) == ["2025-01-01", "2025-03-01"]
+    assert list(points["text"]) == [
+        "Printed in 2 releases: from 100 to 110<br>first published in the release of 2025-02-10; last revised in "
+        "the release of 2025-02-20",
+        "Printed in 2 releases: from 300 to 320<br>first published in the release of 2025-04-10; last revised in "
+        "the release of 2025-04-20"]
+    font = r.figure.layout.font.size
+    assert _drawn_ranges(data) == {"2025-01-01": [(100, 110, 0), (100, 110, font)],
+                                   "2025-03-01": [(300, 320, 0), (300, 320, font)]}
 
 
 def test_legend_room_counts_the_band_entry_under_its_line(snap):
@@ -263,3 +274,83 @@ def test_legend_room_counts_the_band_entry_under_its_line(snap):
     idx, data = _band_traces(on)
     assert data[idx[0]]["showlegend"] and data[idx[0]]["legendgroup"] == "s0"
     assert on.layout.margin.t - off.layout.margin.t == on.layout.font.size * 2.0
+
+
+# ---------------------------------------------------------------- a period whose band stands alone
+
+def _drawn_ranges(data, group="s0"):
+    """What a reader sees of the band of ``group``, per period (ISO date): each range drawn with a width, as
+    ``(low, high, width)``: a shaded shape's width in days, or a bar's in px."""
+    seen: dict[str, list] = {}
+    for t in data:
+        if t.get("legendgroup") != group or t.get("mode", "").startswith("lines+markers"):
+            continue
+        if t.get("fill") == "toself":
+            xs, ys = list(t["x"]), list(t["y"])
+            while xs:
+                cut = xs.index(None)
+                shape_x, shape_y = xs[:cut], ys[:cut]
+                xs, ys = xs[cut + 1:], ys[cut + 1:]
+                days = (pd.Timestamp(max(shape_x)) - pd.Timestamp(min(shape_x))).days
+                for k in range(len(shape_x) // 2):  # along the highs, back along the lows
+                    seen.setdefault(shape_x[k], []).append((shape_y[-1 - k], shape_y[k], days))
+        err = t.get("error_y") or {}
+        if err.get("visible", True) and err.get("arrayminus") is not None:
+            for x, y, down, up in zip(t["x"], t["y"], err["arrayminus"], err["array"]):
+                seen.setdefault(x, []).append((y - down, y + up, err["thickness"]))
+    return seen
+
+
+def _spec_with_band(x, y, low, high):
+    from figures.core import Band, Line, trend_spec
+    x = np.array(x, dtype="datetime64[ns]")
+    hover = np.array([f"band of {d}" for d in iso(x)], dtype=object)
+    line = Line("A line", x, np.asarray(y, dtype="float64"), unit="people",
+                band=Band(x, np.asarray(low, dtype="float64"), np.asarray(high, dtype="float64"), hover,
+                          name="Range across releases"))
+    spec = trend_spec([line], title="t", subtitle="s", sources=["src"], size="article",
+                      generated_on=dt.date(2026, 1, 1))
+    return [dict(t) for t in spec.data], spec.size
+
+
+def iso(x):
+    return [str(d)[:10] for d in x]
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("case,x,low,high,alone", [
+    # the first point, one in the middle and the last have a band, their neighbours none
+    ("ends and middle", pd.date_range("2025-01-01", periods=7, freq="MS"),
+     [90, NAN, NAN, 280, NAN, NAN, 560], [110, NAN, NAN, 320, NAN, NAN, 640],
+     ["2025-01-01", "2025-04-01", "2025-07-01"]),
+    # every point has a band, but a gap in the dates on both sides leaves 2025-06-01 on its own
+    ("between gaps", pd.to_datetime(["2025-01-01", "2025-02-01", "2025-03-01", "2025-06-01", "2025-10-01",
+                                     "2025-11-01", "2025-12-01"]),
+     [90, 190, 290, 550, 900, 1000, 1100], [110, 210, 310, 650, 950, 1050, 1150], ["2025-06-01"]),
+])
+def test_a_band_period_with_no_neighbour_is_drawn_with_a_width(case, x, low, high, alone):
+    """A period whose band stands alone (no neighbour with a band, or a gap in the dates on each side) was a
+    shape of no width, drawn as nothing: each such range is drawn as a bar some px wide, from its lowest to its
+    highest figure, with its hover kept; the runs of periods stay shaded areas."""
+    y = [h - 5 if np.isfinite(h) else 100.0 * (k + 1) for k, h in enumerate(high)]
+    data, size = _spec_with_band(x, y, low, high)
+    drawn = _drawn_ranges(data)
+    for d in iso(x):
+        k = iso(x).index(d)
+        if not np.isfinite(high[k]):
+            assert d not in drawn
+            continue
+        ranges = drawn[d]
+        assert all(lo == low[k] and hi == high[k] for lo, hi, _ in ranges), (case, d, ranges)
+        assert any(w > 0 for _, _, w in ranges), f"{case}: the band of {d} is drawn with no width"
+        if d in alone:
+            bar = [w for _, _, w in ranges if w > 0]
+            # as wide as the line's markers at least, whatever the span of dates in view
+            assert bar == [pytest.approx(size.font)], (case, d, ranges)
+    points = next(t for t in data if t.get("hovertemplate") == "%{text}<extra></extra>")
+    assert [t for x_, t in zip(points["x"], points["text"]) if x_ in alone] == [f"band of {d}" for d in alone]
+    area = next(t for t in data if t.get("fill") == "toself")
+    assert area["showlegend"] and area["name"] == "Range across releases" and len(area["x"])  # listed: has points
+    assert sum(1 for t in data if t.get("showlegend", True) and t.get("name") == "Range across releases") == 1
