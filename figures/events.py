@@ -275,7 +275,8 @@ def event_key(events_in_view: pd.DataFrame, size, lang: str = "en", lines: int |
     is listed with ``key_item``. When the whole list would take more than the size's ``key_lines``, the events
     are taken by category (leadership changes first, then policy, operations, court orders, funding, releases,
     politics; by date within one) while the key still fits; the key says how many are left off and that the
-    CSV export lists every event in view (rows of kind "event"). Numbers stay the view's, as in the CSV.
+    CSV export lists every event in view (rows of kind "event"), or, when it has room for no event line, that
+    none is drawn and that the CSV and HTML exports list them. Numbers stay the view's, as in the CSV.
     ``lines``: the key's budget, when the figure has less room than the size's (``figures.core`` gives the
     plot its share first)."""
     sz = size_of(size)
@@ -292,8 +293,10 @@ def event_key(events_in_view: pd.DataFrame, size, lang: str = "en", lines: int |
         return list(range(n)), whole
 
     def key(kept: list[int]) -> str:
+        if not kept:  # "63 more of the 63 events" read as if some were listed: none is, and it says so
+            return i18n.plural("events.key_none", n, lang)
         rest = i18n.plural("events.key_left_off", n - len(kept), lang, total=n)
-        return (head + "; ".join(items[i] for i in kept) + ". " + rest) if kept else rest
+        return head + "; ".join(items[i] for i in kept) + ". " + rest
 
     rank = {c: k for k, c in enumerate(CATEGORY_COLOURS)}
     cats = ev["category"].tolist()

@@ -414,6 +414,45 @@ def test_an_article_key_lists_each_event_whole_with_date_and_source():
     assert " ".join(layer["notes"]) == key
 
 
+NONE_LISTED = {  # a key with room for no event line: what it says instead of "63 more of the 63 events"
+    ("en", 1): "1 event is in this range but is not drawn: there is no room to list it at this size. The CSV and "
+               "HTML exports list it (in the CSV, a row of kind 'event').",
+    ("en", 21): "None of the 21 events in this range is drawn: there is no room to list them at this size. The CSV "
+                "and HTML exports list them all (in the CSV, rows of kind 'event').",
+    ("es", 1): "Hay 1 acontecimiento en este intervalo, pero no se dibuja: a este tamaño no cabe en la lista. Las "
+               "exportaciones CSV y HTML lo recogen (en el CSV, una fila de tipo 'event').",
+    ("es", 21): "Ninguno de los 21 acontecimientos de este intervalo se dibuja: a este tamaño no caben en la lista. "
+                "Las exportaciones CSV y HTML los recogen todos (en el CSV, filas de tipo 'event').",
+}
+
+
+def _many_long_events(n: int) -> pd.DataFrame:
+    return _events([(f"2025-03-{d:02d}", f"Policy change number {d} with a title long enough to need most of a line",
+                     "policy", "Example Wire") for d in range(1, n + 1)])
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("n", [1, 21])
+def test_a_key_with_room_for_no_event_says_none_is_drawn_and_where_they_are(lang, n):
+    """A key with room for no event line read "21 more of the 21 events in this range are not drawn", as if
+    some were listed: it says that none is drawn and that the CSV and HTML exports list them."""
+    ev = _many_long_events(n)
+    keep, key = cev.event_key(ev, "article", lang, lines=1)
+    assert keep == [] and key == NONE_LISTED[(lang, n)]
+    assert "more of the" not in key and "más de los" not in key
+    layer = cev.event_layers(ev, lo="2025-03-01", hi="2025-03-31", size="article", lang=lang, key_lines=1)
+    assert layer["traces"] == [] and layer["notes"] == [key]
+
+
+@pytest.mark.parametrize("lang,words", [("en", "19 more of the 21 events in this range are not drawn at this size"),
+                                        ("es", "19 acontecimientos más de los 21 de este intervalo no se dibujan")])
+def test_a_key_listing_some_events_still_counts_the_rest(lang, words):
+    ev = _many_long_events(21)
+    keep, key = cev.event_key(ev, "article", lang, lines=5)
+    assert len(keep) == 2 and words in key
+    assert all(w not in key for w in NONE_LISTED.values())
+
+
 def test_an_article_key_that_cannot_hold_every_event_draws_those_it_lists():
     """Too many events for an article's key: it lists the leadership changes first, then policy..., draws only
     those, and says how many are left off and that the CSV has them; a full-size image lists every one."""

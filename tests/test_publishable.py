@@ -240,7 +240,11 @@ def test_busiest_range_events_never_overlap_and_all_are_listed():
         if compact:
             assert legend == set() and len(drawn) < len(r.events) and (drawn or size == "social")
             flat = footer.replace("<br>", " ")
-            assert f"{len(r.events) - len(drawn)} more of the {len(r.events)} events" in flat
+            if drawn:
+                assert f"{len(r.events) - len(drawn)} more of the {len(r.events)} events" in flat
+            else:  # a key with room for no event line says so, never "79 more of the 79 events"
+                assert f"None of the {len(r.events)} events in this range is drawn" in flat
+                assert "more of the" not in flat and "CSV and HTML exports list them all" in flat
             for n in drawn:
                 assert f"{n} {r.events.loc[n - 1, 'date']:%Y-%m-%d}" in flat.replace("~", "")
             details = "\n".join(export.html_details(r))  # every event, in the HTML export under the chart
