@@ -90,6 +90,8 @@ def alt_text(r, snap=None, max_series: int = 3) -> str:
                 (TRACE_NAME, i18n.t("events.trace", lang)) and t.customdata is not None for g in t.customdata)
     if n_ev and 0 < drawn < n_ev:
         parts.append(i18n.t("alt.events_some", lang, drawn=drawn, n=n_ev))
+    elif n_ev and not drawn and r.figure is not None:  # a key with room for no event: the image marks none
+        parts.append(i18n.plural("alt.events_none", n_ev, lang))
     elif n_ev:
         parts.append(i18n.t("alt.events_one", lang) if n_ev == 1 else i18n.t("alt.events_many", lang, n=n_ev))
     n_rep = 0 if r.reported is None else len(r.reported)

@@ -23,6 +23,7 @@ from tests import bundled
 from tests.conftest import ROOT
 from views import link
 from views.compose import render
+from wording import i18n
 
 SNAP = bundled.snapshot()
 EVENTS = load_events(cdata.DATA / "events.csv")
@@ -329,6 +330,27 @@ def test_alt_text_describes_the_series_and_counts_events():
     assert r.alt.startswith("Line chart, 20 January 2025 to 31 July 2026; ICE arrests, weekly data")
     assert "(arrests per day) rose from about" in r.alt and "to about 1,600 in July 2026" in r.alt
     assert f"{len(r.events)} events marked" in r.alt
+
+
+@pytest.mark.parametrize("lang,marked,none", [
+    ("en", "3 events marked", "none of the 3 events in range marked (the CSV lists them all)"),
+    ("es", "3 acontecimientos señalados", "ninguno de los 3 acontecimientos del intervalo señalado (el CSV los recoge todos)"),
+])
+def test_alt_text_says_so_when_an_image_marks_none_of_its_events(lang, marked, none):
+    """A compact image whose key has room for no event draws none: its alt text said "3 events marked"."""
+    from types import SimpleNamespace
+
+    import plotly.graph_objects as go
+
+    from figures.alt import alt_text
+    events = pd.DataFrame({"date": pd.to_datetime(["2025-01-02", "2025-01-03", "2025-01-04"])})
+    marker = go.Scatter(x=["2025-01-02", "2025-01-03"], y=[0.5, 0.5], customdata=[["1"], ["2", "3"]],
+                        name=cev.TRACE_NAME if lang == "en" else i18n.t("events.trace", lang))
+    view = SimpleNamespace(lang=lang, sep=",")
+    drawn, left = (alt_text(SimpleNamespace(view=view, series=[], totals=[], events=events, reported=None,
+                                            figure=go.Figure(data)))
+                   for data in ([marker], []))
+    assert drawn.endswith(marked + ".") and left.endswith(none + ".")
 
 
 def test_wide_csv_has_one_date_column_and_one_column_per_series():
