@@ -82,6 +82,17 @@ def height_limit(sz: Size) -> float:
     return sz.width * sz.max_ratio if sz.max_ratio else math.inf
 
 
+READABLE_PX = 11  # the smallest legend or footer text at an article's width (680 px), when a busy view needs room
+ARTICLE_PX = 680
+
+
+def text_floor(sz: Size) -> int:
+    """The smallest the legend and footer may get to keep a figure within its height limit, px: 11 px at an
+    article's 680 px width and as much larger as the size is wider (a social card is read scaled down: 18 px at
+    its 1,080), never above the size's own font (a size that cannot shrink)."""
+    return min(sz.font, math.ceil(READABLE_PX * sz.width / ARTICLE_PX))
+
+
 FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower than the title's average glyph
 
 
@@ -90,14 +101,14 @@ def left_margin(sz: Size) -> int:
     return 80 if sz.name != "social" else 110
 
 
-def footer_chars(sz: Size) -> int:
+def footer_chars(sz: Size, font: float | None = None) -> int:
     """Characters in one footer line at this size. Footer lines fit the narrowest width the figure is drawn at
     (the page's chart stretches to its column): wrapped for 1,100 px, the page's footer ran past the edge of a
     narrower column and was cut there. The event key counts its lines with the same width, so the lines it
     budgets are the lines ``figures.core.finish`` draws."""
     left = left_margin(sz)
     wrap_w = min(sz.width - left - 24, (sz.wrap_px or sz.width) - left - 24)
-    return max(40, int(wrap_w / (sz.font * FOOTER_EM)))
+    return max(40, int(wrap_w / ((font or sz.font) * FOOTER_EM)))
 
 
 def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float,
