@@ -114,3 +114,19 @@ def test_a_view_that_cannot_fit_says_so_and_what_to_change(tmp_path, capsys):
     note = export.fit_note(r, "es")
     assert note.startswith("A tamaño artículo esta vista no cabe en 272 px") and "menos series" in note, note
     assert "fewer series" in export.fit_note(r, "en") and "full size" in export.fit_note(r, "en")
+
+
+@pytest.mark.slow
+def test_the_pages_download_area_says_when_the_chosen_size_cannot_fit():
+    """The page's download area, in Spanish, at the article size it opens on: twelve Spanish names in four
+    panels do not fit an article column, and the warning says so before the reader downloads."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
+    at.query_params.update(series=",".join(TWELVE), preset="all", lang="es")
+    at.session_state["x_exports"] = True
+    at.run()
+    assert not at.exception, at.exception
+    said = [w.value for w in at.warning]
+    assert any(w.startswith("A tamaño artículo esta vista no cabe en 884 px") and "menos series" in w for w in said), said
