@@ -195,6 +195,24 @@ def stack_notes(notes: list[dict], lo: str, hi: str, plot_px: float, font: float
     return len(rows)
 
 
+CELL_PX = 32
+
+
+def _point_cells(data_points) -> dict[tuple[int, int], list[tuple[int, float, float, float, float]]]:
+    """The data points' boxes (6 px) by panel and by a column of the plot ``CELL_PX`` wide: a candidate label box
+    is checked against the points of the columns it spans only (a busy view's thousands of points against every
+    box of every label took most of a social card's layout, laid out again for each length of its event key)."""
+    cells: dict[tuple[int, int], list[tuple[int, float, float, float, float]]] = {}
+    for p, x, y in data_points:
+        cells.setdefault((p, int(x // CELL_PX)), []).append((p, x - 3, y - 3, x + 3, y + 3))
+    return cells
+
+
+def _near(cells, panel: int, b) -> list:
+    """The point boxes of ``panel`` in the columns box ``b`` spans, and one either side (a point's box is 6 px)."""
+    return [o for c in range(int(b[0] // CELL_PX) - 1, int(b[2] // CELL_PX) + 2) for o in cells.get((panel, c), ())]
+
+
 LABEL_EM = 0.56  # a point label's average glyph, generous: the placement must err towards leaving room
 LABEL_LINE = 1.3  # Plotly's line height in an annotation, em
 
@@ -226,7 +244,7 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
             g["texts"].append(lab["text"])
     r = marker_px / 2 + 1
     blocked = [(p, x - r, y - r, x + r, y + r) for p, x, y in points]
-    data = [(p, x - 3, y - 3, x + 3, y + 3) for p, x, y in data_points]
+    cells = _point_cells(data_points)
     placed: list[tuple[int, float, float, float, float]] = []
     gap = marker_px / 2 + 4
     for g in groups:
@@ -252,7 +270,8 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
         def clear(b, panel=g["panel"], lines=True, points=True):
             def hit(o):
                 return o[0] == panel and min(b[2], o[3]) > max(b[0], o[1]) and min(b[3], o[4]) > max(b[1], o[2])
-            if any(hit(o) for o in placed) or any(hit(o) for o in blocked) or (points and any(hit(o) for o in data)):
+            if any(hit(o) for o in placed) or any(hit(o) for o in blocked) or (
+                    points and any(hit(o) for o in _near(cells, panel, b))):
                 return False
             return not (lines and any(b[0] - 1 < x < b[2] + 1 for x in lines_x))
 
