@@ -51,7 +51,7 @@ SIZES = {
     "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
     "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True, key_lines=8,
                     description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
-                                "under 12 px; PNG at 2x)"),
+                                "under 12 px, but 11 px in a busy view's legend and notes; PNG at 2x)"),
     # A card, not a document: events as the short key and sources in a line or two (compact), as in an article.
     "social": Size("social", 1080, 1, 22, 32, 420, square=True, max_ratio=1.6, compact=True, key_lines=7,
                    description="1080 x 1080 social card (taller only when its text cannot fit, and never past "

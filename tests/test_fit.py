@@ -85,6 +85,16 @@ def test_the_busiest_views_fit_every_export_size(series, size, lang):
     assert bottom <= L.height + 1, (bottom, L.height)
 
 
+@pytest.mark.parametrize("size", ["article", "social"])
+def test_the_revision_bands_legend_entry_fits_too(size):
+    """With the revision band on, its legend entry stacks under its line's (one more row): five series in four
+    panels in Spanish ran to 1,011 px in an article and 1,957 on a card; they fit."""
+    sz = F.size_of(size)
+    r = draw(dataclasses.replace(busiest("es", FIVE_IN_FOUR), band=True), size)
+    assert any(t.fill == "toself" and t.showlegend for t in r.figure.data)
+    assert r.figure.layout.height <= height_limit(sz) + 1 and export.fit_note(r, "es") == ""
+
+
 @pytest.mark.skipif(export.find_browser() is None, reason="no Chrome/Chromium found for image export")
 @pytest.mark.parametrize("size", ["article", "social"])
 def test_the_busiest_spanish_images_have_nothing_over_anything_and_nothing_cut(size):
