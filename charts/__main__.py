@@ -131,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--state", help="places view: two-letter state for --map state-history")
     ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
     ex.add_argument("--size", choices=list(EXPORT_SIZES), default="full",
-                    help="article (680 px wide, no text under 12 px), social (1080 px square card) or full "
-                         "(1200 px; the default)")
+                    help="article (680 px wide, no text under 12 px but 11 px in a busy view's legend and notes), "
+                         "social (1080 px square card) or full (1200 px; the default); an image its view is too "
+                         "busy for is drawn taller, and a note on stderr says so")
     ex.add_argument("--width", type=int, default=None, help="override the size's width in pixels")
     ex.add_argument("--wide", action="store_true",
                     help="CSV only: one date column and one column per series (for Datawrapper or Flourish)")
