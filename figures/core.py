@@ -343,8 +343,9 @@ def lay_legend(data: list[dict], legend: dict, legend_w: float, font: float, col
         height, width, names = min((legend_columns(data, legend_w, font, n) for n in (1, 2, 3)), key=lambda c: c[0])
         for t in data:
             t["name"] = names.get(t.get("name") or "", t.get("name"))
-        # Plotly gives a horizontal legend at most half the figure's height before it scrolls (cut in an image).
-        legend.update(entrywidth=width, entrywidthmode="pixels", maxheight=height + 2 * font)
+        # Plotly gives a horizontal legend at most half the figure's height before it scrolls (cut in an image):
+        # here it may take the whole height, so a legend a little taller than counted is never cut.
+        legend.update(entrywidth=width, entrywidthmode="pixels", maxheight=1)
         return height
     most = max(20, int((legend_w - 60) / (font * LEGEND_EM)))
     for t in data:
