@@ -16,7 +16,7 @@ from analysis.view import View
 from charts import export, places_export, site
 from charts.context import load_context
 from figures.core import source_lines
-from figures.layout import EXPORT_SIZES, SIZES, height_limit
+from figures.layout import EXPORT_SIZES, SIZES
 from loaders import clock
 from loaders import data as cdata
 from loaders.errors import LoaderError
@@ -76,14 +76,11 @@ def write_output(out: Path, payload: bytes) -> None:
 
 
 def size_notes(r, size, fmt: str, lang: str) -> list[str]:
-    """What an image cannot do at its size: a compact image whose title, legend and sources alone leave its plot
-    no room within the size's height limit (a view of many series in four panels) is drawn taller than the
-    limit, and the command says so rather than hand over a card that is not one."""
-    height, limit = int(r.figure.layout.height), height_limit(size)
-    if fmt == "csv" or height <= limit + 1:
-        return []
-    return [i18n.t("cli.over_height", lang, size=i18n.t("export.file.size_" + size.name, lang), height=height,
-                   limit=int(limit))]
+    """What an image cannot do at its size (``export.fit_note``): a compact image that does not fit its size's
+    height limit even with everything that gives way given way is drawn taller, and the command says so rather
+    than hand over a card that is not one."""
+    note = "" if fmt == "csv" else export.fit_note(r, lang)
+    return [note] if note else []
 
 
 def chart_payload(snap, r, fmt: str, *, wide: bool, lang: str, today: dt.date) -> bytes:
@@ -134,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--state", help="places view: two-letter state for --map state-history")
     ex.add_argument("--format", choices=["png", "svg", "html", "csv"], help="default: from the output's extension")
     ex.add_argument("--size", choices=list(EXPORT_SIZES), default="full",
-                    help="article (680 px wide, no text under 12 px), social (1080 px square card) or full "
-                         "(1200 px; the default)")
+                    help="article (680 px wide, no text under 12 px but 11 px in a busy view's legend and notes), "
+                         "social (1080 px square card) or full (1200 px; the default); an image its view is too "
+                         "busy for is drawn taller, and a note on stderr says so")
     ex.add_argument("--width", type=int, default=None, help="override the size's width in pixels")
     ex.add_argument("--wide", action="store_true",
                     help="CSV only: one date column and one column per series (for Datawrapper or Flourish)")

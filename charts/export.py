@@ -26,7 +26,7 @@ from figures.events import event_categories, number_events
 # The image export's names, read as export.<name> by the command line, the page and the site.
 from figures.image import KALEIDO_LOCALE, LOCALE_FILES, ExportUnavailable, find_browser, to_image  # noqa: F401
 from figures.labels import display_label
-from figures.layout import EXPORT_SIZES, size_of
+from figures.layout import EXPORT_SIZES, height_limit, size_of
 from loaders import clock
 from loaders.data import load_snapshot
 from loaders.fetch import atomic_write
@@ -141,6 +141,21 @@ def export_figure(r, fmt: str) -> bytes:
     img = to_image(fig, fmt, width=sz.width, height=int(fig.layout.height), scale=sz.scale if fmt == "png" else 1,
                    lang=lang)
     return svg_with_alt(img, r.title, r.alt) if fmt == "svg" else img
+
+
+def fit_note(r, lang: str = "en") -> str:
+    """What a rendered image cannot do at its size, in ``lang``: "" when it fits its size's height limit; else
+    that it does not fit even with everything that gives way given way (``figures.core._with_events``), its
+    height and what to change. Said where the image is downloaded (the page's download area) and by ``python -m
+    charts export``; the image is drawn taller, never cut."""
+    sz = size_of(r.size)
+    if r.figure is None or r.figure.layout.height is None:
+        return ""
+    height, limit = int(r.figure.layout.height), height_limit(sz)
+    if height <= limit + 1:
+        return ""
+    return i18n.t("export.over_height", lang, size=i18n.t("export.file.size_" + sz.name, lang), height=height,
+                  limit=int(limit))
 
 
 def html_details(r) -> list[str]:

@@ -46,6 +46,7 @@ from figures.layout import (
     shape_height,
     size_of,
     stack_notes,
+    text_floor,
 )
 from figures.layout import SIZES as SIZES
 from figures.layout import panel_axis_name as _yaxis_name
@@ -238,7 +239,8 @@ def trend_spec(lines: list[Line], *, title: str, subtitle: str, sources: list[st
         layout[_yaxis_name(k)] = _panel_axis(p, np.concatenate([v.ravel() for v in vals]) if vals else np.array([]), sz,
                                              sep=sep)
     return FigureSpec(data=tuple(traces), layout=layout, size=sz, title=title, subtitle=subtitle,
-                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height, lang=lang)
+                      footer=tuple(footer), panels=len(panels), x_title=x_title, height=height, lang=lang,
+                      sources=len(sources))
 
 
 def band_traces(band: Band, *, colour: str, panel: int, group: str, legend: bool, bar_px: float = 12.0) -> list[dict]:
@@ -345,6 +347,56 @@ def legend_height(data: list[dict], legend_w: float, font: float) -> float:
     return sum(rows) * font * 2.0 + 6 + lines * font * 1.3
 
 
+def lay_legend(data: list[dict], legend: dict, legend_w: float, font: float, columns: bool) -> float:
+    """Wrap the legend's names for ``legend_w`` px at ``font`` and return the legend's height.
+
+    Entries flow left to right, about 40 px of symbol and gap plus the text each; an entry longer than the
+    legend's width goes on more lines (a Spanish series name on a social card ran past the card's edge: Plotly
+    does not wrap a legend entry itself). With ``columns`` (a busy view at its height limit), the entries are
+    laid in the number of columns (one to three) that takes the fewest px, each name wrapped to its column:
+    twelve long names took a row each, the rest of the row empty."""
+    legend["font"] = dict(legend.get("font") or {}, size=font)
+    if columns:
+        height, width, names = min((legend_columns(data, legend_w, font, n) for n in (1, 2, 3)), key=lambda c: c[0])
+        for t in data:
+            t["name"] = names.get(t.get("name") or "", t.get("name"))
+        # Plotly gives a horizontal legend at most half the figure's height before it scrolls (cut in an image):
+        # here it may take the whole height, so a legend a little taller than counted is never cut.
+        legend.update(entrywidth=width, entrywidthmode="pixels", maxheight=1)
+        return height
+    most = max(20, int((legend_w - 60) / (font * LEGEND_EM)))
+    for t in data:
+        name = t.get("name") or ""
+        if t.get("showlegend", True) and "<br>" not in name and len(html.unescape(name)) > most:
+            t["name"] = "<br>".join(textwrap.wrap(name, most, break_on_hyphens=False))
+    return legend_height(data, legend_w, font)
+
+
+def legend_columns(data: list[dict], legend_w: float, font: float, n: int) -> tuple[float, float, dict[str, str]]:
+    """The legend in ``n`` columns: its height, each entry's text width (Plotly's ``entrywidth``, px) and each
+    name wrapped to it. The height is counted as Plotly draws a horizontal legend: an entry is its lines at 1.3
+    em (at least 16 px) plus 3 px, the entries of one legend group stack (a line and its revision band), a row is
+    as tall as its tallest group, and the legend has 5 px above and below; 0.4 em is added for fonts a little
+    wider than the export's."""
+    # Plotly starts a new row when the next group would pass the plot's width: the legend's 24 px narrower than
+    # ``legend_w``, less what the y axes' ticks push the plot right by (28 px of a social card's 946 px): each
+    # entry is its text's width plus 40 px of symbol and 5 px of gap.
+    width = (legend_w - 24) * 0.93 / n - 47
+    most = max(10, int(width / (font * LEGEND_EM)))
+    blocks: dict[str, float] = {}
+    names: dict[str, str] = {}
+    for i, t in enumerate(data):
+        name = t.get("name") or ""
+        if not (t.get("showlegend", True) and name) or name in names:
+            continue
+        names[name] = "<br>".join(textwrap.wrap(name.replace("<br>", " "), most, break_on_hyphens=False)) or name
+        group = t.get("legendgroup") or f"#{i}"
+        blocks[group] = blocks.get(group, 0.0) + max((names[name].count("<br>") + 1) * font * 1.3, 16) + 3
+    heights = list(blocks.values())
+    rows = [max(heights[k:k + n]) for k in range(0, len(heights), n)]
+    return sum(rows) + 10 + font * 0.4, width, names
+
+
 def finish(spec: FigureSpec) -> dict:
     """Lay the spec out for its size: margins from the title, legend and wrapped footer; panel domains; the
     height (a square card stays square unless its text cannot fit). Returns a Plotly-ready dict (``data`` and
@@ -359,10 +411,14 @@ def finish(spec: FigureSpec) -> dict:
     left = left_margin(sz)
     plot_w = sz.width - left - 24
     wrap_w = min(plot_w, (sz.wrap_px or sz.width) - left - 24)
-    chars = footer_chars(sz)
+    font = spec.text_font or sz.font  # the legend's and the footer's: smaller when a busy view needs the room
+    chars = footer_chars(sz, font)
     # A word longer than a line (an official file's URL) is broken rather than run past the figure's edge; the
     # CSV and the HTML export carry it whole.
-    lines = spec.footer if not spec.unlabelled else spec.footer[:-1] + (
+    # Past its limit, a compact figure's notes give way to one line (``giving_way``): the spans' notes and the
+    # line on unlabelled figures too.
+    strip_notes = [] if spec.notes_elsewhere else strip_notes
+    lines = spec.footer if not spec.unlabelled or spec.notes_elsewhere else spec.footer[:-1] + (
         i18n.plural("figure.note_unlabelled", spec.unlabelled, spec.lang),) + spec.footer[-1:]
     footer = [w for t in lines for w in (textwrap.wrap(t, chars, break_on_hyphens=False) or [""])]
     # The title, subtitle and legend too: at the page's narrowest the legend took more rows than counted and
@@ -372,7 +428,7 @@ def finish(spec: FigureSpec) -> dict:
     head_w = narrow - left - 8
     sub = textwrap.wrap(spec.subtitle, max(30, int(head_w / (sz.font * 1.05 * CHAR_EM))))
     title_lines = textwrap.wrap(spec.title, max(20, int(head_w / (sz.title * 0.62))))
-    line_h = sz.font * 1.35
+    line_h = font * 1.35
     title_text = "<br>".join(f"<b>{html_text(t)}</b>" for t in title_lines)
     if sub:
         title_text += "<br>" + "<br>".join(
@@ -382,16 +438,8 @@ def finish(spec: FigureSpec) -> dict:
     # too (measured in the SVG export: 41.6 px a line at the social size's 32 px title). Counted at their own
     # size, a subtitle of four lines (a chart's overdue sources) ran 40 px into the legend.
     title_h = (len(title_lines) + len(sub)) * sz.title * 1.3
-    # Legend rows: entries flow left to right; about 40 px of symbol and gap plus the text.
     legend_w = narrow - left  # Plotly wraps a horizontal legend at the figure's edge, not the plot's
-    # An entry longer than the legend's width goes on more lines (a Spanish series name on a social card ran
-    # past the card's edge): Plotly does not wrap a legend entry itself.
-    most = max(20, int((legend_w - 60) / (sz.font * LEGEND_EM)))
-    for t in data:
-        name = t.get("name") or ""
-        if t.get("showlegend", True) and "<br>" not in name and len(html.unescape(name)) > most:
-            t["name"] = "<br>".join(textwrap.wrap(name, most, break_on_hyphens=False))
-    legend_h = legend_height(data, legend_w, sz.font)
+    legend_h = lay_legend(data, lay["legend"], legend_w, font, spec.legend_columns)
     head_h = sz.toolbar_px + 14 + title_h + 8
     top = head_h + (0 if sz.legend_below else legend_h) + 6
     x_ticks_h = sz.font * 2.2 + (sz.font * 1.6 if spec.x_title else 0)
@@ -405,8 +453,12 @@ def finish(spec: FigureSpec) -> dict:
     under_h = legend_h if sz.legend_below else 0.0  # the legend's rows between the ticks and the footer
     # Notes of spans with no release, in rows of their own above the event markers (figures.layout.stack_notes).
     xr = lay["xaxis"].get("range")
-    note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, sz.font) if strip_notes and xr else 0
-    note_h = sz.font * 1.4
+    if spec.text_font:  # the notes of spans with no release are notes too: as small as the footer's
+        for a in strip_notes:
+            a["font"] = dict(a.get("font") or {}, size=min(font, (a.get("font") or {}).get("size") or font))
+    note_font = max((a.get("font") or {}).get("size") or sz.font for a in strip_notes) if strip_notes else sz.font
+    note_rows = stack_notes(strip_notes, xr[0], xr[1], wrap_w, note_font) if strip_notes and xr else 0
+    note_h = note_font * 1.4
     notes_h = note_rows * note_h + (4 if note_rows else 0)
     marker_strip = spec.top_strip
     strip = marker_strip + notes_h
@@ -466,7 +518,7 @@ def finish(spec: FigureSpec) -> dict:
     lay["annotations"] = list(lay.get("annotations", [])) + strip_notes + labels
     lay["annotations"] = list(lay.get("annotations", [])) + [dict(
         text="<br>".join(html_text(t) for t in footer), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-        yanchor="top", yshift=-(x_ticks_h + under_h), showarrow=False, align="left", font=dict(size=sz.font, color=NEUTRAL))]
+        yanchor="top", yshift=-(x_ticks_h + under_h), showarrow=False, align="left", font=dict(size=font, color=NEUTRAL))]
     return {"data": data, "layout": lay}
 
 
@@ -826,7 +878,7 @@ def compact_source_lines(snap, prepared, lang: str = "en", ages=(), elsewhere: b
         else:
             who = re.split(r" \(| and analysts", str(snap.source_entry(sid).get("publisher") or sid))[0]
         names.append(who[4:] if who.startswith("the ") else who)
-    head = i18n.t("figure.sources_compact", lang, names="; ".join(names),
+    head = i18n.t("figure.sources_compact", lang, names="; ".join(dict.fromkeys(names)),
                   date=max(to).date().isoformat() if to else "")
     tail = [i18n.t("figure.sources_elsewhere", lang)] if elsewhere else []
     return [" ".join([head, *ages, *tail])]
@@ -1274,7 +1326,40 @@ def _with_events(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang:
             short = dict(pairs)
             spec = replace(spec, footer=tuple(short.get(t, t) for t in spec.footer))
             out = _laid_out(spec, events_in_view, snap, prepared, lo, hi, lang)
+    steps = list(giving_way(spec)) if out["layout"]["height"] > height_limit(sz) + 1 else []
+    # Each step lays the figure out again (with every length of event key): the first that fits is found by
+    # halving, as each step only makes the text take less room than the one before.
+    lo_k, hi_k, laid = 0, len(steps), {}
+    while lo_k < hi_k:
+        mid = (lo_k + hi_k) // 2
+        laid[mid] = _laid_out(steps[mid], events_in_view, snap, prepared, lo, hi, lang)
+        if laid[mid]["layout"]["height"] <= height_limit(sz) + 1:
+            hi_k = mid
+        else:
+            lo_k = mid + 1
+    if steps:  # the first step that fits, else the tightest (drawn taller, and its export says so)
+        k = min(lo_k, len(steps) - 1)
+        out = laid.get(k) or _laid_out(steps[k], events_in_view, snap, prepared, lo, hi, lang)
     return out
+
+
+def giving_way(spec: FigureSpec):
+    """A compact spec laid out tighter step by step, for a figure still past its size's height limit once the
+    plot, the event key and the notes' detail have given way (twelve series in four panels): the legend in
+    columns; then the legend and the footer a pixel smaller at a time, down to the size's readable floor
+    (``figures.layout.text_floor``); then the notes in one line that says where they are. The title, the sources
+    and their age sentence stay; a figure that still does not fit is drawn taller, never cut, and its export
+    says so (``charts.export.fit_note``)."""
+    sz = spec.size
+    if not sz.compact:
+        return
+    spec = replace(spec, legend_columns=True)
+    yield spec
+    for font in range(sz.font - 1, text_floor(sz) - 1, -1):
+        spec = replace(spec, text_font=font)
+        yield spec
+    yield replace(spec, footer=spec.footer[:spec.sources] + (i18n.t("figure.notes_elsewhere", spec.lang),)
+                  + spec.footer[-1:], notes_elsewhere=True)
 
 
 def _laid_out(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: str) -> dict:
@@ -1289,6 +1374,8 @@ def _laid_out(spec: FigureSpec, events_in_view, snap, prepared, lo, hi, lang: st
         if events_in_view is not None and len(events_in_view):
             layer = event_layers(events_in_view, lo=lo, hi=hi, size=sz, lang=lang, key_lines=lines)
             drawn = sum(len(g) for g in layer["traces"][-1]["customdata"]) if layer["traces"] else 0
+            if spec.notes_elsewhere and not drawn:  # "n events not drawn": said by the one line of notes
+                layer = dict(layer, notes=[])
             s = add_layer(s, layer)
         return finish(add_blackouts(s, snap, prepared, lo, hi, lang=lang)), drawn
 

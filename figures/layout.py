@@ -51,7 +51,7 @@ SIZES = {
     "full": Size("full", 1200, 1, 13, 20, 470, description="1200 px wide, the full-size image"),
     "article": Size("article", 680, 2, 12, 16, 340, max_ratio=1.3, compact=True, key_lines=8,
                     description="680 px wide for an article column (at most 1.3 times as tall as wide; no text "
-                                "under 12 px; PNG at 2x)"),
+                                "under 12 px, but 11 px in a busy view's legend and notes; PNG at 2x)"),
     # A card, not a document: events as the short key and sources in a line or two (compact), as in an article.
     "social": Size("social", 1080, 1, 22, 32, 420, square=True, max_ratio=1.6, compact=True, key_lines=7,
                    description="1080 x 1080 social card (taller only when its text cannot fit, and never past "
@@ -82,6 +82,17 @@ def height_limit(sz: Size) -> float:
     return sz.width * sz.max_ratio if sz.max_ratio else math.inf
 
 
+READABLE_PX = 11  # the smallest legend or footer text at an article's width (680 px), when a busy view needs room
+ARTICLE_PX = 680
+
+
+def text_floor(sz: Size) -> int:
+    """The smallest the legend and footer may get to keep a figure within its height limit, px: 11 px at an
+    article's 680 px width and as much larger as the size is wider (a social card is read scaled down: 18 px at
+    its 1,080), never above the size's own font (a size that cannot shrink)."""
+    return min(sz.font, math.ceil(READABLE_PX * sz.width / ARTICLE_PX))
+
+
 FOOTER_EM = 0.52  # footer text is plain Latin prose: a little narrower than the title's average glyph
 
 
@@ -90,14 +101,14 @@ def left_margin(sz: Size) -> int:
     return 80 if sz.name != "social" else 110
 
 
-def footer_chars(sz: Size) -> int:
+def footer_chars(sz: Size, font: float | None = None) -> int:
     """Characters in one footer line at this size. Footer lines fit the narrowest width the figure is drawn at
     (the page's chart stretches to its column): wrapped for 1,100 px, the page's footer ran past the edge of a
     narrower column and was cut there. The event key counts its lines with the same width, so the lines it
     budgets are the lines ``figures.core.finish`` draws."""
     left = left_margin(sz)
     wrap_w = min(sz.width - left - 24, (sz.wrap_px or sz.width) - left - 24)
-    return max(40, int(wrap_w / (sz.font * FOOTER_EM)))
+    return max(40, int(wrap_w / ((font or sz.font) * FOOTER_EM)))
 
 
 def place_layers(lay: dict, data: list[dict], panels: int, *, strip_bottom: float,
@@ -184,6 +195,24 @@ def stack_notes(notes: list[dict], lo: str, hi: str, plot_px: float, font: float
     return len(rows)
 
 
+CELL_PX = 32
+
+
+def _point_cells(data_points) -> dict[tuple[int, int], list[tuple[int, float, float, float, float]]]:
+    """The data points' boxes (6 px) by panel and by a column of the plot ``CELL_PX`` wide: a candidate label box
+    is checked against the points of the columns it spans only (a busy view's thousands of points against every
+    box of every label took most of a social card's layout, laid out again for each length of its event key)."""
+    cells: dict[tuple[int, int], list[tuple[int, float, float, float, float]]] = {}
+    for p, x, y in data_points:
+        cells.setdefault((p, int(x // CELL_PX)), []).append((p, x - 3, y - 3, x + 3, y + 3))
+    return cells
+
+
+def _near(cells, panel: int, b) -> list:
+    """The point boxes of ``panel`` in the columns box ``b`` spans, and one either side (a point's box is 6 px)."""
+    return [o for c in range(int(b[0] // CELL_PX) - 1, int(b[2] // CELL_PX) + 2) for o in cells.get((panel, c), ())]
+
+
 LABEL_EM = 0.56  # a point label's average glyph, generous: the placement must err towards leaving room
 LABEL_LINE = 1.3  # Plotly's line height in an annotation, em
 
@@ -215,7 +244,7 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
             g["texts"].append(lab["text"])
     r = marker_px / 2 + 1
     blocked = [(p, x - r, y - r, x + r, y + r) for p, x, y in points]
-    data = [(p, x - 3, y - 3, x + 3, y + 3) for p, x, y in data_points]
+    cells = _point_cells(data_points)
     placed: list[tuple[int, float, float, float, float]] = []
     gap = marker_px / 2 + 4
     for g in groups:
@@ -241,7 +270,8 @@ def place_labels(labels: list[dict], *, panels: list[tuple[float, float]], plot_
         def clear(b, panel=g["panel"], lines=True, points=True):
             def hit(o):
                 return o[0] == panel and min(b[2], o[3]) > max(b[0], o[1]) and min(b[3], o[4]) > max(b[1], o[2])
-            if any(hit(o) for o in placed) or any(hit(o) for o in blocked) or (points and any(hit(o) for o in data)):
+            if any(hit(o) for o in placed) or any(hit(o) for o in blocked) or (
+                    points and any(hit(o) for o in _near(cells, panel, b))):
                 return False
             return not (lines and any(b[0] - 1 < x < b[2] + 1 for x in lines_x))
 

@@ -44,3 +44,12 @@ class FigureSpec:
     # Then, when the figure with its shorter lines would still run past its size's height limit (a square card
     # that grew), the notes' shortest forms: what their markers mean without the detail the CSV and HTML carry.
     tighter: tuple[tuple[str, str], ...] = ()
+    # Past that, what else gives way (figures.core.giving_way): the legend laid out in columns, then the legend and
+    # the footer in a smaller font (None: the size's own), then the notes (every footer line after the first
+    # ``sources``, before the generated-on line) left to the full-size image and the CSV in one line.
+    legend_columns: bool = False
+    text_font: int | None = None
+    sources: int = 0
+    # The last step: the notes (the footer's, the spans' above the plot, the lines on events and labels left off)
+    # given way to one line that says where they are.
+    notes_elsewhere: bool = False

@@ -7,11 +7,11 @@ import streamlit as st
 from charts import export
 from charts.site import PUBLIC_URL_SETTING, live_embeds, public_url
 from page.releases_view import citation_with_whats_new
-from views.compose import Rendered, render, sources_of
+from views.compose import Rendered, sources_of
 from wording.plain import markdown_literal
 
 from . import state
-from .context import DATA, Page
+from .context import DATA, Page, rendered
 from .lang import t
 
 
@@ -27,7 +27,13 @@ def chart_downloads(page: Page, r: Rendered, events) -> str:
     sized_word = export.file_word("size_" + size, lang)
 
     def sized(fmt: str, view=r.view, ev=events, size=size) -> bytes:
-        return export.export_figure(render(snap, view, events=ev, reported=page.reported, size=size), fmt)
+        return export.export_figure(rendered(page, view, ev, size), fmt)
+
+    # A view too busy for the size (many series in four panels) is drawn taller than the size allows, never cut:
+    # said here, before the reader downloads it, with what to change (fewer series, another size).
+    note = export.fit_note(rendered(page, r.view, events, size), lang)
+    if note:
+        st.warning(note)
 
     # One row that wraps, each button as wide as its label: in five equal columns the longer labels were cut
     # ("Wide CSV (Datawrapper, Flo..."), more so in Spanish and on a phone.

@@ -224,22 +224,22 @@ FIVE_IN_FOUR = ["ice_detention_stats.detained_ice", "ice_detention_stats.book_in
                 "ice_detention_stats.alos_ice", "ice_detention_stats.detained_cbp"]
 
 
-def test_the_command_says_when_a_cards_text_alone_passes_its_limit(tmp_path, capsys):
-    """Five series in four panels, in Spanish: the title, legend and sources leave the plot no room within the
-    card's 1,728 px, whatever else gives way. The image is drawn taller (never cut) and the command says so; the
-    busiest three-panel card fits and nothing is said."""
+def test_the_command_says_when_a_view_cannot_fit_its_size(tmp_path, capsys):
+    """Five series in four panels in Spanish ran past a card's 1,728 px (1,794); their legend and notes now give
+    way and the card fits, so nothing is said. Twelve Spanish names in four panels cannot fit an article column
+    (tests/test_fit.py): the image is drawn taller, never cut, and the command says so and what to change."""
     from charts.__main__ import main
+    from tests.test_fit import TWELVE
     out = tmp_path / "card.html"
 
-    def export(series):
-        assert main(["export", "--series", ",".join(series), "--preset", "all", "--size", "social", "--lang", "es",
+    def export(series, size):
+        assert main(["export", "--series", ",".join(series), "--preset", "all", "--size", size, "--lang", "es",
                      "--out", str(out)]) == 0
         return capsys.readouterr().err
 
-    said = export(FIVE_IN_FOUR)
-    assert "nota: a tamaño tarjeta para redes, el título, la leyenda y las fuentes de esta vista no dejan sitio al " \
-           "gráfico en 1728 px: la imagen mide " in said, said
-    assert "1728 px" not in export(THREE)
+    said = export(TWELVE, "article")
+    assert "nota: A tamaño artículo esta vista no cabe en 884 px" in said and "menos series" in said, said
+    assert "no cabe" not in export(FIVE_IN_FOUR, "social")
 
 
 def test_article_footer_names_sources_briefly_and_keeps_every_event_elsewhere():
