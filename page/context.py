@@ -15,7 +15,6 @@ from views import events as ve
 from views.compose import Rendered, render
 from views.data import RangeGap, Snapshot, View
 
-from . import clock
 from .cache import kept
 
 DATA = vdata.DATA
@@ -102,11 +101,11 @@ def _render(snap: Snapshot, view: View, events: pd.DataFrame | None, reported: p
 def rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> Rendered:
     """``views.compose.render`` of the view, built once per view, day and inputs. The result is shared by
     every session: read it, never change it."""
-    return _render(page.snap, view, events, page.reported, size, clock.today())
+    return _render(page.snap, view, events, page.reported, size, vdata.today())
 
 
 def is_rendered(page: Page, view: View, events: pd.DataFrame | None, size="page") -> bool:
-    return _render.holds(page.snap, view, events, page.reported, size, clock.today())
+    return _render.holds(page.snap, view, events, page.reported, size, vdata.today())
 
 
 @kept(64)

@@ -10,11 +10,12 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
+from views import data as vdata
 from views import deaths as vd
 from wording import i18n
 from wording.plain import markdown_literal
 
-from . import clock, state
+from . import state
 
 # The record view's columns, in order: names and causes appear here and in one opened record, nowhere else.
 TABLE_COLUMNS = ["date", "name", "age", "sex", "country", "facility", "location", "custody", "row"]
@@ -49,7 +50,7 @@ def custody_text(value: str, lang: str) -> str:
 
 def page_range(page_snap) -> tuple[dt.date, dt.date]:
     """The page's date range (the one the Trends tab draws), or 20 January 2025 to today when the page has none."""
-    today = clock.today()
+    today = vdata.today()
     try:  # the page's view lives in the trends widgets' session state
         return vd.page_period(page_snap, state.current_view(), today)
     except (KeyError, AttributeError, TypeError):
@@ -65,7 +66,7 @@ def period_input(snap, disabled: bool) -> tuple[dt.date, dt.date]:
         if ss.get("p_period_page") is not None or "p_period" not in ss:
             ss["p_period"] = rng
         ss["p_period_page"] = rng
-    lo, hi = EARLIEST, max(clock.today(), rng[1])
+    lo, hi = EARLIEST, max(vdata.today(), rng[1])
     cur = ss.get("p_period")
     if not (isinstance(cur, (tuple, list)) and len(cur) == 2):
         cur = rng

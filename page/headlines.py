@@ -7,10 +7,10 @@ import datetime as dt
 import streamlit as st
 
 from page.releases_view import card_status
+from views import data as vdata
 from views.headlines import Card, age_caption, card_sentence, cards
 from wording.plain import markdown_literal
 
-from . import clock
 from . import lang as plang
 from .cache import kept
 from .context import Page
@@ -36,7 +36,7 @@ def card_details(page: Page, h: Card) -> None:
         st.text(h.comparison[:1].upper() + h.comparison[1:] + ".")
     st.text(t("page.card.caption", statement=h.statement, scope=h.scope)
             + t("page.card.dates", date=h.data_date, release=h.release_note, publisher=h.publisher, title=h.title))
-    st.text(card_status(page.snap, h.source, clock.today(), lang=plang.lang()))  # the Releases tab's words
+    st.text(card_status(page.snap, h.source, vdata.today(), lang=plang.lang()))  # the Releases tab's words
     if h.fixed_file:
         st.badge(t("page.card.fixed", days=h.age_days), color="gray", help=t("page.card.fixed_help"))
     elif h.newer_release:
@@ -59,7 +59,7 @@ def show_age(h: Card) -> None:
 def show_headlines(page: Page) -> list:
     """Draw the cards; return the headline figures drawn."""
     t = plang.t
-    hs = headline_figures(page.snap, clock.today(), plang.lang(), plang.sep())
+    hs = headline_figures(page.snap, vdata.today(), plang.lang(), plang.sep())
     # Three to a row on a desktop, one swiped row on a phone (page.browser.CSS).
     with st.container(key="headline_cards", horizontal=True, gap="small"):
         for i, h in enumerate(hs):

@@ -9,13 +9,13 @@ import streamlit as st
 from charts import export
 from charts.places_export import PAGE_CONFIG, map_html, map_image
 from page import browser
+from views import data as vdata
 from views import places as vp
 from views.link import places_from_query, places_to_query
 from views.places import DEATH_MAPS, PlacesView, death_link_note, default_release, link_notes, map_label, render
 from wording import i18n
 from wording.plain import markdown_literal
 
-from . import clock
 from . import deaths as pdeaths
 from .cache import kept
 
@@ -51,7 +51,7 @@ def _render(snap, pl, view: PlacesView, lang: str, sep: str, day=None):
 
 
 def _drawn(snap, pl, view: PlacesView, lang: str, sep: str):
-    return _render(snap, pl, view, lang, sep, clock.today())
+    return _render(snap, pl, view, lang, sep, vdata.today())
 
 
 @kept(16)

@@ -12,11 +12,11 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
+from views import data as vdata
 from views import releases as vr
 from views.data import Snapshot
 from wording import i18n
 
-from . import clock
 from .cache import kept
 
 
@@ -54,7 +54,7 @@ def releases_panel(snap: Snapshot, today: dt.date | None = None, lang: str = "en
     def t(key: str, **fields) -> str:
         return i18n.t("releases." + key, lang, **fields)
 
-    today = today or clock.today()
+    today = today or vdata.today()
     st.subheader(t("status"))
     st.caption(t("status_help"))
     statuses = _status(snap, today)
@@ -95,7 +95,7 @@ def releases_panel(snap: Snapshot, today: dt.date | None = None, lang: str = "en
 
 def card_status(snap: Snapshot, source: str, today: dt.date | None = None, lang: str = "en") -> str:
     """One line for a headline card: the source's publication status in words, with its last release."""
-    return vr.card_status(_status(snap, today or clock.today()), source, lang)
+    return vr.card_status(_status(snap, today or vdata.today()), source, lang)
 
 
 @kept(16)
@@ -110,4 +110,4 @@ def citation_with_whats_new(snap: Snapshot, citation: str, sources, lang: str = 
 
 def status_dataframe(snap: Snapshot, today: dt.date | None = None, lang: str = "en") -> pd.DataFrame:
     """The publication-status table, for the Sources view."""
-    return vr.status_table(_status(snap, today or clock.today()), lang)
+    return vr.status_table(_status(snap, today or vdata.today()), lang)

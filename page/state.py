@@ -7,12 +7,12 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
+from views import data as vdata
 from views.data import DEFAULT_START, View
 from views.event_study import DATE_CHOICE
 from views.link import ROOMS, study_from_query, study_to_query, tab_from_query, tab_to_query, trends_to_query, view_from_link
 from wording import i18n
 
-from . import clock
 from . import lang as plang
 from .context import Page
 
@@ -99,7 +99,7 @@ def seed(page: Page, events: pd.DataFrame) -> None:
     ss = st.session_state
     if "view_seeded" in ss:
         return
-    today = clock.today()
+    today = vdata.today()
     link = st.query_params.to_dict()
     v0, link_notes = view_from_link(link, page.snap, events=events, today=today)
     if not v0.series:

@@ -8,12 +8,13 @@ import streamlit as st
 
 from charts import export
 from charts.study_export import study_csv
+from views import data as vdata
 from views import event_study as es
 from views.link import DEFAULT_STUDY_DAYS
 from wording import i18n
 
-from . import clock, state
 from . import lang as plang
+from . import state
 from .cache import kept
 from .context import Page
 from .lang import t
@@ -127,7 +128,7 @@ def study_panel(page: Page, events: pd.DataFrame) -> es.Study:
     w = res.window_in(lang)
     fig_kw = dict(title=t("page.study.fig_title", label=ref_label(page, ref), on=on_label),
                   subtitle=t("page.study.fig_subtitle", window=w, date=on, unit=unit),
-                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=clock.today(), vintage=vintage)
+                  unit=unit, sources=full_range_sources(page.snap, ref, lang), today=vdata.today(), vintage=vintage)
     fig, win = study_figure(page.snap, ref, on, window, **fig_kw, lang=lang, sep=plang.sep())
     st.plotly_chart(fig, width="stretch", key="study_chart", config=export.plotly_config(lang, displaylogo=False),
                     alt=t("page.study.alt", title=fig_kw['title'], note=res.note_in(lang),

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from charts import export
+from views import data as vdata
 from views import trends as vt
 from views.compose import Rendered, sources_of
 from views.data import RangeGap, View
@@ -15,7 +16,7 @@ from views.link import trends_to_query
 from wording import i18n
 from wording.plain import markdown_literal
 
-from . import clock, context, deaths, exports, state, uploads
+from . import context, deaths, exports, state, uploads
 from . import lang as plang
 from .browser import chart_size, fit_chart_to_screen, phone_layout
 from .cache import kept
@@ -68,7 +69,7 @@ def series_picker(page: Page) -> list[str]:
 
 def range_picker(page: Page) -> str:
     """The date range (a preset, or a custom range) and what the preset counts from; return the preset."""
-    lo_bound, hi_bound = page.range_bounds(clock.today())
+    lo_bound, hi_bound = page.range_bounds(vdata.today())
     # Buttons, not a drop-down: a drop-down's menu opens on the press and, while the browser was still busy
     # drawing a chart that had just appeared, closed again on the same click (the first click was lost in most
     # tries made within seconds of the chart appearing). A button has no menu to open and close.
@@ -290,7 +291,7 @@ def range_gap_notice(page: Page, view: View) -> RangeGap | None:
     gap = context.view_facts(page, view)[1]
     if gap is None:
         return None
-    lo_bound, hi_bound = page.range_bounds(clock.today())
+    lo_bound, hi_bound = page.range_bounds(vdata.today())
     lo, hi = max(gap.suggest[0], lo_bound), min(gap.suggest[1], hi_bound)
     with st.container(key="range_gap"):
         st.info(markdown_literal(gap.message))

@@ -16,10 +16,10 @@ from streamlit.testing.v1 import AppTest
 from analysis import status
 from analysis.overview import headlines
 from analysis.view import View
-from page import clock
 from tests import bundled
 from tests.conftest import ROOT
 from tests.test_overview import cat, small_snapshot
+from views import data as vdata
 from views.compose import render
 from wording.plain import markdown_literal
 
@@ -128,17 +128,17 @@ def test_a_charts_subtitle_says_which_source_drawn_is_overdue(lang, late):
 
 
 def test_the_pages_day_is_set_once_and_a_bad_one_is_refused(monkeypatch):
-    monkeypatch.setenv(clock.ENV, "2026-12-03")
-    assert clock.today() == DAY
-    monkeypatch.setenv(clock.ENV, "2026-02-30")
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-12-03")
+    assert vdata.today() == DAY
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-02-30")
     with pytest.raises(ValueError, match="DASHBOARD_TODAY='2026-02-30' is not a real YYYY-MM-DD date"):
-        clock.today()
+        vdata.today()
 
 
 @pytest.mark.parametrize("lang, words", [("en", ("Data to ", "days past its")),
                                          ("es", ("Datos hasta el ", "días de retraso"))])
 def test_the_cards_on_the_page_show_their_age_outside_the_popover(monkeypatch, lang, words):
-    monkeypatch.setenv(clock.ENV, DAY.isoformat())
+    monkeypatch.setenv(vdata.TODAY_ENV, DAY.isoformat())
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
     at.query_params["lang"] = lang
     at.run()
@@ -236,7 +236,7 @@ def test_a_command_line_image_counts_its_age_from_the_pages_day(monkeypatch, tmp
     HTML export carries the figure's text; no browser needed)."""
     from charts.__main__ import main
     day = dt.date(2026, 9, 1)
-    monkeypatch.setenv(clock.ENV, day.isoformat())
+    monkeypatch.setenv(vdata.TODAY_ENV, day.isoformat())
     out = tmp_path / "trac.html"
     assert main(["export", "--series", TRAC_ICE, "--preset", "all", "--size", "article", "--out", str(out)]) == 0
     # The footer's text, as the figure's JSON in the page carries it.
@@ -250,7 +250,7 @@ def test_a_command_line_image_counts_its_age_from_the_pages_day(monkeypatch, tmp
 def test_a_command_line_csv_says_the_pages_day_as_its_export_and_citation_date(monkeypatch, tmp_path):
     from charts.__main__ import main
     day = dt.date(2026, 9, 1)
-    monkeypatch.setenv(clock.ENV, day.isoformat())
+    monkeypatch.setenv(vdata.TODAY_ENV, day.isoformat())
     out = tmp_path / "trac.csv"
     assert main(["export", "--series", TRAC_ICE, "--preset", "all", "--lang", "es", "--out", str(out)]) == 0
     head = [line for line in out.read_text("utf-8").splitlines() if line.startswith("#")]
@@ -260,7 +260,7 @@ def test_a_command_line_csv_says_the_pages_day_as_its_export_and_citation_date(m
 
 def test_a_bad_day_stops_the_command_line_export_with_one_line(monkeypatch, tmp_path, capsys):
     from charts.__main__ import main
-    monkeypatch.setenv(clock.ENV, "2026-09-31")
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-09-31")
     assert main(["export", "--series", TRAC_ICE, "--out", str(tmp_path / "trac.csv")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "error: DASHBOARD_TODAY='2026-09-31' is not a real YYYY-MM-DD date", err
@@ -270,11 +270,11 @@ def test_a_bad_day_stops_the_command_line_export_with_one_line(monkeypatch, tmp_
 def test_loaders_status_counts_from_the_pages_day(monkeypatch, capsys):
     """`python -m loaders status` judged each source against the machine's clock: the same day as the page's."""
     from loaders.__main__ import main
-    monkeypatch.setenv(clock.ENV, "2026-09-01")
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-09-01")
     assert main(["status"]) == 0
     row = next(line.split() for line in capsys.readouterr().out.splitlines() if line.split()[:1] == ["trac_detention"])
     assert row[4] == "52" and "(31 days past cadence)" in " ".join(row), row  # 2026-07-11 + 52 days
-    monkeypatch.setenv(clock.ENV, "2026-9-1")
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-9-1")
     assert main(["status"]) == 2
     assert capsys.readouterr().err.strip() == "error: DASHBOARD_TODAY='2026-9-1' is not a real YYYY-MM-DD date"
 
@@ -283,7 +283,7 @@ def test_a_command_line_map_says_the_pages_day(monkeypatch, tmp_path):
     """The Places maps printed the machine's date under the map (the page's and the command line's alike; the
     static site swapped the date module under them to print its build date)."""
     from charts.__main__ import main
-    monkeypatch.setenv(clock.ENV, "2026-09-01")
+    monkeypatch.setenv(vdata.TODAY_ENV, "2026-09-01")
     out = tmp_path / "states.html"
     assert main(["export", "--view", "places", "--map", "state", "--out", str(out)]) == 0
     assert "Generated 2026-09-01 with " in out.read_text("utf-8")
