@@ -1252,10 +1252,10 @@ def build_view_figure(snap, view, prepared, lo, hi, *, events_in_view=None, repo
         rep_panel = [panel_of.get(r, 0) for r in refs]
         for k, v in zip(rep_panel, reported["value"]):
             panels[k].extra_values.append(float(v))  # every kind selected is drawn, targets too
-    notes += reported_notes(reported, withheld, lang, sep, compact=sz.compact)
+    said = reported_notes(reported, withheld, lang, sep, compact=sz.compact)
+    notes += said
     if sz.compact:
-        tighter += zip(reported_notes(reported, withheld, lang, sep, compact=True),
-                       reported_notes(reported, withheld, lang, sep, compact=True, brief=True))
+        tighter += zip(said, reported_notes(reported, withheld, lang, sep, compact=True, brief=True))
     if len(panels) > 1 and not sz.compact:  # an article figure's axis titles say it: one line less
         notes.append(i18n.t("figure.panels_note", lang))
     title = view_title(prepared, [b for _, b in phr], [str(i.get("agency", "")) for i in infos],

@@ -31,7 +31,7 @@ import pyarrow as pa
 from . import tidy
 from .base import Parsed, Source
 from .findings import finding_table, mark_rows
-from .stored import StoredText, csv_lines, csv_text, file_facts, fytd_series, stored_text
+from .stored import StoredText, csv_lines, csv_text, file_facts, fytd_series, stored_facts, stored_text
 
 LINE_COLUMNS = ["skey", "sdate", "sflag", "line"]
 FINDING_COLUMNS = ["series", "key", "date", "release", "file", "flag", "message"]
@@ -95,9 +95,9 @@ def make_parts(source: Source, parsed: list[tuple[str, Parsed]]) -> list[Part]:
         at = rows.get(name, _NONE)
         mine = obs.iloc[at].reset_index(drop=True)
         mine_lines = lines.iloc[at].reset_index(drop=True) if lines is not None else None
-        facts = file_facts(mine) if mine_lines is None else (
-            len(mine), sorted(r for r in mine["release"].unique() if r),
-            mine_lines["sdate"].min() if len(mine) else None, mine["end"].max() if len(mine) else None)
+        # the stored dates are the lines' own: no second layout of the rows
+        facts = file_facts(mine) if mine_lines is None else stored_facts(
+            mine.assign(date=mine_lines["sdate"].to_numpy()))
         findings = found.iloc[by_file.get(name, _NONE)].reset_index(drop=True)
         out.append(Part(mine, findings, mine_lines, dict(p.tables), facts))
     return out

@@ -61,10 +61,14 @@ def stored_rows(df: pd.DataFrame) -> pd.DataFrame:
 def file_facts(df: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
     """(rows, distinct releases, first date, last end) of one file's tidy rows, dated as the snapshot stores them
     (a fiscal-year-to-date figure covers the days from 1 October)."""
-    df = tidy.fytd_periods(df, fytd_series())
-    n = int(len(df))
-    return (n, sorted(r for r in df["release"].unique() if r), df["date"].min() if n else None,
-            df["end"].max() if n else None)
+    return stored_facts(tidy.fytd_periods(df, fytd_series()))
+
+
+def stored_facts(stored: pd.DataFrame) -> tuple[int, list[str], str | None, str | None]:
+    """``file_facts`` of rows already laid out as stored."""
+    n = int(len(stored))
+    return (n, sorted(r for r in stored["release"].unique() if r), stored["date"].min() if n else None,
+            stored["end"].max() if n else None)
 
 
 class StoredText(NamedTuple):
