@@ -30,7 +30,8 @@ from figures.layout import EXPORT_SIZES, height_limit, size_of
 from loaders import clock
 from loaders.data import load_snapshot
 from loaders.fetch import atomic_write
-from loaders.reported_figures import default_kind
+from loaders.reported_figures import ID as REPORTED_ID
+from loaders.reported_figures import METRICS, default_kind
 from loaders.text import csv_cell, csv_frame, html_text
 from wording import i18n
 from wording.citation import no_link_note
@@ -191,8 +192,10 @@ def export_table(r) -> pd.DataFrame:
     if r.reported is not None and len(r.reported):
         rep = r.reported
         rows = pd.DataFrame({
-            "kind": "reported", "series": "reported_figures." + rep["metric"].astype(str), "key": "",
-            "label": "Reported: " + rep["metric"].astype(str).str.replace("_", " "),
+            "kind": "reported", "series": REPORTED_ID + "." + rep["metric"].astype(str), "key": "",
+            # The reported series' own title ("Book-ins into ICE detention per day, as reported"), in the view's
+            # language: "Reported: ice book ins per day", made from the id, was English in every CSV.
+            "label": [reported_title(m, r.view.lang) for m in rep["metric"].astype(str)],
             "unit": rep["unit"].astype(str), "date": rep["period_start"].dt.date.astype(str),
             "end": rep["period_end"].dt.date.astype(str), "value": rep["value"].astype(float).to_numpy(),
             "release": "", "flag": "reported;" + rep["source_quality"].astype(str),
@@ -205,6 +208,12 @@ def export_table(r) -> pd.DataFrame:
     if r.events is not None and len(r.events):
         table = with_rows(table, event_rows(r.events))
     return table
+
+
+def reported_title(metric: str, lang: str = "en") -> str:
+    """The title of the reported-figures series of ``metric`` (``loaders.reported_figures.METRICS``) in ``lang``."""
+    english = METRICS[metric][2] if metric in METRICS else metric.replace("_", " ")
+    return i18n.series_text(f"{REPORTED_ID}.{metric}", "title", lang, english)
 
 
 def with_rows(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

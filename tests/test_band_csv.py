@@ -113,6 +113,14 @@ def test_band_csv_with_events_and_reported_figures(snapdir, lang):
     assert other.drop(columns=BAND_TABLE_COLUMNS).values.tolist() == plain[plain["kind"] != "series"].values.tolist()
 
 
+@pytest.mark.parametrize("lang, title", [("en", "People in ICE detention, as reported"),
+                                         ("es", "Personas en detención de ICE, según lo declarado")])
+def test_a_reported_row_is_labelled_with_its_series_title_in_the_view_s_language(snapdir, lang, title):
+    """It was "Reported: detained population", made from the metric's id, in English in every language."""
+    table = export.export_table(rendered(snapdir, lang=lang))
+    assert table.loc[table["kind"] == "reported", "label"].tolist() == [title]
+
+
 def test_band_csv_columns_are_in_the_documented_order(snapdir):
     order, band = documented_columns()
     assert band == BAND_TABLE_COLUMNS
